@@ -1,0 +1,24 @@
+#!/usr/bin/env node
+// Runs every test/**/*.test.ts with Node's own test runner, TypeScript loaded through tsx.
+// Usage: node scripts/runTests.mjs [path-prefix ...]   (defaults to all of test/)
+import { spawnSync } from 'node:child_process';
+import { readdirSync } from 'node:fs';
+import { join, relative } from 'node:path';
+
+const root = new URL('..', import.meta.url).pathname;
+const prefixes = process.argv.slice(2);
+const files = readdirSync(join(root, 'test'), { recursive: true })
+  .map((f) => join('test', String(f)))
+  .filter((f) => f.endsWith('.test.ts'))
+  .filter((f) => prefixes.length === 0 || prefixes.some((p) => f.startsWith(relative(root, join(root, p)))))
+  .sort();
+if (files.length === 0) {
+  console.error('no test files matched');
+  process.exit(1);
+}
+const result = spawnSync(
+  process.execPath,
+  ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-reporter=spec', ...files],
+  { cwd: root, stdio: 'inherit', env: { ...process.env, NODE_OPTIONS: '' } },
+);
+process.exit(result.status ?? 1);

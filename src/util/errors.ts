@@ -1,0 +1,56 @@
+/**
+ * Local errors: raised inside Switchboard, never serialized onto the wire.
+ *
+ * Wire errors are {@link https://www.jsonrpc.org/specification#error_object | JSON-RPC error
+ * objects} and live in `jsonrpc/errors.ts` as `JsonRpcError`. An `McpError` has a string
+ * `code` (`ERR_MCP_*`) so callers can branch on it without parsing messages.
+ *
+ * @module
+ */
+
+/** Every local error code Switchboard raises. */
+export const McpErrorCode = {
+  /** A request got no answer within its timeout. */
+  RequestTimeout: 'ERR_MCP_REQUEST_TIMEOUT',
+  /** A request was cancelled locally (AbortSignal) before an answer arrived. */
+  RequestCancelled: 'ERR_MCP_REQUEST_CANCELLED',
+  /** The connection closed (peer exited, stream ended) while the request was pending. */
+  ConnectionClosed: 'ERR_MCP_CONNECTION_CLOSED',
+  /** The operation needs a started connection or transport. */
+  NotConnected: 'ERR_MCP_NOT_CONNECTED',
+  /** `start` was called twice on a transport or connection. */
+  AlreadyStarted: 'ERR_MCP_ALREADY_STARTED',
+  /** A message could not be sent (transport write failed). */
+  SendFailed: 'ERR_MCP_SEND_FAILED',
+  /** A message exceeded a configured size or depth limit. */
+  LimitExceeded: 'ERR_MCP_LIMIT_EXCEEDED',
+  /** The peer answered with something that is not a valid response for the request. */
+  InvalidResponse: 'ERR_MCP_INVALID_RESPONSE',
+  /** A value given to a Switchboard API was invalid. */
+  InvalidArgument: 'ERR_MCP_INVALID_ARGUMENT',
+  /** A child process could not be spawned. */
+  SpawnFailed: 'ERR_MCP_SPAWN_FAILED',
+} as const;
+
+/** A local error code. */
+export type McpErrorCode = (typeof McpErrorCode)[keyof typeof McpErrorCode];
+
+/**
+ * An error raised locally by Switchboard. It is never sent to a peer; `cause` carries the
+ * offending value (a response, an exit status, an underlying error).
+ */
+export class McpError extends Error {
+  override readonly name = 'McpError';
+  /** The machine-readable code. */
+  readonly code: McpErrorCode;
+
+  constructor(code: McpErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.code = code;
+  }
+}
+
+/** True when `error` is an {@link McpError}, optionally with the given code. */
+export function isMcpError(error: unknown, code?: McpErrorCode): error is McpError {
+  return error instanceof McpError && (code === undefined || error.code === code);
+}

@@ -1,0 +1,9 @@
+/**
+ * Utilities with no project imports: the schema combinators, local errors, logging.
+ *
+ * @module
+ */
+export * as schema from './schema.js';
+export type { Schema, Infer, Issue, ObjectSchema, OptionalSchema, ValidationResult } from './schema.js';
+export { McpError, McpErrorCode, isMcpError } from './errors.js';
+export { type Logger, type LogLevel, silentLogger, createLineLogger } from './logger.js';
