@@ -1,15 +1,67 @@
 /**
- * The transport contract: `start(sink)`, `send(message, options)`, `close()`.
+ * The transport contracts.
  *
- * A transport frames and decodes bytes and hands each decoded frame to its sink; it does not
- * correlate (that is the `Connection`'s job). Per-transport knobs live in each transport's
- * own options, never on this interface.
+ * - Message-stream transports (stdio, the in-memory pair) implement {@link Transport}:
+ *   `start(sink)`, `send(message, options)`, `close()`. They frame and decode; a
+ *   `Connection` correlates.
+ * - Request-per-message transports (Streamable HTTP) call a {@link McpDispatcher} once per
+ *   incoming message: the server implements it, so the transport never imports the server.
+ *
+ * Per-transport knobs live in each transport's own options, never here.
  *
  * @module
  */
-import type { Channel } from '../jsonrpc/channel.js';
+import type { Channel, MessageExtra } from '../jsonrpc/channel.js';
+import type { JsonRpcNotification, JsonRpcRequest, JsonRpcResponse, Params } from '../jsonrpc/messages.js';
 
 export type { ChannelSink as TransportSink, SendOptions, MessageExtra } from '../jsonrpc/channel.js';
 
 /** A transport is a JSON-RPC {@link Channel}. */
 export type Transport = Channel;
+
+/** Sends requests to the peer that sent the message being handled (stateful eras only). */
+export interface PeerRequester {
+  /** Sends a request to the client and resolves with its result (rejects with JsonRpcError/McpError). */
+  request(method: string, params: Params | undefined, options?: { signal?: AbortSignal; timeoutMs?: number }): Promise<Record<string, unknown>>;
+}
+
+/** What a transport knows about one incoming message and how to talk back while it is handled. */
+export interface DispatchEnv {
+  /** Aborted when the client cancels (HTTP: closes the response stream) or the transport closes. */
+  readonly signal: AbortSignal;
+  /** Transport facts: HTTP headers, the authenticated principal, ... */
+  readonly extra: MessageExtra | undefined;
+  /**
+   * Sends a notification tied to this message (progress, log, listen-stream traffic). On
+   * HTTP the first one turns the response into an SSE stream. Ignored once the exchange ended.
+   */
+  notify(notification: JsonRpcNotification): void;
+  /** Present on stateful sessions: requests to the client (sampling, elicitation, roots). */
+  readonly peer?: PeerRequester;
+  /** Opaque per-session state owned by the dispatcher (stateful eras); see {@link McpDispatcher.openSession}. */
+  readonly session?: unknown;
+}
+
+/** One `x-mcp-header` parameter of a tool, as the HTTP transport checks it. */
+export interface ToolHeaderParam {
+  /** The `{Name}` of `Mcp-Param-{Name}`. */
+  readonly name: string;
+  /** The path of properties from the arguments object to the value. */
+  readonly path: readonly string[];
+  /** The JSON type of the property. */
+  readonly type: 'string' | 'integer' | 'boolean';
+}
+
+/** The server side as a request-per-message transport sees it. */
+export interface McpDispatcher {
+  /**
+   * Handles one request or notification and resolves with the response (undefined for a
+   * notification). Never rejects: failures are JSON-RPC error responses.
+   */
+  dispatch(message: JsonRpcRequest | JsonRpcNotification, env: DispatchEnv): Promise<JsonRpcResponse | undefined>;
+  /**
+   * The `x-mcp-header` parameters of a tool, or undefined when no such tool is visible to
+   * this request. Used to validate `Mcp-Param-*` headers against the body.
+   */
+  toolHeaders?(toolName: string, env: DispatchEnv): readonly ToolHeaderParam[] | undefined;
+}

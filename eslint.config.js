@@ -1,0 +1,45 @@
+// Lint rules. Style is enforced by tooling, not by review (STYLE.md section 7).
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+export default tseslint.config(
+  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', '.tmp/**', '.conformance/**'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    languageOptions: {
+      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+    },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': ['error', { checksVoidReturn: { arguments: false } }],
+      '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/no-namespace': 'error',
+      eqeqeq: ['error', 'always'],
+      'no-console': 'error',
+    },
+  },
+  {
+    // `process` and the console belong to the CLI only (STYLE.md section 1).
+    files: ['src/**/*.ts'],
+    ignores: ['src/cli/**'],
+    rules: {
+      'no-restricted-globals': ['error', { name: 'process', message: 'Only src/cli may use process; take what you need as an option.' }],
+    },
+  },
+  {
+    files: ['src/cli/**/*.ts', 'scripts/**', 'test/**', 'examples/**', 'bench/**'],
+    rules: { 'no-console': 'off' },
+  },
+  {
+    // node:test's describe/it return promises the runner itself tracks.
+    files: ['test/**'],
+    rules: { '@typescript-eslint/no-floating-promises': 'off' },
+  },
+  { files: ['**/*.cjs', '**/*.mjs'], ...tseslint.configs.disableTypeChecked },
+  {
+    files: ['**/*.cjs', '**/*.mjs'],
+    languageOptions: { globals: { module: 'writable', require: 'readonly', process: 'readonly', console: 'readonly', URL: 'readonly' } },
+  },
+);

@@ -1,0 +1,126 @@
+/**
+ * NDJSON plumbing shared by both stdio transports: a size-bounded frame reader that turns
+ * bytes into decoded frames (oversize lines become the -32600 error frame the connection
+ * answers), and a FIFO line writer that honours stream backpressure.
+ *
+ * Internal to `transport/stdio`; not part of the public API.
+ *
+ * @see https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/stdio
+ * @module
+ */
+import { Buffer } from 'node:buffer';
+import type { Writable } from 'node:stream';
+import { decodeFrame, defaultDecodeLimits, type DecodeLimits, type DecodeResult } from '../../jsonrpc/decode.js';
+import { JsonRpcError } from '../../jsonrpc/errors.js';
+import { LineReader } from '../../jsonrpc/ndjson.js';
+import { McpError, McpErrorCode } from '../../util/errors.js';
+
+/**
+ * The frame a line longer than `limit` bytes deserves: the same shape `decodeFrame` gives an
+ * oversize frame, so the connection answers it with -32600 and id `null`.
+ */
+export function oversizeFrame(limit: number): DecodeResult {
+  return {
+    ok: false,
+    error: JsonRpcError.invalidRequest(`the message is larger than ${limit} bytes`, { limit }),
+    id: null,
+    isResponse: false,
+  };
+}
+
+/**
+ * A {@link LineReader} bounded by `limits.maxBytes` whose complete lines are decoded with
+ * {@link decodeFrame} and handed to `deliver`, in order.
+ */
+export function createFrameReader(limits: DecodeLimits, deliver: (frame: DecodeResult) => void): LineReader {
+  const maxBytes = limits.maxBytes ?? defaultDecodeLimits.maxBytes;
+  return new LineReader(
+    {
+      line: (bytes) => deliver(decodeFrame(bytes, limits)),
+      oversize: () => deliver(oversizeFrame(maxBytes)),
+    },
+    maxBytes,
+  );
+}
+
+/** Normalizes a `'data'` chunk (a Buffer, or a string when an encoding was set) to bytes. */
+export function toBytes(chunk: unknown): Uint8Array {
+  if (chunk instanceof Uint8Array) return chunk;
+  return Buffer.from(String(chunk), 'utf8');
+}
+
+/**
+ * Writes lines to a stream one at a time, in call order. When the stream's buffer is full
+ * (`write` returned false) the pending write's promise waits for `'drain'`, and later writes
+ * queue behind it, so a slow reader slows the sender instead of growing memory in the stream.
+ */
+export class LineWriter {
+  readonly #stream: Writable;
+  readonly #describe: string;
+  #tail: Promise<void> = Promise.resolve();
+  #failure: Error | undefined;
+
+  /** `describe` names the stream in error messages ("stdout", "the server's stdin"). */
+  constructor(stream: Writable, describe: string) {
+    this.#stream = stream;
+    this.#describe = describe;
+  }
+
+  /** Marks the writer failed: queued and later writes reject with `error`. */
+  fail(error: Error): void {
+    this.#failure ??= error;
+  }
+
+  /** Queues `text`; resolves once the stream accepted it (after `'drain'` if it was full). */
+  write(text: string): Promise<void> {
+    const run = this.#tail.then(() => this.#writeNow(text));
+    this.#tail = run.then(noop, noop);
+    return run;
+  }
+
+  /** Ends the stream after every queued write, without waiting for it. */
+  end(): void {
+    void this.#tail.then(() => {
+      const stream = this.#stream;
+      if (stream.destroyed || stream.writableEnded) return;
+      try {
+        stream.end();
+      } catch {
+        // some special streams refuse end(); the owner closes them
+      }
+    });
+  }
+
+  #writeNow(text: string): Promise<void> | undefined {
+    if (this.#failure !== undefined) throw this.#failure;
+    const stream = this.#stream;
+    if (stream.destroyed || stream.writableEnded || !stream.writable) {
+      throw new McpError(McpErrorCode.ConnectionClosed, `Cannot write: ${this.#describe} is closed`);
+    }
+    if (stream.write(text)) return undefined;
+    return new Promise<void>((resolve, reject) => {
+      const cleanup = (): void => {
+        stream.off('drain', onDrain);
+        stream.off('error', onError);
+        stream.off('close', onClose);
+      };
+      const onDrain = (): void => {
+        cleanup();
+        resolve();
+      };
+      const onError = (error: Error): void => {
+        cleanup();
+        reject(new McpError(McpErrorCode.SendFailed, `Writing to ${this.#describe} failed`, { cause: error }));
+      };
+      const onClose = (): void => {
+        cleanup();
+        reject(this.#failure ?? new McpError(McpErrorCode.ConnectionClosed, `${this.#describe} closed before the message was flushed`));
+      };
+      stream.on('drain', onDrain);
+      stream.on('error', onError);
+      stream.on('close', onClose);
+    });
+  }
+}
+
+function noop(): void {}
