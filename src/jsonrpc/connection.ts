@@ -387,9 +387,8 @@ export class Connection {
           flight.controller.abort(new McpError(McpErrorCode.RequestCancelled, 'The peer cancelled the request', { cause: params?.['reason'] }));
         }
       }
-      // Unknown or finished ids are ignored, as the cancellation pattern allows.
-      this.#onNotification?.(notification, extra);
-      return;
+      // Unknown or finished ids are ignored, as the cancellation pattern allows. The notice
+      // still reaches onNotification below, through the same guard as any other.
     }
     if (notification.method === ProgressNotification) {
       const token = params?.['progressToken'];
@@ -446,8 +445,12 @@ export class Connection {
     };
     let response: JsonRpcResponse;
     try {
-      const result = await handler(request, context);
-      response = { jsonrpc: '2.0', id, result };
+      const result: unknown = await handler(request, context);
+      if (typeof result !== 'object' || result === null || Array.isArray(result)) {
+        // Not a JSON object: sent as is, it would be a malformed response the peer answers.
+        throw new TypeError(`The handler for ${request.method} returned ${result === null ? 'null' : Array.isArray(result) ? 'an array' : typeof result}, not a result object`);
+      }
+      response = { jsonrpc: '2.0', id, result: result as Record<string, unknown> };
     } catch (error) {
       response = { jsonrpc: '2.0', id, error: this.#errorFor(error, request) };
     } finally {

@@ -74,8 +74,16 @@ function byteLength(text: string): number {
   let bytes = 0;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
-    // A surrogate pair is 4 bytes: count 4 for the high half, 0 for the low half.
-    bytes += c < 0x80 ? 1 : c < 0x800 ? 2 : c >= 0xd800 && c <= 0xdbff ? 4 : c >= 0xdc00 && c <= 0xdfff ? 0 : 3;
+    // A surrogate pair is 4 bytes; a lone surrogate becomes U+FFFD, 3 bytes (like TextEncoder).
+    if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length) {
+      const d = text.charCodeAt(i + 1);
+      if (d >= 0xdc00 && d <= 0xdfff) {
+        bytes += 4;
+        i++;
+        continue;
+      }
+    }
+    bytes += c < 0x80 ? 1 : c < 0x800 ? 2 : 3;
   }
   return bytes;
 }

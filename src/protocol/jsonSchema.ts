@@ -1,0 +1,183 @@
+/**
+ * JSON Schema validation for tool input/output schemas, compiled once per schema.
+ *
+ * - Dialect: a schema without `$schema` is JSON Schema 2020-12 (MUST-24); draft-07 is also
+ *   supported; any other dialect is refused with an error that names it (MUST-26).
+ * - `$ref`: only references that resolve inside the schema itself are allowed. A `$ref`
+ *   that would need a network (or any external) fetch is refused at compile time and never
+ *   dereferenced (MUST-28); there is no remote mode to switch on by accident (MUST-29).
+ * - Denial of service: nesting depth, the number of subschemas and the size of composition
+ *   keywords are bounded before compiling.
+ *
+ * @see https://modelcontextprotocol.io/specification/2026-07-28/basic#json-schema-usage
+ * @module
+ */
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+import { McpError, McpErrorCode } from '../util/errors.js';
+import type { Issue, PathSegment, ValidationResult } from '../util/schema.js';
+
+// ajv-formats is CommonJS; its default export arrives wrapped under NodeNext.
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv) => Ajv;
+
+/** The dialect URIs this module validates. */
+export const Dialect = {
+  Draft2020_12: 'https://json-schema.org/draft/2020-12/schema',
+  Draft07: 'http://json-schema.org/draft-07/schema',
+} as const;
+
+/** Bounds applied to a schema before it is compiled. */
+export interface SchemaBounds {
+  /** Deepest nesting of subschemas. Default 32. */
+  readonly maxDepth?: number;
+  /** Most subschemas in one schema. Default 2,000. */
+  readonly maxSubschemas?: number;
+  /** Most alternatives in one `anyOf`/`oneOf`/`allOf`. Default 100. */
+  readonly maxCompositionBranches?: number;
+}
+
+/** A compiled schema. */
+export interface CompiledJsonSchema<T = unknown> {
+  /** The schema as given (never modified). */
+  readonly schema: Readonly<Record<string, unknown>> | boolean;
+  /** Validates a value; issues carry JSON paths. */
+  validate(value: unknown): ValidationResult<T>;
+}
+
+const DEFAULTS = { maxDepth: 32, maxSubschemas: 2000, maxCompositionBranches: 100 };
+
+function makeAjv<A extends Ajv>(instance: A): A {
+  addFormats(instance);
+  return instance;
+}
+
+// One compiler per dialect, shared: compiled functions are cached per schema object below.
+// `strict: false` lets tool schemas carry annotations such as `x-mcp-header`; no `loadSchema`
+// is configured, so ajv can never fetch anything.
+const ajvOptions = { strict: false, allErrors: false, addUsedSchema: false, validateSchema: true, code: { optimize: true } } as const;
+let ajv2020: Ajv2020 | undefined;
+let ajv07: Ajv | undefined;
+const compiled = new WeakMap<object, CompiledJsonSchema>();
+
+function normalizeDialect(uri: string): string {
+  return uri.replace(/#$/, '').replace(/^https?:\/\//, '');
+}
+
+function compilerFor(schema: Readonly<Record<string, unknown>> | boolean): Ajv {
+  const declared = typeof schema === 'object' ? schema['$schema'] : undefined;
+  if (declared === undefined) return (ajv2020 ??= makeAjv(new Ajv2020(ajvOptions)));
+  if (typeof declared !== 'string') throw new McpError(McpErrorCode.InvalidArgument, '"$schema" must be a string');
+  const d = normalizeDialect(declared);
+  if (d === normalizeDialect(Dialect.Draft2020_12)) return (ajv2020 ??= makeAjv(new Ajv2020(ajvOptions)));
+  if (d === normalizeDialect(Dialect.Draft07)) return (ajv07 ??= makeAjv(new Ajv(ajvOptions)));
+  throw new McpError(McpErrorCode.InvalidArgument, `JSON Schema dialect ${declared} is not supported (supported: 2020-12, draft-07)`);
+}
+
+const SUBSCHEMA_MAPS = ['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas'];
+const SUBSCHEMA_ARRAYS = ['allOf', 'anyOf', 'oneOf', 'prefixItems'];
+const SUBSCHEMA_SINGLE = ['items', 'additionalItems', 'additionalProperties', 'unevaluatedItems', 'unevaluatedProperties', 'contains', 'propertyNames', 'not', 'if', 'then', 'else'];
+
+/**
+ * Walks a schema, enforcing the bounds and collecting every `$ref` with the anchors and ids
+ * it declares. Throws {@link McpError} `ERR_MCP_INVALID_ARGUMENT` on a violation.
+ */
+export function checkSchemaSafety(schema: unknown, bounds: SchemaBounds = {}): void {
+  const maxDepth = bounds.maxDepth ?? DEFAULTS.maxDepth;
+  const maxSubschemas = bounds.maxSubschemas ?? DEFAULTS.maxSubschemas;
+  const maxBranches = bounds.maxCompositionBranches ?? DEFAULTS.maxCompositionBranches;
+  const refs: string[] = [];
+  const ids = new Set<string>();
+  let count = 0;
+  const visit = (node: unknown, depth: number): void => {
+    if (typeof node === 'boolean') return;
+    if (typeof node !== 'object' || node === null || Array.isArray(node)) {
+      throw new McpError(McpErrorCode.InvalidArgument, 'a subschema must be an object or a boolean');
+    }
+    if (++count > maxSubschemas) throw new McpError(McpErrorCode.InvalidArgument, `the schema has more than ${maxSubschemas} subschemas`);
+    if (depth > maxDepth) throw new McpError(McpErrorCode.InvalidArgument, `the schema nests deeper than ${maxDepth} levels`);
+    const s = node as Record<string, unknown>;
+    if (typeof s['$ref'] === 'string') refs.push(s['$ref']);
+    if (typeof s['$dynamicRef'] === 'string') refs.push(s['$dynamicRef']);
+    if (typeof s['$id'] === 'string') ids.add(s['$id'].replace(/#$/, ''));
+    if (typeof s['$anchor'] === 'string') ids.add(`#${s['$anchor']}`);
+    if (typeof s['$dynamicAnchor'] === 'string') ids.add(`#${s['$dynamicAnchor']}`);
+    for (const key of SUBSCHEMA_MAPS) {
+      const map = s[key];
+      if (typeof map === 'object' && map !== null && !Array.isArray(map)) {
+        for (const child of Object.values(map)) visit(child, depth + 1);
+      }
+    }
+    for (const key of SUBSCHEMA_ARRAYS) {
+      const list = s[key];
+      if (Array.isArray(list)) {
+        if (key !== 'prefixItems' && list.length > maxBranches) {
+          throw new McpError(McpErrorCode.InvalidArgument, `"${key}" has more than ${maxBranches} alternatives`);
+        }
+        for (const child of list) visit(child, depth + 1);
+      }
+    }
+    for (const key of SUBSCHEMA_SINGLE) {
+      if (key in s) visit(s[key], depth + 1);
+    }
+  };
+  visit(schema, 0);
+  for (const ref of refs) {
+    if (ref.startsWith('#')) continue; // JSON pointer or anchor inside this schema
+    const base = ref.replace(/#.*$/, '');
+    if (ids.has(base) || ids.has(ref)) continue; // an $id declared inside this schema
+    throw new McpError(
+      McpErrorCode.InvalidArgument,
+      `"$ref": ${JSON.stringify(ref)} points outside the schema; external and network references are never dereferenced`,
+    );
+  }
+}
+
+function toIssue(error: ErrorObject): Issue {
+  const path: PathSegment[] = [];
+  if (error.instancePath !== '') {
+    for (const raw of error.instancePath.slice(1).split('/')) {
+      const seg = raw.replace(/~1/g, '/').replace(/~0/g, '~');
+      path.push(/^(0|[1-9]\d*)$/.test(seg) ? Number(seg) : seg);
+    }
+  }
+  const params = error.params as Record<string, unknown>;
+  if (error.keyword === 'required' && typeof params['missingProperty'] === 'string') {
+    return { path: [...path, params['missingProperty']], message: 'is required' };
+  }
+  if (error.keyword === 'additionalProperties' && typeof params['additionalProperty'] === 'string') {
+    return { path: [...path, params['additionalProperty']], message: 'is not allowed here' };
+  }
+  return { path, message: error.message ?? `fails "${error.keyword}"` };
+}
+
+/**
+ * Compiles a JSON Schema (once per schema object) after checking dialect, references and
+ * bounds. Throws {@link McpError} `ERR_MCP_INVALID_ARGUMENT` when the schema is refused.
+ */
+export function compileJsonSchema<T = unknown>(
+  schema: Readonly<Record<string, unknown>> | boolean,
+  bounds: SchemaBounds = {},
+): CompiledJsonSchema<T> {
+  if (typeof schema === 'object') {
+    const hit = compiled.get(schema);
+    if (hit !== undefined) return hit as CompiledJsonSchema<T>;
+  }
+  checkSchemaSafety(schema, bounds);
+  const compiler = compilerFor(schema);
+  let fn: ValidateFunction;
+  try {
+    fn = compiler.compile(schema as Record<string, unknown>);
+  } catch (error) {
+    throw new McpError(McpErrorCode.InvalidArgument, `invalid JSON Schema: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+  }
+  const result: CompiledJsonSchema<T> = {
+    schema,
+    validate(value) {
+      if (fn(value)) return { ok: true, value: value as T };
+      return { ok: false, issues: (fn.errors ?? []).map(toIssue) };
+    },
+  };
+  if (typeof schema === 'object') compiled.set(schema, result as CompiledJsonSchema);
+  return result;
+}

@@ -1,0 +1,96 @@
+/**
+ * `subscriptions/listen` (2026-07-28): one long-lived request per listener. The server
+ * acknowledges first with the granted subset of the filter, tags every notification with
+ * the subscription id (the listen request's JSON-RPC id), sends only what was asked for, and
+ * ends the stream with a graceful result when it shuts down.
+ *
+ * @see https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/subscriptions
+ * @module
+ */
+import type { RequestId } from '../jsonrpc/messages.js';
+import { META_SUBSCRIPTION_ID } from '../protocol/meta.js';
+import type { ServerCapabilities } from '../protocol/model/capabilities.js';
+import type { DispatchEnv } from '../transport/types.js';
+import type { Registry, Keyed } from './registry.js';
+
+interface Listener {
+  readonly resources: readonly string[];
+  readonly onResource: (uri: string) => void;
+  readonly end: () => void;
+}
+
+/** Fans registry changes and resource updates out to listen streams. */
+export class SubscriptionHub {
+  readonly #tools: Registry<Keyed>;
+  readonly #prompts: Registry<Keyed>;
+  readonly #resources: Registry<Keyed>;
+  readonly #templates: Registry<Keyed>;
+  readonly #listeners = new Set<Listener>();
+
+  constructor(tools: Registry<Keyed>, prompts: Registry<Keyed>, resources: Registry<Keyed>, templates: Registry<Keyed>) {
+    this.#tools = tools;
+    this.#prompts = prompts;
+    this.#resources = resources;
+    this.#templates = templates;
+  }
+
+  /** How many listen streams are open. */
+  get size(): number {
+    return this.#listeners.size;
+  }
+
+  /**
+   * Serves one listen request: resolves with the graceful-close result when the server ends
+   * the subscription, or when the client goes away (the transport then drops the answer).
+   */
+  async listen(id: RequestId, params: Readonly<Record<string, unknown>>, caps: ServerCapabilities, env: DispatchEnv): Promise<Record<string, unknown>> {
+    const requested = (params['notifications'] ?? {}) as Record<string, unknown>;
+    const granted: Record<string, unknown> = {};
+    if (requested['toolsListChanged'] === true && caps.tools?.listChanged === true) granted['toolsListChanged'] = true;
+    if (requested['promptsListChanged'] === true && caps.prompts?.listChanged === true) granted['promptsListChanged'] = true;
+    if (requested['resourcesListChanged'] === true && caps.resources?.listChanged === true) granted['resourcesListChanged'] = true;
+    const uris = Array.isArray(requested['resourceSubscriptions']) ? (requested['resourceSubscriptions'] as unknown[]).filter((u): u is string => typeof u === 'string') : [];
+    if (uris.length > 0 && caps.resources?.subscribe === true) granted['resourceSubscriptions'] = uris;
+
+    const tag = { [META_SUBSCRIPTION_ID]: id };
+    const send = (method: string, extra?: Record<string, unknown>): void => {
+      if (!env.signal.aborted) env.notify({ jsonrpc: '2.0', method, params: { ...extra, _meta: tag } });
+    };
+    // The acknowledgement is the first message of the subscription, always.
+    send('notifications/subscriptions/acknowledged', { notifications: granted });
+
+    const cleanups: (() => void)[] = [];
+    if (granted['toolsListChanged'] === true) cleanups.push(this.#tools.onChange(() => send('notifications/tools/list_changed')));
+    if (granted['promptsListChanged'] === true) cleanups.push(this.#prompts.onChange(() => send('notifications/prompts/list_changed')));
+    if (granted['resourcesListChanged'] === true) {
+      const notify = (): void => send('notifications/resources/list_changed');
+      cleanups.push(this.#resources.onChange(notify), this.#templates.onChange(notify));
+    }
+
+    await new Promise<void>((resolve) => {
+      const listener: Listener = {
+        resources: (granted['resourceSubscriptions'] as string[] | undefined) ?? [],
+        onResource: (uri) => send('notifications/resources/updated', { uri }),
+        end: resolve,
+      };
+      this.#listeners.add(listener);
+      cleanups.push(() => this.#listeners.delete(listener));
+      if (env.signal.aborted) resolve();
+      else env.signal.addEventListener('abort', () => resolve(), { once: true });
+    });
+    for (const cleanup of cleanups) cleanup();
+    return { _meta: tag };
+  }
+
+  /** Delivers `notifications/resources/updated` to listeners subscribed to `uri` or a parent of it. */
+  resourceUpdated(uri: string): void {
+    for (const listener of this.#listeners) {
+      if (listener.resources.some((s) => uri === s || uri.startsWith(s.endsWith('/') ? s : `${s}/`))) listener.onResource(uri);
+    }
+  }
+
+  /** Ends every subscription gracefully. */
+  closeAll(): void {
+    for (const listener of [...this.#listeners]) listener.end();
+  }
+}

@@ -1,0 +1,231 @@
+/**
+ * The public types of the server API: definitions of tools, resources and prompts, their
+ * handlers, and the context every handler receives.
+ *
+ * A handler is written once for both protocol eras. What it needs from the client
+ * (elicitation, sampling, roots) it asks through its context: on 2026-07-28 the server
+ * answers with an `InputRequiredResult` and runs the handler again when the client retries
+ * with the answers; on the stateful revisions the server sends a real request and waits.
+ *
+ * @module
+ */
+import type { RequestId } from '../jsonrpc/messages.js';
+import type { ClientCapabilities } from '../protocol/model/capabilities.js';
+import type { Icon, Implementation, LoggingLevel } from '../protocol/model/common.js';
+import type { ContentBlock } from '../protocol/model/content.js';
+import type { ElicitParams, ElicitResult } from '../protocol/model/elicitation.js';
+import type { InputRequest } from '../protocol/model/mrtr.js';
+import type { PromptMessage } from '../protocol/model/prompts.js';
+import type { ResourceContents } from '../protocol/model/resource.js';
+import type { CreateMessageParams, CreateMessageResult } from '../protocol/model/sampling.js';
+import type { ToolAnnotations, ToolExecution } from '../protocol/model/tool.js';
+import type { ListRootsResult } from '../protocol/model/utilities.js';
+import type { ProtocolRevision } from '../protocol/revisions.js';
+import type { MessageExtra } from '../transport/types.js';
+
+/** A JSON Schema object (2020-12 unless `$schema` says otherwise). */
+export type JsonSchemaObject = Readonly<Record<string, unknown>>;
+
+/**
+ * A Standard Schema (https://standardschema.dev): zod v4, valibot, ArkType and others
+ * implement it. Only the members Switchboard uses are typed here.
+ */
+export interface StandardSchemaV1<Input = unknown, Output = Input> {
+  readonly '~standard': {
+    readonly version: 1;
+    readonly vendor: string;
+    readonly validate: (value: unknown) => StandardResult<Output> | Promise<StandardResult<Output>>;
+    readonly types?: { readonly input: Input; readonly output: Output } | undefined;
+    /** Standard JSON Schema (optional): how the schema describes itself as JSON Schema. */
+    readonly jsonSchema?: { readonly input: (options: { readonly target: string }) => Record<string, unknown> } | undefined;
+  };
+}
+
+/** The outcome of a Standard Schema validation. */
+export type StandardResult<Output> =
+  | { readonly value: Output; readonly issues?: undefined }
+  | { readonly issues: ReadonlyArray<{ readonly message: string; readonly path?: ReadonlyArray<PropertyKey | { readonly key: PropertyKey }> | undefined }> };
+
+/** The arguments type a tool's input schema describes. */
+export type InferArgs<S> = S extends StandardSchemaV1<unknown, infer O> ? O : Record<string, unknown>;
+
+/** Identity and instructions of a server. */
+export interface ServerInfo extends Implementation {
+  /** Guidance for the model on using this server (returned by `server/discover` / `initialize`). */
+  readonly instructions?: string;
+}
+
+/** Cache hints put on cacheable results (2026-07-28 `ttlMs` / `cacheScope`). */
+export interface CacheHints {
+  /** Milliseconds the result stays fresh. */
+  readonly ttlMs: number;
+  /** `public`: shareable across users; `private`: only within one authorization context. */
+  readonly cacheScope: 'public' | 'private';
+}
+
+/** Per-request facts and helpers every handler receives. */
+export interface HandlerContext {
+  /** The JSON-RPC id of the request (of this round, on MRTR retries). */
+  readonly requestId: RequestId;
+  /** The method being served. */
+  readonly method: string;
+  /** The protocol revision of this request. */
+  readonly protocolVersion: ProtocolRevision;
+  /** What the client declared for this request (2026-07-28) or this session (legacy). */
+  readonly clientCapabilities: ClientCapabilities;
+  /** The client's self-description, for display and logging only. */
+  readonly clientInfo: Implementation | undefined;
+  /** The authenticated principal (set by the HTTP layer's authentication), if any. */
+  readonly principal: string | undefined;
+  /** Aborted when the client cancels or goes away. */
+  readonly signal: AbortSignal;
+  /** The request's `_meta` as received (read-only). */
+  readonly meta: Readonly<Record<string, unknown>>;
+  /** Transport facts (HTTP headers, ...). */
+  readonly extra: MessageExtra | undefined;
+  /** W3C trace context carried in `_meta`, if any. */
+  readonly trace: TraceContext | undefined;
+  /**
+   * MRTR round: 1 on the first call, 2 on the first retry after an `input_required` answer,
+   * and so on. Always 1 on the stateful revisions.
+   */
+  readonly round: number;
+  /** Reports progress when the client asked for it (a progress token); otherwise a no-op. */
+  progress(progress: number, total?: number, message?: string): Promise<void>;
+  /**
+   * Sends a log message to the client when it asked for this level or a lower one (2026:
+   * the request's `_meta` log level; legacy: `logging/setLevel`); otherwise a no-op.
+   */
+  log(level: LoggingLevel, data: unknown, logger?: string): Promise<void>;
+  /** Asks the user for input (form or URL mode). `key` names the input request (default: automatic). */
+  elicit(params: ElicitParams, options?: InputOptions): Promise<ElicitResult>;
+  /** Asks the client's model for a completion (deprecated feature in 2026-07-28). */
+  sample(params: CreateMessageParams, options?: InputOptions): Promise<CreateMessageResult>;
+  /** Asks the client for its roots (deprecated feature in 2026-07-28). */
+  listRoots(options?: InputOptions): Promise<ListRootsResult>;
+  /**
+   * Asks several things in one round: on 2026-07-28 one `InputRequiredResult` carries them
+   * all. Resolves with the answers by key.
+   */
+  input<K extends string>(requests: Readonly<Record<K, InputRequest>>): Promise<Record<K, unknown>>;
+  /** Data the handler carried over from an earlier MRTR round (see {@link setState}). */
+  readonly state: unknown;
+  /** Carries JSON data to the next MRTR round, sealed inside `requestState`. */
+  setState(value: unknown): void;
+  /** Makes the `requestState` issued by this round single-use (replay protection). */
+  singleUseState(): void;
+}
+
+/** Options of one input request. */
+export interface InputOptions {
+  /** The key in `inputRequests` (unique within the request). Default: `<kind>-<n>`. */
+  readonly key?: string;
+}
+
+/** W3C Trace Context and Baggage, as carried in `_meta`. */
+export interface TraceContext {
+  readonly traceparent: string;
+  readonly tracestate?: string;
+  readonly baggage?: string;
+}
+
+/** What a tool handler may return: a full result, or content for a plain success. */
+export type ToolReturn =
+  | {
+      readonly content?: readonly ContentBlock[];
+      readonly structuredContent?: unknown;
+      readonly isError?: boolean;
+      readonly _meta?: Readonly<Record<string, unknown>>;
+    }
+  | string;
+
+/** A tool handler: gets the validated arguments and the context. */
+export type ToolHandler<Args = Record<string, unknown>> = (args: Args, context: HandlerContext) => ToolReturn | Promise<ToolReturn>;
+
+/** How a tool is described. */
+export interface ToolDefinition<S extends JsonSchemaObject | StandardSchemaV1 = JsonSchemaObject | StandardSchemaV1> {
+  readonly title?: string;
+  readonly description?: string;
+  /** JSON Schema (root `type: "object"`) or a Standard Schema. Default: no arguments. */
+  readonly inputSchema?: S;
+  /** JSON Schema or Standard Schema of `structuredContent`; results are validated against it. */
+  readonly outputSchema?: JsonSchemaObject | StandardSchemaV1;
+  readonly annotations?: ToolAnnotations;
+  readonly icons?: readonly Icon[];
+  readonly execution?: ToolExecution;
+  readonly _meta?: Readonly<Record<string, unknown>>;
+}
+
+/** What a resource handler returns: the contents (one or more). */
+export type ResourceReturn = { readonly contents: readonly ResourceContents[]; readonly _meta?: Readonly<Record<string, unknown>> } | readonly ResourceContents[];
+
+/** Reads a fixed resource. */
+export type ResourceHandler = (uri: string, context: HandlerContext) => ResourceReturn | Promise<ResourceReturn>;
+
+/** Reads a resource matched by a template; `variables` are the template's expansions. */
+export type TemplateHandler = (uri: string, variables: Readonly<Record<string, string | readonly string[]>>, context: HandlerContext) => ResourceReturn | Promise<ResourceReturn>;
+
+/** Offers completions for one argument/variable. */
+export type Completer = (value: string, context: CompletionContext) => readonly string[] | Promise<readonly string[]>;
+
+/** What a completer knows besides the partial value. */
+export interface CompletionContext {
+  /** Values of the other arguments already chosen. */
+  readonly arguments: Readonly<Record<string, string>>;
+  readonly handler: HandlerContext;
+}
+
+/** How a fixed resource is described. */
+export interface ResourceDefinition {
+  readonly name: string;
+  readonly title?: string;
+  readonly description?: string;
+  readonly mimeType?: string;
+  readonly size?: number;
+  readonly icons?: readonly Icon[];
+  readonly annotations?: Readonly<Record<string, unknown>>;
+  readonly _meta?: Readonly<Record<string, unknown>>;
+  /** Cache hints for `resources/read` of this resource (default: the server's). */
+  readonly cache?: CacheHints;
+}
+
+/** How a resource template is described. */
+export interface ResourceTemplateDefinition extends Omit<ResourceDefinition, 'size'> {
+  /** Completers for template variables, by variable name. */
+  readonly complete?: Readonly<Record<string, Completer>>;
+  /** Lists concrete resources of this template for `resources/list`. */
+  readonly list?: (context: HandlerContext) => readonly ({ readonly uri: string } & ResourceDefinition)[] | Promise<readonly ({ readonly uri: string } & ResourceDefinition)[]>;
+}
+
+/** One declared prompt argument. */
+export interface PromptArgumentDefinition {
+  readonly name: string;
+  readonly title?: string;
+  readonly description?: string;
+  readonly required?: boolean;
+  /** Completion for this argument. */
+  readonly complete?: Completer;
+}
+
+/** How a prompt is described. */
+export interface PromptDefinition {
+  readonly title?: string;
+  readonly description?: string;
+  readonly arguments?: readonly PromptArgumentDefinition[];
+  readonly icons?: readonly Icon[];
+  readonly _meta?: Readonly<Record<string, unknown>>;
+}
+
+/** What a prompt handler returns. */
+export type PromptReturn = { readonly description?: string; readonly messages: readonly PromptMessage[]; readonly _meta?: Readonly<Record<string, unknown>> };
+
+/** Renders a prompt from its (string) arguments. */
+export type PromptHandler = (args: Readonly<Record<string, string>>, context: HandlerContext) => PromptReturn | Promise<PromptReturn>;
+
+/** A registered primitive: remove it or toggle it (both notify listeners of list changes). */
+export interface RegisteredHandle {
+  /** Removes it from the server. */
+  remove(): void;
+  /** Hides it from lists and calls (true) or shows it again (false). */
+  disable(disabled?: boolean): void;
+}
