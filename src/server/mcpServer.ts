@@ -15,7 +15,7 @@ import { Connection } from '../jsonrpc/connection.js';
 import { ErrorCode, JsonRpcError } from '../jsonrpc/errors.js';
 import type { JsonRpcNotification, JsonRpcRequest, JsonRpcResponse, RequestId } from '../jsonrpc/messages.js';
 import { decodeRequestParams, encodeResult } from '../protocol/codec.js';
-import { invalidParamsFromIssues, unsupportedProtocolVersion } from '../protocol/errors.js';
+import { invalidParamsFromIssues, resourceNotFound, unsupportedProtocolVersion } from '../protocol/errors.js';
 import {
   META_CLIENT_CAPABILITIES,
   META_CLIENT_INFO,
@@ -28,8 +28,8 @@ import {
 } from '../protocol/meta.js';
 import type { ClientCapabilities, ServerCapabilities } from '../protocol/model/capabilities.js';
 import { loggingLevels, type Implementation, type LoggingLevel } from '../protocol/model/common.js';
-import { isStateless, isSupportedRevision, supportedRevisions, type ProtocolRevision } from '../protocol/revisions.js';
-import type { DispatchEnv, McpDispatcher, ToolHeaderParam, Transport } from '../transport/types.js';
+import { isStateless, isSupportedRevision, latestStatefulRevision, supportedRevisions, type ProtocolRevision } from '../protocol/revisions.js';
+import type { DispatchEnv, McpDispatcher, SessionPeer, ToolHeaderParam, Transport } from '../transport/types.js';
 import { McpError, McpErrorCode } from '../util/errors.js';
 import { silentLogger, type Logger } from '../util/logger.js';
 import { RequestContext, InputRequiredSignal, PeerInputBroker, StatelessInputBroker, type InputBroker } from './context.js';
@@ -57,6 +57,7 @@ import type {
   ToolHandler,
   TraceContext,
 } from './types.js';
+import { ServerSession } from './session.js';
 import { SubscriptionHub } from './subscriptions.js';
 
 /** Options of an {@link McpServer}. */
@@ -99,6 +100,8 @@ interface Call {
   readonly principal: string | undefined;
   readonly logLevel: LoggingLevel | undefined;
   readonly env: DispatchEnv;
+  /** The stateful session this request belongs to (legacy revisions only). */
+  readonly session: ServerSession | undefined;
 }
 
 type MethodHandler = (call: Call) => Promise<Record<string, unknown>>;
@@ -137,6 +140,8 @@ export class McpServer implements McpDispatcher {
   readonly #cache: CacheHints;
   readonly #versions: readonly ProtocolRevision[];
   readonly #statelessVersions: readonly ProtocolRevision[];
+  readonly #statefulVersions: readonly ProtocolRevision[];
+  readonly #sessions = new Set<ServerSession>();
   readonly #logging: boolean;
   readonly #extraCaps: ServerCapabilities | undefined;
   readonly #onError: McpServerOptions['onError'];
@@ -162,6 +167,7 @@ export class McpServer implements McpDispatcher {
     this.#cache = options.cache ?? { ttlMs: 0, cacheScope: 'private' };
     this.#versions = options.versions ?? supportedRevisions;
     this.#statelessVersions = this.#versions.filter(isStateless);
+    this.#statefulVersions = this.#versions.filter((v) => !isStateless(v));
     this.#logging = options.logging ?? true;
     this.#extraCaps = options.capabilities;
     this.#onError = options.onError;
@@ -181,6 +187,11 @@ export class McpServer implements McpDispatcher {
       ['prompts/get', (c) => this.#getPrompt(c)],
       ['completion/complete', (c) => this.#complete(c)],
       ['subscriptions/listen', (c) => this.#hub.listen(c.id, c.params, this.capabilities(), c.env)],
+      ['initialize', (c) => this.#initialize(c)],
+      ['ping', async () => ({})],
+      ['logging/setLevel', (c) => this.#setLevel(c)],
+      ['resources/subscribe', (c) => this.#subscribe(c, true)],
+      ['resources/unsubscribe', (c) => this.#subscribe(c, false)],
     ]);
     this.#chain = this.#terminal;
   }
@@ -242,6 +253,32 @@ export class McpServer implements McpDispatcher {
   /** Tells listeners subscribed to `uri` (or a parent of it) that the resource changed. */
   notifyResourceUpdated(uri: string): void {
     this.#hub.resourceUpdated(uri);
+    for (const session of this.#sessions) {
+      if ([...session.subscriptions].some((s) => uri === s || uri.startsWith(s.endsWith('/') ? s : `${s}/`))) {
+        session.send('notifications/resources/updated', { uri });
+      }
+    }
+  }
+
+  /**
+   * Creates the state of a stateful session (revisions up to 2025-11-25). Transports call it
+   * once per stdio connection or `Mcp-Session-Id`, and pass it back as `DispatchEnv.session`.
+   */
+  createSession(peer: SessionPeer): ServerSession {
+    const session = new ServerSession(peer);
+    this.#sessions.add(session);
+    session.onClose(() => this.#sessions.delete(session));
+    return session;
+  }
+
+  /** Ends a session created by {@link createSession}. */
+  closeSession(session: unknown): void {
+    if (session instanceof ServerSession) session.close();
+  }
+
+  /** How many stateful sessions are open. */
+  get sessionCount(): number {
+    return this.#sessions.size;
   }
 
   /** The capabilities this server declares, computed from what is registered. */
@@ -261,7 +298,10 @@ export class McpServer implements McpDispatcher {
 
   /** Handles one message from a request-per-message transport (HTTP). Never rejects. */
   async dispatch(message: JsonRpcRequest | JsonRpcNotification, env: DispatchEnv): Promise<JsonRpcResponse | undefined> {
-    if (!('id' in message)) return undefined;
+    if (!('id' in message)) {
+      this.#notification(message, env.session);
+      return undefined;
+    }
     try {
       return { jsonrpc: '2.0', id: message.id, result: await this.#serve(message, env) };
     } catch (error) {
@@ -279,10 +319,12 @@ export class McpServer implements McpDispatcher {
    * Serves this server over a message-stream transport (stdio, in-memory). Resolves once the
    * transport is started; the returned connection closes it.
    */
-  async connect(transport: Transport): Promise<Connection> {
+  async connect(transport: Transport, options: { readonly requestTimeoutMs?: number } = {}): Promise<Connection> {
+    // One stdio connection is one (potential) stateful session; 2026-07-28 requests on it
+    // are still served statelessly, request by request.
     const connection: Connection = new Connection(transport, {
       logger: this.#logger,
-      defaultTimeoutMs: 0,
+      defaultTimeoutMs: options.requestTimeoutMs ?? 60_000,
       onRequest: (request, rctx) =>
         this.#serve(request, {
           signal: rctx.signal,
@@ -290,10 +332,29 @@ export class McpServer implements McpDispatcher {
           notify: (n) => {
             rctx.notify(n.method, n.params).catch(() => undefined);
           },
+          peer: {
+            request: (method, params, opts) =>
+              connection.request(method, params, {
+                relatedRequestId: rctx.id,
+                ...(opts?.signal !== undefined ? { signal: opts.signal } : {}),
+                ...(opts?.timeoutMs !== undefined ? { timeoutMs: opts.timeoutMs } : {}),
+              }),
+          },
+          session,
         }),
+      onNotification: (n) => this.#notification(n, session),
       onHandlerError: (error, request) => this.#reportError(error, request.method, request.id),
     });
-    connection.onClose(() => this.#connections.delete(connection));
+    const session = this.createSession({
+      request: (method, params, opts) => connection.request(method, params, opts ?? {}),
+      notify: (n) => {
+        if (!connection.closed) connection.notify(n.method, n.params).catch(() => undefined);
+      },
+    });
+    connection.onClose(() => {
+      this.#connections.delete(connection);
+      session.close();
+    });
     this.#connections.add(connection);
     await connection.start();
     return connection;
@@ -302,6 +363,7 @@ export class McpServer implements McpDispatcher {
   /** Ends every listen stream gracefully and closes connected transports. */
   async close(): Promise<void> {
     this.#hub.closeAll();
+    for (const session of [...this.#sessions]) session.close();
     await Promise.all([...this.#connections].map((c) => c.close()));
   }
 
@@ -333,12 +395,20 @@ export class McpServer implements McpDispatcher {
     };
   }
 
-  /** Reads version and capabilities from `_meta` and validates params (2026-07-28). */
+  /**
+   * Finds the revision of a request and validates it: a request whose `_meta` names a
+   * protocol version is served statelessly (2026-07-28); otherwise it belongs to its stateful
+   * session (after `initialize`).
+   */
   #prepare(request: JsonRpcRequest, env: DispatchEnv): Call {
     const params = request.params ?? EMPTY;
     const rawMeta = params['_meta'];
     const meta = isObject(rawMeta) ? rawMeta : EMPTY;
     const version = meta[META_PROTOCOL_VERSION];
+    const session = env.session instanceof ServerSession ? env.session : undefined;
+    if (version === undefined && session !== undefined && this.#statefulVersions.length > 0) {
+      return this.#prepareStateful(request, params, meta, env, session);
+    }
     if (version === undefined) {
       if (request.method === 'initialize') {
         const requested = params['protocolVersion'];
@@ -371,7 +441,55 @@ export class McpServer implements McpDispatcher {
       principal: principalOf(env),
       logLevel: this.#logging ? (level as LoggingLevel | undefined) : undefined,
       env,
+      session: undefined,
     };
+  }
+
+  #prepareStateful(
+    request: JsonRpcRequest,
+    params: Readonly<Record<string, unknown>>,
+    meta: Readonly<Record<string, unknown>>,
+    env: DispatchEnv,
+    session: ServerSession,
+  ): Call {
+    let revision = session.revision;
+    if (request.method === 'initialize') {
+      if (revision !== undefined) throw JsonRpcError.invalidRequest('the session is already initialized');
+      revision = this.#negotiate(params['protocolVersion']);
+    } else if (revision === undefined) {
+      throw JsonRpcError.invalidRequest('the session is not initialized: send initialize first');
+    }
+    const decoded = decodeRequestParams(revision, request.method, params, {
+      from: 'client',
+      serverCapabilities: this.capabilities(),
+    });
+    if (!decoded.ok) throw decoded.error;
+    return {
+      id: request.id,
+      method: request.method,
+      params: decoded.value,
+      meta,
+      revision,
+      caps: session.clientCapabilities,
+      clientInfo: session.clientInfo,
+      principal: principalOf(env),
+      logLevel: this.#logging ? (session.logLevel ?? 'debug') : undefined,
+      env: env.peer === undefined ? { ...env, peer: session.peer } : env,
+      session,
+    };
+  }
+
+  /** The revision to answer `initialize` with: the requested one when served, else our latest stateful one. */
+  #negotiate(requested: unknown): ProtocolRevision {
+    if (typeof requested === 'string' && isSupportedRevision(requested) && this.#statefulVersions.includes(requested)) return requested;
+    return this.#statefulVersions.includes(latestStatefulRevision)
+      ? latestStatefulRevision
+      : (this.#statefulVersions[this.#statefulVersions.length - 1] as ProtocolRevision);
+  }
+
+  #notification(notification: JsonRpcNotification, session: unknown): void {
+    if (!(session instanceof ServerSession)) return;
+    if (notification.method === 'notifications/initialized') session.initialized = true;
   }
 
   /** Stamps the result for the wire: resultType, cache defaults, serverInfo. */
@@ -547,9 +665,7 @@ export class McpServer implements McpDispatcher {
   async #readResource(call: Call): Promise<Record<string, unknown>> {
     const uri = call.params['uri'] as string;
     const reader = findReader(uri, (u) => this.#resources.get(u), this.#templates.all());
-    if (reader === undefined) {
-      throw new JsonRpcError(ErrorCode.InvalidParams, 'Resource not found', { uri });
-    }
+    if (reader === undefined) throw resourceNotFound(uri, call.revision);
     const cache = reader.cache ?? this.#cache;
     return this.#withInput(call, async (context) => {
       const result = toReadResult(await reader.read(context), uri);
@@ -596,6 +712,37 @@ export class McpServer implements McpDispatcher {
     const values = completer === undefined ? [] : await completer(argument.value, { arguments: context?.arguments ?? {}, handler: this.#context(call, undefined, 1, undefined) });
     const first = values.slice(0, 100);
     return { completion: { values: first, total: values.length, hasMore: values.length > first.length } };
+  }
+
+  async #initialize(call: Call): Promise<Record<string, unknown>> {
+    const session = call.session as ServerSession;
+    session.revision = call.revision;
+    session.clientCapabilities = (call.params['capabilities'] ?? {}) as ClientCapabilities;
+    const info = call.params['clientInfo'];
+    session.clientInfo = isObject(info) ? (info as Implementation) : undefined;
+    // Unsolicited list_changed for stateful sessions (capability `listChanged: true`).
+    session.onClose(this.#tools.onChange(() => session.send('notifications/tools/list_changed')));
+    session.onClose(this.#prompts.onChange(() => session.send('notifications/prompts/list_changed')));
+    const resourcesChanged = (): void => session.send('notifications/resources/list_changed');
+    session.onClose(this.#resources.onChange(resourcesChanged));
+    session.onClose(this.#templates.onChange(resourcesChanged));
+    const { extensions: _ext, ...capabilities } = this.capabilities() as Record<string, unknown>;
+    const result: Record<string, unknown> = { protocolVersion: call.revision, capabilities, serverInfo: this.info };
+    if (this.#instructions !== undefined) result['instructions'] = this.#instructions;
+    return result;
+  }
+
+  async #setLevel(call: Call): Promise<Record<string, unknown>> {
+    (call.session as ServerSession).logLevel = call.params['level'] as LoggingLevel;
+    return {};
+  }
+
+  async #subscribe(call: Call, on: boolean): Promise<Record<string, unknown>> {
+    const uri = call.params['uri'] as string;
+    const session = call.session as ServerSession;
+    if (on) session.subscriptions.add(uri);
+    else session.subscriptions.delete(uri);
+    return {};
   }
 
   // ---- helpers ------------------------------------------------------------------------

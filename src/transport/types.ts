@@ -25,6 +25,12 @@ export interface PeerRequester {
   request(method: string, params: Params | undefined, options?: { signal?: AbortSignal; timeoutMs?: number }): Promise<Record<string, unknown>>;
 }
 
+/** How a stateful session reaches its client outside any request (stateful eras only). */
+export interface SessionPeer extends PeerRequester {
+  /** Sends a notification not tied to a request (list_changed, resources/updated, log). */
+  notify(notification: JsonRpcNotification): void;
+}
+
 /** What a transport knows about one incoming message and how to talk back while it is handled. */
 export interface DispatchEnv {
   /** Aborted when the client cancels (HTTP: closes the response stream) or the transport closes. */
@@ -64,4 +70,11 @@ export interface McpDispatcher {
    * this request. Used to validate `Mcp-Param-*` headers against the body.
    */
   toolHeaders?(toolName: string, env: DispatchEnv): readonly ToolHeaderParam[] | undefined;
+  /**
+   * Creates the protocol state of a new stateful session (revisions up to 2025-11-25); the
+   * transport passes it back as `DispatchEnv.session` with every message of that session.
+   */
+  createSession?(peer: SessionPeer): unknown;
+  /** Ends a session created by {@link createSession} (DELETE, expiry, transport close). */
+  closeSession?(session: unknown): void;
 }
