@@ -1,0 +1,179 @@
+#!/usr/bin/env node
+// Runs the official MCP conformance suite (the referee, pinned in referee/package.json) against
+// Switchboard and prints the counts. See ../shared/conformance/HOWTO.md.
+//
+//   node scripts/conformance.mjs [server] [client] [--requirements 2026-07-28,2025-11-25] [--scenario NAME --spec-version REV]
+//
+// Server side: starts `switchboard everything --http` on a free port, runs the referee's server
+// scenarios for each revision, stops the server. Client side: runs the referee's client scenarios
+// with `npm run --silent conformance-client --` as the command (when that script exists).
+// The referee's CLI needs Node 22: it runs with referee/node_modules/node, and only it does.
+// Exit code: non-zero when a scored scenario fails, a scored scenario passes with zero checks, or a
+// baseline in test/conformance/expected-failures.<side>.<revision>.yaml is stale or exceeded.
+import { spawn } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+
+const root = new URL('..', import.meta.url).pathname;
+const refereeDir = join(root, 'referee');
+const node22 = join(refereeDir, 'node_modules', 'node', 'bin', 'node');
+const cli = join(refereeDir, 'node_modules', '@modelcontextprotocol', 'conformance', 'dist', 'index.js');
+const outRoot = join(root, '.tmp', 'conformance');
+
+const argv = process.argv.slice(2);
+const option = (name) => {
+  const i = argv.indexOf(`--${name}`);
+  return i === -1 ? undefined : argv[i + 1];
+};
+const sides = argv.filter((a) => a === 'server' || a === 'client');
+if (sides.length === 0) sides.push('server');
+const revisions = (option('requirements') ?? '2026-07-28,2025-11-25').split(',').filter(Boolean);
+const scenario = option('scenario');
+const specVersion = option('spec-version');
+const suite = option('suite');
+
+if (!existsSync(node22) || !existsSync(cli)) {
+  console.error('The referee is not installed: run `npm ci --prefix referee` first.');
+  process.exit(2);
+}
+if (!existsSync(join(root, 'dist', 'cli', 'main.js'))) {
+  console.error('Build first: `npm run build`.');
+  process.exit(2);
+}
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address();
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+async function waitForPort(port, child, timeoutMs = 15_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`the server exited early with code ${child.exitCode}`);
+    try {
+      await fetch(`http://127.0.0.1:${port}/mcp`, { method: 'GET', signal: AbortSignal.timeout(1000) });
+      return;
+    } catch {
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  throw new Error(`the server did not listen on port ${port} within ${timeoutMs} ms`);
+}
+
+function run(command, args, options = {}) {
+  return new Promise((resolve) => {
+    const child = spawn(command, args, { stdio: ['ignore', 'inherit', 'inherit'], ...options });
+    child.on('close', (code, signal) => resolve(code ?? (signal ? 1 : 0)));
+  });
+}
+
+/** Reads every checks.json under dir: scenario → {passed, failed, warnings}. */
+function readResults(dir) {
+  const results = new Map();
+  if (!existsSync(dir)) return results;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    if (!entry.isDirectory()) continue;
+    const file = join(dir, entry.name, 'checks.json');
+    if (!existsSync(file)) continue;
+    const checks = JSON.parse(readFileSync(file, 'utf8'));
+    const name = entry.name.replace(/-\d{4}-\d{2}-\d{2}T[\d-]+Z$/, '').replace(/^(server|client)-/, '');
+    const count = (status) => checks.filter((c) => c.status === status).length;
+    results.set(name, { passed: count('SUCCESS'), failed: count('FAILURE'), warnings: count('WARNING') });
+  }
+  return results;
+}
+
+function scoredScenarios(revision, side) {
+  const file = join(refereeDir, 'node_modules', '@modelcontextprotocol', 'conformance', 'requirements', `${revision}.yaml`);
+  const text = readFileSync(file, 'utf8');
+  // The YAML is a flat map of lists; a tiny reader is enough for `server:` / `client:`.
+  const out = [];
+  let inSide = false;
+  for (const line of text.split('\n')) {
+    if (/^\S/.test(line)) inSide = line.startsWith(`${side}:`);
+    else if (inSide) {
+      const m = /^\s+-\s+([\w/.-]+)\s*$/.exec(line);
+      if (m) out.push(m[1]);
+    }
+  }
+  return out;
+}
+
+let failed = false;
+
+async function serverSide(revision) {
+  const port = await freePort();
+  const server = spawn(process.execPath, [join(root, 'dist', 'cli', 'main.js'), 'everything', '--http', '--port', String(port), '--log-level', 'warn'], {
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  try {
+    await waitForPort(port, server);
+    const out = join(outRoot, `server-${scenario ?? revision}`);
+    rmSync(out, { recursive: true, force: true });
+    const args = [cli, 'server', '--url', `http://localhost:${port}/mcp`, '-o', out];
+    if (scenario) args.push('--scenario', scenario, '--spec-version', specVersion ?? revision);
+    else if (suite) args.push('--suite', suite, '--spec-version', specVersion ?? revision);
+    else args.push('--requirements', revision);
+    const baseline = join(root, 'test', 'conformance', `expected-failures.server.${revision}.yaml`);
+    if (!scenario && !suite && existsSync(baseline)) args.push('--expected-failures', baseline);
+    const code = await run(node22, args, { cwd: root });
+    report('server', revision, out, code);
+  } finally {
+    server.kill('SIGTERM');
+  }
+}
+
+async function clientSide(revision) {
+  const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+  if (!pkg.scripts?.['conformance-client']) {
+    console.log(`\n[client ${revision}] skipped: no conformance-client script yet`);
+    return;
+  }
+  const out = join(outRoot, `client-${scenario ?? revision}`);
+  rmSync(out, { recursive: true, force: true });
+  const args = [cli, 'client', '--command', 'npm run --silent conformance-client --', '-o', out];
+  if (scenario) args.push('--scenario', scenario, '--spec-version', specVersion ?? revision);
+  else args.push('--requirements', revision);
+  const baseline = join(root, 'test', 'conformance', `expected-failures.client.${revision}.yaml`);
+  if (!scenario && existsSync(baseline)) args.push('--expected-failures', baseline);
+  const code = await run(node22, args, { cwd: root });
+  report('client', revision, out, code);
+}
+
+function report(side, revision, out, code) {
+  const results = readResults(out);
+  const scored = scenario || suite ? [...results.keys()] : scoredScenarios(revision, side);
+  let pass = 0;
+  const vacuous = [];
+  const failing = [];
+  for (const name of scored) {
+    const r = results.get(name);
+    if (r === undefined || r.failed > 0) failing.push(name);
+    else if (r.passed === 0) vacuous.push(name);
+    else pass++;
+  }
+  const extra = [...results.keys()].filter((n) => !scored.includes(n));
+  console.log(`\n[${side} ${revision}] scored: ${pass}/${scored.length} passed with checks > 0`);
+  if (failing.length > 0) console.log(`  failing: ${failing.join(', ')}`);
+  if (vacuous.length > 0) console.log(`  passed with zero checks: ${vacuous.join(', ')}`);
+  if (extra.length > 0) {
+    const good = extra.filter((n) => results.get(n).failed === 0 && results.get(n).passed > 0);
+    console.log(`  not scored: ${good.length}/${extra.length} passed (${extra.map((n) => `${n}${good.includes(n) ? '' : ' ✗'}`).join(', ')})`);
+  }
+  if (code !== 0 || vacuous.length > 0) failed = true;
+}
+
+for (const revision of revisions) {
+  for (const side of sides) {
+    if (side === 'server') await serverSide(revision);
+    else await clientSide(revision);
+  }
+}
+process.exit(failed ? 1 : 0);

@@ -1,0 +1,231 @@
+/**
+ * The Node `http` adapter for the Streamable HTTP server handler: a request listener that
+ * feeds `IncomingMessage`s straight into the handler's internal shapes (no WHATWG
+ * `Request`/`Response` on the way), and a `listen` helper that binds to loopback by default.
+ *
+ * - The body is read with the handler's size limit: 413 up front when `Content-Length` is too
+ *   big, and as soon as a streamed body outgrows it (the rest is discarded and the
+ *   connection closed).
+ * - Headers are read in place from `req.headers`, never copied.
+ * - JSON answers go out with `Content-Length` in a single `res.end`; SSE answers are written
+ *   event by event right after the headers are flushed.
+ * - A closed response or socket before the answer is complete aborts `DispatchEnv.signal`
+ *   (cancellation), and nothing more is written.
+ * - The listener never throws.
+ *
+ * @see https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#security-%26-endpoint
+ * @module
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { pathOf, type StreamableHttpHandler } from '../transport/http/server.js';
+import { isSseStream, type HttpRequestLike, type HttpResponseLike } from '../transport/http/types.js';
+import { silentLogger, type Logger } from '../util/logger.js';
+
+/** Options for {@link toNodeHandler}. */
+export interface NodeHandlerOptions {
+  /** Diagnostics. Default: silent. */
+  readonly logger?: Logger;
+}
+
+/** A Node request listener. */
+export type NodeRequestListener = (req: IncomingMessage, res: ServerResponse) => void;
+
+function readNodeBody(req: IncomingMessage, max: number): Promise<Uint8Array | undefined> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let total = 0;
+    const cleanup = (): void => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onError);
+      req.off('close', onClose);
+    };
+    const onData = (chunk: Buffer): void => {
+      total += chunk.length;
+      if (total > max) {
+        cleanup();
+        // Keep the stream flowing so the remainder is discarded, not buffered.
+        req.resume();
+        resolve(undefined);
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = (): void => {
+      cleanup();
+      resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, total));
+    };
+    const onError = (error: Error): void => {
+      cleanup();
+      reject(error);
+    };
+    const onClose = (): void => {
+      cleanup();
+      reject(new Error('the request was closed before its body was complete'));
+    };
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('error', onError);
+    req.on('close', onClose);
+  });
+}
+
+function writeResponse(req: IncomingMessage, res: ServerResponse, response: HttpResponseLike): void {
+  const body = response.body;
+  if (res.destroyed || res.writableEnded) {
+    if (isSseStream(body)) body.cancel(new Error('the client closed the connection'));
+    return;
+  }
+  if (body === undefined) {
+    res.writeHead(response.status, response.headers);
+    res.end();
+    return;
+  }
+  if (typeof body === 'string' || body instanceof Uint8Array) {
+    const length = typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength;
+    const headers: Record<string, string | number> = { ...response.headers, 'content-length': length };
+    if (response.status === 413 && !req.complete) {
+      // The rest of an oversized body is never read: close rather than drain it.
+      headers['connection'] = 'close';
+    }
+    res.writeHead(response.status, headers);
+    res.end(body);
+    return;
+  }
+  res.writeHead(response.status, response.headers);
+  res.flushHeaders();
+  const onClose = (): void => body.cancel(new Error('the client closed the response stream'));
+  res.once('close', onClose);
+  body.start({
+    write: (chunk) => {
+      if (!res.destroyed) res.write(chunk);
+    },
+    end: () => {
+      res.off('close', onClose);
+      if (!res.destroyed) res.end();
+    },
+  });
+}
+
+/**
+ * Wraps a Streamable HTTP handler as a Node `http` request listener.
+ *
+ * @example
+ * ```ts
+ * const server = http.createServer(toNodeHandler(createStreamableHttpHandler(dispatcher)));
+ * server.listen(3000, '127.0.0.1');
+ * ```
+ */
+export function toNodeHandler(handler: StreamableHttpHandler, options: NodeHandlerOptions = {}): NodeRequestListener {
+  const logger = options.logger ?? silentLogger;
+  const max = handler.maxBodyBytes;
+  return (req, res) => {
+    try {
+      // A plain listener instead of an AbortController: creating AbortSignals is slow on Node 20.
+      let gone = false;
+      let onGone: ((reason: unknown) => void) | undefined;
+      res.once('close', () => {
+        if (res.writableFinished) return;
+        gone = true;
+        onGone?.(new Error('the client closed the connection'));
+      });
+      const headers = req.headers;
+      const request: HttpRequestLike = {
+        method: req.method ?? 'GET',
+        path: pathOf(req.url ?? '/'),
+        header: (name) => {
+          const value = headers[name];
+          return typeof value === 'string' ? value : value === undefined ? undefined : value.join(', ');
+        },
+        body: (limit) => readNodeBody(req, Math.min(limit, max)),
+        onAbort: (listener) => {
+          if (gone) listener(new Error('the client closed the connection'));
+          else onGone = listener;
+        },
+      };
+      handler.handle(request).then(
+        (response) => {
+          try {
+            writeResponse(req, res, response);
+          } catch (e) {
+            logger.error('writing the HTTP response failed', { error: String(e) });
+            res.destroy();
+          }
+        },
+        (error: unknown) => {
+          // handle() never rejects; be safe anyway.
+          logger.error('the HTTP handler rejected', { error: String(error) });
+          if (!res.headersSent) {
+            res.writeHead(500);
+            res.end();
+          } else res.destroy();
+        },
+      );
+    } catch (e) {
+      logger.error('the HTTP listener failed', { error: String(e) });
+      try {
+        res.destroy();
+      } catch {
+        // ignore
+      }
+    }
+  };
+}
+
+/** Options for {@link listen}. */
+export interface ListenOptions {
+  /** The port; 0 (default) picks a free one. */
+  readonly port?: number;
+  /** The interface to bind. Default `127.0.0.1` (local servers SHOULD NOT bind 0.0.0.0). */
+  readonly host?: string;
+  /** Diagnostics. Default: silent. */
+  readonly logger?: Logger;
+}
+
+/** A running server from {@link listen}. */
+export interface ListeningServer {
+  /** The Node server. */
+  readonly server: Server;
+  /** The bound address. */
+  readonly host: string;
+  /** The bound port. */
+  readonly port: number;
+  /** `http://host:port/` with IPv6 hosts bracketed. */
+  readonly url: string;
+  /** Stops accepting connections, closes open ones (SSE streams included) and resolves when done. */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts a Node `http` server for the handler, on 127.0.0.1 unless told otherwise, and
+ * resolves once it is bound.
+ *
+ * @example
+ * ```ts
+ * const { url, close } = await listen(handler, { port: 0 });
+ * ```
+ */
+export function listen(handler: StreamableHttpHandler, options: ListenOptions = {}): Promise<ListeningServer> {
+  const server = createServer(toNodeHandler(handler, options.logger === undefined ? {} : { logger: options.logger }));
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => {
+      server.off('error', reject);
+      const address = server.address() as AddressInfo;
+      const host = address.address;
+      const shown = host.includes(':') ? `[${host}]` : host;
+      resolve({
+        server,
+        host,
+        port: address.port,
+        url: `http://${shown}:${address.port}/`,
+        close: () =>
+          new Promise<void>((done, fail) => {
+            server.close((error) => (error === undefined ? done() : fail(error)));
+            server.closeAllConnections();
+          }),
+      });
+    });
+  });
+}

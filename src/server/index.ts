@@ -1,0 +1,34 @@
+/**
+ * The MCP server: `McpServer`, its handler context, middleware and `requestState` sealing.
+ *
+ * @module
+ */
+export { McpServer, type McpServerOptions } from './mcpServer.js';
+export { ToolError } from './tools.js';
+export { ServerSession } from './session.js';
+export { type Middleware, type MiddlewareContext } from './middleware.js';
+export { RequestStateSealer, MemoryNonceStore, digestParams, canonicalJson, type NonceStore, type RequestStateOptions, type StateRejection } from './requestState.js';
+export type {
+  HandlerContext,
+  InputOptions,
+  TraceContext,
+  ToolDefinition,
+  ToolHandler,
+  ToolReturn,
+  ResourceDefinition,
+  ResourceHandler,
+  ResourceReturn,
+  ResourceTemplateDefinition,
+  TemplateHandler,
+  PromptDefinition,
+  PromptArgumentDefinition,
+  PromptHandler,
+  PromptReturn,
+  Completer,
+  CompletionContext,
+  CacheHints,
+  ServerInfo,
+  StandardSchemaV1,
+  JsonSchemaObject,
+  RegisteredHandle,
+} from './types.js';

@@ -1,0 +1,585 @@
+/**
+ * The Streamable HTTP server transport, revision 2026-07-28 (stateless): one POST endpoint,
+ * one JSON-RPC request or notification per POST, answered with `application/json` or with a
+ * request-scoped `text/event-stream`.
+ *
+ * The core works on {@link HttpRequestLike}/{@link HttpResponseLike} (no WHATWG objects on the
+ * hot path); {@link StreamableHttpHandler.fetch} is the web-standard entry built on it, and
+ * `adapters/nodeHttp.ts` is the Node one. This module is runtime-neutral.
+ *
+ * Request pipeline, first failure wins:
+ *
+ * | Check | Failure |
+ * |---|---|
+ * | `Host` on the allow-list (DNS rebinding) | 403 |
+ * | `Origin`, when present, on the allow-list | 403 |
+ * | `route` hook (stateful revisions, auth …) may answer | its response |
+ * | method is POST | 405, `Allow: POST` |
+ * | `Content-Type: application/json` | 415 |
+ * | `Accept` lists `application/json` and `text/event-stream` | 406 |
+ * | body within `maxBodyBytes` (`Content-Length`, then while reading) | 413 |
+ * | body is one JSON-RPC request or notification | 400 + -32700/-32600 |
+ * | `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`, `Mcp-Param-*` agree with the body | 400 + -32020 |
+ * | notification dispatched | 202, empty |
+ * | request dispatched | JSON (status from {@link httpStatusForError}) or SSE |
+ *
+ * @see https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http
+ * @module
+ */
+import type { MessageExtra } from '../../jsonrpc/channel.js';
+import { decodeFrame, defaultDecodeLimits, isBatchResult, type DecodeLimits, type DecodeResult } from '../../jsonrpc/decode.js';
+import { ErrorCode, JsonRpcError } from '../../jsonrpc/errors.js';
+import type { JsonRpcNotification, JsonRpcRequest, JsonRpcResponse, RequestId } from '../../jsonrpc/messages.js';
+import { silentLogger, type Logger } from '../../util/logger.js';
+import type { DispatchEnv, McpDispatcher } from '../types.js';
+import { trimOws } from './headerValue.js';
+import { encodeSseComment, encodeSseJson } from './sse.js';
+import { PushSseStream } from './sseStream.js';
+import { isSseStream, type HeaderGetter, type HttpExtra, type HttpRequestBody, type HttpRequestLike, type HttpResponseLike } from './types.js';
+import {
+  acceptsJsonAndSse,
+  checkParamHeaders,
+  checkStandardHeaders,
+  compileHostAllowList,
+  compileOriginAllowList,
+  httpStatusForError,
+  isAllowedHost,
+  isAllowedOrigin,
+  isJsonContentType,
+  lacksRequiredMeta,
+  localhostNames,
+} from './validate.js';
+
+/**
+ * Unsafe switch: set `[allowAnyHost]: true` in the options to skip the `Host` check (for a
+ * server behind a proxy that already pins the host). A symbol, so JSON config cannot set it.
+ */
+export const allowAnyHost: unique symbol = Symbol('switchboard.http.allowAnyHost');
+/** Unsafe switch: set `[allowAnyOrigin]: true` to accept every `Origin` (DNS-rebinding defence off). */
+export const allowAnyOrigin: unique symbol = Symbol('switchboard.http.allowAnyOrigin');
+
+/** What the {@link HttpRoute} hook sees of a request. */
+export interface RouteInput {
+  /** The raw body (POST only). */
+  readonly bytes: Uint8Array | undefined;
+  /** The body decoded with the handler's limits (POST only). */
+  readonly decoded: DecodeResult | undefined;
+}
+
+/**
+ * The seam for everything that is not the stateless 2026-07-28 path: the stateful
+ * revisions (header-less `initialize`, `Mcp-Session-Id`, the GET stream, DELETE),
+ * authentication challenges, extra endpoints. It runs after the `Host`/`Origin` checks:
+ * once with `input` undefined for a non-POST request (before the 405), and once per POST
+ * after the body was read and decoded (before any 2026 header rule). Return a response to
+ * take the request, or undefined to let the stateless path continue.
+ */
+export type HttpRoute = (
+  request: HttpRequestLike,
+  input: RouteInput | undefined,
+) => HttpResponseLike | undefined | Promise<HttpResponseLike | undefined>;
+
+/** Options for {@link createStreamableHttpHandler}. */
+export interface StreamableHttpServerOptions {
+  /**
+   * Allowed `Host` values: bare names match any port (`localhost`), `name:port` matches
+   * exactly. Default: `localhost`, `127.0.0.1`, `[::1]`. A request without `Host` passes.
+   */
+  readonly allowedHosts?: readonly string[];
+  /**
+   * Allowed `Origin` values: full origins (`https://app.example.com`) match exactly; bare
+   * names allow that host over http(s) with any port. Default: the localhost names. A request
+   * without `Origin` passes; a present, unlisted one (including `null`) gets 403.
+   */
+  readonly allowedOrigins?: readonly string[];
+  /** See {@link allowAnyHost}. */
+  readonly [allowAnyHost]?: boolean;
+  /** See {@link allowAnyOrigin}. */
+  readonly [allowAnyOrigin]?: boolean;
+  /** Largest request body in bytes; larger gets 413. Default 4 MiB. */
+  readonly maxBodyBytes?: number;
+  /** JSON-RPC decoder limits (`maxBytes` is capped at `maxBodyBytes`; batches stay off). */
+  readonly decodeLimits?: DecodeLimits;
+  /** Diagnostics. Default: silent. */
+  readonly logger?: Logger;
+  /**
+   * Adds facts to `DispatchEnv.extra` (e.g. the authenticated principal). The handler always
+   * sets `extra.http` ({@link HttpExtra}); a hook key named `http` is overwritten.
+   */
+  readonly extra?: (request: HttpRequestLike) => MessageExtra | undefined | Promise<MessageExtra | undefined>;
+  /** Interval of SSE comment keep-alives on open streams, in ms; 0 disables. Default 15,000. */
+  readonly sseKeepAliveMs?: number;
+  /**
+   * When set, a request whose `MCP-Protocol-Version` header (already matched against
+   * `_meta`) is not listed is answered here with -32022 (400) instead of being dispatched.
+   * When unset the dispatcher decides.
+   */
+  readonly supportedVersions?: readonly string[];
+  /** See {@link HttpRoute}. */
+  readonly route?: HttpRoute;
+  /**
+   * The MCP endpoint's path (e.g. `/mcp`); any other path gets 404. Default: every path is
+   * the endpoint (mount the handler where you want it).
+   */
+  readonly path?: string;
+}
+
+/** The handler returned by {@link createStreamableHttpHandler}. */
+export interface StreamableHttpHandler {
+  /** Handles one request on the internal shapes. Never rejects. */
+  handle(request: HttpRequestLike): Promise<HttpResponseLike>;
+  /** The web-standard entry (Hono `app.fetch`, tRPC `fetchRequestHandler` style). Never rejects. */
+  fetch(request: Request): Promise<Response>;
+  /** The body limit, for adapters that enforce it while reading. */
+  readonly maxBodyBytes: number;
+}
+
+const JSON_HEADERS: Readonly<Record<string, string>> = Object.freeze({ 'content-type': 'application/json' });
+const SSE_HEADERS: Readonly<Record<string, string>> = Object.freeze({
+  'content-type': 'text/event-stream',
+  'cache-control': 'no-cache',
+  'x-accel-buffering': 'no',
+});
+const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
+const ALLOW_POST: Readonly<Record<string, string>> = Object.freeze({ 'content-type': 'application/json', allow: 'POST' });
+const ACCEPTED: HttpResponseLike = Object.freeze({ status: 202, headers: NO_HEADERS });
+
+/** Serializes an error response; the id is omitted when it could not be read (2026-07-28 `JSONRPCErrorResponse.id?`). */
+function errorBody(error: JsonRpcError, id: RequestId | undefined): string {
+  return JSON.stringify(id === undefined ? { jsonrpc: '2.0', error: error.toJSON() } : { jsonrpc: '2.0', id, error: error.toJSON() });
+}
+
+function errorResponse(status: number, error: JsonRpcError, id?: RequestId, headers: Readonly<Record<string, string>> = JSON_HEADERS): HttpResponseLike {
+  return { status, headers, body: errorBody(error, id) };
+}
+
+/** Reads a body of any accepted shape; undefined when it exceeds `max`. */
+async function readBody(body: HttpRequestBody | undefined, max: number): Promise<Uint8Array | undefined> {
+  if (body === undefined) return new Uint8Array(0);
+  if (body instanceof Uint8Array) return body.byteLength > max ? undefined : body;
+  if (typeof body === 'function') return body(max);
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for await (const chunk of body) {
+    total += chunk.byteLength;
+    if (total > max) return undefined;
+    chunks.push(chunk);
+  }
+  if (chunks.length === 1) return chunks[0] as Uint8Array;
+  const out = new Uint8Array(total);
+  let at = 0;
+  for (const c of chunks) {
+    out.set(c, at);
+    at += c.byteLength;
+  }
+  return out;
+}
+
+/**
+ * One request in flight: the {@link DispatchEnv} the dispatcher sees, and the switch from a
+ * pending JSON answer to an SSE stream on the first notification.
+ */
+class Exchange implements DispatchEnv {
+  readonly extra: MessageExtra;
+  readonly #parent: AbortSignal | undefined;
+  readonly #keepAliveMs: number;
+  // Created on first use of `signal`: an AbortSignal costs microseconds on Node 20.
+  #controller: AbortController | undefined;
+  #aborted = false;
+  #abortReason: unknown;
+  #state: 0 | 1 | 2 = 0; // 0 pending, 1 streaming, 2 done
+  #stream: PushSseStream | undefined;
+  #timer: ReturnType<typeof setInterval> | undefined;
+  #resolve: ((response: HttpResponseLike) => void) | undefined;
+
+  constructor(req: HttpRequestLike, extra: MessageExtra, keepAliveMs: number) {
+    this.extra = extra;
+    this.#keepAliveMs = keepAliveMs;
+    const parent = req.signal;
+    this.#parent = parent;
+    if (parent !== undefined) {
+      if (parent.aborted) this.#abort(parent.reason);
+      else parent.addEventListener('abort', this.#onParentAbort, { once: true });
+    }
+    req.onAbort?.((reason) => this.#abort(reason));
+  }
+
+  /** {@inheritDoc DispatchEnv.signal} */
+  get signal(): AbortSignal {
+    let controller = this.#controller;
+    if (controller === undefined) {
+      controller = new AbortController();
+      this.#controller = controller;
+      if (this.#aborted) controller.abort(this.#abortReason);
+    }
+    return controller.signal;
+  }
+
+  readonly #onParentAbort = (): void => {
+    this.#abort(this.#parent?.reason);
+  };
+
+  /** {@inheritDoc DispatchEnv.notify} */
+  readonly notify = (notification: JsonRpcNotification): void => {
+    if (this.#state === 2) return;
+    if (this.#state === 0) {
+      const resolve = this.#resolve;
+      if (resolve === undefined) return; // before dispatch (e.g. from toolHeaders): nothing to attach to
+      this.#state = 1;
+      const stream = new PushSseStream((reason) => this.#abort(reason));
+      this.#stream = stream;
+      stream.write(encodeSseJson(notification));
+      if (this.#keepAliveMs > 0) {
+        const comment = encodeSseComment();
+        const timer = setInterval(() => stream.write(comment), this.#keepAliveMs);
+        // Do not keep a Node process alive just for keep-alives.
+        (timer as { unref?: () => void }).unref?.();
+        this.#timer = timer;
+      }
+      resolve({ status: 200, headers: SSE_HEADERS, body: stream });
+      return;
+    }
+    this.#stream?.write(encodeSseJson(notification));
+  };
+
+  /** Dispatches and resolves with the JSON answer, or with the SSE response at the first notification. */
+  run(
+    dispatcher: McpDispatcher,
+    message: JsonRpcRequest,
+    logger: Logger,
+  ): Promise<HttpResponseLike> {
+    return new Promise<HttpResponseLike>((resolve) => {
+      this.#resolve = resolve;
+      let dispatched: Promise<JsonRpcResponse | undefined>;
+      try {
+        dispatched = dispatcher.dispatch(message, this);
+      } catch (e) {
+        dispatched = Promise.reject(e);
+      }
+      dispatched.then(
+        (response) => this.#finish(response ?? internalErrorResponse(message.id), message),
+        (error: unknown) => {
+          logger.error('dispatcher rejected; answering -32603', { method: message.method, error: String(error) });
+          this.#finish(internalErrorResponse(message.id), message);
+        },
+      );
+    });
+  }
+
+  #finish(response: JsonRpcResponse, message: JsonRpcRequest): void {
+    const state = this.#state;
+    this.#state = 2;
+    this.#cleanup();
+    if (state === 0) {
+      let status = 200;
+      if ('error' in response) {
+        const code = response.error.code;
+        status = httpStatusForError(code, code === ErrorCode.InvalidParams && lacksRequiredMeta(message));
+      }
+      this.#resolve?.({ status, headers: JSON_HEADERS, body: JSON.stringify(response) });
+    } else if (state === 1) {
+      const stream = this.#stream as PushSseStream;
+      if (!this.#aborted) stream.write(encodeSseJson(response));
+      stream.close();
+    }
+  }
+
+  #abort(reason: unknown): void {
+    if (this.#aborted) return;
+    this.#aborted = true;
+    this.#abortReason = reason;
+    this.#controller?.abort(reason);
+    if (this.#state === 1) {
+      // Nothing more may be sent for a request cancelled by stream close.
+      this.#state = 2;
+      this.#stream?.cancel(reason);
+    }
+    this.#cleanup();
+  }
+
+  /** Releases the parent-signal listener and timers (for exchanges that never {@link run}). */
+  dispose(): void {
+    this.#state = 2;
+    this.#cleanup();
+  }
+
+  #cleanup(): void {
+    if (this.#timer !== undefined) {
+      clearInterval(this.#timer);
+      this.#timer = undefined;
+    }
+    this.#parent?.removeEventListener('abort', this.#onParentAbort);
+  }
+}
+
+function internalErrorResponse(id: RequestId): JsonRpcResponse {
+  return { jsonrpc: '2.0', id, error: JsonRpcError.internal().toJSON() };
+}
+
+function isThenable<T>(value: unknown): value is PromiseLike<T> {
+  return typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function';
+}
+
+/**
+ * Creates the Streamable HTTP server handler for revision 2026-07-28.
+ *
+ * HTTP statuses for JSON-RPC errors follow {@link httpStatusForError}: -32601 → 404;
+ * -32020/-32021/-32022 and -32602-for-missing-`_meta` → 400; every other error → 200 with
+ * the error body (the spec leaves them unpinned; see the checklist's trap on ordinary
+ * errors). Once an SSE stream is open the status is already 200 and errors travel as events.
+ *
+ * @example
+ * ```ts
+ * const handler = createStreamableHttpHandler(server.dispatcher, { logger });
+ * export default { fetch: handler.fetch }; // any fetch-style runtime
+ * // or on Node: await listen(handler, { port: 3000 });
+ * ```
+ * @see https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http
+ */
+export function createStreamableHttpHandler(dispatcher: McpDispatcher, options: StreamableHttpServerOptions = {}): StreamableHttpHandler {
+  const logger = options.logger ?? silentLogger;
+  const maxBodyBytes = options.maxBodyBytes ?? 4 * 1024 * 1024;
+  const limits: DecodeLimits = {
+    ...defaultDecodeLimits,
+    ...options.decodeLimits,
+    maxBytes: Math.min(options.decodeLimits?.maxBytes ?? maxBodyBytes, maxBodyBytes),
+    allowBatch: false,
+  };
+  const hosts = options[allowAnyHost] === true ? undefined : compileHostAllowList(options.allowedHosts ?? localhostNames);
+  const origins = options[allowAnyOrigin] === true ? undefined : compileOriginAllowList(options.allowedOrigins ?? localhostNames);
+  const keepAliveMs = options.sseKeepAliveMs ?? 15_000;
+  const supported = options.supportedVersions === undefined ? undefined : new Set(options.supportedVersions);
+  const extraHook = options.extra;
+  const route = options.route;
+  const endpoint = options.path;
+
+  function reject(status: number, detail: string, headers?: Readonly<Record<string, string>>): HttpResponseLike {
+    logger.debug('http request rejected', { status, detail });
+    return errorResponse(status, JsonRpcError.invalidRequest(detail), undefined, headers);
+  }
+
+  async function handleInner(req: HttpRequestLike): Promise<HttpResponseLike> {
+    const get = req.header;
+    // DNS-rebinding defence first: nothing else is revealed to a foreign page.
+    if (hosts !== undefined) {
+      const host = get('host');
+      if (host !== undefined && !isAllowedHost(trimOws(host), hosts)) return reject(403, 'the Host header is not allowed');
+    }
+    if (origins !== undefined) {
+      const origin = get('origin');
+      if (origin !== undefined && !isAllowedOrigin(trimOws(origin), origins)) return reject(403, 'the Origin header is not allowed');
+    }
+    if (endpoint !== undefined && req.path !== endpoint) return reject(404, `no MCP endpoint at ${req.path}`);
+    if (req.method !== 'POST') {
+      if (route !== undefined) {
+        const routed = await route(req, undefined);
+        if (routed !== undefined) return routed;
+      }
+      return reject(405, `method ${req.method} is not allowed; the MCP endpoint accepts POST`, ALLOW_POST);
+    }
+    if (!isJsonContentType(get('content-type'))) return reject(415, 'the Content-Type must be application/json');
+    if (!acceptsJsonAndSse(get('accept'))) return reject(406, 'the Accept header must list application/json and text/event-stream');
+    const declared = get('content-length');
+    if (declared !== undefined && Number(declared) > maxBodyBytes) {
+      return reject(413, `the body is larger than ${maxBodyBytes} bytes`);
+    }
+    let bytes: Uint8Array | undefined;
+    try {
+      bytes = await readBody(req.body, maxBodyBytes);
+    } catch (e) {
+      logger.debug('reading the request body failed', { error: String(e) });
+      return reject(400, 'the request body could not be read');
+    }
+    if (bytes === undefined) return reject(413, `the body is larger than ${maxBodyBytes} bytes`);
+    const decoded = decodeFrame(bytes, limits);
+    if (route !== undefined) {
+      const routed = await route(req, { bytes, decoded });
+      if (routed !== undefined) return routed;
+    }
+    if (isBatchResult(decoded)) return reject(400, 'the body must be a single JSON-RPC message, not a batch');
+    if (!decoded.ok) {
+      return errorResponse(400, decoded.error, decoded.id === null || decoded.isResponse ? undefined : decoded.id);
+    }
+    const message = decoded.message;
+    if (!('method' in message)) return reject(400, 'the body must be a JSON-RPC request or notification, not a response');
+    const isRequest = 'id' in message;
+    const id = isRequest ? (message as JsonRpcRequest).id : undefined;
+
+    const headerError = checkStandardHeaders(message, get, isRequest);
+    if (headerError !== undefined) return errorResponse(400, headerError, id);
+
+    if (supported !== undefined) {
+      const version = get('mcp-protocol-version');
+      if (version !== undefined && !supported.has(trimOws(version))) {
+        const error = new JsonRpcError(ErrorCode.UnsupportedProtocolVersion, 'Unsupported protocol version', {
+          supported: [...supported],
+          requested: trimOws(version),
+        });
+        return errorResponse(400, error, id);
+      }
+    }
+
+    let extra: MessageExtra;
+    const http: HttpExtra = { getHeader: get, method: req.method, path: req.path };
+    if (extraHook === undefined) {
+      extra = { http };
+    } else {
+      let added = extraHook(req);
+      if (isThenable<MessageExtra | undefined>(added)) added = await added;
+      extra = added === undefined ? { http } : { ...added, http };
+    }
+    const exchange = new Exchange(req, extra, keepAliveMs);
+
+    if (message.method === 'tools/call' && dispatcher.toolHeaders !== undefined) {
+      const name = message.params?.['name'];
+      if (typeof name === 'string') {
+        const params = dispatcher.toolHeaders(name, exchange);
+        if (params !== undefined && params.length > 0) {
+          const paramError = checkParamHeaders(message.params?.['arguments'], params, get);
+          if (paramError !== undefined) {
+            exchange.dispose();
+            return errorResponse(400, paramError, id);
+          }
+        }
+      }
+    }
+    if (!isRequest) {
+      let answer: JsonRpcResponse | undefined;
+      try {
+        answer = await dispatcher.dispatch(message, exchange);
+      } catch (e) {
+        logger.error('dispatcher rejected a notification', { method: message.method, error: String(e) });
+        return errorResponse(500, JsonRpcError.internal());
+      } finally {
+        exchange.dispose();
+      }
+      if (answer !== undefined && 'error' in answer) {
+        const error = JsonRpcError.fromObject(answer.error);
+        return errorResponse(400, error);
+      }
+      return ACCEPTED;
+    }
+    return exchange.run(dispatcher, message as JsonRpcRequest, logger);
+  }
+
+  async function handle(req: HttpRequestLike): Promise<HttpResponseLike> {
+    try {
+      return await handleInner(req);
+    } catch (e) {
+      logger.error('http handler failed', { error: String(e) });
+      return errorResponse(500, JsonRpcError.internal());
+    }
+  }
+
+  return {
+    handle,
+    maxBodyBytes,
+    async fetch(request: Request): Promise<Response> {
+      const response = await handle(fromWebRequest(request));
+      return toWebResponse(response);
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------
+// The web-standard entry
+
+/** The path of an absolute or origin-form URL, without query or fragment. */
+export function pathOf(url: string): string {
+  let start = 0;
+  const scheme = url.indexOf('://');
+  if (scheme >= 0) {
+    start = url.indexOf('/', scheme + 3);
+    if (start < 0) return '/';
+  }
+  let end = url.length;
+  const q = url.indexOf('?', start);
+  if (q >= 0) end = q;
+  const h = url.indexOf('#', start);
+  if (h >= 0 && h < end) end = h;
+  return url.slice(start, end) || '/';
+}
+
+function hostOf(url: string): string | undefined {
+  const scheme = url.indexOf('://');
+  if (scheme < 0) return undefined;
+  let end = url.length;
+  for (const sep of ['/', '?', '#']) {
+    const i = url.indexOf(sep, scheme + 3);
+    if (i >= 0 && i < end) end = i;
+  }
+  const authority = url.slice(scheme + 3, end);
+  const at = authority.lastIndexOf('@');
+  return at >= 0 ? authority.slice(at + 1) : authority;
+}
+
+function webBodyReader(stream: ReadableStream<Uint8Array>): (max: number) => Promise<Uint8Array | undefined> {
+  return async (max) => {
+    const reader = stream.getReader();
+    const chunks: Uint8Array[] = [];
+    let total = 0;
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      total += value.byteLength;
+      if (total > max) {
+        void reader.cancel().catch(() => undefined);
+        return undefined;
+      }
+      chunks.push(value);
+    }
+    if (chunks.length === 1) return chunks[0];
+    const out = new Uint8Array(total);
+    let at = 0;
+    for (const c of chunks) {
+      out.set(c, at);
+      at += c.byteLength;
+    }
+    return out;
+  };
+}
+
+/** Wraps a WHATWG `Request` as an {@link HttpRequestLike}; `Host` falls back to the URL's authority. */
+export function fromWebRequest(request: Request): HttpRequestLike {
+  const headers = request.headers;
+  const url = request.url;
+  const header: HeaderGetter = (name) => {
+    const value = headers.get(name);
+    if (value !== null) return value;
+    return name === 'host' ? hostOf(url) : undefined;
+  };
+  const base = { method: request.method, path: pathOf(url), header, signal: request.signal };
+  return request.body === null ? base : { ...base, body: webBodyReader(request.body) };
+}
+
+const textEncoder = new TextEncoder();
+
+/** Turns an {@link HttpResponseLike} into a WHATWG `Response` (SSE as a `ReadableStream`). */
+export function toWebResponse(response: HttpResponseLike): Response {
+  const body = response.body;
+  if (body === undefined) return new Response(null, { status: response.status, headers: response.headers });
+  if (!isSseStream(body)) {
+    // TS 5.9 types BodyInit with ArrayBuffer-backed views only; ours are never shared-memory.
+    return new Response(body as string | Uint8Array<ArrayBuffer>, { status: response.status, headers: response.headers });
+  }
+  let closed = false;
+  const stream = new ReadableStream<Uint8Array>({
+    start(controller) {
+      body.start({
+        write: (chunk) => {
+          if (!closed) controller.enqueue(textEncoder.encode(chunk));
+        },
+        end: () => {
+          if (closed) return;
+          closed = true;
+          controller.close();
+        },
+      });
+    },
+    cancel(reason) {
+      closed = true;
+      body.cancel(reason);
+    },
+  });
+  return new Response(stream, { status: response.status, headers: response.headers });
+}

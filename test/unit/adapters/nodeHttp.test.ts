@@ -1,0 +1,185 @@
+import assert from 'node:assert/strict';
+import { request as httpRequest } from 'node:http';
+import { after, before, describe, it } from 'node:test';
+import { listen, type ListeningServer } from '../../../src/adapters/nodeHttp.js';
+import { SseParser } from '../../../src/transport/http/sse.js';
+import { createStreamableHttpHandler } from '../../../src/transport/http/server.js';
+import { fakeDispatcher, request, standardHeaders, type FakeDispatcher } from '../transport/http/support.js';
+
+let server: ListeningServer;
+let d: FakeDispatcher;
+let url: string;
+
+const headersFor = (message: { method: string; params?: Record<string, unknown> }): Record<string, string> => {
+  const h = standardHeaders(message);
+  delete h['host']; // fetch sets the real one
+  return h;
+};
+
+const call = (body: unknown, extra: Record<string, string> = {}, init: RequestInit = {}) =>
+  fetch(url, { method: 'POST', headers: { ...headersFor(body as { method: string }), ...extra }, body: JSON.stringify(body), ...init });
+
+before(async () => {
+  d = fakeDispatcher();
+  server = await listen(createStreamableHttpHandler(d, { maxBodyBytes: 8 * 1024, sseKeepAliveMs: 0 }), { port: 0 });
+  url = `${server.url}mcp`;
+});
+
+after(async () => {
+  await server.close();
+});
+
+/** Raw node:http POST with a chunked body written piece by piece until the server answers. */
+function rawStreamingPost(totalBytes: number): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url, { method: 'POST', headers: { ...headersFor(request('echo')), 'transfer-encoding': 'chunked' } });
+    let answered = false;
+    req.on('response', (res) => {
+      answered = true;
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (c: string) => (body += c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      res.on('error', reject);
+    });
+    req.on('error', (e) => (answered ? undefined : reject(e)));
+    let sent = 0;
+    const pump = (): void => {
+      while (!answered && sent < totalBytes) {
+        sent += 1024;
+        if (!req.write('x'.repeat(1024))) {
+          req.once('drain', pump);
+          return;
+        }
+      }
+      if (!answered) req.end();
+    };
+    pump();
+  });
+}
+
+describe('adapters · node http', () => {
+  it('binds to 127.0.0.1 by default on a free port', () => {
+    assert.equal(server.host, '127.0.0.1');
+    assert.ok(server.port > 0);
+  });
+
+  it('MUST 94/105: JSON answer with Content-Length in one piece', async () => {
+    const res = await call(request('echo', { hello: 'wörld' }, 11));
+    assert.equal(res.status, 200);
+    assert.equal(res.headers.get('content-type'), 'application/json');
+    const text = await res.text();
+    assert.equal(res.headers.get('content-length'), String(Buffer.byteLength(text)));
+    assert.equal((JSON.parse(text) as { id: number }).id, 11);
+  });
+
+  it('MUST 103: notification → 202 empty', async () => {
+    const res = await call({ jsonrpc: '2.0', method: 'notifications/x' });
+    assert.equal(res.status, 202);
+    assert.equal(await res.text(), '');
+  });
+
+  it('MUST 94: GET and DELETE → 405 with Allow: POST', async () => {
+    for (const method of ['GET', 'DELETE']) {
+      const res = await fetch(url, { method });
+      assert.equal(res.status, 405);
+      assert.equal(res.headers.get('allow'), 'POST');
+      await res.arrayBuffer();
+    }
+  });
+
+  it('MUST 96: a foreign Origin → 403; MUST 145: header names in any case', async () => {
+    const bad = await call(request('echo'), { Origin: 'https://evil.example.com' });
+    assert.equal(bad.status, 403);
+    await bad.arrayBuffer();
+    const msg = request('tools/list');
+    const { 'mcp-method': _drop, ...rest } = headersFor(msg);
+    const ok = await fetch(url, { method: 'POST', headers: { ...rest, 'MCP-METHOD': 'tools/list', origin: `http://localhost:${server.port}` }, body: JSON.stringify(msg) });
+    assert.equal(ok.status, 200);
+    await ok.arrayBuffer();
+  });
+
+  it('a foreign Host → 403 (DNS rebinding), via raw node:http', async () => {
+    const status = await new Promise<number>((resolve, reject) => {
+      const body = JSON.stringify(request('echo'));
+      const req = httpRequest(url, { method: 'POST', headers: { ...headersFor(request('echo')), host: 'evil.example.com' } }, (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      });
+      req.on('error', reject);
+      req.end(body);
+    });
+    assert.equal(status, 403);
+  });
+
+  it('413 by Content-Length', async () => {
+    const res = await call(request('echo', { pad: 'x'.repeat(10_000) }));
+    assert.equal(res.status, 413);
+    await res.arrayBuffer();
+  });
+
+  it('413 for a chunked body without Content-Length that outgrows the limit', async () => {
+    const { status, body } = await rawStreamingPost(1024 * 1024);
+    assert.equal(status, 413);
+    assert.match(body, /larger than 8192 bytes/);
+  });
+
+  it('the server still answers after an oversized upload', async () => {
+    const res = await call(request('echo'));
+    assert.equal(res.status, 200);
+    await res.arrayBuffer();
+  });
+
+  it('MUST 105/107: SSE with notifications then the response, X-Accel-Buffering: no', async () => {
+    const res = await call(request('progress', { count: 3 }, 'sse-1'));
+    assert.equal(res.status, 200);
+    assert.equal(res.headers.get('content-type'), 'text/event-stream');
+    assert.equal(res.headers.get('x-accel-buffering'), 'no');
+    const events: { method?: string; id?: unknown }[] = [];
+    const parser = new SseParser({ onEvent: (e) => events.push(JSON.parse(e.data) as never) });
+    for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) parser.push(chunk);
+    parser.end();
+    assert.equal(events.length, 4);
+    assert.equal(events[3]?.id, 'sse-1');
+  });
+
+  it('MUST 109/110: aborting the fetch of a listen stream aborts env.signal', async () => {
+    const before = d.aborted.length;
+    const controller = new AbortController();
+    const res = await call(request('listen', {}, 'L'), {}, { signal: controller.signal });
+    const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+    const first = await reader.read();
+    assert.match(new TextDecoder().decode(first.value), /acknowledged/);
+    controller.abort();
+    for (let i = 0; i < 50 && d.aborted.length === before; i++) await new Promise((r) => setTimeout(r, 10));
+    assert.deepEqual(d.aborted.slice(before), ['listen']);
+  });
+
+  it('client disconnect during a JSON request aborts env.signal', async () => {
+    const before = d.aborted.length;
+    const controller = new AbortController();
+    const pending = call(request('slow', { ms: 200 }), {}, { signal: controller.signal }).catch((e: unknown) => e);
+    await new Promise((r) => setTimeout(r, 30));
+    controller.abort();
+    await pending;
+    for (let i = 0; i < 50 && d.aborted.length === before; i++) await new Promise((r) => setTimeout(r, 10));
+    assert.deepEqual(d.aborted.slice(before), ['slow']);
+  });
+
+  it('200 parallel requests each get their own answer', async () => {
+    const results = await Promise.all(
+      Array.from({ length: 200 }, async (_, i) => {
+        const method = i % 3 === 0 ? 'progress' : 'slow';
+        const res = await call(request(method, { ms: i % 7, count: 1, n: i }, `r${i}`));
+        const text = await res.text();
+        if (method === 'slow') return (JSON.parse(text) as { id: string }).id;
+        const events: { id?: string }[] = [];
+        const parser = new SseParser({ onEvent: (e) => events.push(JSON.parse(e.data) as never) });
+        parser.push(text);
+        parser.end();
+        return events.at(-1)?.id;
+      }),
+    );
+    assert.deepEqual(results, Array.from({ length: 200 }, (_, i) => `r${i}`));
+  });
+});
