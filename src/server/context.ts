@@ -151,7 +151,8 @@ export interface ContextInit {
   readonly clientCapabilities: ClientCapabilities;
   readonly clientInfo: Implementation | undefined;
   readonly principal: string | undefined;
-  readonly signal: AbortSignal;
+  /** Where the signal comes from; read lazily (creating one costs microseconds). */
+  readonly env: { readonly signal: AbortSignal };
   readonly meta: Readonly<Record<string, unknown>>;
   readonly extra: MessageExtra | undefined;
   readonly trace: TraceContext | undefined;
@@ -176,12 +177,12 @@ export class RequestContext implements HandlerContext {
   readonly clientCapabilities: ClientCapabilities;
   readonly clientInfo: Implementation | undefined;
   readonly principal: string | undefined;
-  readonly signal: AbortSignal;
   readonly meta: Readonly<Record<string, unknown>>;
   readonly extra: MessageExtra | undefined;
   readonly trace: TraceContext | undefined;
   readonly round: number;
   readonly state: unknown;
+  readonly #env: { readonly signal: AbortSignal };
   /** Data set by the handler for the next round. */
   nextState: unknown;
   /** Whether the next state is single-use. */
@@ -198,7 +199,7 @@ export class RequestContext implements HandlerContext {
     this.clientCapabilities = init.clientCapabilities;
     this.clientInfo = init.clientInfo;
     this.principal = init.principal;
-    this.signal = init.signal;
+    this.#env = init.env;
     this.meta = init.meta;
     this.extra = init.extra;
     this.trace = init.trace;
@@ -208,6 +209,11 @@ export class RequestContext implements HandlerContext {
     this.#broker = init.broker ?? noInput;
     this.#sendProgress = init.sendProgress;
     this.#sendLog = init.sendLog;
+  }
+
+  /** Aborted when the client cancels or goes away (created on first use). */
+  get signal(): AbortSignal {
+    return this.#env.signal;
   }
 
   async progress(progress: number, total?: number, message?: string): Promise<void> {

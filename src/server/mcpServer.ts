@@ -59,6 +59,7 @@ import type {
 } from './types.js';
 import { ServerSession } from './session.js';
 import { SubscriptionHub } from './subscriptions.js';
+import { traced } from './tracing.js';
 
 /** Options of an {@link McpServer}. */
 export interface McpServerOptions {
@@ -373,8 +374,17 @@ export class McpServer implements McpDispatcher {
     const call = this.#prepare(request, env);
     const handler = this.#handlers.get(call.method);
     if (handler === undefined) throw JsonRpcError.methodNotFound(call.method);
-    const result = this.#middleware.length === 0 ? await handler(call) : await this.#chain(this.#middlewareContext(call));
-    return this.#stamp(call, result);
+    const target = call.params['name'] ?? call.params['uri'];
+    return traced(
+      {
+        method: call.method,
+        requestId: call.id,
+        protocolVersion: call.revision,
+        target: typeof target === 'string' ? target : undefined,
+        meta: call.meta,
+      },
+      async () => this.#stamp(call, this.#middleware.length === 0 ? await handler(call) : await this.#chain(this.#middlewareContext(call))),
+    );
   }
 
   readonly #terminal: Terminal = (context) => {
@@ -390,7 +400,9 @@ export class McpServer implements McpDispatcher {
       protocolVersion: call.revision,
       principal: call.principal,
       extra: call.env.extra,
-      signal: call.env.signal,
+      get signal() {
+        return call.env.signal;
+      },
       locals: { call },
     };
   }
@@ -558,7 +570,7 @@ export class McpServer implements McpDispatcher {
       clientCapabilities: call.caps,
       clientInfo: call.clientInfo,
       principal: call.principal,
-      signal: env.signal,
+      env,
       meta: call.meta,
       extra: env.extra,
       trace: readTrace(call.meta),
