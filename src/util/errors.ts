@@ -30,6 +30,17 @@ export const McpErrorCode = {
   InvalidArgument: 'ERR_MCP_INVALID_ARGUMENT',
   /** A child process could not be spawned. */
   SpawnFailed: 'ERR_MCP_SPAWN_FAILED',
+  /**
+   * An HTTP exchange failed without a usable JSON-RPC answer (non-2xx status, wrong content
+   * type, unreadable body). `cause` is `{ status, body? }`.
+   */
+  HttpStatus: 'ERR_MCP_HTTP_STATUS',
+  /** The server no longer knows the session (HTTP 404 with `Mcp-Session-Id`): initialize again. */
+  SessionExpired: 'ERR_MCP_SESSION_EXPIRED',
+  /** The peer does not speak a protocol revision we support. */
+  UnsupportedVersion: 'ERR_MCP_UNSUPPORTED_VERSION',
+  /** A server asked the client for something it does not support (no handler / capability). */
+  Unsupported: 'ERR_MCP_UNSUPPORTED',
 } as const;
 
 /** A local error code. */
