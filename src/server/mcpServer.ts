@@ -69,6 +69,12 @@ export interface McpServerOptions {
   readonly pageSize?: number;
   /** Cache hints on cacheable results (2026-07-28). Default `{ ttlMs: 0, cacheScope: 'private' }`. */
   readonly cache?: CacheHints;
+  /**
+   * Cache hints per method, over `cache`: `server/discover`, `tools/list`, `prompts/list`,
+   * `resources/list`, `resources/templates/list`, `resources/read` (a resource's own `cache`
+   * still wins for its reads).
+   */
+  readonly methodCache?: Readonly<Partial<Record<string, CacheHints>>>;
   /** Keys, lifetime and replay store of sealed `requestState` (MRTR). */
   readonly requestState?: RequestStateOptions;
   /** Revisions served. Default: all supported. */
@@ -139,6 +145,8 @@ export class McpServer implements McpDispatcher {
   readonly #logger: Logger;
   readonly #pageSize: number;
   readonly #cache: CacheHints;
+  readonly #methodCache: Readonly<Partial<Record<string, CacheHints>>>;
+  readonly #closeListeners: (() => void)[] = [];
   readonly #versions: readonly ProtocolRevision[];
   readonly #statelessVersions: readonly ProtocolRevision[];
   readonly #statefulVersions: readonly ProtocolRevision[];
@@ -166,6 +174,7 @@ export class McpServer implements McpDispatcher {
     this.#logger = options.logger ?? silentLogger;
     this.#pageSize = options.pageSize ?? 100;
     this.#cache = options.cache ?? { ttlMs: 0, cacheScope: 'private' };
+    this.#methodCache = options.methodCache ?? {};
     this.#versions = options.versions ?? supportedRevisions;
     this.#statelessVersions = this.#versions.filter(isStateless);
     this.#statefulVersions = this.#versions.filter((v) => !isStateless(v));
@@ -361,8 +370,20 @@ export class McpServer implements McpDispatcher {
     return connection;
   }
 
-  /** Ends every listen stream gracefully and closes connected transports. */
+  /** Calls `listener` once when {@link close} runs (to stop timers, watchers, ...). */
+  onClose(listener: () => void): void {
+    this.#closeListeners.push(listener);
+  }
+
+  /** Ends every listen stream gracefully, closes sessions and connected transports. */
   async close(): Promise<void> {
+    for (const listener of this.#closeListeners.splice(0)) {
+      try {
+        listener();
+      } catch (error) {
+        this.#logger.warn('a close listener threw', { error: String(error) });
+      }
+    }
     this.#hub.closeAll();
     for (const session of [...this.#sessions]) session.close();
     await Promise.all([...this.#connections].map((c) => c.close()));
@@ -632,8 +653,7 @@ export class McpServer implements McpDispatcher {
     const result: Record<string, unknown> = {
       supportedVersions: [...this.#statelessVersions],
       capabilities: this.capabilities(),
-      ttlMs: this.#cache.ttlMs,
-      cacheScope: this.#cache.cacheScope,
+      ...this.#cacheFor('server/discover'),
     };
     if (this.#instructions !== undefined) result['instructions'] = this.#instructions;
     return result;
@@ -647,7 +667,7 @@ export class McpServer implements McpDispatcher {
   ): Promise<Record<string, unknown>> {
     const cursor = call.params['cursor'];
     const page = registry.page(typeof cursor === 'string' ? cursor : undefined, this.#pageSize, (e) => !e.disabled);
-    const result: Record<string, unknown> = { [member]: page.items.map(wire), ttlMs: this.#cache.ttlMs, cacheScope: this.#cache.cacheScope };
+    const result: Record<string, unknown> = { [member]: page.items.map(wire), ...this.#cacheFor(call.method) };
     if (page.nextCursor !== undefined) result['nextCursor'] = page.nextCursor;
     return result;
   }
@@ -678,7 +698,7 @@ export class McpServer implements McpDispatcher {
     const uri = call.params['uri'] as string;
     const reader = findReader(uri, (u) => this.#resources.get(u), this.#templates.all());
     if (reader === undefined) throw resourceNotFound(uri, call.revision);
-    const cache = reader.cache ?? this.#cache;
+    const cache = reader.cache ?? this.#cacheFor('resources/read');
     return this.#withInput(call, async (context) => {
       const result = toReadResult(await reader.read(context), uri);
       result['ttlMs'] = cache.ttlMs;
@@ -758,6 +778,11 @@ export class McpServer implements McpDispatcher {
   }
 
   // ---- helpers ------------------------------------------------------------------------
+
+  #cacheFor(method: string): CacheHints {
+    const hints = this.#methodCache[method] ?? this.#cache;
+    return { ttlMs: hints.ttlMs, cacheScope: hints.cacheScope };
+  }
 
   #hasCompleters(): boolean {
     return (

@@ -156,8 +156,13 @@ export interface ToolDefinition<S extends JsonSchemaObject | StandardSchemaV1 = 
   readonly _meta?: Readonly<Record<string, unknown>>;
 }
 
+/** One content item a resource handler returns; `uri` defaults to the URI that was read. */
+export type ResourceContentsInput = ResourceContents extends infer C ? (C extends { uri: string } ? Omit<C, 'uri'> & { readonly uri?: string } : never) : never;
+
 /** What a resource handler returns: the contents (one or more). */
-export type ResourceReturn = { readonly contents: readonly ResourceContents[]; readonly _meta?: Readonly<Record<string, unknown>> } | readonly ResourceContents[];
+export type ResourceReturn =
+  | { readonly contents: readonly ResourceContentsInput[]; readonly _meta?: Readonly<Record<string, unknown>> }
+  | readonly ResourceContentsInput[];
 
 /** Reads a fixed resource. */
 export type ResourceHandler = (uri: string, context: HandlerContext) => ResourceReturn | Promise<ResourceReturn>;

@@ -9,7 +9,7 @@
  */
 
 import { literal, object, optional, record, refine, string, type Infer } from '../../util/schema.js';
-import { Meta, RequestParams, select } from './common.js';
+import { JsonObject, Meta, RequestParams, select } from './common.js';
 import { ElicitParams, ElicitResult } from './elicitation.js';
 import { CreateMessageParams, CreateMessageResult } from './sampling.js';
 import { ListRootsResult } from './utilities.js';
@@ -50,7 +50,10 @@ export type InputResponses = Infer<typeof InputResponses>;
 
 /** The retry members of an MRTR-capable request's params. */
 export const inputResponseShape = {
-  inputResponses: optional(InputResponses),
+  // Only the map's shape is checked on receipt: each answer is validated against the input
+  // request it answers when the server uses it, and answers under keys the server did not
+  // ask for are ignored, as the spec asks (a SHOULD), whatever their shape.
+  inputResponses: optional(record(JsonObject)),
   requestState: optional(string()),
 } as const;
 
