@@ -115,9 +115,30 @@ interface Pending {
   abortListener: (() => void) | undefined;
 }
 
-interface InFlight {
-  readonly controller: AbortController;
-  cancelled: boolean;
+/**
+ * An incoming request being handled. Its AbortController is created only when a handler
+ * reads `signal`: creating signals costs microseconds on Node 20, and most handlers never
+ * look. A cancellation before that is remembered and applied on creation.
+ */
+class InFlight {
+  cancelled = false;
+  #controller: AbortController | undefined;
+  #reason: unknown;
+
+  get signal(): AbortSignal {
+    if (this.#controller === undefined) {
+      this.#controller = new AbortController();
+      if (this.cancelled) this.#controller.abort(this.#reason);
+    }
+    return this.#controller.signal;
+  }
+
+  cancel(reason: unknown): void {
+    if (this.cancelled) return;
+    this.cancelled = true;
+    this.#reason = reason;
+    this.#controller?.abort(reason);
+  }
 }
 
 /**
@@ -383,8 +404,7 @@ export class Connection {
       if (typeof requestId === 'string' || typeof requestId === 'number') {
         const flight = this.#inFlight.get(requestId);
         if (flight !== undefined && !flight.cancelled) {
-          flight.cancelled = true;
-          flight.controller.abort(new McpError(McpErrorCode.RequestCancelled, 'The peer cancelled the request', { cause: params?.['reason'] }));
+          flight.cancel(new McpError(McpErrorCode.RequestCancelled, 'The peer cancelled the request', { cause: params?.['reason'] }));
         }
       }
       // Unknown or finished ids are ignored, as the cancellation pattern allows. The notice
@@ -428,14 +448,16 @@ export class Connection {
       this.#respond({ jsonrpc: '2.0', id, error: JsonRpcError.methodNotFound(request.method).toJSON() }, extra, collect);
       return;
     }
-    const flight: InFlight = { controller: new AbortController(), cancelled: false };
+    const flight = new InFlight();
     this.#inFlight.set(id, flight);
     const meta = request.params?.['_meta'];
     const token = typeof meta === 'object' && meta !== null ? (meta as Record<string, unknown>)['progressToken'] : undefined;
     const context: RequestContext = {
       id,
       method: request.method,
-      signal: flight.controller.signal,
+      get signal() {
+        return flight.signal;
+      },
       extra,
       progressToken: typeof token === 'string' || typeof token === 'number' ? token : undefined,
       notify: async (method, params) => {
@@ -497,8 +519,7 @@ export class Connection {
       if (this.#settle(entry)) entry.reject(error);
     }
     for (const flight of this.#inFlight.values()) {
-      flight.cancelled = true;
-      flight.controller.abort(error);
+      flight.cancel(error);
     }
     const listeners = this.#closeListeners.splice(0);
     for (const listener of listeners) {
