@@ -1,0 +1,203 @@
+/**
+ * Renders `docs/BENCHMARKS.md` from a result set: the machine and method, then one table per
+ * section with absolute numbers and the ratios to the floor and to the official SDK, then
+ * the issue's targets checked for Switchboard.
+ *
+ * @module
+ */
+import { BARE, clientTargets, FLOOR, OURS, RAW_CLIENT, SDK, serverTargets } from '../targets.js';
+import { metric, type BenchResults, type Cell, type Section } from './results.js';
+
+const label = (id: string, clients = false): string => (clients ? clientTargets : serverTargets).find((t) => t.id === id)?.label ?? id;
+
+function num(value: number, digits = 0): string {
+  if (!Number.isFinite(value)) return '–';
+  return value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+}
+
+function ratio(value: number, base: number): string {
+  return Number.isFinite(value) && Number.isFinite(base) && base !== 0 ? `${(value / base).toFixed(2)}×` : '–';
+}
+
+function row(cells: readonly string[]): string {
+  return `| ${cells.join(' | ')} |`;
+}
+
+function table(head: readonly string[], rows: readonly (readonly string[])[]): string {
+  return [row(head), row(head.map((_, i) => (i === 0 ? ':--' : '--:'))), ...rows.map(row)].join('\n');
+}
+
+function statusOf(cells: readonly Cell[], section: Section, target: string, variant: string): string | undefined {
+  const cell = cells.find((c) => c.section === section && c.target === target && c.variant === variant);
+  if (cell === undefined) return 'not run';
+  return cell.status === 'ok' ? undefined : `${cell.status}: ${cell.note ?? ''}`;
+}
+
+function httpTable(cells: readonly Cell[]): string {
+  const rows: string[][] = [];
+  for (const wire of ['stateless', 'session']) {
+    for (const t of serverTargets.filter((x) => x.http !== undefined)) {
+      const m = (v: string, n: string): number => metric(cells, 'http', t.id, `${wire} ${v}`, n);
+      const why = statusOf(cells, 'http', t.id, `${wire} c=32`);
+      if (why !== undefined && !Number.isFinite(m('c=1', 'rps'))) {
+        rows.push([label(t.id), wire, why, '', '', '', '', '', '', '', '']);
+        continue;
+      }
+      const rps32 = m('c=32', 'rps');
+      rows.push([
+        label(t.id),
+        wire,
+        num(m('c=1', 'rps')),
+        num(rps32),
+        num(m('c=1', 'p50Ms'), 2),
+        num(m('c=32', 'p50Ms'), 2),
+        num(m('c=32', 'p99Ms'), 2),
+        num(m('c=32', 'cpuUs')),
+        num(m('c=32', 'rssMB')),
+        ratio(rps32, metric(cells, 'http', FLOOR, `${wire} c=32`, 'rps')),
+        ratio(rps32, metric(cells, 'http', SDK, `${wire} c=32`, 'rps')),
+      ]);
+    }
+  }
+  return table(['target', 'wire', 'req/s c=1', 'req/s c=32', 'p50 ms c=1', 'p50 ms c=32', 'p99 ms c=32', 'server CPU µs/req', 'RSS MB after', 'c=32 vs floor', 'c=32 vs SDK v2'], rows);
+}
+
+function stdioTable(cells: readonly Cell[]): string {
+  const bare = metric(cells, 'coldstart', BARE, 'tools/list', 'coldMs');
+  const rows = serverTargets
+    .filter((t) => t.stdio !== undefined)
+    .map((t) => {
+      const m = (v: string, n: string): number => metric(cells, 'stdio', t.id, v, n);
+      const cold = metric(cells, 'coldstart', t.id, 'tools/list', 'coldMs');
+      return [
+        label(t.id),
+        num(m('seq', 'rps')),
+        num(m('c=32', 'rps')),
+        num(m('seq', 'p50Ms'), 3),
+        num(m('c=32', 'p99Ms'), 2),
+        num(m('seq', 'cpuUs')),
+        ratio(m('seq', 'rps'), metric(cells, 'stdio', FLOOR, 'seq', 'rps')),
+        ratio(m('c=32', 'rps'), metric(cells, 'stdio', FLOOR, 'c=32', 'rps')),
+        num(cold),
+        ratio(cold, bare),
+      ];
+    });
+  return table(['target', 'req/s seq', 'req/s 32 in flight', 'p50 ms seq', 'p99 ms 32', 'server CPU µs/req seq', 'seq vs floor', '32 vs floor', 'cold start ms', 'cold vs bare node'], rows);
+}
+
+function listAndSessions(cells: readonly Cell[]): string {
+  const rows = serverTargets
+    .filter((t) => t.http !== undefined)
+    .map((t) => {
+      const rps = metric(cells, 'list', t.id, 'c=1', 'rps');
+      const why = statusOf(cells, 'list', t.id, 'c=1');
+      const sessions = metric(cells, 'sessions', t.id, 'idle', 'sessionMB');
+      const sessionWhy = statusOf(cells, 'sessions', t.id, 'idle');
+      return [
+        label(t.id),
+        why ?? num(rps),
+        num(metric(cells, 'list', t.id, 'c=1', 'p50Ms'), 2),
+        ratio(rps, metric(cells, 'list', FLOOR, 'c=1', 'rps')),
+        ratio(rps, metric(cells, 'list', SDK, 'c=1', 'rps')),
+        sessionWhy ?? num(sessions, 1),
+      ];
+    });
+  return table(['target', 'tools/list (1,000 tools) req/s c=1', 'p50 ms', 'vs floor', 'vs SDK v2', 'MB per 1,000 idle sessions'], rows);
+}
+
+function clientTable(cells: readonly Cell[]): string {
+  const rows: string[][] = [];
+  for (const transport of ['http', 'stdio']) {
+    for (const t of clientTargets) {
+      const m = (c: number, n: string): number => metric(cells, 'client', t.id, `${transport} c=${c}`, n);
+      rows.push([
+        label(t.id, true),
+        transport,
+        statusOf(cells, 'client', t.id, `${transport} c=1`) ?? num(m(1, 'rps')),
+        statusOf(cells, 'client', t.id, `${transport} c=32`) ?? num(m(32, 'rps')),
+        num(m(1, 'p50Ms'), 2),
+        num(m(32, 'cpuUs')),
+        ratio(m(32, 'rps'), metric(cells, 'client', RAW_CLIENT, `${transport} c=32`, 'rps')),
+        ratio(m(32, 'rps'), metric(cells, 'client', SDK, `${transport} c=32`, 'rps')),
+      ]);
+    }
+  }
+  return table(['client', 'transport', 'calls/s 1 in flight', 'calls/s 32 in flight', 'p50 ms 1', 'client CPU µs/call 32', '32 vs raw', '32 vs SDK v2'], rows);
+}
+
+/** The issue's targets for Switchboard, each checked against this run. */
+function targetsTable(cells: readonly Cell[]): string {
+  const v = (s: Section, t: string, variant: string, n: string): number => metric(cells, s, t, variant, n);
+  const checks: [string, number, number, (x: number, limit: number) => boolean, string][] = [
+    ['stateless HTTP c=32 req/s ≥ 50% of floor', v('http', OURS, 'stateless c=32', 'rps') / v('http', FLOOR, 'stateless c=32', 'rps'), 0.5, (x, l) => x >= l, '×'],
+    ['stateless HTTP c=32 p99 < 5 ms', v('http', OURS, 'stateless c=32', 'p99Ms'), 5, (x, l) => x < l, ' ms'],
+    ['stateless HTTP server CPU/req ≤ 2× floor', v('http', OURS, 'stateless c=32', 'cpuUs') / v('http', FLOOR, 'stateless c=32', 'cpuUs'), 2, (x, l) => x <= l, '×'],
+    ['stateful HTTP c=32 req/s ≥ 40% of floor', v('http', OURS, 'session c=32', 'rps') / v('http', FLOOR, 'session c=32', 'rps'), 0.4, (x, l) => x >= l, '×'],
+    ['stdio sequential ≥ 70% of readline floor', v('stdio', OURS, 'seq', 'rps') / v('stdio', FLOOR, 'seq', 'rps'), 0.7, (x, l) => x >= l, '×'],
+    ['stdio 32 in flight ≥ 40% of readline floor', v('stdio', OURS, 'c=32', 'rps') / v('stdio', FLOOR, 'c=32', 'rps'), 0.4, (x, l) => x >= l, '×'],
+    ['cold start ≤ 1.5× bare `node -e`', v('coldstart', OURS, 'tools/list', 'coldMs') / v('coldstart', BARE, 'tools/list', 'coldMs'), 1.5, (x, l) => x <= l, '×'],
+    ['RSS after load ≤ 1.5× floor', v('http', OURS, 'stateless c=32', 'rssMB') / v('http', FLOOR, 'stateless c=32', 'rssMB'), 1.5, (x, l) => x <= l, '×'],
+    ['1,000 idle sessions < 20 MB', v('sessions', OURS, 'idle', 'sessionMB'), 20, (x, l) => x < l, ' MB'],
+  ];
+  return table(
+    ['target (issue)', 'measured', 'limit', 'verdict'],
+    checks.map(([name, x, limit, ok, unit]) => [name, Number.isFinite(x) ? `${x.toFixed(2)}${unit}` : '–', `${limit}${unit}`, Number.isFinite(x) ? (ok(x, limit) ? 'pass' : '**miss**') : 'not measured']),
+  );
+}
+
+/** The whole `docs/BENCHMARKS.md`. */
+export function renderMarkdown(results: BenchResults & { readonly cells: readonly Cell[] }): string {
+  const { machine, method, versions, cells } = results;
+  const notes = cells.filter((c) => c.status === 'error').map((c) => `- ${c.section} / ${c.target} / ${c.variant}: ${c.note ?? ''}`);
+  return `# Benchmarks
+
+_Generated by \`npm run bench\` (${results.startedAt} → ${results.finishedAt}); raw numbers in \`bench/results/latest.json\`. Do not edit by hand: the harness overwrites this file._
+
+Switchboard side by side with the official TypeScript SDK (v2 ${versions['@modelcontextprotocol/server']}, v1 ${versions['@modelcontextprotocol/sdk']}) and a raw floor that parses the JSON-RPC body and answers the same result with no framework. Every workload is \`tools/call\` on an \`echo\` tool with the input schema \`{ message: string }\` returning the message as one text block, unless stated otherwise.
+
+## Machine
+
+${machine['cpus']} × ${machine['cpuModel']}, ${machine['memoryGB']} GB, Node ${machine['node']} (${machine['platform']}). Pinned with \`taskset\`: ${machine['pinned'] ? 'yes — every server on core 1, every load generator on core 0' : 'no (taskset missing)'}. 1-minute load average ${machine['loadAvgStart']} at start, ${machine['loadAvgEnd']} at end (anything well above 2 on this 2-core machine means other work shared the cores; compare ratios, not absolutes).
+
+## Method
+
+- Each target runs as its own process, compiled to plain JS (\`bench/tsconfig.json\` compiles \`bench/\` and the \`src/\` modules it imports with the package's compiler options; no loader in any measured process). The load generator is a separate process on the other core.
+- HTTP load: a minimal keep-alive HTTP/1.1 client on \`node:net\` (\`bench/lib/httpClient.ts\`): N connections for concurrency N, one request in flight per connection, ends found by \`Content-Length\` or chunked framing (SSE answers arrive chunked). Checked once against \`wrk\` on the floor, back to back on the same (busy) machine: c=32 wrk 5,148 / 4,422 req/s vs this client 5,803 / 4,692; c=1 wrk 746 / 1,246 vs 711 / 750 — the generator is not the bottleneck (command in the last section).
+- ${method['runs']} run(s) per cell, median reported; ${method['warmupS']} s warm-up then ${method['durationS']} s measured per cell; targets are interleaved within each run. Server CPU per request = Δ(utime+stime) of the server process over the measured window ÷ requests completed in it (\`/proc/<pid>/stat\`); RSS = \`VmRSS\` after the c=32 load.
+- Wires: **stateless** = 2026-07-28 (\`_meta\` envelope, \`MCP-Protocol-Version\`/\`Mcp-Method\`/\`Mcp-Name\` headers, no session); **session** = 2025-11-25 (\`initialize\` + \`notifications/initialized\` per connection, then \`Mcp-Session-Id\` on every call). The SDK servers use the wiring their READMEs document on plain \`node:http\` with default options (v1 answers as SSE by default; v2 stateless is \`createMcpHandler\` + \`toNodeHandler\`).
+- stdio: the load generator spawns the server (pinned) and keeps 1 or 32 requests in flight after one lone warm-up call. Cold start: spawn → first \`tools/list\` answer (after \`initialize\` for v1), median of ${method['coldStarts']}; baseline a bare \`node -e\` that answers one line.
+- \`tools/list\`: a server with ${method['listTools']} tools (\`echo\` + filler tools of the same schema), one page (Switchboard's page size raised to cover them), c=1. Idle sessions: RSS growth while opening ${method['idleSessions']} sessions (after 50 warm-up ones), scaled to 1,000.
+- Client side: each client library calls \`echo\` on the floor server (HTTP on the server core; stdio spawned pinned) with 1 or 32 calls in flight; "raw" is the bench's own wire without a library.
+
+## Streamable HTTP \`tools/call\`
+
+${httpTable(cells)}
+
+## stdio \`tools/call\` and cold start
+
+${stdioTable(cells)}
+
+## \`tools/list\` with 1,000 tools, and idle sessions
+
+${listAndSessions(cells)}
+
+## Client side (against the floor server)
+
+${clientTable(cells)}
+
+## Switchboard against the issue's targets
+
+${targetsTable(cells)}
+${notes.length === 0 ? '' : `\n## Failures in this run\n\n${notes.join('\n')}\n`}
+## Running it
+
+\`\`\`sh
+npm run bench            # full run (~10 min): writes bench/results/latest.json and this file
+npm run bench:smoke      # every target ~1 s, answers checked, no timing; CI
+npm run bench -- --duration 10 --runs 3    # the issue's method (10 s cells; ~25 min)
+npm run bench -- --only ours,sdk2 --sections http,stdio   # a subset (the floor always runs)
+\`\`\`
+
+Adding a target (the gateway, a new SDK release, our \`McpClient\`) is one line in \`bench/targets.ts\`, plus a small entry in \`bench/targets/\` or \`bench/clients/\` when it needs one. Checking the load generator against \`wrk\` (Debian package \`wrk\`, not a dependency of the harness): start \`node bench/.out/bench/targets/floorHttp.js\` pinned to core 1, then \`taskset -c 0 wrk -t1 -c32 -d5s --latency -s bench/wrk-echo.lua http://127.0.0.1:PORT/mcp\`.
+`;
+}

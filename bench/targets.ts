@@ -1,0 +1,80 @@
+/**
+ * The target tables: every server and client the bench measures. Adding a target (the
+ * gateway, a new SDK release, our `McpClient`) is one line here plus, when it needs one, a
+ * small entry module in `targets/` or `clients/`.
+ *
+ * Entries are paths of compiled modules relative to `bench/.out/bench/` (the harness compiles
+ * `bench/` and the parts of `src/` it imports with `tsc` first, so no loader runs in any
+ * measured process).
+ *
+ * @module
+ */
+
+/** `true` when supported, or the reason shown in the report when not. */
+export type Support = true | string;
+
+/** How a target serves Streamable HTTP (`--mode stateless|session` on its command line). */
+export interface HttpSpec {
+  readonly entry: string;
+  /** 2026-07-28 without a session. Default true. */
+  readonly stateless?: Support;
+  /** 2025-11-25 with `Mcp-Session-Id`. Default true. */
+  readonly session?: Support;
+}
+
+/** How a target serves stdio. */
+export interface StdioSpec {
+  /** A compiled entry, or a full command line (`[program, ...args]`). */
+  readonly entry: string | readonly string[];
+  /** `modern` = `_meta` on each request; `legacy` = initialize handshake; `none` = answers any line. */
+  readonly wire: 'modern' | 'legacy' | 'none';
+  /** Only measured for cold start (the bare `node -e` baseline). */
+  readonly coldStartOnly?: boolean;
+}
+
+/** A server under test. */
+export interface ServerTarget {
+  readonly id: string;
+  readonly label: string;
+  readonly http?: HttpSpec;
+  readonly stdio?: StdioSpec;
+}
+
+/** A client library under test (module default-exports a `ConnectClient`, see `clients/types.ts`). */
+export interface ClientTarget {
+  readonly id: string;
+  readonly label: string;
+  readonly module: string;
+}
+
+/** The id ratios "to the floor" use, per section. */
+export const FLOOR = 'floor';
+/** The bare `node -e` cold-start baseline. */
+export const BARE = 'bare';
+/** The id ratios "to the SDK" use. */
+export const SDK = 'sdk2';
+/** The id of our implementation (the one the issue's targets apply to). */
+export const OURS = 'ours';
+/** The client floor. */
+export const RAW_CLIENT = 'raw';
+
+/** Answers one line (any request) with an empty tools/list result, then waits for stdin to end. */
+const bareScript =
+  "process.stdin.once('data',d=>process.stdout.write(JSON.stringify({jsonrpc:'2.0',id:JSON.parse(d).id,result:{tools:[]}})+'\\n'))";
+
+/** The servers, in report order. */
+export const serverTargets: readonly ServerTarget[] = [
+  { id: FLOOR, label: 'floor (raw node:http / readline)', http: { entry: 'targets/floorHttp.js' }, stdio: { entry: 'targets/floorStdio.js', wire: 'modern' } },
+  { id: OURS, label: 'Switchboard', http: { entry: 'targets/oursHttp.js', session: 'not supported yet' }, stdio: { entry: 'targets/oursStdio.js', wire: 'modern' } },
+  { id: 'sdk2', label: 'SDK v2 @modelcontextprotocol/server', http: { entry: 'targets/sdk2Http.js' }, stdio: { entry: 'targets/sdk2Stdio.js', wire: 'modern' } },
+  { id: 'sdk1', label: 'SDK v1 @modelcontextprotocol/sdk', http: { entry: 'targets/sdk1Http.js', stateless: 'n/a (v1 has no 2026-07-28 wire)' }, stdio: { entry: 'targets/sdk1Stdio.js', wire: 'legacy' } },
+  { id: BARE, label: 'bare `node -e` (answers one line)', stdio: { entry: ['node', '-e', bareScript], wire: 'none', coldStartOnly: true } },
+];
+
+/** The clients, driven against the floor server. */
+export const clientTargets: readonly ClientTarget[] = [
+  { id: RAW_CLIENT, label: 'raw (bench wire, no library)', module: 'clients/raw.js' },
+  // { id: OURS, label: 'Switchboard McpClient', module: 'clients/ours.js' }, // ← when McpClient lands
+  { id: 'sdk2', label: 'SDK v2 Client (@modelcontextprotocol/client)', module: 'clients/sdk2.js' },
+  { id: 'sdk1', label: 'SDK v1 Client (@modelcontextprotocol/sdk)', module: 'clients/sdk1.js' },
+];

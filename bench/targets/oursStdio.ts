@@ -1,0 +1,12 @@
+/**
+ * Switchboard over stdio: {@link buildOurServer} connected to a `StdioServerTransport` on
+ * this process's stdin/stdout.
+ *
+ * @module
+ */
+import { StdioServerTransport } from '../../src/transport/stdio/server.js';
+import { targetArgs } from './common.js';
+import { buildOurServer } from './oursServer.js';
+
+const server = buildOurServer(targetArgs().tools);
+await server.connect(new StdioServerTransport({ input: process.stdin, output: process.stdout }));
