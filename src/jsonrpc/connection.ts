@@ -97,6 +97,12 @@ export interface ConnectionOptions {
    * `JsonRpcError`; the peer only sees a generic -32603.
    */
   readonly onHandlerError?: (error: unknown, request: JsonRpcRequest) => void;
+  /**
+   * Answer frames that fail to decode (malformed JSON, bad envelopes) with an error response
+   * (`id: null` when unreadable). Default true, as JSON-RPC servers do. A stdio client sets it
+   * false: it may write only requests and notifications, so it logs and drops such frames.
+   */
+  readonly answerInvalidFrames?: boolean;
 }
 
 interface Pending {
@@ -153,6 +159,7 @@ export class Connection {
   readonly #onRequest: RequestHandler | undefined;
   readonly #onNotification: NotificationHandler | undefined;
   readonly #onHandlerError: ((error: unknown, request: JsonRpcRequest) => void) | undefined;
+  readonly #answerInvalid: boolean;
   readonly #pending = new Map<RequestId, Pending>();
   readonly #byProgressToken = new Map<RequestId, Pending>();
   readonly #inFlight = new Map<RequestId, InFlight>();
@@ -169,6 +176,7 @@ export class Connection {
     this.#onRequest = options.onRequest;
     this.#onNotification = options.onNotification;
     this.#onHandlerError = options.onHandlerError;
+    this.#answerInvalid = options.answerInvalidFrames ?? true;
   }
 
   /** True once the channel has closed. */
@@ -348,6 +356,10 @@ export class Connection {
       } else {
         this.#logger.warn('dropped a malformed response', { id: item.id, error: item.error.message });
       }
+      return;
+    }
+    if (!this.#answerInvalid) {
+      this.#logger.warn('dropped an undecodable frame', { id: item.id, error: item.error.message });
       return;
     }
     const response: JsonRpcErrorResponse = { jsonrpc: '2.0', id: item.id, error: item.error.toJSON() };

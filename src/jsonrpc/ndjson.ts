@@ -55,7 +55,8 @@ export class LineReader {
         this.#discarding = false;
         continue;
       }
-      if (this.#buffered + segment.length > this.#maxBytes) {
+      // One byte of slack for the CR of a CRLF ending, which is not part of the line.
+      if (this.#buffered + segment.length > this.#maxBytes + 1) {
         const seen = this.#buffered + segment.length;
         this.#reset();
         this.#events.oversize(seen);
@@ -70,6 +71,10 @@ export class LineReader {
       }
       let end = line.length;
       if (end > 0 && line[end - 1] === CR) end--;
+      if (end > this.#maxBytes) {
+        this.#events.oversize(line.length);
+        continue;
+      }
       if (isBlank(line, end)) continue;
       this.#events.line(end === line.length ? line : line.subarray(0, end));
     }
@@ -88,7 +93,7 @@ export class LineReader {
 
   #hold(rest: Uint8Array): void {
     if (this.#discarding || rest.length === 0) return;
-    if (this.#buffered + rest.length > this.#maxBytes) {
+    if (this.#buffered + rest.length > this.#maxBytes + 1) {
       const seen = this.#buffered + rest.length;
       this.#reset();
       this.#discarding = true;

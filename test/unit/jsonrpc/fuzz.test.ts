@@ -295,7 +295,8 @@ describe('jsonrpc fuzz: LineReader + decodeFrame', () => {
           const reader = new LineReader({ line: (f) => lines.push(new TextDecoder().decode(f)), oversize: () => oversize++ }, maxBytes);
           for (let i = 0; i < bytes.length; i += chunkSize) {
             reader.push(bytes.subarray(i, i + chunkSize));
-            assert.ok(reader.buffered <= maxBytes);
+            // One byte of slack: the CR of a CRLF ending may be held before its LF arrives.
+            assert.ok(reader.buffered <= maxBytes + 1);
           }
           assert.equal(oversize, segments.filter((s) => utf8(s).length > maxBytes).length);
           assert.deepEqual(lines, segments.filter((s) => utf8(s).length <= maxBytes && !/^[ \t]*$/.test(s)));

@@ -228,3 +228,15 @@ describe('jsonrpc/ndjson: encodeLine', () => {
     );
   });
 });
+
+describe('LineReader: CRLF at the limit', () => {
+  it('accepts a CRLF line of exactly maxBytes, like its LF twin, and rejects one byte more', () => {
+    const lines: string[] = [];
+    let oversize = 0;
+    const reader = new LineReader({ line: (f) => lines.push(new TextDecoder().decode(f)), oversize: () => oversize++ }, 10);
+    reader.push(new TextEncoder().encode('0123456789\n0123456789\r\n'));
+    reader.push(new TextEncoder().encode('0123456789A\r\n'));
+    assert.deepEqual(lines, ['0123456789', '0123456789']);
+    assert.equal(oversize, 1);
+  });
+});
