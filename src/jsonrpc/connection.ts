@@ -164,6 +164,7 @@ export class Connection {
   readonly #byProgressToken = new Map<RequestId, Pending>();
   readonly #inFlight = new Map<RequestId, InFlight>();
   readonly #closeListeners: ((reason?: Error) => void)[] = [];
+  #drainWaiters: (() => void)[] = [];
   #nextId = 1;
   #state: 'new' | 'open' | 'closed' = 'new';
   #closeReason: Error | undefined;
@@ -280,6 +281,22 @@ export class Connection {
     if (this.#state !== 'open') throw new McpError(McpErrorCode.ConnectionClosed, 'The connection is not open', { cause: this.#closeReason });
     const message: JsonRpcNotification = params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params };
     await this.#channel.send(message, options.relatedRequestId === undefined ? undefined : { relatedRequestId: options.relatedRequestId });
+  }
+
+  /**
+   * Resolves once no incoming request is being handled (their responses have been handed to
+   * the channel), or after `timeoutMs`. Use before {@link close} for a graceful shutdown.
+   */
+  drain(timeoutMs = 1000): Promise<void> {
+    if (this.#inFlight.size === 0 || this.#state !== 'open') return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(done, timeoutMs);
+      function done(): void {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.#drainWaiters.push(done);
+    });
   }
 
   /** Closes the channel; pending requests fail with `ERR_MCP_CONNECTION_CLOSED`. */
@@ -491,8 +508,12 @@ export class Connection {
       this.#inFlight.delete(id);
     }
     // A cancelled request gets no answer: the peer has already moved on.
-    if (flight.cancelled) return;
-    this.#respond(response, extra, collect);
+    if (!flight.cancelled) this.#respond(response, extra, collect);
+    if (this.#inFlight.size === 0 && this.#drainWaiters.length > 0) {
+      const waiters = this.#drainWaiters;
+      this.#drainWaiters = [];
+      for (const waiter of waiters) waiter();
+    }
   }
 
   #errorFor(error: unknown, request: JsonRpcRequest): JsonRpcErrorResponse['error'] {
