@@ -1,0 +1,307 @@
+/**
+ * `McpClient`: one client for both protocol eras. `connect` probes the server with
+ * `server/discover` and settles on the stateless era (2026-07-28: every request carries its
+ * version, capabilities and identity in `_meta`; server questions arrive as MRTR input
+ * requests) or falls back to the stateful era (`initialize` handshake; server questions
+ * arrive as JSON-RPC requests). The same handlers answer the questions in both.
+ *
+ * The client holds a `Connection`; it never inherits one, and it sees only the `Transport`
+ * contract, never a concrete transport.
+ *
+ * @see https://modelcontextprotocol.io/specification/2026-07-28
+ * @module
+ */
+import { Connection, type RequestOptions } from '../jsonrpc/connection.js';
+import type { JsonRpcNotification, Params } from '../jsonrpc/messages.js';
+import { decodeResult, encodeRequestParams } from '../protocol/codec.js';
+import { lookupMethod } from '../protocol/methods.js';
+import type { ClientCapabilities } from '../protocol/model/capabilities.js';
+import type { Implementation, LoggingLevel } from '../protocol/model/common.js';
+import type { SubscriptionFilter } from '../protocol/model/subscriptions.js';
+import type { LoggingMessageParams, ProgressParams } from '../protocol/model/utilities.js';
+import { isStateless, supportedRevisions, type ProtocolRevision } from '../protocol/revisions.js';
+import type { Transport } from '../transport/types.js';
+import { McpError, McpErrorCode } from '../util/errors.js';
+import { silentLogger, type Logger } from '../util/logger.js';
+import { ResultCache } from './cache.js';
+import { capabilitiesFor, legacyRequestHandler } from './inputs.js';
+import { ListenHub, subscriptionIdOf, TapChannel } from './listen.js';
+import { runWithInput, type RoundResult } from './mrtr.js';
+import { negotiate } from './negotiate.js';
+import { SignalFanout } from './signals.js';
+import { McpClientCalls } from './calls.js';
+import type { CallOptions, ConnectOptions, Era, ListenOptions, McpClientOptions, ServerDescription, Subscription } from './types.js';
+
+const LIST_CHANGED: Readonly<Record<string, readonly string[]>> = {
+  'notifications/tools/list_changed': ['tools/list'],
+  'notifications/prompts/list_changed': ['prompts/list'],
+  'notifications/resources/list_changed': ['resources/list', 'resources/templates/list'],
+};
+
+/** Newest first, as `versions` defaults. */
+const DEFAULT_VERSIONS: readonly ProtocolRevision[] = [...supportedRevisions].reverse();
+
+/**
+ * An MCP client. Construct it with the client's identity, `connect` it to a transport, then
+ * use the typed calls (inherited from {@link McpClientCalls}).
+ *
+ * @example
+ * ```ts
+ * const client = new McpClient({ name: 'my-host', version: '1.0.0' }, { handlers: { elicitation: async () => ({ action: 'decline' }) } });
+ * await client.connect(transport);
+ * const tools = await client.listTools();
+ * const result = await client.callTool('echo', { message: 'hi' });
+ * await client.close();
+ * ```
+ */
+export class McpClient extends McpClientCalls {
+  /** The client's identity, sent as `clientInfo`. */
+  readonly info: Implementation;
+  readonly #options: McpClientOptions;
+  readonly #logger: Logger;
+  readonly #capabilities: ClientCapabilities;
+  readonly #versions: readonly ProtocolRevision[];
+  readonly #listens = new ListenHub();
+  readonly #signals = new SignalFanout();
+  #connection: Connection | undefined;
+  #tap: TapChannel | undefined;
+  #description: ServerDescription | undefined;
+  #logLevel: LoggingLevel | undefined;
+
+  constructor(info: Implementation, options: McpClientOptions = {}) {
+    const logger = options.logger ?? silentLogger;
+    super(logger, options.cache ?? new ResultCache());
+    this.info = Object.freeze({ ...info });
+    this.#options = options;
+    this.#logger = logger;
+    this.#capabilities = options.capabilities ?? capabilitiesFor(options.handlers ?? {});
+    this.#versions = options.versions ?? DEFAULT_VERSIONS;
+    if (this.#versions.length === 0) throw new McpError(McpErrorCode.InvalidArgument, '`versions` must name at least one revision');
+  }
+
+  /** The negotiated revision (undefined before `connect`). */
+  get protocolVersion(): ProtocolRevision | undefined {
+    return this.#description?.protocolVersion;
+  }
+
+  /** The negotiated era (undefined before `connect`). */
+  get era(): Era | undefined {
+    return this.#description?.era;
+  }
+
+  /** The server's identity (`initialize` result, or `server/discover`'s `_meta` serverInfo). */
+  get serverInfo(): Implementation | undefined {
+    return this.#description?.serverInfo;
+  }
+
+  /** The server's capabilities (undefined when `server/discover` could not tell). */
+  get serverCapabilities(): Readonly<Record<string, unknown>> | undefined {
+    return this.#description?.serverCapabilities;
+  }
+
+  /** The server's instructions for the model. */
+  get instructions(): string | undefined {
+    return this.#description?.instructions;
+  }
+
+  /** The capabilities this client declares. */
+  get capabilities(): ClientCapabilities {
+    return this.#capabilities;
+  }
+
+  /** True between a successful `connect` and `close` (or the transport closing). */
+  get connected(): boolean {
+    return this.#description !== undefined && this.#connection?.closed === false;
+  }
+
+  /**
+   * Starts `transport` and negotiates the era and version. Rejects (and closes the
+   * transport) with `ERR_MCP_UNSUPPORTED_VERSION` when no common version exists.
+   */
+  async connect(transport: Transport, options: ConnectOptions = {}): Promise<void> {
+    if (this.#connection !== undefined) throw new McpError(McpErrorCode.AlreadyStarted, 'The client is already connected');
+    const tap = new TapChannel(transport);
+    const connection = new Connection(tap, {
+      logger: this.#logger,
+      defaultTimeoutMs: this.#options.defaultTimeoutMs ?? 60_000,
+      maxTotalTimeoutMs: this.#options.maxTotalTimeoutMs ?? 0,
+      onRequest: legacyRequestHandler({
+        handlers: this.#options.handlers ?? {},
+        capabilities: () => this.#capabilities,
+        revision: () => this.#description?.protocolVersion,
+        stateful: () => this.#description?.era === 'stateful',
+      }),
+      onNotification: (n) => this.#onNotification(n),
+      onHandlerError: (error, request) =>
+        this.#logger.warn('a client handler failed', { method: request.method, error: error instanceof Error ? error.message : String(error) }),
+    });
+    this.#tap = tap;
+    this.#connection = connection;
+    await connection.start();
+    try {
+      this.#description = await negotiate({
+        send: (revision, method, params, opts) => connection.request(method, this.#stamp(revision, params), opts),
+        notify: (method, params) => connection.notify(method, params),
+        versions: this.#versions,
+        era: this.#options.era,
+        probeTimeoutMs: this.#options.probeTimeoutMs ?? 5000,
+        clientInfo: this.info,
+        capabilities: this.#capabilities,
+        logger: this.#logger,
+        signal: options.signal,
+      });
+    } catch (error) {
+      await connection.close().catch(() => undefined);
+      throw error;
+    }
+  }
+
+  /** Ends every subscription and closes the connection; pending calls fail with `ERR_MCP_CONNECTION_CLOSED`. */
+  async close(): Promise<void> {
+    this.#listens.abortAll();
+    if (this.#options.cache === undefined) this.cache.clear();
+    await this.#connection?.close();
+  }
+
+  /**
+   * Sets the minimum level of log messages. Stateful era: `logging/setLevel`. Stateless era:
+   * stamped into the `_meta` of every later request.
+   */
+  async setLoggingLevel(level: LoggingLevel, options: CallOptions = {}): Promise<void> {
+    this.#logLevel = level;
+    if (this.#require().era === 'stateful') await this.send('logging/setLevel', { level }, options);
+  }
+
+  /**
+   * Opens a `subscriptions/listen` stream (stateless era) and resolves once the server
+   * acknowledged it, with the granted filter. Its notifications go to `options.onNotification`
+   * (and the client's own hooks and cache invalidation).
+   */
+  listen(filter: SubscriptionFilter, options: ListenOptions = {}): Promise<Subscription> {
+    const description = this.#require();
+    if (description.era !== 'stateless') {
+      return Promise.reject(new McpError(McpErrorCode.Unsupported, 'subscriptions/listen needs the stateless era; use subscribeResource on stateful servers'));
+    }
+    const connection = this.#connection as Connection;
+    return this.#listens.open(filter, options, {
+      tap: this.#tap as TapChannel,
+      send: (params, signal) => connection.request('subscriptions/listen', this.#stamp(description.protocolVersion, params), { signal, timeoutMs: 0, maxTotalTimeoutMs: 0 }),
+      ackTimeoutMs: this.#options.defaultTimeoutMs ?? 60_000,
+    });
+  }
+
+  // ---- the seam used by McpClientCalls --------------------------------------------------
+
+  /** @internal The negotiated state, or `ERR_MCP_NOT_CONNECTED`. */
+  protected override description(): ServerDescription {
+    return this.#require();
+  }
+
+  /** @internal The authorization context for private cache entries. */
+  protected override cacheKey(): string | undefined {
+    return this.#options.cacheKey;
+  }
+
+  /**
+   * @internal Sends one request and decodes its result. MRTR-capable methods on the
+   * stateless era are driven to a complete result; `rounds` counts the input rounds taken.
+   */
+  protected override async send(method: string, params: Params, options: CallOptions): Promise<{ value: Record<string, unknown>; rounds: number }> {
+    const { protocolVersion } = this.#require();
+    if (options.signal === undefined) return this.#send(method, params, options, protocolVersion);
+    const link = this.#signals.link(options.signal);
+    try {
+      return await this.#send(method, params, { ...options, signal: link.signal }, protocolVersion);
+    } finally {
+      link.release();
+    }
+  }
+
+  async #send(method: string, params: Params, options: CallOptions, protocolVersion: ProtocolRevision): Promise<{ value: Record<string, unknown>; rounds: number }> {
+    const connection = this.#connection as Connection;
+    const once = async (p: Params): Promise<RoundResult> => {
+      const raw = await connection.request(method, this.#stamp(protocolVersion, p), requestOptions(options));
+      if (lookupMethod(protocolVersion, method)?.result === undefined) return { value: raw, resultType: 'complete' };
+      const decoded = decodeResult(protocolVersion, method, raw);
+      if (!decoded.ok) throw decoded.error;
+      return { value: decoded.value, resultType: decoded.resultType };
+    };
+    if (!isStateless(protocolVersion) || lookupMethod(protocolVersion, method)?.mrtr !== true) {
+      return { value: (await once(params)).value, rounds: 0 };
+    }
+    return runWithInput(
+      method,
+      params,
+      { handlers: this.#options.handlers ?? {}, capabilities: this.#capabilities, revision: protocolVersion, maxRounds: this.#options.maxInputRounds ?? 8, send: once },
+      options.signal,
+    );
+  }
+
+  #require(): ServerDescription {
+    const connection = this.#connection;
+    if (this.#description === undefined || connection === undefined) throw new McpError(McpErrorCode.NotConnected, 'The client is not connected');
+    if (connection.closed) throw new McpError(McpErrorCode.ConnectionClosed, 'The connection is closed');
+    return this.#description;
+  }
+
+  #stamp(revision: ProtocolRevision, params: Params): Params {
+    return (
+      encodeRequestParams(revision, params, {
+        clientCapabilities: this.#capabilities,
+        clientInfo: this.info,
+        ...(this.#logLevel !== undefined ? { logLevel: this.#logLevel } : {}),
+      }) ?? params
+    );
+  }
+
+  #onNotification(notification: JsonRpcNotification): void {
+    const subscriptionId = subscriptionIdOf(notification);
+    if (subscriptionId !== undefined && notification.method !== 'notifications/progress' && notification.method !== 'notifications/message') {
+      if (!this.#listens.route(subscriptionId, notification)) {
+        this.#logger.debug('dropped a notification of an unknown subscription', { method: notification.method, subscriptionId });
+        return;
+      }
+      if (notification.method !== 'notifications/subscriptions/acknowledged') this.#announce(notification);
+      return;
+    }
+    this.#announce(notification);
+    this.#options.onNotification?.(notification);
+  }
+
+  /** Cache invalidation and typed hooks for one change/log/progress notification. */
+  #announce(notification: JsonRpcNotification): void {
+    const on = this.#options.on ?? {};
+    const params = notification.params ?? {};
+    const invalidated = LIST_CHANGED[notification.method];
+    if (invalidated !== undefined) {
+      this.cache.invalidate(...invalidated);
+      if (invalidated[0] === 'tools/list') on.toolsListChanged?.();
+      else if (invalidated[0] === 'prompts/list') on.promptsListChanged?.();
+      else on.resourcesListChanged?.();
+      return;
+    }
+    switch (notification.method) {
+      case 'notifications/resources/updated':
+        if (typeof params['uri'] === 'string') {
+          this.cache.invalidateResource(params['uri']);
+          on.resourceUpdated?.(params['uri']);
+        }
+        break;
+      case 'notifications/message':
+        on.logMessage?.(params as LoggingMessageParams);
+        break;
+      case 'notifications/progress':
+        on.progress?.(params as ProgressParams);
+        break;
+    }
+  }
+}
+
+function requestOptions(options: CallOptions): RequestOptions {
+  return {
+    ...(options.signal !== undefined ? { signal: options.signal } : {}),
+    ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+    ...(options.maxTotalTimeoutMs !== undefined ? { maxTotalTimeoutMs: options.maxTotalTimeoutMs } : {}),
+    ...(options.onProgress !== undefined ? { onProgress: options.onProgress } : {}),
+  };
+}

@@ -1,0 +1,173 @@
+/**
+ * The public types of the client API: options, the handlers that answer what a server asks
+ * (one callback API for both eras), event hooks, and per-call options.
+ *
+ * A handler is written once. On the stateful revisions (2025-11-25 and earlier) it answers
+ * real server-to-client JSON-RPC requests; on 2026-07-28 it answers the input requests
+ * embedded in an `InputRequiredResult`, and the client retries the original request (MRTR).
+ *
+ * @see https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr
+ * @module
+ */
+import type { JsonRpcNotification } from '../jsonrpc/messages.js';
+import type { Progress } from '../jsonrpc/connection.js';
+import type { ClientCapabilities } from '../protocol/model/capabilities.js';
+import type { Implementation, LoggingLevel } from '../protocol/model/common.js';
+import type { ElicitParams, ElicitResult } from '../protocol/model/elicitation.js';
+import type { CreateMessageParams, CreateMessageResult } from '../protocol/model/sampling.js';
+import type { SubscriptionFilter } from '../protocol/model/subscriptions.js';
+import type { ListRootsResult, LoggingMessageParams, ProgressParams, Root } from '../protocol/model/utilities.js';
+import type { ProtocolRevision } from '../protocol/revisions.js';
+import type { Logger } from '../util/logger.js';
+import type { ResultCache } from './cache.js';
+
+/** The two protocol eras: `stateless` (2026-07-28+, per-request `_meta`) and `stateful` (handshake). */
+export type Era = 'stateless' | 'stateful';
+
+/** Where a handler's question came from. */
+export interface InputContext {
+  /** Aborted when the call that caused the question is cancelled or the client closes. */
+  readonly signal: AbortSignal;
+  /** The revision in use. */
+  readonly protocolVersion: ProtocolRevision;
+  /** `mrtr`: an input request inside an `InputRequiredResult`; `request`: a legacy server-to-client request. */
+  readonly via: 'mrtr' | 'request';
+  /** MRTR: the key the server gave the input request. */
+  readonly key?: string;
+  /** MRTR: the method of the request being retried (`tools/call`, `prompts/get`, `resources/read`). */
+  readonly method?: string;
+}
+
+/**
+ * Answers a server's questions. Each handler present makes the client declare the matching
+ * capability (unless `capabilities` is given explicitly).
+ */
+export interface ClientHandlers {
+  /**
+   * Asks the user (form or URL mode). For an accepted form, fields the answer omits are filled
+   * from the schema's `default`s before the answer is sent.
+   */
+  elicitation?(params: ElicitParams, context: InputContext): ElicitResult | Promise<ElicitResult>;
+  /** Asks the client's model for a completion (deprecated feature in 2026-07-28). */
+  sampling?(params: CreateMessageParams, context: InputContext): CreateMessageResult | Promise<CreateMessageResult>;
+  /** Lists the client's roots (deprecated feature in 2026-07-28). */
+  roots?(context: InputContext): ListRootsResult | readonly Root[] | Promise<ListRootsResult | readonly Root[]>;
+}
+
+/** Typed hooks for what the server announces. Each fires whatever the era or stream it came on. */
+export interface ClientEvents {
+  /** `notifications/tools/list_changed` (legacy unsolicited, or on a listen stream). */
+  toolsListChanged?(): void;
+  /** `notifications/prompts/list_changed`. */
+  promptsListChanged?(): void;
+  /** `notifications/resources/list_changed`. */
+  resourcesListChanged?(): void;
+  /** `notifications/resources/updated`. */
+  resourceUpdated?(uri: string): void;
+  /** `notifications/message` (log messages). */
+  logMessage?(params: LoggingMessageParams): void;
+  /** `notifications/progress` that no call asked for through its own `onProgress`. */
+  progress?(params: ProgressParams): void;
+}
+
+/** Options of an {@link McpClient}. */
+export interface McpClientOptions {
+  /** Capabilities to declare. Default: derived from {@link handlers}. */
+  readonly capabilities?: ClientCapabilities;
+  /** Answers elicitation, sampling and roots questions, in both eras. */
+  readonly handlers?: ClientHandlers;
+  /** Where the client logs (dropped tools, skipped schemas, handler failures). */
+  readonly logger?: Logger;
+  /** Per-request timeout in ms (reset by progress when the call asks for progress). Default 60,000; 0 = none. */
+  readonly defaultTimeoutMs?: number;
+  /** Hard cap on one request's total time in ms, progress or not. Default 0 (none). */
+  readonly maxTotalTimeoutMs?: number;
+  /** Most MRTR rounds one call may take before it fails with `ERR_MCP_LIMIT_EXCEEDED`. Default 8. */
+  readonly maxInputRounds?: number;
+  /**
+   * A result cache to use instead of the client's own, to share `public` entries among
+   * clients of the same server (never share one across servers).
+   */
+  readonly cache?: ResultCache;
+  /** Identifies the authorization context: `private` cache entries are only reused under the same key. */
+  readonly cacheKey?: string;
+  /** Revisions the client will speak, preferred first. Default: every supported revision, newest first. */
+  readonly versions?: readonly ProtocolRevision[];
+  /** Force an era instead of probing. Default: probe with `server/discover`. */
+  readonly era?: Era;
+  /** How long the `server/discover` probe waits before assuming a legacy server. Default 5,000 ms. */
+  readonly probeTimeoutMs?: number;
+  /** Receives every notification the client does not consume itself (after the typed hooks). */
+  readonly onNotification?: (notification: JsonRpcNotification) => void;
+  /** Typed notification hooks. */
+  readonly on?: ClientEvents;
+}
+
+/** Options of {@link McpClient.connect}. */
+export interface ConnectOptions {
+  /** Aborts the negotiation. */
+  readonly signal?: AbortSignal;
+}
+
+/** Options of one request. */
+export interface CallOptions {
+  /** Cancels the call (the server is told with `notifications/cancelled` where the transport allows). */
+  readonly signal?: AbortSignal;
+  /** Per-request timeout in ms (each MRTR round is one request). Default: the client's. */
+  readonly timeoutMs?: number;
+  /** Hard cap on one request's total time in ms. Default: the client's. */
+  readonly maxTotalTimeoutMs?: number;
+  /** Receives progress; also makes progress reset the timeout. */
+  readonly onProgress?: (progress: Progress) => void;
+}
+
+/** Options of the list methods. */
+export interface ListOptions extends CallOptions {
+  /**
+   * Serve a page from the cache while it is fresh (default true). `fresh: false` bypasses the
+   * cache and always asks the server (the answer is still cached).
+   */
+  readonly fresh?: boolean;
+}
+
+/** Options of {@link McpClient.listen}. */
+export interface ListenOptions {
+  /** Receives each notification of this subscription (already demultiplexed by subscription id). */
+  readonly onNotification?: (notification: JsonRpcNotification) => void;
+  /** Ends the subscription. */
+  readonly signal?: AbortSignal;
+}
+
+/** How a subscription ended. */
+export interface ListenEnd {
+  /** `graceful`: the server sent the listen result; `aborted`: we ended it; `error`: the request failed. */
+  readonly reason: 'graceful' | 'aborted' | 'error';
+  /** The failure, when `reason` is `error`. */
+  readonly error?: Error;
+}
+
+/** An open `subscriptions/listen` stream. */
+export interface Subscription {
+  /** The subscription id (the listen request's JSON-RPC id). */
+  readonly id: string | number;
+  /** What the server granted (from `notifications/subscriptions/acknowledged`). */
+  readonly granted: SubscriptionFilter;
+  /** Settles when the subscription ends (never rejects). */
+  readonly ended: Promise<ListenEnd>;
+  /** Ends the subscription (sends `notifications/cancelled` on message-stream transports). */
+  close(): void;
+}
+
+/** What `connect` learned about the server. */
+export interface ServerDescription {
+  readonly era: Era;
+  readonly protocolVersion: ProtocolRevision;
+  readonly serverInfo: Implementation | undefined;
+  readonly serverCapabilities: Readonly<Record<string, unknown>> | undefined;
+  readonly instructions: string | undefined;
+  /** 2026-07-28: every version the server listed in `server/discover`. */
+  readonly supportedVersions?: readonly string[];
+}
+
+/** A logging level, re-exported for callers of `setLoggingLevel`. */
+export type { LoggingLevel };
