@@ -6,6 +6,9 @@
 export { McpServer, type McpServerOptions } from './mcpServer.js';
 export { ToolError } from './tools.js';
 export { ServerSession } from './session.js';
+export { runAsTask, taskIdOf } from './tasks/context.js';
+export { MemoryTaskStore, type TaskStore, type TaskRecord } from './tasks/store.js';
+export { type TasksOptions, type TaskMode } from './tasks/manager.js';
 export { type Middleware, type MiddlewareContext } from './middleware.js';
 export { RequestStateSealer, MemoryNonceStore, digestParams, canonicalJson, type NonceStore, type RequestStateOptions, type StateRejection } from './requestState.js';
 export type {

@@ -60,6 +60,10 @@ import type {
 import { ServerSession } from './session.js';
 import { SubscriptionHub } from './subscriptions.js';
 import { traced } from './tracing.js';
+// ---- tasks integration (src/server/tasks) ----
+import { TASKS_EXTENSION_ID } from '../protocol/meta.js';
+import { TaskManager, type TaskCall, type TasksOptions } from './tasks/manager.js';
+import { CORE_TASKS_CAPABILITY, serveTaskMethod, TASK_METHODS, taskListenSource } from './tasks/methods.js';
 
 /** Options of an {@link McpServer}. */
 export interface McpServerOptions {
@@ -85,6 +89,11 @@ export interface McpServerOptions {
   readonly capabilities?: ServerCapabilities;
   /** Receives the real error when a handler throws something that is not a `JsonRpcError`. */
   readonly onError?: (error: unknown, info: { readonly method: string; readonly requestId: RequestId }) => void;
+  /**
+   * Tasks (long-running tool calls): 2025-11-25 core tasks and the 2026-07-28 extension
+   * `io.modelcontextprotocol/tasks`, on one store. `true` = defaults. Default: off.
+   */
+  readonly tasks?: TasksOptions | boolean;
 }
 
 interface PromptEntry {
@@ -109,11 +118,14 @@ interface Call {
   readonly env: DispatchEnv;
   /** The stateful session this request belongs to (legacy revisions only). */
   readonly session: ServerSession | undefined;
+  /** Set once the request is answered: nothing more may be sent for it. */
+  readonly life: { done: boolean };
 }
 
 type MethodHandler = (call: Call) => Promise<Record<string, unknown>>;
 
 const EMPTY: Readonly<Record<string, unknown>> = Object.freeze({});
+const TASK_EXTENSIONS: ReadonlySet<string> = new Set([TASKS_EXTENSION_ID]);
 const TRACEPARENT = /^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/;
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -130,6 +142,11 @@ function readTrace(meta: Readonly<Record<string, unknown>>): TraceContext | unde
     ...(typeof state === 'string' ? { tracestate: state } : {}),
     ...(typeof baggage === 'string' ? { baggage } : {}),
   };
+}
+
+function withoutMember(caps: ServerCapabilities, member: string): ServerCapabilities {
+  const { [member]: _drop, ...rest } = caps as Record<string, unknown>;
+  return rest as ServerCapabilities;
 }
 
 function principalOf(env: DispatchEnv): string | undefined {
@@ -166,6 +183,8 @@ export class McpServer implements McpDispatcher {
   #capabilities: ServerCapabilities | undefined;
   #chain: Terminal;
   readonly #connections = new Set<Connection>();
+  /** Tasks, when enabled (see `src/server/tasks`). */
+  readonly #tasks: TaskManager | undefined;
 
   constructor(info: ServerInfo, options: McpServerOptions = {}) {
     const { instructions, ...identity } = info;
@@ -204,6 +223,15 @@ export class McpServer implements McpDispatcher {
       ['resources/unsubscribe', (c) => this.#subscribe(c, false)],
     ]);
     this.#chain = this.#terminal;
+    // ---- tasks integration ----
+    if (options.tasks !== undefined && options.tasks !== false) {
+      const tasks = new TaskManager(options.tasks === true ? {} : options.tasks, (error, info) => this.#reportError(error, info.method, info.requestId));
+      this.#tasks = tasks;
+      const handlers = this.#handlers as Map<string, MethodHandler>;
+      for (const method of TASK_METHODS) handlers.set(method, (c) => serveTaskMethod(tasks, this.#taskCall(c)));
+      this.#hub.addSource(taskListenSource(tasks));
+      this.onClose(() => tasks.close());
+    }
   }
 
   // ---- registration -------------------------------------------------------------------
@@ -300,6 +328,11 @@ export class McpServer implements McpDispatcher {
     if (this.#resources.size > 0 || this.#templates.size > 0) caps['resources'] = { subscribe: true, listChanged: true };
     if (this.#hasCompleters()) caps['completions'] = {};
     if (this.#logging) caps['logging'] = {};
+    if (this.#tasks !== undefined) {
+      // tasks integration: `tasks` is for 2025-11-25 initialize, `extensions` for server/discover
+      caps['tasks'] = CORE_TASKS_CAPABILITY;
+      caps['extensions'] = { [TASKS_EXTENSION_ID]: {} };
+    }
     Object.assign(caps, this.#extraCaps);
     return (this.#capabilities = Object.freeze(caps) as ServerCapabilities);
   }
@@ -384,7 +417,9 @@ export class McpServer implements McpDispatcher {
         this.#logger.warn('a close listener threw', { error: String(error) });
       }
     }
+    // Listen streams end with their graceful result, sent before the transports close.
     this.#hub.closeAll();
+    await Promise.all([...this.#connections].map((c) => c.drain(1000)));
     for (const session of [...this.#sessions]) session.close();
     await Promise.all([...this.#connections].map((c) => c.close()));
   }
@@ -404,7 +439,13 @@ export class McpServer implements McpDispatcher {
         target: typeof target === 'string' ? target : undefined,
         meta: call.meta,
       },
-      async () => this.#stamp(call, this.#middleware.length === 0 ? await handler(call) : await this.#chain(this.#middlewareContext(call))),
+      async () => {
+        try {
+          return this.#stamp(call, this.#middleware.length === 0 ? await handler(call) : await this.#chain(this.#middlewareContext(call)));
+        } finally {
+          call.life.done = true;
+        }
+      },
     );
   }
 
@@ -439,7 +480,9 @@ export class McpServer implements McpDispatcher {
     const meta = isObject(rawMeta) ? rawMeta : EMPTY;
     const version = meta[META_PROTOCOL_VERSION];
     const session = env.session instanceof ServerSession ? env.session : undefined;
-    if (version === undefined && session !== undefined && this.#statefulVersions.length > 0) {
+    // A session takes a request once it is initialized, or when the request is `initialize`;
+    // anything else without a 2026 `_meta` version is answered as a stateless request would be.
+    if (version === undefined && session !== undefined && this.#statefulVersions.length > 0 && (session.revision !== undefined || request.method === 'initialize')) {
       return this.#prepareStateful(request, params, meta, env, session);
     }
     if (version === undefined) {
@@ -455,6 +498,7 @@ export class McpServer implements McpDispatcher {
     const decoded = decodeRequestParams(version, request.method, params, {
       from: 'client',
       serverCapabilities: this.capabilities(),
+      ...(this.#tasks !== undefined ? { extensions: TASK_EXTENSIONS } : {}), // tasks integration
     });
     if (!decoded.ok) throw decoded.error;
     const caps = meta[META_CLIENT_CAPABILITIES] as ClientCapabilities;
@@ -475,6 +519,7 @@ export class McpServer implements McpDispatcher {
       logLevel: this.#logging ? (level as LoggingLevel | undefined) : undefined,
       env,
       session: undefined,
+      life: { done: false },
     };
   }
 
@@ -509,6 +554,7 @@ export class McpServer implements McpDispatcher {
       logLevel: this.#logging ? (session.logLevel ?? 'debug') : undefined,
       env: env.peer === undefined ? { ...env, peer: session.peer } : env,
       session,
+      life: { done: false },
     };
   }
 
@@ -566,7 +612,7 @@ export class McpServer implements McpDispatcher {
     const sendProgress =
       typeof token === 'string' || typeof token === 'number'
         ? async (progress: number, total?: number, message?: string) => {
-            if (!(progress > last)) return; // progress MUST increase
+            if (call.life.done || !(progress > last)) return; // only while active; progress MUST increase
             last = progress;
             const params: Record<string, unknown> = { progressToken: token, progress };
             if (total !== undefined) params['total'] = total;
@@ -579,7 +625,7 @@ export class McpServer implements McpDispatcher {
       min < 0
         ? undefined
         : async (level: LoggingLevel, data: unknown, logger?: string) => {
-            if (loggingLevels.indexOf(level) < min) return;
+            if (call.life.done || loggingLevels.indexOf(level) < min) return;
             const params: Record<string, unknown> = { level, data };
             if (logger !== undefined) params['logger'] = logger;
             env.notify({ jsonrpc: '2.0', method: 'notifications/message', params });
@@ -652,7 +698,7 @@ export class McpServer implements McpDispatcher {
   async #discover(_call: Call): Promise<Record<string, unknown>> {
     const result: Record<string, unknown> = {
       supportedVersions: [...this.#statelessVersions],
-      capabilities: this.capabilities(),
+      capabilities: this.#tasks === undefined ? this.capabilities() : withoutMember(this.capabilities(), 'tasks'), // tasks integration
       ...this.#cacheFor('server/discover'),
     };
     if (this.#instructions !== undefined) result['instructions'] = this.#instructions;
@@ -691,7 +737,34 @@ export class McpServer implements McpDispatcher {
     const name = call.params['name'] as string;
     const tool = this.#tools.get(name);
     if (tool === undefined || tool.disabled) throw JsonRpcError.invalidParams(`Unknown tool: ${name}`, { name });
-    return this.#withInput(call, (context) => runTool(tool, call.params['arguments'], context));
+    const run = (context: HandlerContext): Promise<Record<string, unknown>> => runTool(tool, call.params['arguments'], context);
+    // ---- tasks integration: the task manager decides task vs. ordinary call ----
+    if (this.#tasks !== undefined) return this.#tasks.callTool(this.#taskCall(call), tool.wire, run, (r) => this.#withInput(call, r));
+    return this.#withInput(call, run);
+  }
+
+  /** tasks integration: the view of a call the task manager needs, incl. a background-context factory. */
+  #taskCall(call: Call): TaskCall {
+    const session = call.session;
+    return {
+      id: call.id,
+      method: call.method,
+      params: call.params,
+      meta: call.meta,
+      revision: call.revision,
+      caps: call.caps,
+      principal: call.principal,
+      get signal() {
+        return call.env.signal;
+      },
+      session,
+      context: (broker, signal) => {
+        // Background runs outlive the request: own signal; notifications go to the session (legacy) or nowhere.
+        const notify = session === undefined ? () => undefined : (n: JsonRpcNotification) => session.peer.notify(n);
+        const { peer: _peer, ...env } = call.env;
+        return this.#context({ ...call, env: { ...env, signal, notify } }, broker, 1, undefined);
+      },
+    };
   }
 
   async #readResource(call: Call): Promise<Record<string, unknown>> {
@@ -759,6 +832,7 @@ export class McpServer implements McpDispatcher {
     session.onClose(this.#resources.onChange(resourcesChanged));
     session.onClose(this.#templates.onChange(resourcesChanged));
     const { extensions: _ext, ...capabilities } = this.capabilities() as Record<string, unknown>;
+    if (call.revision !== '2025-11-25') delete capabilities['tasks']; // tasks integration: core tasks are 2025-11-25 only
     const result: Record<string, unknown> = { protocolVersion: call.revision, capabilities, serverInfo: this.info };
     if (this.#instructions !== undefined) result['instructions'] = this.#instructions;
     return result;

@@ -13,6 +13,24 @@ import type { ServerCapabilities } from '../protocol/model/capabilities.js';
 import type { DispatchEnv } from '../transport/types.js';
 import type { Registry, Keyed } from './registry.js';
 
+/**
+ * Part of a listen filter granted by a {@link ListenSource}, and how to start delivering it.
+ */
+export interface ListenGrant {
+  /** Filter members granted (merged into the acknowledgement). */
+  readonly granted: Readonly<Record<string, unknown>>;
+  /** Starts delivery right after the acknowledgement; returns the cleanup. */
+  attach(send: (method: string, params: Record<string, unknown>) => void): () => void;
+}
+
+/**
+ * An extra source of listen-stream notifications (extensions, e.g. `notifications/tasks` for
+ * the filter member `taskIds`). `grant` may reject (e.g. -32021) before anything is sent.
+ */
+export interface ListenSource {
+  grant(requested: Readonly<Record<string, unknown>>, params: Readonly<Record<string, unknown>>, env: DispatchEnv): Promise<ListenGrant | undefined>;
+}
+
 interface Listener {
   readonly resources: readonly string[];
   readonly onResource: (uri: string) => void;
@@ -26,12 +44,18 @@ export class SubscriptionHub {
   readonly #resources: Registry<Keyed>;
   readonly #templates: Registry<Keyed>;
   readonly #listeners = new Set<Listener>();
+  readonly #sources: ListenSource[] = [];
 
   constructor(tools: Registry<Keyed>, prompts: Registry<Keyed>, resources: Registry<Keyed>, templates: Registry<Keyed>) {
     this.#tools = tools;
     this.#prompts = prompts;
     this.#resources = resources;
     this.#templates = templates;
+  }
+
+  /** Adds a source of extension notifications (see {@link ListenSource}). */
+  addSource(source: ListenSource): void {
+    this.#sources.push(source);
   }
 
   /** How many listen streams are open. */
@@ -51,6 +75,14 @@ export class SubscriptionHub {
     if (requested['resourcesListChanged'] === true && caps.resources?.listChanged === true) granted['resourcesListChanged'] = true;
     const uris = Array.isArray(requested['resourceSubscriptions']) ? (requested['resourceSubscriptions'] as unknown[]).filter((u): u is string => typeof u === 'string') : [];
     if (uris.length > 0 && caps.resources?.subscribe === true) granted['resourceSubscriptions'] = uris;
+    const grants: ListenGrant[] = [];
+    for (const source of this.#sources) {
+      const grant = await source.grant(requested, params, env);
+      if (grant !== undefined) {
+        Object.assign(granted, grant.granted);
+        grants.push(grant);
+      }
+    }
 
     const tag = { [META_SUBSCRIPTION_ID]: id };
     const send = (method: string, extra?: Record<string, unknown>): void => {
@@ -59,7 +91,7 @@ export class SubscriptionHub {
     // The acknowledgement is the first message of the subscription, always.
     send('notifications/subscriptions/acknowledged', { notifications: granted });
 
-    const cleanups: (() => void)[] = [];
+    const cleanups: (() => void)[] = grants.map((grant) => grant.attach(send));
     if (granted['toolsListChanged'] === true) cleanups.push(this.#tools.onChange(() => send('notifications/tools/list_changed')));
     if (granted['promptsListChanged'] === true) cleanups.push(this.#prompts.onChange(() => send('notifications/prompts/list_changed')));
     if (granted['resourcesListChanged'] === true) {

@@ -13,6 +13,7 @@ import { registerInputTools } from './inputTools.js';
 import { registerMrtrTools } from './mrtrTools.js';
 import { registerPrompts } from './prompts.js';
 import { registerResources } from './resources.js';
+import { everythingTaskMode, registerTaskTools } from './taskTools.js';
 import { registerTools } from './tools.js';
 
 /** The version in `serverInfo`. */
@@ -37,12 +38,13 @@ export interface EverythingOptions {
 export function createEverythingServer(options: EverythingOptions = {}): McpServer {
   const server = new McpServer(
     { name: EVERYTHING_SERVER_NAME, version: EVERYTHING_SERVER_VERSION, instructions: EVERYTHING_INSTRUCTIONS },
-    options.logger === undefined ? {} : { logger: options.logger },
+    { ...(options.logger === undefined ? {} : { logger: options.logger }), tasks: { mode: everythingTaskMode } },
   );
   const prompts = registerPrompts(server);
   registerTools(server, { togglePrompt: () => prompts.toggle() });
   registerInputTools(server);
   registerMrtrTools(server);
+  registerTaskTools(server);
   registerResources(server, { watchIntervalMs: options.watchIntervalMs ?? 3000 });
   return server;
 }

@@ -11,9 +11,9 @@
  * @module
  */
 
-import { array, discriminated, enumeration, extend, integer, literal, nullable, object, optional, string, type Infer } from '../../util/schema.js';
+import { array, discriminated, enumeration, extend, integer, literal, nullable, object, optional, record, string, type Infer } from '../../util/schema.js';
 import { JsonObject, Meta, NotificationParams, PaginatedParams, RequestParams, Result, paginatedShape } from './common.js';
-import { InputRequests, InputResponses } from './mrtr.js';
+import { InputRequests } from './mrtr.js';
 
 /** Task states; `completed`, `failed`, `cancelled` are terminal. */
 export const taskStatuses = ['working', 'input_required', 'completed', 'failed', 'cancelled'] as const;
@@ -104,8 +104,13 @@ export const DetailedTask = discriminated('status', {
 /** @see {@link DetailedTask} */
 export type DetailedTask = Infer<typeof DetailedTask>;
 
-/** `tasks/update` params (tasks extension). */
-export const UpdateTaskParams = extend(RequestParams, { taskId: string(), inputResponses: InputResponses });
+/**
+ * `tasks/update` params (tasks extension). As for MRTR retries, only the map's shape is checked
+ * on receipt: the spec tells servers to ignore answers under keys that are not outstanding
+ * (whatever their shape), and each answer is validated against the input request it answers
+ * when it is used.
+ */
+export const UpdateTaskParams = extend(RequestParams, { taskId: string(), inputResponses: record(JsonObject) });
 /** @see {@link UpdateTaskParams} */
 export type UpdateTaskParams = Infer<typeof UpdateTaskParams>;
 

@@ -23,6 +23,7 @@ describe('everything: discovery', () => {
       resources: { subscribe: true, listChanged: true },
       completions: {},
       logging: {},
+      extensions: { 'io.modelcontextprotocol/tasks': {} },
     });
     assert.equal(d['instructions'], EVERYTHING_INSTRUCTIONS);
     assert.deepEqual((d['_meta'] as Record<string, unknown>)['io.modelcontextprotocol/serverInfo'], { name: 'switchboard-everything', version: EVERYTHING_SERVER_VERSION });
