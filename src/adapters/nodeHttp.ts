@@ -193,7 +193,7 @@ export interface ListeningServer {
   readonly port: number;
   /** `http://host:port/` with IPv6 hosts bracketed. */
   readonly url: string;
-  /** Stops accepting connections, closes open ones (SSE streams included) and resolves when done. */
+  /** Ends the handler's stateful sessions, stops accepting connections, closes open ones (SSE streams included) and resolves when done. */
   close(): Promise<void>;
 }
 
@@ -220,11 +220,14 @@ export function listen(handler: StreamableHttpHandler, options: ListenOptions = 
         host,
         port: address.port,
         url: `http://${shown}:${address.port}/`,
-        close: () =>
-          new Promise<void>((done, fail) => {
+        close: async () => {
+          // Stateful sessions end with the server (their streams would dangle otherwise).
+          await handler.close();
+          await new Promise<void>((done, fail) => {
             server.close((error) => (error === undefined ? done() : fail(error)));
             server.closeAllConnections();
-          }),
+          });
+        },
       });
     });
   });

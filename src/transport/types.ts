@@ -44,8 +44,17 @@ export interface DispatchEnv {
   notify(notification: JsonRpcNotification): void;
   /** Present on stateful sessions: requests to the client (sampling, elicitation, roots). */
   readonly peer?: PeerRequester;
-  /** Opaque per-session state owned by the dispatcher (stateful eras); see {@link McpDispatcher.openSession}. */
+  /** Opaque per-session state owned by the dispatcher (stateful eras); see {@link McpDispatcher.createSession}. */
   readonly session?: unknown;
+  /**
+   * Present only on stateful Streamable HTTP sessions that negotiated 2025-11-25 or later
+   * (SEP-1699 polling): ends the HTTP response now, while the handler keeps running. Later
+   * notifications, server→client requests and the response are kept in the event store;
+   * the client reconnects with `GET` + `Last-Event-ID` (after the `retry` hint) and gets them.
+   *
+   * @see https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#sending-messages-to-the-server
+   */
+  readonly closeStream?: () => void;
 }
 
 /** One `x-mcp-header` parameter of a tool, as the HTTP transport checks it. */

@@ -1,9 +1,11 @@
 /**
- * The Streamable HTTP transport (revision 2026-07-28, stateless): the runtime-neutral
- * server handler, its request/response shapes, header-value encoding and SSE framing. The
- * Node `http` adapter lives in `adapters/nodeHttp.ts`.
+ * The Streamable HTTP transport: revision 2026-07-28 (stateless) and, on the same endpoint,
+ * the stateful revisions 2025-03-26 … 2025-11-25 (sessions, GET stream, resumability). The
+ * runtime-neutral server handler, its request/response shapes, the resumability event store,
+ * header-value encoding and SSE framing. The Node `http` adapter lives in `adapters/nodeHttp.ts`.
  *
  * @see https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http
+ * @see https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#streamable-http
  * @module
  */
 export {
@@ -39,5 +41,15 @@ export {
   type SseEventInit,
   type SseParserOptions,
 } from './sse.js';
+export { type StatefulOptions } from './stateful.js';
+export {
+  InMemoryEventStore,
+  formatEventId,
+  parseEventId,
+  STANDALONE_STREAM_ID,
+  type EventStore,
+  type StoredEvent,
+  type InMemoryEventStoreOptions,
+} from './eventStore.js';
 export { encodeHeaderValue, decodeHeaderValue, isPlainHeaderValue, type DecodedHeaderValue } from './headerValue.js';
 export { httpStatusForError, headerMismatch, mcpNameSource } from './validate.js';

@@ -1,7 +1,9 @@
 /**
  * The Streamable HTTP server transport, revision 2026-07-28 (stateless): one POST endpoint,
  * one JSON-RPC request or notification per POST, answered with `application/json` or with a
- * request-scoped `text/event-stream`.
+ * request-scoped `text/event-stream`. On the same endpoint, when the dispatcher implements
+ * `createSession`, the stateful revisions 2025-03-26 … 2025-11-25 (header-less `initialize`,
+ * `Mcp-Session-Id`, the GET stream, resumability, DELETE) are served by `stateful.ts`.
  *
  * The core works on {@link HttpRequestLike}/{@link HttpResponseLike} (no WHATWG objects on the
  * hot path); {@link StreamableHttpHandler.fetch} is the web-standard entry built on it, and
@@ -13,11 +15,13 @@
  * |---|---|
  * | `Host` on the allow-list (DNS rebinding) | 403 |
  * | `Origin`, when present, on the allow-list | 403 |
- * | `route` hook (stateful revisions, auth …) may answer | its response |
+ * | `route` hook (auth, extra endpoints …) may answer | its response |
+ * | GET/DELETE with `Mcp-Session-Id` → the stateful path | see `stateful.ts` |
  * | method is POST | 405, `Allow: POST` |
  * | `Content-Type: application/json` | 415 |
  * | `Accept` lists `application/json` and `text/event-stream` | 406 |
  * | body within `maxBodyBytes` (`Content-Length`, then while reading) | 413 |
+ * | `route` hook, then the stateful path (`initialize` without a session, `Mcp-Session-Id`) | their response |
  * | body is one JSON-RPC request or notification | 400 + -32700/-32600 |
  * | `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`, `Mcp-Param-*` agree with the body | 400 + -32020 |
  * | notification dispatched | 202, empty |
@@ -29,26 +33,27 @@
 import type { MessageExtra } from '../../jsonrpc/channel.js';
 import { decodeFrame, defaultDecodeLimits, isBatchResult, type DecodeLimits, type DecodeResult } from '../../jsonrpc/decode.js';
 import { ErrorCode, JsonRpcError } from '../../jsonrpc/errors.js';
-import type { JsonRpcNotification, JsonRpcRequest, JsonRpcResponse, RequestId } from '../../jsonrpc/messages.js';
+import type { JsonRpcRequest, JsonRpcResponse, RequestId } from '../../jsonrpc/messages.js';
 import { silentLogger, type Logger } from '../../util/logger.js';
-import type { DispatchEnv, McpDispatcher } from '../types.js';
+import type { McpDispatcher } from '../types.js';
+import { Exchange, isThenable, readBody } from './exchange.js';
 import { trimOws } from './headerValue.js';
-import { encodeSseComment, encodeSseJson } from './sse.js';
-import { PushSseStream } from './sseStream.js';
-import { isSseStream, type HeaderGetter, type HttpExtra, type HttpRequestBody, type HttpRequestLike, type HttpResponseLike } from './types.js';
+import { StatefulHttp, type StatefulOptions } from './stateful.js';
+import type { HttpExtra, HttpRequestLike, HttpResponseLike } from './types.js';
 import {
   acceptsJsonAndSse,
   checkParamHeaders,
   checkStandardHeaders,
   compileHostAllowList,
   compileOriginAllowList,
-  httpStatusForError,
   isAllowedHost,
   isAllowedOrigin,
   isJsonContentType,
-  lacksRequiredMeta,
   localhostNames,
 } from './validate.js';
+import { fromWebRequest, toWebResponse } from './webEntry.js';
+
+export { fromWebRequest, pathOf, toWebResponse } from './webEntry.js';
 
 /**
  * Unsafe switch: set `[allowAnyHost]: true` in the options to skip the `Host` check (for a
@@ -79,8 +84,18 @@ export type HttpRoute = (
   input: RouteInput | undefined,
 ) => HttpResponseLike | undefined | Promise<HttpResponseLike | undefined>;
 
-/** Options for {@link createStreamableHttpHandler}. */
-export interface StreamableHttpServerOptions {
+/**
+ * Options for {@link createStreamableHttpHandler}. The {@link StatefulOptions} members
+ * (`maxSessions`, `sessionIdleTimeoutMs`, `maxBufferedEventsPerSession`, `eventStore`,
+ * `retryMs`, `peerRequestTimeoutMs`) tune the stateful revisions.
+ */
+export interface StreamableHttpServerOptions extends StatefulOptions {
+  /**
+   * Serve the stateful revisions (2025-03-26 … 2025-11-25: sessions, GET stream, DELETE)
+   * when the dispatcher implements `createSession`. Default true; false answers
+   * `initialize` like any other request of the stateless path.
+   */
+  readonly statefulSessions?: boolean;
   /**
    * Allowed `Host` values: bare names match any port (`localhost`), `name:port` matches
    * exactly. Default: `localhost`, `127.0.0.1`, `[::1]`. A request without `Host` passes.
@@ -132,14 +147,13 @@ export interface StreamableHttpHandler {
   fetch(request: Request): Promise<Response>;
   /** The body limit, for adapters that enforce it while reading. */
   readonly maxBodyBytes: number;
+  /** Open stateful sessions (0 when the stateful path is off). */
+  readonly sessionCount: number;
+  /** Ends every stateful session (`closeSession`, streams closed) and stops the idle sweep. */
+  close(): Promise<void>;
 }
 
 const JSON_HEADERS: Readonly<Record<string, string>> = Object.freeze({ 'content-type': 'application/json' });
-const SSE_HEADERS: Readonly<Record<string, string>> = Object.freeze({
-  'content-type': 'text/event-stream',
-  'cache-control': 'no-cache',
-  'x-accel-buffering': 'no',
-});
 const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
 const ALLOW_POST: Readonly<Record<string, string>> = Object.freeze({ 'content-type': 'application/json', allow: 'POST' });
 const ACCEPTED: HttpResponseLike = Object.freeze({ status: 202, headers: NO_HEADERS });
@@ -153,172 +167,6 @@ function errorResponse(status: number, error: JsonRpcError, id?: RequestId, head
   return { status, headers, body: errorBody(error, id) };
 }
 
-/** Reads a body of any accepted shape; undefined when it exceeds `max`. */
-async function readBody(body: HttpRequestBody | undefined, max: number): Promise<Uint8Array | undefined> {
-  if (body === undefined) return new Uint8Array(0);
-  if (body instanceof Uint8Array) return body.byteLength > max ? undefined : body;
-  if (typeof body === 'function') return body(max);
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for await (const chunk of body) {
-    total += chunk.byteLength;
-    if (total > max) return undefined;
-    chunks.push(chunk);
-  }
-  if (chunks.length === 1) return chunks[0] as Uint8Array;
-  const out = new Uint8Array(total);
-  let at = 0;
-  for (const c of chunks) {
-    out.set(c, at);
-    at += c.byteLength;
-  }
-  return out;
-}
-
-/**
- * One request in flight: the {@link DispatchEnv} the dispatcher sees, and the switch from a
- * pending JSON answer to an SSE stream on the first notification.
- */
-class Exchange implements DispatchEnv {
-  readonly extra: MessageExtra;
-  readonly #parent: AbortSignal | undefined;
-  readonly #keepAliveMs: number;
-  // Created on first use of `signal`: an AbortSignal costs microseconds on Node 20.
-  #controller: AbortController | undefined;
-  #aborted = false;
-  #abortReason: unknown;
-  #state: 0 | 1 | 2 = 0; // 0 pending, 1 streaming, 2 done
-  #stream: PushSseStream | undefined;
-  #timer: ReturnType<typeof setInterval> | undefined;
-  #resolve: ((response: HttpResponseLike) => void) | undefined;
-
-  constructor(req: HttpRequestLike, extra: MessageExtra, keepAliveMs: number) {
-    this.extra = extra;
-    this.#keepAliveMs = keepAliveMs;
-    const parent = req.signal;
-    this.#parent = parent;
-    if (parent !== undefined) {
-      if (parent.aborted) this.#abort(parent.reason);
-      else parent.addEventListener('abort', this.#onParentAbort, { once: true });
-    }
-    req.onAbort?.((reason) => this.#abort(reason));
-  }
-
-  /** {@inheritDoc DispatchEnv.signal} */
-  get signal(): AbortSignal {
-    let controller = this.#controller;
-    if (controller === undefined) {
-      controller = new AbortController();
-      this.#controller = controller;
-      if (this.#aborted) controller.abort(this.#abortReason);
-    }
-    return controller.signal;
-  }
-
-  readonly #onParentAbort = (): void => {
-    this.#abort(this.#parent?.reason);
-  };
-
-  /** {@inheritDoc DispatchEnv.notify} */
-  readonly notify = (notification: JsonRpcNotification): void => {
-    if (this.#state === 2) return;
-    if (this.#state === 0) {
-      const resolve = this.#resolve;
-      if (resolve === undefined) return; // before dispatch (e.g. from toolHeaders): nothing to attach to
-      this.#state = 1;
-      const stream = new PushSseStream((reason) => this.#abort(reason));
-      this.#stream = stream;
-      stream.write(encodeSseJson(notification));
-      if (this.#keepAliveMs > 0) {
-        const comment = encodeSseComment();
-        const timer = setInterval(() => stream.write(comment), this.#keepAliveMs);
-        // Do not keep a Node process alive just for keep-alives.
-        (timer as { unref?: () => void }).unref?.();
-        this.#timer = timer;
-      }
-      resolve({ status: 200, headers: SSE_HEADERS, body: stream });
-      return;
-    }
-    this.#stream?.write(encodeSseJson(notification));
-  };
-
-  /** Dispatches and resolves with the JSON answer, or with the SSE response at the first notification. */
-  run(
-    dispatcher: McpDispatcher,
-    message: JsonRpcRequest,
-    logger: Logger,
-  ): Promise<HttpResponseLike> {
-    return new Promise<HttpResponseLike>((resolve) => {
-      this.#resolve = resolve;
-      let dispatched: Promise<JsonRpcResponse | undefined>;
-      try {
-        dispatched = dispatcher.dispatch(message, this);
-      } catch (e) {
-        dispatched = Promise.reject(e);
-      }
-      dispatched.then(
-        (response) => this.#finish(response ?? internalErrorResponse(message.id), message),
-        (error: unknown) => {
-          logger.error('dispatcher rejected; answering -32603', { method: message.method, error: String(error) });
-          this.#finish(internalErrorResponse(message.id), message);
-        },
-      );
-    });
-  }
-
-  #finish(response: JsonRpcResponse, message: JsonRpcRequest): void {
-    const state = this.#state;
-    this.#state = 2;
-    this.#cleanup();
-    if (state === 0) {
-      let status = 200;
-      if ('error' in response) {
-        const code = response.error.code;
-        status = httpStatusForError(code, code === ErrorCode.InvalidParams && lacksRequiredMeta(message));
-      }
-      this.#resolve?.({ status, headers: JSON_HEADERS, body: JSON.stringify(response) });
-    } else if (state === 1) {
-      const stream = this.#stream as PushSseStream;
-      if (!this.#aborted) stream.write(encodeSseJson(response));
-      stream.close();
-    }
-  }
-
-  #abort(reason: unknown): void {
-    if (this.#aborted) return;
-    this.#aborted = true;
-    this.#abortReason = reason;
-    this.#controller?.abort(reason);
-    if (this.#state === 1) {
-      // Nothing more may be sent for a request cancelled by stream close.
-      this.#state = 2;
-      this.#stream?.cancel(reason);
-    }
-    this.#cleanup();
-  }
-
-  /** Releases the parent-signal listener and timers (for exchanges that never {@link run}). */
-  dispose(): void {
-    this.#state = 2;
-    this.#cleanup();
-  }
-
-  #cleanup(): void {
-    if (this.#timer !== undefined) {
-      clearInterval(this.#timer);
-      this.#timer = undefined;
-    }
-    this.#parent?.removeEventListener('abort', this.#onParentAbort);
-  }
-}
-
-function internalErrorResponse(id: RequestId): JsonRpcResponse {
-  return { jsonrpc: '2.0', id, error: JsonRpcError.internal().toJSON() };
-}
-
-function isThenable<T>(value: unknown): value is PromiseLike<T> {
-  return typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function';
-}
 
 /**
  * Creates the Streamable HTTP server handler for revision 2026-07-28.
@@ -353,6 +201,18 @@ export function createStreamableHttpHandler(dispatcher: McpDispatcher, options: 
   const route = options.route;
   const endpoint = options.path;
 
+  async function makeExtra(req: HttpRequestLike): Promise<MessageExtra> {
+    const http: HttpExtra = { getHeader: req.header, method: req.method, path: req.path };
+    if (extraHook === undefined) return { http };
+    let added = extraHook(req);
+    if (isThenable<MessageExtra | undefined>(added)) added = await added;
+    return added === undefined ? { http } : { ...added, http };
+  }
+  const stateful =
+    options.statefulSessions !== false && dispatcher.createSession !== undefined
+      ? new StatefulHttp(dispatcher, options, { logger, keepAliveMs, limits, extra: makeExtra })
+      : undefined;
+
   function reject(status: number, detail: string, headers?: Readonly<Record<string, string>>): HttpResponseLike {
     logger.debug('http request rejected', { status, detail });
     return errorResponse(status, JsonRpcError.invalidRequest(detail), undefined, headers);
@@ -375,6 +235,10 @@ export function createStreamableHttpHandler(dispatcher: McpDispatcher, options: 
         const routed = await route(req, undefined);
         if (routed !== undefined) return routed;
       }
+      if (stateful !== undefined) {
+        const answered = await stateful.handleOther(req);
+        if (answered !== undefined) return answered;
+      }
       return reject(405, `method ${req.method} is not allowed; the MCP endpoint accepts POST`, ALLOW_POST);
     }
     if (!isJsonContentType(get('content-type'))) return reject(415, 'the Content-Type must be application/json');
@@ -395,6 +259,10 @@ export function createStreamableHttpHandler(dispatcher: McpDispatcher, options: 
     if (route !== undefined) {
       const routed = await route(req, { bytes, decoded });
       if (routed !== undefined) return routed;
+    }
+    if (stateful !== undefined) {
+      const answered = await stateful.handlePost(req, bytes, decoded);
+      if (answered !== undefined) return answered;
     }
     if (isBatchResult(decoded)) return reject(400, 'the body must be a single JSON-RPC message, not a batch');
     if (!decoded.ok) {
@@ -474,112 +342,16 @@ export function createStreamableHttpHandler(dispatcher: McpDispatcher, options: 
   return {
     handle,
     maxBodyBytes,
+    get sessionCount() {
+      return stateful?.sessionCount ?? 0;
+    },
+    close() {
+      stateful?.close();
+      return Promise.resolve();
+    },
     async fetch(request: Request): Promise<Response> {
       const response = await handle(fromWebRequest(request));
       return toWebResponse(response);
     },
   };
-}
-
-// ---------------------------------------------------------------------------------------
-// The web-standard entry
-
-/** The path of an absolute or origin-form URL, without query or fragment. */
-export function pathOf(url: string): string {
-  let start = 0;
-  const scheme = url.indexOf('://');
-  if (scheme >= 0) {
-    start = url.indexOf('/', scheme + 3);
-    if (start < 0) return '/';
-  }
-  let end = url.length;
-  const q = url.indexOf('?', start);
-  if (q >= 0) end = q;
-  const h = url.indexOf('#', start);
-  if (h >= 0 && h < end) end = h;
-  return url.slice(start, end) || '/';
-}
-
-function hostOf(url: string): string | undefined {
-  const scheme = url.indexOf('://');
-  if (scheme < 0) return undefined;
-  let end = url.length;
-  for (const sep of ['/', '?', '#']) {
-    const i = url.indexOf(sep, scheme + 3);
-    if (i >= 0 && i < end) end = i;
-  }
-  const authority = url.slice(scheme + 3, end);
-  const at = authority.lastIndexOf('@');
-  return at >= 0 ? authority.slice(at + 1) : authority;
-}
-
-function webBodyReader(stream: ReadableStream<Uint8Array>): (max: number) => Promise<Uint8Array | undefined> {
-  return async (max) => {
-    const reader = stream.getReader();
-    const chunks: Uint8Array[] = [];
-    let total = 0;
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      total += value.byteLength;
-      if (total > max) {
-        void reader.cancel().catch(() => undefined);
-        return undefined;
-      }
-      chunks.push(value);
-    }
-    if (chunks.length === 1) return chunks[0];
-    const out = new Uint8Array(total);
-    let at = 0;
-    for (const c of chunks) {
-      out.set(c, at);
-      at += c.byteLength;
-    }
-    return out;
-  };
-}
-
-/** Wraps a WHATWG `Request` as an {@link HttpRequestLike}; `Host` falls back to the URL's authority. */
-export function fromWebRequest(request: Request): HttpRequestLike {
-  const headers = request.headers;
-  const url = request.url;
-  const header: HeaderGetter = (name) => {
-    const value = headers.get(name);
-    if (value !== null) return value;
-    return name === 'host' ? hostOf(url) : undefined;
-  };
-  const base = { method: request.method, path: pathOf(url), header, signal: request.signal };
-  return request.body === null ? base : { ...base, body: webBodyReader(request.body) };
-}
-
-const textEncoder = new TextEncoder();
-
-/** Turns an {@link HttpResponseLike} into a WHATWG `Response` (SSE as a `ReadableStream`). */
-export function toWebResponse(response: HttpResponseLike): Response {
-  const body = response.body;
-  if (body === undefined) return new Response(null, { status: response.status, headers: response.headers });
-  if (!isSseStream(body)) {
-    // TS 5.9 types BodyInit with ArrayBuffer-backed views only; ours are never shared-memory.
-    return new Response(body as string | Uint8Array<ArrayBuffer>, { status: response.status, headers: response.headers });
-  }
-  let closed = false;
-  const stream = new ReadableStream<Uint8Array>({
-    start(controller) {
-      body.start({
-        write: (chunk) => {
-          if (!closed) controller.enqueue(textEncoder.encode(chunk));
-        },
-        end: () => {
-          if (closed) return;
-          closed = true;
-          controller.close();
-        },
-      });
-    },
-    cancel(reason) {
-      closed = true;
-      body.cancel(reason);
-    },
-  });
-  return new Response(stream, { status: response.status, headers: response.headers });
 }

@@ -143,8 +143,9 @@ export function headerMismatch(detail: string, data?: unknown): JsonRpcError {
 
 /**
  * Where `Mcp-Name` comes from for a method: `params.name` (`tools/call`, `prompts/get`),
- * `params.uri` (`resources/read`), `params.taskId` (tasks extension methods other than
- * `tasks/list`); undefined when the method has no `Mcp-Name`.
+ * `params.uri` (`resources/read`), `params.taskId` (the tasks extension's `tasks/get`,
+ * `tasks/update`, `tasks/cancel`); undefined when the method has no `Mcp-Name` — including the
+ * removed `tasks/result` and `tasks/list`, which must reach the dispatcher for their -32601.
  */
 export function mcpNameSource(method: string): 'name' | 'uri' | 'taskId' | undefined {
   switch (method) {
@@ -153,10 +154,12 @@ export function mcpNameSource(method: string): 'name' | 'uri' | 'taskId' | undef
       return 'name';
     case 'resources/read':
       return 'uri';
-    case 'tasks/list':
-      return undefined;
+    case 'tasks/get':
+    case 'tasks/update':
+    case 'tasks/cancel':
+      return 'taskId';
     default:
-      return method.startsWith('tasks/') ? 'taskId' : undefined;
+      return undefined;
   }
 }
 

@@ -1,0 +1,203 @@
+/**
+ * One POST of a stateful session carrying requests (one, or a 2025-03-26 batch): the
+ * {@link DispatchEnv} each request sees, and the switch from a pending JSON answer to the
+ * POST's own SSE stream as soon as anything related is sent before the response
+ * (notifications, server→client requests such as `elicitation/create`, or an early
+ * `closeStream()`).
+ *
+ * Unlike the stateless 2026-07-28 path, a dropped connection is not a cancellation (the
+ * stateful revisions cancel with `notifications/cancelled`): the handler keeps running, its
+ * events go to the event store, and the client resumes with `GET` + `Last-Event-ID`.
+ *
+ * @see https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#sending-messages-to-the-server
+ * @module
+ */
+import type { MessageExtra } from '../../jsonrpc/channel.js';
+import { JsonRpcError } from '../../jsonrpc/errors.js';
+import type { JsonRpcMessage, JsonRpcNotification, JsonRpcRequest, JsonRpcResponse, Params } from '../../jsonrpc/messages.js';
+import type { DispatchEnv, McpDispatcher, PeerRequester } from '../types.js';
+import type { Abortable, HttpSession, MessageTarget } from './sessions.js';
+import type { SessionStream } from './sessionStream.js';
+import type { HttpResponseLike } from './types.js';
+
+const SSE_HEADERS: Readonly<Record<string, string>> = Object.freeze({
+  'content-type': 'text/event-stream',
+  'cache-control': 'no-cache',
+  'x-accel-buffering': 'no',
+});
+const JSON_HEADERS: Readonly<Record<string, string>> = Object.freeze({ 'content-type': 'application/json' });
+
+/** The environment of one request of a stateful POST. */
+class RequestEnv implements Abortable {
+  #controller: AbortController | undefined;
+  #aborted = false;
+  #reason: unknown;
+
+  /** {@inheritDoc DispatchEnv.signal} — created on first use. */
+  get signal(): AbortSignal {
+    let controller = this.#controller;
+    if (controller === undefined) {
+      controller = new AbortController();
+      this.#controller = controller;
+      if (this.#aborted) controller.abort(this.#reason);
+    }
+    return controller.signal;
+  }
+
+  /** {@inheritDoc Abortable.abort} */
+  abort(reason: unknown): void {
+    if (this.#aborted) return;
+    this.#aborted = true;
+    this.#reason = reason;
+    this.#controller?.abort(reason);
+  }
+}
+
+/** Options of one {@link StatefulPost}. */
+export interface StatefulPostOptions {
+  /** Extra response headers (`Mcp-Session-Id` on `initialize`). */
+  readonly headers?: Readonly<Record<string, string>>;
+  /**
+   * Runs once every response is in, before the JSON answer is built (an `initialize` learns
+   * the negotiated version here); returns headers to add to a JSON answer.
+   */
+  readonly onDone?: (responses: readonly JsonRpcResponse[]) => Readonly<Record<string, string>> | undefined;
+}
+
+/** The requests of one POST in a session, answered as JSON or on the POST's SSE stream. */
+export class StatefulPost implements MessageTarget {
+  readonly #session: HttpSession;
+  readonly #extra: MessageExtra;
+  readonly #options: StatefulPostOptions;
+  #state: 0 | 1 | 2 = 0; // 0 pending JSON, 1 streaming, 2 done
+  #stream: SessionStream | undefined;
+  #resolve: ((response: HttpResponseLike) => void) | undefined;
+  readonly #responses: JsonRpcResponse[] = [];
+  #expected = 0;
+
+  constructor(session: HttpSession, extra: MessageExtra, options: StatefulPostOptions = {}) {
+    this.#session = session;
+    this.#extra = extra;
+    this.#options = options;
+  }
+
+  /** {@inheritDoc MessageTarget.send} — a message related to this POST; opens its SSE stream. */
+  send(message: JsonRpcMessage): void {
+    if (this.#state === 2) return;
+    this.#startStream()?.send(message);
+  }
+
+  /** SEP-1699: ends the HTTP response now; the stream goes on and the client polls it back. */
+  closeStream(): void {
+    if (this.#state === 2) return;
+    this.#startStream()?.endConnection();
+  }
+
+  #startStream(): SessionStream | undefined {
+    if (this.#state === 1) return this.#stream;
+    const resolve = this.#resolve;
+    if (resolve === undefined) return undefined;
+    this.#state = 1;
+    const stream = this.#session.newStream();
+    this.#stream = stream;
+    const conn = stream.open();
+    // Responses that arrived before the switch (batches) go first.
+    for (const response of this.#responses) stream.send(response);
+    resolve({ status: 200, headers: this.#headers(SSE_HEADERS), body: conn.body });
+    return stream;
+  }
+
+  #headers(base: Readonly<Record<string, string>>, more?: Readonly<Record<string, string>>): Readonly<Record<string, string>> {
+    const extra = this.#options.headers;
+    return extra === undefined && more === undefined ? base : { ...base, ...extra, ...more };
+  }
+
+  /** The environment the dispatcher sees for one request. */
+  #env(request: RequestEnv): DispatchEnv {
+    const session = this.#session;
+    const peer: PeerRequester = {
+      request: (method: string, params: Params | undefined, options?: { signal?: AbortSignal; timeoutMs?: number }) =>
+        session.requestOn(this, method, params, options),
+    };
+    const env: DispatchEnv = {
+      // A getter: the AbortSignal is only created when the handler reads it.
+      get signal() {
+        return request.signal;
+      },
+      extra: this.#extra,
+      notify: (notification: JsonRpcNotification) => this.send(notification),
+      peer,
+      session: session.state,
+    };
+    // closeStream needs a client that reconnects: SEP-1699 (2025-11-25) sessions only.
+    if (session.priming) Object.defineProperty(env, 'closeStream', { value: () => this.closeStream(), enumerable: true });
+    return env;
+  }
+
+  /**
+   * Dispatches the requests concurrently; resolves with the JSON answer (one response, or an
+   * array for a batch, including the `answered` errors of invalid batch items) or with the
+   * SSE response as soon as the stream opens.
+   */
+  run(dispatcher: McpDispatcher, requests: readonly JsonRpcRequest[], batch: boolean, answered: readonly JsonRpcResponse[] = []): Promise<HttpResponseLike> {
+    const session = this.#session;
+    return new Promise<HttpResponseLike>((resolve) => {
+      this.#resolve = resolve;
+      this.#expected = requests.length + answered.length;
+      this.#responses.push(...answered);
+      for (const message of requests) {
+        const request = new RequestEnv();
+        session.track(message.id, request);
+        session.active++;
+        let dispatched: Promise<JsonRpcResponse | undefined>;
+        try {
+          dispatched = dispatcher.dispatch(message, this.#env(request));
+        } catch (e) {
+          dispatched = Promise.reject(e);
+        }
+        dispatched
+          .then(
+            (response) => response ?? internalError(message),
+            (error: unknown) => {
+              session.logger.error('dispatcher rejected; answering -32603', { method: message.method, error: String(error) });
+              return internalError(message);
+            },
+          )
+          .then((response) => {
+            session.untrack(message.id, request);
+            session.active--;
+            session.lastUsed = Date.now();
+            this.#answer(response, batch);
+          })
+          .catch((e: unknown) => session.logger.error('answering a stateful request failed', { error: String(e) }));
+      }
+    });
+  }
+
+  #answer(response: JsonRpcResponse, batch: boolean): void {
+    if (this.#state === 2) return;
+    this.#responses.push(response);
+    const last = this.#responses.length === this.#expected;
+    let more: Readonly<Record<string, string>> | undefined;
+    if (last) more = this.#options.onDone?.(this.#responses);
+    if (this.#state === 1) {
+      const stream = this.#stream as SessionStream;
+      if (!last) {
+        stream.send(response);
+        return;
+      }
+      this.#state = 2;
+      stream.finish(response);
+      this.#session.endStream(stream);
+      return;
+    }
+    if (!last) return;
+    this.#state = 2;
+    const body = JSON.stringify(batch ? this.#responses : response);
+    this.#resolve?.({ status: 200, headers: this.#headers(JSON_HEADERS, more), body });
+  }
+}
+
+function internalError(message: JsonRpcRequest): JsonRpcResponse {
+  return { jsonrpc: '2.0', id: message.id, error: JsonRpcError.internal().toJSON() };
+}
