@@ -152,7 +152,7 @@ export interface ContextInit {
   readonly clientInfo: Implementation | undefined;
   readonly principal: string | undefined;
   /** Where the signal comes from; read lazily (creating one costs microseconds). */
-  readonly env: { readonly signal: AbortSignal };
+  readonly env: { readonly signal: AbortSignal; readonly closeStream?: () => void };
   readonly meta: Readonly<Record<string, unknown>>;
   readonly extra: MessageExtra | undefined;
   readonly trace: TraceContext | undefined;
@@ -182,7 +182,7 @@ export class RequestContext implements HandlerContext {
   readonly trace: TraceContext | undefined;
   readonly round: number;
   readonly state: unknown;
-  readonly #env: { readonly signal: AbortSignal };
+  readonly #env: { readonly signal: AbortSignal; readonly closeStream?: () => void };
   /** Data set by the handler for the next round. */
   nextState: unknown;
   /** Whether the next state is single-use. */
@@ -238,6 +238,13 @@ export class RequestContext implements HandlerContext {
 
   async input<K extends string>(requests: Readonly<Record<K, InputRequest>>): Promise<Record<K, unknown>> {
     return (await this.#broker.ask(requests, this.signal)) as Record<K, unknown>;
+  }
+
+  closeStream(): boolean {
+    const close = this.#env.closeStream;
+    if (close === undefined) return false;
+    close();
+    return true;
   }
 
   setState(value: unknown): void {

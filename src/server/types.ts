@@ -114,6 +114,13 @@ export interface HandlerContext {
   setState(value: unknown): void;
   /** Makes the `requestState` issued by this round single-use (replay protection). */
   singleUseState(): void;
+  /**
+   * Ends the HTTP response stream of this request early while the handler keeps working;
+   * the client resumes with GET + Last-Event-ID and gets the rest, result included (SEP-1699
+   * polling, 2025-11-25 sessions on Streamable HTTP). Returns false where that is not
+   * possible (other transports and revisions), and then does nothing.
+   */
+  closeStream(): boolean;
 }
 
 /** Options of one input request. */

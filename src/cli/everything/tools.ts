@@ -121,6 +121,9 @@ function registerReportingTools(server: McpServer): void {
       inputSchema: NO_ARGS,
     },
     async (_args, context) => {
+      // On a 2025-11-25 HTTP session, end the response stream now: the client must wait the
+      // retry delay and resume with GET + Last-Event-ID to get this result.
+      context.closeStream();
       await pause(100, context);
       return 'Reconnection test completed successfully. If you received this, the client properly reconnected after stream closure.';
     },

@@ -134,4 +134,7 @@ export class SwitchableContext implements HandlerContext {
   singleUseState(): void {
     this.#inner.singleUseState();
   }
+  closeStream(): boolean {
+    return this.#inner.closeStream();
+  }
 }

@@ -53,3 +53,5 @@ export {
 } from './eventStore.js';
 export { encodeHeaderValue, decodeHeaderValue, isPlainHeaderValue, type DecodedHeaderValue } from './headerValue.js';
 export { httpStatusForError, headerMismatch, mcpNameSource } from './validate.js';
+export { StreamableHttpClientTransport } from './client.js';
+export { type StreamableHttpClientOptions, type UnauthorizedInfo, type FetchLike } from './clientOptions.js';
