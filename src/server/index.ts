@@ -4,7 +4,7 @@
  * @module
  */
 export { McpServer, type McpServerOptions } from './mcpServer.js';
-export { ToolError } from './tools.js';
+export { ToolError, withJsonSchema } from './tools.js';
 export { ServerSession } from './session.js';
 export { runAsTask, taskIdOf } from './tasks/context.js';
 export { MemoryTaskStore, type TaskStore, type TaskRecord } from './tasks/store.js';

@@ -51,6 +51,25 @@ export interface CompiledTool {
 
 const EMPTY_INPUT: JsonSchemaObject = Object.freeze({ type: 'object', additionalProperties: false });
 
+/**
+ * Gives a Standard Schema that cannot describe itself as JSON Schema (valibot without
+ * `@valibot/to-json-schema`, ArkType, ...) the JSON Schema clients see in `tools/list`.
+ * Validation still uses the Standard Schema; the JSON Schema is only published (and checked
+ * for safety when the tool is registered).
+ *
+ * @example
+ * ```ts
+ * server.tool('add', { inputSchema: withJsonSchema(v.object({ a: v.number() }), { type: 'object', properties: { a: { type: 'number' } }, required: ['a'] }) }, ({ a }) => String(a));
+ * ```
+ */
+export function withJsonSchema<S extends StandardSchemaV1>(schema: S, jsonSchema: JsonSchemaObject): S {
+  const standard = schema['~standard'];
+  return Object.freeze({
+    ...schema,
+    '~standard': Object.freeze({ ...standard, validate: standard.validate.bind(standard), jsonSchema: { input: () => ({ ...jsonSchema }) } }),
+  }) as S;
+}
+
 function isStandardSchema(value: unknown): value is StandardSchemaV1 {
   return typeof value === 'object' && value !== null && '~standard' in value;
 }
