@@ -40,6 +40,10 @@ export default tseslint.config(
   { files: ['**/*.cjs', '**/*.mjs'], ...tseslint.configs.disableTypeChecked },
   {
     files: ['**/*.cjs', '**/*.mjs'],
-    languageOptions: { globals: { module: 'writable', require: 'readonly', process: 'readonly', console: 'readonly', URL: 'readonly' } },
+    languageOptions: {
+      globals: Object.fromEntries(
+        ['require', 'process', 'console', 'URL', 'fetch', 'AbortSignal', 'AbortController', 'setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'TextEncoder', 'TextDecoder', 'Buffer'].map((g) => [g, 'readonly']).concat([['module', 'writable']]),
+      ),
+    },
   },
 );
