@@ -181,7 +181,6 @@ export class RequestContext implements HandlerContext {
   readonly extra: MessageExtra | undefined;
   readonly trace: TraceContext | undefined;
   readonly round: number;
-  readonly state: unknown;
   readonly #env: { readonly signal: AbortSignal; readonly closeStream?: () => void };
   /** Data set by the handler for the next round. */
   nextState: unknown;
@@ -204,11 +203,15 @@ export class RequestContext implements HandlerContext {
     this.extra = init.extra;
     this.trace = init.trace;
     this.round = init.round;
-    this.state = init.state;
     this.nextState = init.state;
     this.#broker = init.broker ?? noInput;
     this.#sendProgress = init.sendProgress;
     this.#sendLog = init.sendLog;
+  }
+
+  /** The handler's data: from the sealed state of an earlier round, or set in this run. */
+  get state(): unknown {
+    return this.nextState;
   }
 
   /** Aborted when the client cancels or goes away (created on first use). */

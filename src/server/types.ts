@@ -108,9 +108,13 @@ export interface HandlerContext {
    * all. Resolves with the answers by key.
    */
   input<K extends string>(requests: Readonly<Record<K, InputRequest>>): Promise<Record<K, unknown>>;
-  /** Data the handler carried over from an earlier MRTR round (see {@link setState}). */
+  /**
+   * The handler's own data: what it carried over from an earlier MRTR round (sealed inside
+   * `requestState`), or what it set with {@link setState} in this run. On the stateful
+   * revisions, where questions are answered inline, it is simply what was set.
+   */
   readonly state: unknown;
-  /** Carries JSON data to the next MRTR round, sealed inside `requestState`. */
+  /** Sets {@link state}; on 2026-07-28 it travels to the next round sealed inside `requestState`. */
   setState(value: unknown): void;
   /** Makes the `requestState` issued by this round single-use (replay protection). */
   singleUseState(): void;

@@ -11,6 +11,7 @@
  * @see https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr
  * @module
  */
+import { isStateless } from '../../protocol/revisions.js';
 import type { InputRequest } from '../../protocol/model/mrtr.js';
 import type { ListRootsResult } from '../../protocol/model/utilities.js';
 import type { McpServer } from '../../server/mcpServer.js';
@@ -82,7 +83,9 @@ function registerStateTools(server: McpServer): void {
         context.singleUseState();
       }
       const ok = await confirm(context);
-      if (!isRequestStateData(context.state)) {
+      // On 2026-07-28 the answer must come with the sealed state of round 1 (round > 1). On the
+      // stateful revisions the question was a real request answered inline: no state travels.
+      if (!isRequestStateData(context.state) || (isStateless(context.protocolVersion) && context.round === 1)) {
         throw new ToolError('requestState missing: call the tool without inputResponses first, then retry with the requestState it returns');
       }
       return ok ? 'state-ok: requestState validated' : 'state-ok: requestState validated; not confirmed';
