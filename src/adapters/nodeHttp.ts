@@ -131,9 +131,12 @@ export function toNodeHandler(handler: StreamableHttpHandler, options: NodeHandl
         onGone?.(new Error('the client closed the connection'));
       });
       const headers = req.headers;
+      const target = req.url ?? '/';
+      const q = target.indexOf('?');
       const request: HttpRequestLike = {
         method: req.method ?? 'GET',
-        path: pathOf(req.url ?? '/'),
+        path: pathOf(target),
+        query: q < 0 ? undefined : target.slice(q + 1),
         header: (name) => {
           const value = headers[name];
           return typeof value === 'string' ? value : value === undefined ? undefined : value.join(', ');

@@ -106,6 +106,18 @@ export type BearerVerifierOptions = JwtBearerVerifierOptions | IntrospectionBear
 export interface VerifyOptions {
   /** Scopes this operation needs (e.g. from `scopesForRequest`), added to the verifier's `requiredScopes`. */
   requiredScopes?: readonly string[];
+  /**
+   * A further scope hierarchy for this call (e.g. a `ScopePolicy`'s `implies`), merged with the
+   * verifier's `scopeImplies`: a broad scope implies the narrower ones listed in either.
+   */
+  scopeImplies?: ScopeImplies;
+}
+
+function mergeImplies(a: ScopeImplies, b: ScopeImplies | undefined): ScopeImplies {
+  if (b === undefined) return a;
+  const out: Record<string, readonly string[]> = { ...a };
+  for (const key of Object.keys(b)) out[key] = Object.hasOwn(a, key) ? unionScopes(a[key] ?? [], b[key] ?? []) : (b[key] ?? []);
+  return out;
 }
 
 /** Parameters of a challenge. */
@@ -189,7 +201,7 @@ export function createBearerVerifier(options: BearerVerifierOptions): BearerVeri
     const required = unionScopes(baseScopes, callOptions.requiredScopes ?? []);
     if (token === '' || !TOKEN68.test(token)) throw invalid('malformed token', undefined, required);
     const principal = await check(token, required);
-    const missing = missingScopes(principal.scopes, required, implies);
+    const missing = missingScopes(principal.scopes, required, mergeImplies(implies, callOptions.scopeImplies));
     if (missing.length > 0) {
       const scopes = options.includeGrantedScopesInChallenge === true ? unionScopes(principal.scopes, required) : required;
       throw new AuthError(AuthErrorCode.InsufficientScope, `insufficient scope: missing ${missing.join(' ')}`, {

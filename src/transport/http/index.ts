@@ -42,6 +42,8 @@ export {
   type SseParserOptions,
 } from './sse.js';
 export { type StatefulOptions } from './stateful.js';
+export { authErrorResponse, type HttpAuthOptions } from './auth.js';
+export { authFetchHandler, type AuthFetchHandlerOptions } from './authFetchHandler.js';
 export {
   InMemoryEventStore,
   formatEventId,

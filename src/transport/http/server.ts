@@ -14,13 +14,16 @@
  * | Check | Failure |
  * |---|---|
  * | `Host` on the allow-list (DNS rebinding) | 403 |
+ * | `auth` set: GET/HEAD/OPTIONS on a Protected Resource Metadata well-known path | the document (public, CORS) |
  * | `Origin`, when present, on the allow-list | 403 |
- * | `route` hook (auth, extra endpoints …) may answer | its response |
+ * | `auth` set: non-POST requests (OPTIONS aside) carry a valid bearer token | 401/403/400 + `WWW-Authenticate` |
+ * | `route` hook (extra endpoints …) may answer | its response |
  * | GET/DELETE with `Mcp-Session-Id` → the stateful path | see `stateful.ts` |
  * | method is POST | 405, `Allow: POST` |
  * | `Content-Type: application/json` | 415 |
  * | `Accept` lists `application/json` and `text/event-stream` | 406 |
  * | body within `maxBodyBytes` (`Content-Length`, then while reading) | 413 |
+ * | `auth` set: a valid bearer token with the scopes the decoded messages need (see `auth.ts`) | 401/403/400 + `WWW-Authenticate` |
  * | `route` hook, then the stateful path (`initialize` without a session, `Mcp-Session-Id`) | their response |
  * | body is one JSON-RPC request or notification | 400 + -32700/-32600 |
  * | `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`, `Mcp-Param-*` agree with the body | 400 + -32020 |
@@ -36,6 +39,7 @@ import { ErrorCode, JsonRpcError } from '../../jsonrpc/errors.js';
 import type { JsonRpcRequest, JsonRpcResponse, RequestId } from '../../jsonrpc/messages.js';
 import { silentLogger, type Logger } from '../../util/logger.js';
 import type { McpDispatcher } from '../types.js';
+import { createHttpAuth, type HttpAuthOptions } from './auth.js';
 import { Exchange, isThenable, readBody } from './exchange.js';
 import { trimOws } from './headerValue.js';
 import { StatefulHttp, type StatefulOptions } from './stateful.js';
@@ -133,6 +137,14 @@ export interface StreamableHttpServerOptions extends StatefulOptions {
   /** See {@link HttpRoute}. */
   readonly route?: HttpRoute;
   /**
+   * OAuth 2.1 protection (see `auth.ts`): serves the Protected Resource Metadata at its
+   * well-known paths and authenticates every MCP request (POST, GET stream, DELETE) before
+   * dispatch. The verified principal reaches handlers as `extra.principal` (a string: sessions,
+   * `requestState` and tasks are bound to it) and `extra.auth` (the frozen `VerifiedPrincipal`);
+   * both keys are owned by this option, and `extra.http.getHeader` no longer reveals credentials.
+   */
+  readonly auth?: HttpAuthOptions;
+  /**
    * The MCP endpoint's path (e.g. `/mcp`); any other path gets 404. Default: every path is
    * the endpoint (mount the handler where you want it).
    */
@@ -200,8 +212,14 @@ export function createStreamableHttpHandler(dispatcher: McpDispatcher, options: 
   const extraHook = options.extra;
   const route = options.route;
   const endpoint = options.path;
+  const auth = options.auth === undefined ? undefined : createHttpAuth(options.auth, limits, logger);
 
   async function makeExtra(req: HttpRequestLike): Promise<MessageExtra> {
+    if (auth !== undefined) {
+      const http: HttpExtra = { getHeader: auth.redact(req.header), method: req.method, path: req.path };
+      const added = extraHook === undefined ? undefined : await extraHook(req);
+      return auth.extra(req, added === undefined ? { http } : { ...added, http });
+    }
     const http: HttpExtra = { getHeader: req.header, method: req.method, path: req.path };
     if (extraHook === undefined) return { http };
     let added = extraHook(req);
@@ -225,12 +243,22 @@ export function createStreamableHttpHandler(dispatcher: McpDispatcher, options: 
       const host = get('host');
       if (host !== undefined && !isAllowedHost(trimOws(host), hosts)) return reject(403, 'the Host header is not allowed');
     }
+    if (auth !== undefined) {
+      // The metadata is public and CORS-enabled: served before the Origin check.
+      const metadata = auth.wellKnown(req);
+      if (metadata !== undefined) return metadata;
+    }
     if (origins !== undefined) {
       const origin = get('origin');
       if (origin !== undefined && !isAllowedOrigin(trimOws(origin), origins)) return reject(403, 'the Origin header is not allowed');
     }
     if (endpoint !== undefined && req.path !== endpoint) return reject(404, `no MCP endpoint at ${req.path}`);
     if (req.method !== 'POST') {
+      // CORS preflights never carry credentials (Fetch standard); everything else must.
+      if (auth !== undefined && req.method !== 'OPTIONS') {
+        const refused = await auth.authenticate(req, undefined);
+        if (refused !== undefined) return refused;
+      }
       if (route !== undefined) {
         const routed = await route(req, undefined);
         if (routed !== undefined) return routed;
@@ -256,6 +284,10 @@ export function createStreamableHttpHandler(dispatcher: McpDispatcher, options: 
     }
     if (bytes === undefined) return reject(413, `the body is larger than ${maxBodyBytes} bytes`);
     const decoded = decodeFrame(bytes, limits);
+    if (auth !== undefined) {
+      const refused = await auth.authenticate(req, { bytes, decoded });
+      if (refused !== undefined) return refused;
+    }
     if (route !== undefined) {
       const routed = await route(req, { bytes, decoded });
       if (routed !== undefined) return routed;
@@ -289,7 +321,9 @@ export function createStreamableHttpHandler(dispatcher: McpDispatcher, options: 
 
     let extra: MessageExtra;
     const http: HttpExtra = { getHeader: get, method: req.method, path: req.path };
-    if (extraHook === undefined) {
+    if (auth !== undefined) {
+      extra = await makeExtra(req);
+    } else if (extraHook === undefined) {
       extra = { http };
     } else {
       let added = extraHook(req);

@@ -25,6 +25,11 @@ export interface HttpRequestLike {
   readonly method: string;
   /** The URL path (no query), for logging and routing hooks. */
   readonly path: string;
+  /**
+   * The raw query string without `?`, when the URL has one. Read by the `auth` option (an
+   * `access_token` there is refused: MCP forbids tokens in URLs) and by `authFetchHandler`.
+   */
+  readonly query?: string | undefined;
   /** The headers, looked up by lowercase name. Multiple values are joined with `, `. */
   readonly header: HeaderGetter;
   /** The body; absent for methods without one. Read at most once. */

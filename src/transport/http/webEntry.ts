@@ -71,7 +71,10 @@ export function fromWebRequest(request: Request): HttpRequestLike {
     if (value !== null) return value;
     return name === 'host' ? hostOf(url) : undefined;
   };
-  const base = { method: request.method, path: pathOf(url), header, signal: request.signal };
+  const q = url.indexOf('?');
+  // `Request.url` is serialized without the fragment.
+  const query = q < 0 ? undefined : url.slice(q + 1);
+  const base = { method: request.method, path: pathOf(url), query, header, signal: request.signal };
   return request.body === null ? base : { ...base, body: webBodyReader(request.body) };
 }
 
