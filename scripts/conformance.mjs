@@ -6,7 +6,7 @@
 //
 // Server side: starts `switchboard everything --http` on a free port, runs the referee's server
 // scenarios for each revision, stops the server. Client side: runs the referee's client scenarios
-// with `npm run --silent conformance-client --` as the command (when that script exists).
+// with our compiled fixture (dist/cli/conformanceClient.js, also `npm run conformance-client`).
 // The referee's CLI needs Node 22: it runs with referee/node_modules/node, and only it does.
 // Exit code: non-zero when a scored scenario fails, a scored scenario passes with zero checks, or a
 // baseline in test/conformance/expected-failures.<side>.<revision>.yaml is stale or exceeded.
@@ -149,14 +149,16 @@ async function serverSide(revision) {
 }
 
 async function clientSide(revision) {
-  const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
-  if (!pkg.scripts?.['conformance-client']) {
-    console.log(`\n[client ${revision}] skipped: no conformance-client script yet`);
+  if (!existsSync(join(root, 'dist', 'cli', 'conformanceClient.js'))) {
+    console.error(`\n[client ${revision}] the client fixture is not built (dist/cli/conformanceClient.js)`);
+    failed = true;
     return;
   }
   const out = join(outRoot, `client-${scenario ?? revision}`);
   rmSync(out, { recursive: true, force: true });
-  const args = [cli, 'client', '--command', 'npm run --silent conformance-client --', '-o', out];
+  // Run the compiled fixture directly: dozens of clients start at once, and an npm wrapper per
+  // client costs more than the 2 cores have to spare.
+  const args = [cli, 'client', '--command', `node ${join(root, 'dist', 'cli', 'conformanceClient.js')}`, '-o', out];
   if (scenario) args.push('--scenario', scenario, '--spec-version', specVersion ?? revision);
   else args.push('--requirements', revision);
   const baseline = join(root, 'test', 'conformance', `expected-failures.client.${revision}.yaml`);

@@ -6,21 +6,39 @@
  */
 import { readFileSync } from 'node:fs';
 import { UsageError } from './args.js';
+import { callCommand, callHelp } from './callCommand.js';
 import { everythingCommand, everythingHelp } from './everythingCommand.js';
+import { toolsCommand, toolsHelp } from './toolsCommand.js';
 
 const help = `Usage: switchboard <command> [options]
 
 Commands:
   everything    run the demo MCP server (Streamable HTTP or stdio)
+  tools         list the tools of an MCP server (URL or stdio command)
+  call          call one tool of an MCP server and print the result
 
 Options:
   --help        show help (also: switchboard <command> --help)
   --version     print the version
 `;
 
-const commands: Readonly<Record<string, { run: (argv: readonly string[]) => Promise<void>; help: string }>> = {
+/** A command resolves with its exit code (void = 0); a thrown error exits 1 with its message. */
+const commands: Readonly<Record<string, { run: (argv: readonly string[]) => Promise<number | void>; help: string }>> = {
   everything: { run: everythingCommand, help: everythingHelp },
+  tools: { run: toolsCommand, help: toolsHelp },
+  call: { run: callCommand, help: callHelp },
 };
+
+/** The message of `error` and its causes (`a: b`). */
+function describe(error: unknown): string {
+  const parts: string[] = [];
+  let node: unknown = error;
+  for (let depth = 0; depth < 5 && node instanceof Error; depth++) {
+    if (!parts.includes(node.message)) parts.push(node.message);
+    node = node.cause;
+  }
+  return parts.length > 0 ? parts.join(': ') : String(error);
+}
 
 function version(): string {
   const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
@@ -42,19 +60,21 @@ async function main(argv: readonly string[]): Promise<number> {
     process.stderr.write(`switchboard: unknown command ${JSON.stringify(name)}\n\n${help}`);
     return 2;
   }
-  if (rest.includes('--help') || rest.includes('-h')) {
+  const own = rest.indexOf('--') < 0 ? rest : rest.slice(0, rest.indexOf('--'));
+  if (own.includes('--help') || own.includes('-h')) {
     process.stdout.write(command.help);
     return 0;
   }
   try {
-    await command.run(rest);
-    return 0;
+    return (await command.run(rest)) ?? 0;
   } catch (error) {
     if (error instanceof UsageError) {
       process.stderr.write(`switchboard ${name}: ${error.message}\n\n${command.help}`);
       return 2;
     }
-    throw error;
+    if (name === 'everything') throw error;
+    process.stderr.write(`switchboard ${name}: ${describe(error)}\n`);
+    return 1;
   }
 }
 

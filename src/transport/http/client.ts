@@ -52,6 +52,8 @@ type Watch = 'initialize' | 'list' | 'list+';
 const JSON_ACCEPT = 'application/json, text/event-stream';
 const DELETE_TIMEOUT_MS = 5000;
 const MAX_ERROR_BODY = 1024 * 1024;
+/** Auth retries of one HTTP request (authorize, step up, DPoP nonce). */
+const MAX_AUTH_RETRIES = 3;
 
 function isBatch(message: JsonRpcMessage | readonly JsonRpcMessage[]): message is readonly JsonRpcMessage[] {
   return Array.isArray(message);
@@ -83,6 +85,7 @@ export class StreamableHttpClientTransport implements Transport {
   readonly #url: string;
   readonly #fetch: FetchLike;
   readonly #authorize: (() => Promise<string | undefined>) | undefined;
+  readonly #authorizationHeaders: ((method: string, url: string) => Promise<Readonly<Record<string, string>>>) | undefined;
   readonly #onUnauthorized: ((info: UnauthorizedInfo) => Promise<boolean>) | undefined;
   readonly #openGet: boolean;
   readonly #maxReconnects: number;
@@ -106,6 +109,7 @@ export class StreamableHttpClientTransport implements Transport {
     const extra: HeaderMap = {};
     for (const [name, value] of Object.entries(options.headers ?? {})) extra[name.toLowerCase()] = value;
     this.#authorize = options.authorize;
+    this.#authorizationHeaders = options.authorizationHeaders;
     this.#onUnauthorized = options.onUnauthorized;
     this.#openGet = options.openGetStream ?? true;
     this.#maxReconnects = options.maxReconnects ?? 5;
@@ -271,19 +275,29 @@ export class StreamableHttpClientTransport implements Transport {
     throw httpStatusError(response.status, lossyText(bytes), `no JSON-RPC answer to ${exchange.method || 'the message'}`, response.headers.get('www-authenticate'));
   }
 
-  /** One HTTP request with auth: bearer token from `authorize`, one retry after `onUnauthorized`. */
+  /**
+   * One HTTP request with auth: headers from `authorizationHeaders` (or a bearer token from
+   * `authorize`); after a 401/403 that `onUnauthorized` resolves true for, it is retried (at most
+   * {@link MAX_AUTH_RETRIES} times).
+   */
   async #request(method: string, base: HeaderMap, body: string | null, signal: AbortSignal, mayRetry: boolean): Promise<Response> {
     for (let attempt = 0; ; attempt++) {
       let headers = base;
-      if (this.#authorize !== undefined) {
+      if (this.#authorizationHeaders !== undefined) {
+        const extra = await this.#authorizationHeaders(method, this.#url);
+        headers = { ...base };
+        for (const [name, value] of Object.entries(extra)) headers[name.toLowerCase()] = value;
+      } else if (this.#authorize !== undefined) {
         const token = await this.#authorize();
         if (token !== undefined) headers = { ...base, [H.authorization]: `Bearer ${token}` };
       }
       const response = await this.#fetch(this.#url, { method, headers, body, signal });
       const status = response.status;
       const challenge = response.headers.get('www-authenticate');
-      if (mayRetry && attempt === 0 && this.#onUnauthorized !== undefined && (status === 401 || (status === 403 && challenge !== null))) {
-        if (await this.#onUnauthorized({ status, wwwAuthenticate: challenge ?? undefined })) {
+      if (mayRetry && attempt < MAX_AUTH_RETRIES && this.#onUnauthorized !== undefined && (status === 401 || (status === 403 && challenge !== null))) {
+        const nonce = response.headers.get('dpop-nonce');
+        const info: UnauthorizedInfo = { status, wwwAuthenticate: challenge ?? undefined, url: this.#url, ...(nonce !== null ? { dpopNonce: nonce } : {}) };
+        if (await this.#onUnauthorized(info)) {
           discard(response);
           continue;
         }

@@ -18,6 +18,10 @@ export interface UnauthorizedInfo {
   readonly status: number;
   /** The `WWW-Authenticate` header, if any. */
   readonly wwwAuthenticate: string | undefined;
+  /** The `DPoP-Nonce` response header, if any (RFC 9449 section 9). */
+  readonly dpopNonce?: string;
+  /** The URL of the refused request. */
+  readonly url?: string;
 }
 
 /** Options for a {@link StreamableHttpClientTransport}. */
@@ -30,7 +34,15 @@ export interface StreamableHttpClientOptions {
   readonly headers?: Readonly<Record<string, string>>;
   /** Supplies a bearer token per HTTP request; `undefined` sends no `Authorization`. */
   readonly authorize?: () => Promise<string | undefined>;
-  /** Called on 401 (or 403 with a challenge); resolve true to retry the request once. */
+  /**
+   * Supplies the authorization headers of one HTTP request (e.g. `Authorization: DPoP …` plus
+   * a fresh `DPoP` proof bound to `method` and `url`). Takes precedence over `authorize`.
+   */
+  readonly authorizationHeaders?: (method: string, url: string) => Promise<Readonly<Record<string, string>>>;
+  /**
+   * Called on 401 (or 403 with a challenge); resolve true to retry the request. A request is
+   * retried at most 3 times (e.g. authorize, then answer a DPoP nonce challenge).
+   */
   readonly onUnauthorized?: (info: UnauthorizedInfo) => Promise<boolean>;
   /** Open the standalone GET SSE stream after `notifications/initialized` (stateful eras). Default true. */
   readonly openGetStream?: boolean;

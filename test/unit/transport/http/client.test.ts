@@ -203,11 +203,58 @@ describe('http client · 2026-07-28 request headers', () => {
     });
     await t.send(req('tools/list'));
     assert.equal(calls, 1);
-    assert.deepEqual(infos, [{ status: 401, wwwAuthenticate: 'Bearer resource_metadata="x"' }]);
+    assert.deepEqual(infos, [{ status: 401, wwwAuthenticate: 'Bearer resource_metadata="x"', url }]);
     assert.equal(seen.length, 2);
     assert.equal(seen[1]!.headers['x-trace'], 'abc');
     assert.equal(seen[1]!.headers['accept'], 'application/json, text/event-stream');
     assert.equal(sink.messages.length, 1);
+  });
+
+  it('authorizationHeaders supplies per-request headers; a DPoP nonce challenge after authorizing is retried too', async () => {
+    const { url, seen } = await mock((r, res) => {
+      if (r.headers['authorization'] === undefined) {
+        res.writeHead(401, { 'www-authenticate': 'DPoP resource_metadata="x"' }).end();
+        return;
+      }
+      if (r.headers['dpop'] !== 'proof-n1') {
+        res.writeHead(401, { 'www-authenticate': 'DPoP error="use_dpop_nonce"', 'dpop-nonce': 'n1' }).end();
+        return;
+      }
+      sendJson(res, result(r, {}));
+    });
+    let token: string | undefined;
+    let nonce = '';
+    const calls: string[] = [];
+    const infos: unknown[] = [];
+    const { t, sink } = await transport(url, {
+      authorize: () => Promise.resolve('ignored'),
+      authorizationHeaders: (method, target) => {
+        calls.push(`${method} ${target}`);
+        return Promise.resolve(token === undefined ? {} : { Authorization: `DPoP ${token}`, DPoP: `proof-${nonce}` });
+      },
+      onUnauthorized: (info) => {
+        infos.push(info);
+        if (info.dpopNonce !== undefined) nonce = info.dpopNonce;
+        token = 'tok';
+        return Promise.resolve(true);
+      },
+    });
+    await t.send(req('tools/list'));
+    assert.equal(seen.length, 3);
+    assert.deepEqual(calls, [`POST ${url}`, `POST ${url}`, `POST ${url}`]);
+    assert.equal(seen[2]!.headers['authorization'], 'DPoP tok');
+    assert.deepEqual(infos, [
+      { status: 401, wwwAuthenticate: 'DPoP resource_metadata="x"', url },
+      { status: 401, wwwAuthenticate: 'DPoP error="use_dpop_nonce"', url, dpopNonce: 'n1' },
+    ]);
+    assert.equal(sink.messages.length, 1);
+  });
+
+  it('stops retrying after three auth retries of one request', async () => {
+    const { url, seen } = await mock((_r, res) => void res.writeHead(401, { 'www-authenticate': 'Bearer' }).end());
+    const { t } = await transport(url, { onUnauthorized: () => Promise.resolve(true) });
+    await assert.rejects(t.send(req('tools/list')), (e) => isMcpError(e, McpErrorCode.HttpStatus));
+    assert.equal(seen.length, 4);
   });
 
   it('a 401 that onUnauthorized cannot fix rejects with the challenge', async () => {

@@ -1,0 +1,216 @@
+/**
+ * What `switchboard tools` and `switchboard call` share: the common options, the `<server>`
+ * argument (an `http(s)://` URL, a stdio command line split shell-like, or the argv after
+ * `--`), and connecting an {@link McpClient} to it, with OAuth (`--oauth`: loopback redirect
+ * listener, tokens in a 0600 file store) for HTTP servers.
+ *
+ * A stdio command is spawned directly, never through a shell; the child gets only the
+ * harmless part of the environment (`defaultEnvironment`).
+ *
+ * @module
+ */
+import { createOAuthClientProvider } from '../auth/client/oauthClientProvider.js';
+import { allowInsecureRequests } from '../auth/http.js';
+import { McpClient } from '../client/mcpClient.js';
+import type { Era } from '../client/types.js';
+import { StreamableHttpClientTransport } from '../transport/http/client.js';
+import { StdioClientTransport } from '../transport/stdio/client.js';
+import { defaultEnvironment } from '../transport/stdio/env.js';
+import type { Transport } from '../transport/types.js';
+import { createLineLogger, type Logger } from '../util/logger.js';
+import { parseArgs, portOption, UsageError, type OptionSpec, type ParsedArgs } from './args.js';
+import { oauthTransportHooks } from './oauthTransport.js';
+import { FileTokenStore } from './oauthFileStore.js';
+import { DEFAULT_REDIRECT_PORT, loopbackAuthorizer, loopbackRedirectUri } from './oauthLoopback.js';
+
+/** The options every client command takes. */
+export const CLIENT_OPTIONS: OptionSpec = {
+  timeout: 'string',
+  era: 'string',
+  oauth: 'boolean',
+  'redirect-port': 'string',
+  'log-level': 'string',
+};
+
+/** The help lines of {@link CLIENT_OPTIONS}. */
+export const CLIENT_OPTIONS_HELP = `  --header K:V        add an HTTP header (repeatable; HTTP servers only)
+  --timeout MS        per-request timeout in ms (default 60000)
+  --era E             stateless | stateful: skip the server/discover probe
+  --oauth             authorize with OAuth when the server asks (HTTP only): prints the
+                      authorization URL and waits for the redirect on 127.0.0.1; tokens are
+                      kept in .switchboard/oauth/store.json (mode 0600); plain-http
+                      authorization servers are accepted only for a loopback http server
+  --redirect-port N   the loopback redirect port for --oauth (default ${DEFAULT_REDIRECT_PORT})
+  --log-level L       debug | info | warn | error (default warn; logs go to stderr)
+
+<server> is an http:// or https:// URL, or a stdio command line in one argument
+("npx -y some-server --flag", split like a shell would, without running one); or put
+-- and the server's argv last.
+`;
+
+/** Where to find the server. */
+export type ServerTarget = { readonly kind: 'http'; readonly url: string } | { readonly kind: 'stdio'; readonly command: string; readonly args: readonly string[] };
+
+/** The parsed arguments of a client command. */
+export interface ClientArgs {
+  readonly target: ServerTarget;
+  /** Positionals after `<server>` (or before `--`). */
+  readonly rest: readonly string[];
+  readonly options: ParsedArgs['options'];
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+/**
+ * Splits a command line like a POSIX shell does for words: whitespace separates, single quotes
+ * are literal, double quotes allow `\\"`, `\\\\`, `\\$` and `` \\` `` escapes, a backslash outside
+ * quotes escapes the next character. No expansion of any kind. Throws on an open quote.
+ */
+export function splitCommandLine(line: string): string[] {
+  const words: string[] = [];
+  let word = '';
+  let inWord = false;
+  for (let i = 0; i < line.length; i++) {
+    const c = line[i] as string;
+    if (c === "'") {
+      const end = line.indexOf("'", i + 1);
+      if (end < 0) throw new UsageError('unterminated single quote in the server command');
+      word += line.slice(i + 1, end);
+      inWord = true;
+      i = end;
+    } else if (c === '"') {
+      inWord = true;
+      for (i++; ; i++) {
+        if (i >= line.length) throw new UsageError('unterminated double quote in the server command');
+        const d = line[i] as string;
+        if (d === '"') break;
+        if (d === '\\' && i + 1 < line.length && '"\\$`'.includes(line[i + 1] as string)) word += line[++i];
+        else word += d;
+      }
+    } else if (c === '\\') {
+      if (i + 1 < line.length) word += line[++i];
+      inWord = true;
+    } else if (c === ' ' || c === '\t' || c === '\n') {
+      if (inWord) words.push(word);
+      word = '';
+      inWord = false;
+    } else {
+      word += c;
+      inWord = true;
+    }
+  }
+  if (inWord) words.push(word);
+  return words;
+}
+
+/** Takes every `--name V` / `--name=V` before `--` out of `argv`. */
+function takeRepeated(argv: readonly string[], name: string): { values: string[]; rest: string[] } {
+  const values: string[] = [];
+  const rest: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] as string;
+    if (arg === '--') {
+      rest.push(...argv.slice(i));
+      break;
+    }
+    if (arg === `--${name}`) {
+      const value = argv[++i];
+      if (value === undefined) throw new UsageError(`--${name} needs a value`);
+      values.push(value);
+    } else if (arg.startsWith(`--${name}=`)) values.push(arg.slice(name.length + 3));
+    else rest.push(arg);
+  }
+  return { values, rest };
+}
+
+/** Parses a client command's argv (`extra` adds command-specific options). */
+export function parseClientArgs(argv: readonly string[], extra: OptionSpec = {}): ClientArgs {
+  const { values, rest: remaining } = takeRepeated(argv, 'header');
+  const headers: Record<string, string> = {};
+  for (const value of values) {
+    const colon = value.indexOf(':');
+    const name = colon > 0 ? value.slice(0, colon).trim() : '';
+    if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) throw new UsageError(`invalid --header ${JSON.stringify(value)} (expected Name:Value)`);
+    headers[name] = value.slice(colon + 1).trim();
+  }
+  const dash = remaining.indexOf('--');
+  const before = dash < 0 ? remaining : remaining.slice(0, dash);
+  const { options, positionals } = parseArgs(before, { ...CLIENT_OPTIONS, ...extra });
+  let target: ServerTarget;
+  let rest: string[];
+  if (dash >= 0) {
+    const [command, ...args] = remaining.slice(dash + 1);
+    if (command === undefined) throw new UsageError('-- must be followed by the server command');
+    target = { kind: 'stdio', command, args };
+    rest = [...positionals];
+  } else {
+    const [server, ...others] = positionals;
+    if (server === undefined || server.trim() === '') throw new UsageError('missing <server>');
+    rest = others;
+    if (/^https?:\/\//i.test(server)) {
+      try {
+        target = { kind: 'http', url: new URL(server).href };
+      } catch {
+        throw new UsageError(`invalid server URL ${JSON.stringify(server)}`);
+      }
+    } else {
+      const [command, ...args] = splitCommandLine(server);
+      if (command === undefined) throw new UsageError('missing <server>');
+      target = { kind: 'stdio', command, args };
+    }
+  }
+  if (target.kind === 'stdio' && options['oauth'] === true) throw new UsageError('--oauth needs an http(s):// server');
+  if (target.kind === 'stdio' && Object.keys(headers).length > 0) throw new UsageError('--header needs an http(s):// server');
+  const era = options['era'];
+  if (era !== undefined && era !== 'stateless' && era !== 'stateful') throw new UsageError(`invalid --era ${String(era)}`);
+  const timeout = options['timeout'];
+  if (timeout !== undefined && (typeof timeout !== 'string' || !/^\d+$/.test(timeout))) throw new UsageError(`invalid --timeout ${String(timeout)}`);
+  return { target, rest, options, headers };
+}
+
+/** The logger of a client command (stderr, `--log-level`, default warn). */
+export function commandLogger(options: ParsedArgs['options']): Logger {
+  const level = options['log-level'] ?? 'warn';
+  if (level !== 'debug' && level !== 'info' && level !== 'warn' && level !== 'error') throw new UsageError(`invalid --log-level ${String(level)}`);
+  return createLineLogger((line) => process.stderr.write(line), level);
+}
+
+/** True for an `http:` URL on a loopback host. */
+export function isLoopbackHttp(url: string): boolean {
+  const u = new URL(url);
+  return u.protocol === 'http:' && (u.hostname === 'localhost' || u.hostname === '127.0.0.1' || u.hostname === '[::1]');
+}
+
+/** Builds the transport for `args`. */
+export function clientTransport(args: ClientArgs, logger: Logger): Transport {
+  const { target, options } = args;
+  if (target.kind === 'stdio') {
+    return new StdioClientTransport({ command: target.command, args: target.args, env: defaultEnvironment(process.env), stderr: 'inherit', logger });
+  }
+  if (options['oauth'] !== true) return new StreamableHttpClientTransport({ url: target.url, headers: args.headers, logger });
+  const port = portOption(options['redirect-port'], DEFAULT_REDIRECT_PORT);
+  const provider = createOAuthClientProvider({
+    serverUrl: target.url,
+    // A server on this machine over plain http (development) may use an http authorization server.
+    [allowInsecureRequests]: isLoopbackHttp(target.url),
+    store: new FileTokenStore(),
+    redirectUri: loopbackRedirectUri(port),
+    authorize: loopbackAuthorizer({ port }),
+    clientMetadata: { client_name: 'Switchboard CLI' },
+  });
+  return new StreamableHttpClientTransport({ url: target.url, headers: args.headers, logger, ...oauthTransportHooks(provider) });
+}
+
+/** Connects a client to the server `args` name. The caller closes it. */
+export async function connectClient(args: ClientArgs, logger: Logger): Promise<McpClient> {
+  const timeout = args.options['timeout'];
+  const client = new McpClient(
+    { name: 'switchboard-cli', version: '0.1.0' },
+    {
+      logger,
+      ...(typeof timeout === 'string' ? { defaultTimeoutMs: Number(timeout) } : {}),
+      ...(typeof args.options['era'] === 'string' ? { era: args.options['era'] as Era } : {}),
+    },
+  );
+  await client.connect(clientTransport(args, logger));
+  return client;
+}

@@ -1,0 +1,82 @@
+// The client commands' argument handling: shell-like splitting of a stdio command line,
+// <server> forms, repeated --header, validation; and result/tool formatting.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { UsageError } from '../../../src/cli/args.js';
+import { formatToolResult, parseToolArguments } from '../../../src/cli/callCommand.js';
+import { parseClientArgs, splitCommandLine } from '../../../src/cli/clientConnect.js';
+import { formatToolLine } from '../../../src/cli/toolsCommand.js';
+import type { Tool } from '../../../src/protocol/model/tool.js';
+
+describe('splitCommandLine', () => {
+  it('splits on whitespace and honours quotes and escapes, without expansion', () => {
+    assert.deepEqual(splitCommandLine('npx -y some-server --flag'), ['npx', '-y', 'some-server', '--flag']);
+    assert.deepEqual(splitCommandLine(`node 'my server.js'  "a \\"b\\" $HOME" c\\ d ''`), ['node', 'my server.js', 'a "b" $HOME', 'c d', '']);
+    assert.deepEqual(splitCommandLine('a"b"\'c\'d'), ['abcd']);
+    assert.deepEqual(splitCommandLine('  \t '), []);
+  });
+
+  it('refuses an unterminated quote', () => {
+    assert.throws(() => splitCommandLine('node "oops'), UsageError);
+    assert.throws(() => splitCommandLine("node 'oops"), UsageError);
+  });
+});
+
+describe('parseClientArgs', () => {
+  it('reads an http(s) URL, repeated headers and the rest', () => {
+    const args = parseClientArgs(['--header', 'X-A: 1', '--header=X-B:two:2', 'https://example.com/mcp', 'echo', '{}', '--timeout', '500']);
+    assert.deepEqual(args.target, { kind: 'http', url: 'https://example.com/mcp' });
+    assert.deepEqual(args.headers, { 'X-A': '1', 'X-B': 'two:2' });
+    assert.deepEqual(args.rest, ['echo', '{}']);
+    assert.equal(args.options['timeout'], '500');
+  });
+
+  it('reads a stdio command line, or the argv after --', () => {
+    assert.deepEqual(parseClientArgs(['npx -y "some server" --flag']).target, { kind: 'stdio', command: 'npx', args: ['-y', 'some server', '--flag'] });
+    const args = parseClientArgs(['--era', 'stateful', 'echo', '--', 'node', 'server.js', '--header', 'kept']);
+    assert.deepEqual(args.target, { kind: 'stdio', command: 'node', args: ['server.js', '--header', 'kept'] });
+    assert.deepEqual(args.rest, ['echo']);
+    assert.deepEqual(args.headers, {});
+  });
+
+  it('refuses bad input with usage errors', () => {
+    assert.throws(() => parseClientArgs([]), /missing <server>/);
+    assert.throws(() => parseClientArgs(['--', ]), /must be followed/);
+    assert.throws(() => parseClientArgs(['--header', 'nocolon', 'http://x/mcp']), /invalid --header/);
+    assert.throws(() => parseClientArgs(['--era', 'maybe', 'http://x/mcp']), /invalid --era/);
+    assert.throws(() => parseClientArgs(['--timeout', 'soon', 'http://x/mcp']), /invalid --timeout/);
+    assert.throws(() => parseClientArgs(['--oauth', 'node server.js']), /--oauth needs/);
+    assert.throws(() => parseClientArgs(['--header', 'A:b', 'node server.js']), /--header needs/);
+    assert.throws(() => parseClientArgs(['--bogus', 'http://x/mcp']), /unknown option --bogus/);
+  });
+});
+
+describe('formatting', () => {
+  it('one line per tool: name, title, first description line (truncated)', () => {
+    const tool = { name: 'echo', title: 'Echo', description: 'Says it back.\nMore.', inputSchema: { type: 'object' } } as Tool;
+    assert.equal(formatToolLine(tool, 6), 'echo    Echo — Says it back.');
+    const long = { name: 'x', description: 'y'.repeat(150), inputSchema: { type: 'object' } } as Tool;
+    assert.equal(formatToolLine(long, 1).length, 1 + 3 + 100);
+    assert.equal(formatToolLine({ name: 'bare', inputSchema: { type: 'object' } } as Tool, 8), 'bare');
+  });
+
+  it('renders text, binary, resources and structured content', () => {
+    const text = formatToolResult({
+      content: [
+        { type: 'text', text: 'hi' },
+        { type: 'image', mimeType: 'image/png', data: 'AAAA' },
+        { type: 'resource', resource: { uri: 'test://r', text: 'body' } },
+        { type: 'resource_link', uri: 'test://l', name: 'l' },
+      ],
+      structuredContent: { n: 1 },
+    } as never);
+    assert.equal(text, 'hi\n[image image/png, 3 bytes]\n[resource test://r]\nbody\n[link test://l l]\n{\n  "n": 1\n}\n');
+  });
+
+  it('tool arguments must be a JSON object', () => {
+    assert.deepEqual(parseToolArguments(undefined), {});
+    assert.deepEqual(parseToolArguments('{"a":1}'), { a: 1 });
+    assert.throws(() => parseToolArguments('[1]'), /JSON object/);
+    assert.throws(() => parseToolArguments('{'), /not valid JSON/);
+  });
+});

@@ -1,0 +1,110 @@
+// `switchboard tools` and `switchboard call` run as real processes (through tsx) against
+// `switchboard everything`: in-process over HTTP, and spawned over stdio.
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { after, before, describe, it } from 'node:test';
+import { listen, type ListeningServer } from '../../../src/adapters/nodeHttp.js';
+import { createEverythingServer } from '../../../src/cli/everything/server.js';
+import { createStreamableHttpHandler } from '../../../src/transport/http/server.js';
+
+const root = new URL('../../../', import.meta.url).pathname;
+const CLI = ['--import', 'tsx', 'src/cli/main.ts'];
+const STDIO_SERVER = `${JSON.stringify(process.execPath)} --import tsx src/cli/main.ts everything --stdio --log-level error`;
+
+interface Outcome {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+function cli(...args: string[]): Promise<Outcome> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [...CLI, ...args], { cwd: root, timeout: 60_000, env: { ...process.env, NODE_OPTIONS: '' } }, (error, stdout, stderr) => {
+      const code = error === null ? 0 : typeof error.code === 'number' ? error.code : 1;
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+let running: ListeningServer;
+let url: string;
+
+before(async () => {
+  const server = createEverythingServer({ watchIntervalMs: 0 });
+  running = await listen(createStreamableHttpHandler(server, { path: '/mcp' }), { port: 0, host: '127.0.0.1' });
+  url = new URL('/mcp', running.url).href;
+});
+
+after(async () => {
+  await running.close();
+});
+
+describe('switchboard tools', () => {
+  it('lists tools over HTTP: one line per tool with title and description', async () => {
+    const { code, stdout } = await cli('tools', url);
+    assert.equal(code, 0);
+    const lines = stdout.trimEnd().split('\n');
+    assert.match(lines.find((l) => l.startsWith('echo ')) ?? '', /^echo +Echo — Returns the message it is given/);
+    assert.ok(lines.some((l) => /^test_simple_text +— Tests simple text content response$/.test(l)));
+  });
+
+  it('--json prints the raw tool list', async () => {
+    const { code, stdout } = await cli('tools', '--json', '--era', 'stateless', url);
+    assert.equal(code, 0);
+    const tools = JSON.parse(stdout) as { name: string; inputSchema: unknown }[];
+    assert.ok(tools.some((t) => t.name === 'echo' && typeof t.inputSchema === 'object'));
+  });
+
+  it('lists tools over stdio (command line in one argument)', async () => {
+    const { code, stdout } = await cli('tools', STDIO_SERVER);
+    assert.equal(code, 0, stdout);
+    assert.match(stdout, /^echo +Echo/m);
+  });
+
+  it('an unreachable server exits 1 with a message; a bad option exits 2 with the help', async () => {
+    const down = await cli('tools', '--timeout', '2000', 'http://127.0.0.1:9/mcp');
+    assert.equal(down.code, 1);
+    assert.match(down.stderr, /^switchboard tools: /);
+    const bad = await cli('tools', '--era', 'sometimes', url);
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /invalid --era/);
+    assert.match(bad.stderr, /Usage: switchboard tools/);
+  });
+});
+
+describe('switchboard call', () => {
+  it('prints the text result over HTTP (stateful era too) with a header', async () => {
+    const { code, stdout } = await cli('call', '--era', 'stateful', '--header', 'X-Trace: t1', url, 'echo', '{"message":"hello there"}');
+    assert.equal(code, 0);
+    assert.equal(stdout, 'hello there\n');
+  });
+
+  it('calls over stdio with -- and the server argv', async () => {
+    const { code, stdout } = await cli('call', 'echo', '{"message":"via stdio"}', '--', process.execPath, '--import', 'tsx', 'src/cli/main.ts', 'everything', '--stdio', '--log-level', 'error');
+    assert.equal(code, 0);
+    assert.equal(stdout, 'via stdio\n');
+  });
+
+  it('exits 1 on isError, printing the content', async () => {
+    const { code, stdout, stderr } = await cli('call', url, 'test_error_handling');
+    assert.equal(code, 1);
+    assert.match(stdout, /intentionally returns an error/);
+    assert.match(stderr, /reported an error/);
+  });
+
+  it('exits 1 on a protocol error (unknown tool), over stdio', async () => {
+    const { code, stderr } = await cli('call', STDIO_SERVER, 'no_such_tool');
+    assert.equal(code, 1);
+    assert.match(stderr, /Unknown tool/);
+  });
+
+  it('--json prints the raw result; invalid json-args exit 2', async () => {
+    const raw = await cli('call', '--json', url, 'test_simple_text');
+    assert.equal(raw.code, 0);
+    const result = JSON.parse(raw.stdout) as { content: { type: string }[] };
+    assert.equal(result.content[0]?.type, 'text');
+    const bad = await cli('call', url, 'echo', '[1]');
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /must be a JSON object/);
+  });
+});
