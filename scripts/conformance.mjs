@@ -92,16 +92,21 @@ function run(command, args, options = {}) {
   });
 }
 
-/** Reads every checks.json under dir: scenario → {passed, failed, warnings}. */
-function readResults(dir) {
+/** Reads every checks.json under dir (scenario names may hold a slash, e.g. auth/…): name → counts. */
+function readResults(dir, prefix = '') {
   const results = new Map();
   if (!existsSync(dir)) return results;
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     if (!entry.isDirectory()) continue;
     const file = join(dir, entry.name, 'checks.json');
-    if (!existsSync(file)) continue;
+    if (!existsSync(file)) {
+      for (const [name, counts] of readResults(join(dir, entry.name), `${prefix}${entry.name}/`)) results.set(name, counts);
+      continue;
+    }
     const checks = JSON.parse(readFileSync(file, 'utf8'));
-    const name = entry.name.replace(/-\d{4}-\d{2}-\d{2}T[\d-]+Z$/, '').replace(/^(server|client)-/, '');
+    // Server results are saved as server-<scenario>-<time>; client ones as <scenario>-<time>.
+    const bare = entry.name.replace(/-\d{4}-\d{2}-\d{2}T[\d-]+Z$/, '');
+    const name = prefix + (prefix === '' ? bare.replace(/^server-/, '') : bare);
     const count = (status) => checks.filter((c) => c.status === status).length;
     results.set(name, { passed: count('SUCCESS'), failed: count('FAILURE'), warnings: count('WARNING') });
   }
@@ -196,7 +201,7 @@ function report(side, revision, out, code) {
     : [];
   const extraFailing = extra.filter((n) => results.get(n).failed > 0 && !known.includes(n));
   if (extraFailing.length > 0) console.log(`  not-scored regressions: ${extraFailing.join(', ')}`);
-  if (code !== 0 || vacuous.length > 0 || extraFailing.length > 0) failed = true;
+  if (code !== 0 || failing.length > 0 || vacuous.length > 0 || extraFailing.length > 0) failed = true;
 }
 
 for (const revision of revisions) {
