@@ -105,8 +105,16 @@ if (smoke) {
 }
 mkdirSync(resolve(BENCH, 'results'), { recursive: true });
 const full = { ...results, cells };
-writeFileSync(resolve(BENCH, 'results', 'latest.json'), JSON.stringify(full, null, 2) + '\n');
-mkdirSync(resolve(ROOT, 'docs'), { recursive: true });
-writeFileSync(resolve(ROOT, 'docs', 'BENCHMARKS.md'), renderMarkdown(full));
-process.stdout.write('wrote bench/results/latest.json and docs/BENCHMARKS.md\n');
+// A partial run (--only / --sections) must not replace the published report of a full one.
+const partial = settings.only !== undefined || settings.sections.length < 6;
+const name = partial ? 'partial.json' : 'latest.json';
+writeFileSync(resolve(BENCH, 'results', name), JSON.stringify(full, null, 2) + '\n');
+if (partial) {
+  writeFileSync(resolve(BENCH, 'results', 'partial.md'), renderMarkdown(full));
+  process.stdout.write('partial run: wrote bench/results/partial.json and partial.md (docs/BENCHMARKS.md is left as it was)\n');
+} else {
+  mkdirSync(resolve(ROOT, 'docs'), { recursive: true });
+  writeFileSync(resolve(ROOT, 'docs', 'BENCHMARKS.md'), renderMarkdown(full));
+  process.stdout.write('wrote bench/results/latest.json and docs/BENCHMARKS.md\n');
+}
 if (failed.length > 0) process.exitCode = 1;

@@ -65,7 +65,7 @@ const bareScript =
 /** The servers, in report order. */
 export const serverTargets: readonly ServerTarget[] = [
   { id: FLOOR, label: 'floor (raw node:http / readline)', http: { entry: 'targets/floorHttp.js' }, stdio: { entry: 'targets/floorStdio.js', wire: 'modern' } },
-  { id: OURS, label: 'Switchboard', http: { entry: 'targets/oursHttp.js', session: 'not supported yet' }, stdio: { entry: 'targets/oursStdio.js', wire: 'modern' } },
+  { id: OURS, label: 'Switchboard', http: { entry: 'targets/oursHttp.js' }, stdio: { entry: 'targets/oursStdio.js', wire: 'modern' } },
   { id: 'sdk2', label: 'SDK v2 @modelcontextprotocol/server', http: { entry: 'targets/sdk2Http.js' }, stdio: { entry: 'targets/sdk2Stdio.js', wire: 'modern' } },
   { id: 'sdk1', label: 'SDK v1 @modelcontextprotocol/sdk', http: { entry: 'targets/sdk1Http.js', stateless: 'n/a (v1 has no 2026-07-28 wire)' }, stdio: { entry: 'targets/sdk1Stdio.js', wire: 'legacy' } },
   { id: BARE, label: 'bare `node -e` (answers one line)', stdio: { entry: ['node', '-e', bareScript], wire: 'none', coldStartOnly: true } },

@@ -1,7 +1,8 @@
 /**
  * Switchboard over Streamable HTTP: {@link buildOurServer} behind
- * `createStreamableHttpHandler` and the Node adapter. Only the stateless 2026-07-28 wire
- * exists so far; `--mode session` exits with code 3 ("not supported yet").
+ * `createStreamableHttpHandler` and the Node adapter. Both wires are served by the same
+ * handler: stateless 2026-07-28 (`_meta` per request) and the 2025-11-25 session wire
+ * (header-less `initialize` mints an `Mcp-Session-Id`), so `--mode` changes nothing here.
  *
  * @module
  */
@@ -12,10 +13,6 @@ import { announce, exitOnSignal, targetArgs } from './common.js';
 import { buildOurServer } from './oursServer.js';
 
 const args = targetArgs();
-if (args.mode === 'session') {
-  process.stderr.write('switchboard: the 2025-11-25 session wire is not supported yet\n');
-  process.exit(3);
-}
 const handler = createStreamableHttpHandler(buildOurServer(args.tools));
 exitOnSignal();
 announce(createServer(toNodeHandler(handler)));

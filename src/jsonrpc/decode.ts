@@ -55,11 +55,15 @@ export function nestingDepthExceeds(text: string, limit: number): boolean {
   for (let i = 0; i < n; i++) {
     const c = text.charCodeAt(i);
     if (c === 0x22 /* " */) {
-      // skip the string
-      for (i++; i < n; i++) {
-        const d = text.charCodeAt(i);
-        if (d === 0x5c /* \ */) i++;
-        else if (d === 0x22) break;
+      // Skip the string: jump to the next quote (indexOf is vectorised, most JSON text is in
+      // strings); it closes the string unless an odd run of backslashes escapes it.
+      const open = i;
+      for (;;) {
+        i = text.indexOf('"', i + 1);
+        if (i < 0) return false; // unterminated: the rest is string content
+        let k = i - 1;
+        while (k > open && text.charCodeAt(k) === 0x5c /* \ */) k--;
+        if (((i - 1 - k) & 1) === 0) break;
       }
     } else if (c === 0x7b /* { */ || c === 0x5b /* [ */) {
       if (++depth > limit) return true;

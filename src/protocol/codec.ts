@@ -12,6 +12,7 @@
 
 import { JsonRpcError } from '../jsonrpc/errors.js';
 import { McpError, McpErrorCode } from '../util/errors.js';
+import { spreadCopy } from '../util/object.js';
 import { formatIssues, validate, type Issue } from '../util/schema.js';
 import { invalidParamsFromIssues, missingRequiredClientCapability } from './errors.js';
 import { META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL, META_PROTOCOL_VERSION } from './meta.js';
@@ -212,7 +213,7 @@ export function encodeResult(revision: ProtocolRevision, method: string, result:
       (r['ttlMs'] === undefined || r['cacheScope'] === undefined) &&
       lookupMethod(revision, method)?.cacheable === true;
     if (type !== undefined && !cacheDefaults) return r;
-    const out: Record<string, unknown> = { ...r };
+    const out: Record<string, unknown> = spreadCopy(r); // not `{ ...r }`: members are added below (util/object.ts)
     if (type === undefined) out['resultType'] = 'complete';
     if (cacheDefaults) {
       out['ttlMs'] ??= 0;

@@ -11,9 +11,9 @@
  * @see https://modelcontextprotocol.io/specification/2026-07-28
  * @module
  */
-import { Connection } from '../jsonrpc/connection.js';
+import { Connection, type RequestContext as ConnectionRequestContext } from '../jsonrpc/connection.js';
 import { ErrorCode, JsonRpcError } from '../jsonrpc/errors.js';
-import type { JsonRpcNotification, JsonRpcRequest, JsonRpcResponse, RequestId } from '../jsonrpc/messages.js';
+import type { JsonRpcNotification, JsonRpcRequest, JsonRpcResponse, Params, RequestId } from '../jsonrpc/messages.js';
 import { decodeRequestParams, encodeResult } from '../protocol/codec.js';
 import { invalidParamsFromIssues, resourceNotFound, unsupportedProtocolVersion } from '../protocol/errors.js';
 import {
@@ -29,7 +29,7 @@ import {
 import type { ClientCapabilities, ServerCapabilities } from '../protocol/model/capabilities.js';
 import { loggingLevels, type Implementation, type LoggingLevel } from '../protocol/model/common.js';
 import { isStateless, isSupportedRevision, latestStatefulRevision, supportedRevisions, type ProtocolRevision } from '../protocol/revisions.js';
-import type { DispatchEnv, McpDispatcher, SessionPeer, ToolHeaderParam, Transport } from '../transport/types.js';
+import type { DispatchEnv, McpDispatcher, MessageExtra, PeerRequester, SessionPeer, ToolHeaderParam, Transport } from '../transport/types.js';
 import { McpError, McpErrorCode } from '../util/errors.js';
 import { silentLogger, type Logger } from '../util/logger.js';
 import { RequestContext, InputRequiredSignal, PeerInputBroker, StatelessInputBroker, type InputBroker } from './context.js';
@@ -59,7 +59,8 @@ import type {
 } from './types.js';
 import { ServerSession } from './session.js';
 import { SubscriptionHub } from './subscriptions.js';
-import { traced } from './tracing.js';
+import { preloadTracing, traced, tracingActive } from './tracing.js';
+import { spreadCopy } from '../util/object.js';
 // ---- tasks integration (src/server/tasks) ----
 import { TASKS_EXTENSION_ID } from '../protocol/meta.js';
 import { TaskManager, type TaskCall, type TasksOptions } from './tasks/manager.js';
@@ -223,6 +224,8 @@ export class McpServer implements McpDispatcher {
       ['resources/unsubscribe', (c) => this.#subscribe(c, false)],
     ]);
     this.#chain = this.#terminal;
+    // Spans need @opentelemetry/api, loaded only when an application registered with it.
+    void preloadTracing();
     // ---- tasks integration ----
     if (options.tasks !== undefined && options.tasks !== false) {
       const tasks = new TaskManager(options.tasks === true ? {} : options.tasks, (error, info) => this.#reportError(error, info.method, info.requestId));
@@ -369,22 +372,24 @@ export class McpServer implements McpDispatcher {
       logger: this.#logger,
       defaultTimeoutMs: options.requestTimeoutMs ?? 60_000,
       onRequest: (request, rctx) =>
-        this.#serve(request, {
-          signal: rctx.signal,
-          extra: rctx.extra,
-          notify: (n) => {
-            rctx.notify(n.method, n.params).catch(() => undefined);
-          },
-          peer: {
-            request: (method, params, opts) =>
-              connection.request(method, params, {
-                relatedRequestId: rctx.id,
-                ...(opts?.signal !== undefined ? { signal: opts.signal } : {}),
-                ...(opts?.timeoutMs !== undefined ? { timeoutMs: opts.timeoutMs } : {}),
-              }),
-          },
-          session,
-        }),
+        this.#serve(
+          request,
+          new ConnectionEnv(
+            rctx,
+            (n) => {
+              rctx.notify(n.method, n.params).catch(() => undefined);
+            },
+            {
+              request: (method: string, params: Params | undefined, opts?: { signal?: AbortSignal; timeoutMs?: number }) =>
+                connection.request(method, params, {
+                  relatedRequestId: rctx.id,
+                  ...(opts?.signal !== undefined ? { signal: opts.signal } : {}),
+                  ...(opts?.timeoutMs !== undefined ? { timeoutMs: opts.timeoutMs } : {}),
+                }),
+            },
+            session,
+          ),
+        ),
       onNotification: (n) => this.#notification(n, session),
       onHandlerError: (error, request) => this.#reportError(error, request.method, request.id),
     });
@@ -430,6 +435,8 @@ export class McpServer implements McpDispatcher {
     const call = this.#prepare(request, env);
     const handler = this.#handlers.get(call.method);
     if (handler === undefined) throw JsonRpcError.methodNotFound(call.method);
+    // Without a registered OpenTelemetry global `traced` is exactly `fn()`: skip its span info.
+    if (!tracingActive()) return this.#run(call, handler);
     const target = call.params['name'] ?? call.params['uri'];
     return traced(
       {
@@ -439,14 +446,16 @@ export class McpServer implements McpDispatcher {
         target: typeof target === 'string' ? target : undefined,
         meta: call.meta,
       },
-      async () => {
-        try {
-          return this.#stamp(call, this.#middleware.length === 0 ? await handler(call) : await this.#chain(this.#middlewareContext(call)));
-        } finally {
-          call.life.done = true;
-        }
-      },
+      () => this.#run(call, handler),
     );
+  }
+
+  async #run(call: Call, handler: MethodHandler): Promise<Record<string, unknown>> {
+    try {
+      return this.#stamp(call, this.#middleware.length === 0 ? await handler(call) : await this.#chain(this.#middlewareContext(call)));
+    } finally {
+      call.life.done = true;
+    }
   }
 
   readonly #terminal: Terminal = (context) => {
@@ -552,7 +561,7 @@ export class McpServer implements McpDispatcher {
       clientInfo: session.clientInfo,
       principal: principalOf(env),
       logLevel: this.#logging ? (session.logLevel ?? 'debug') : undefined,
-      env: env.peer === undefined ? { ...env, peer: session.peer } : env,
+      env: env.peer === undefined ? withPeer(env, session.peer) : env,
       session,
       life: { done: false },
     };
@@ -575,9 +584,12 @@ export class McpServer implements McpDispatcher {
   #stamp(call: Call, result: Record<string, unknown>): Record<string, unknown> {
     const out = encodeResult(call.revision, call.method, result);
     if (!isStateless(call.revision)) return out;
-    const target = out === result ? { ...out } : out;
+    // spreadCopy, not `{ ...x }`: members are added to the copies (util/object.ts).
+    const target = out === result ? spreadCopy(out) : out;
     const meta = target['_meta'];
-    target['_meta'] = isObject(meta) ? { ...meta, [META_SERVER_INFO]: this.info } : { [META_SERVER_INFO]: this.info };
+    const stamped: Record<string, unknown> = isObject(meta) ? spreadCopy(meta) : {};
+    stamped[META_SERVER_INFO] = this.info;
+    target['_meta'] = stamped;
     return target;
   }
 
@@ -876,5 +888,40 @@ export class McpServer implements McpDispatcher {
         if (registry.get(entry.key) === entry) registry.set(entry);
       },
     };
+  }
+}
+
+/** `{ ...env, peer }` without leaving V8's fast path (see util/object.ts). */
+function withPeer(env: DispatchEnv, peer: SessionPeer): DispatchEnv {
+  const copy = spreadCopy(env) as Record<string, unknown>;
+  copy['peer'] = peer;
+  return copy as unknown as DispatchEnv;
+}
+
+/**
+ * The {@link DispatchEnv} of a request on a message-stream connection (stdio, in-memory).
+ * `signal` is read from the connection's context only when a handler asks for it (creating an
+ * AbortSignal costs microseconds on Node 20; a cancellation before that still applies), and it
+ * sits on the prototype: a per-request `get signal()` literal would give every env its own
+ * hidden class.
+ */
+class ConnectionEnv implements DispatchEnv {
+  readonly #rctx: ConnectionRequestContext;
+  readonly extra: MessageExtra | undefined;
+  readonly notify: (notification: JsonRpcNotification) => void;
+  readonly peer: PeerRequester;
+  readonly session: unknown;
+
+  constructor(rctx: ConnectionRequestContext, notify: (notification: JsonRpcNotification) => void, peer: PeerRequester, session: unknown) {
+    this.#rctx = rctx;
+    this.extra = rctx.extra;
+    this.notify = notify;
+    this.peer = peer;
+    this.session = session;
+  }
+
+  /** {@inheritDoc DispatchEnv.signal} */
+  get signal(): AbortSignal {
+    return this.#rctx.signal;
   }
 }

@@ -293,8 +293,12 @@ export function createStreamableHttpHandler(dispatcher: McpDispatcher, options: 
       if (routed !== undefined) return routed;
     }
     if (stateful !== undefined) {
-      const answered = await stateful.handlePost(req, bytes, decoded);
-      if (answered !== undefined) return answered;
+      // Synchronously undefined when the stateless path keeps the request (no extra tick).
+      const taken = stateful.handlePost(req, bytes, decoded);
+      if (taken !== undefined) {
+        const answered = await taken;
+        if (answered !== undefined) return answered;
+      }
     }
     if (isBatchResult(decoded)) return reject(400, 'the body must be a single JSON-RPC message, not a batch');
     if (!decoded.ok) {

@@ -33,6 +33,7 @@ import { trimOws } from './headerValue.js';
 import { HttpSession, SessionRegistry } from './sessions.js';
 import { StatefulPost } from './statefulPost.js';
 import type { HttpRequestLike, HttpResponseLike } from './types.js';
+import { spreadCopy } from '../../util/object.js';
 
 /** Options of the stateful path (a subset of the handler's options). */
 export interface StatefulOptions {
@@ -216,8 +217,11 @@ export class StatefulHttp {
     return { status: 200, headers: SSE_HEADERS, body: standalone.open().body };
   }
 
-  /** A POST: undefined leaves it to the stateless path. */
-  async handlePost(req: HttpRequestLike, bytes: Uint8Array, decoded: DecodeResult): Promise<HttpResponseLike | undefined> {
+  /**
+   * A POST: undefined leaves it to the stateless path. Synchronous when it does (no promise
+   * and no extra tick on the stateless hot path); a promise when the stateful path takes it.
+   */
+  handlePost(req: HttpRequestLike, bytes: Uint8Array, decoded: DecodeResult): Promise<HttpResponseLike | undefined> | undefined {
     const rawId = req.header('mcp-session-id');
     if (!isBatchResult(decoded) && decoded.ok && carries2026Meta(decoded.message)) return undefined;
     if (rawId === undefined) {
@@ -226,6 +230,10 @@ export class StatefulHttp {
       }
       return undefined;
     }
+    return this.#sessionPost(req, rawId, bytes, decoded);
+  }
+
+  async #sessionPost(req: HttpRequestLike, rawId: string, bytes: Uint8Array, decoded: DecodeResult): Promise<HttpResponseLike | undefined> {
     const requestId = !isBatchResult(decoded) && decoded.ok && 'id' in decoded.message && 'method' in decoded.message ? decoded.message.id : undefined;
     const found = await this.#session(req, trimOws(rawId), requestId);
     if (!('session' in found)) return found;
@@ -281,7 +289,9 @@ export class StatefulHttp {
 
   /** The messages of one POST (a single one or a 2025-03-26 batch) in a session. */
   async #messages(session: HttpSession, baseExtra: MessageExtra, items: readonly DecodedItem[], batch: boolean): Promise<HttpResponseLike> {
-    const extra: MessageExtra = { ...baseExtra, sessionId: session.id };
+    // Not `{ ...baseExtra, sessionId }`: that form is slow on Node 20 (util/object.ts).
+    const extra: Record<string, unknown> = spreadCopy(baseExtra);
+    extra['sessionId'] = session.id;
     const requests: JsonRpcRequest[] = [];
     const errors: JsonRpcResponse[] = [];
     const notifications: JsonRpcNotification[] = [];

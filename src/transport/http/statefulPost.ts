@@ -53,6 +53,33 @@ class RequestEnv implements Abortable {
   }
 }
 
+/**
+ * The {@link DispatchEnv} of one request of a POST. A class with `signal` on the prototype,
+ * not an object literal with `get signal()`: a literal's getter is a new closure each time,
+ * which gives every env its own hidden class (allocated in old space) and made scavenges of a
+ * busy session 20–30× slower.
+ */
+class PostEnv implements DispatchEnv {
+  readonly #request: RequestEnv;
+  readonly extra: MessageExtra;
+  readonly notify: (notification: JsonRpcNotification) => void;
+  readonly peer: PeerRequester;
+  readonly session: unknown;
+
+  constructor(request: RequestEnv, extra: MessageExtra, notify: (notification: JsonRpcNotification) => void, peer: PeerRequester, session: unknown) {
+    this.#request = request;
+    this.extra = extra;
+    this.notify = notify;
+    this.peer = peer;
+    this.session = session;
+  }
+
+  /** {@inheritDoc DispatchEnv.signal} — the AbortSignal is only created when the handler reads it. */
+  get signal(): AbortSignal {
+    return this.#request.signal;
+  }
+}
+
 /** Options of one {@link StatefulPost}. */
 export interface StatefulPostOptions {
   /** Extra response headers (`Mcp-Session-Id` on `initialize`). */
@@ -119,16 +146,7 @@ export class StatefulPost implements MessageTarget {
       request: (method: string, params: Params | undefined, options?: { signal?: AbortSignal; timeoutMs?: number }) =>
         session.requestOn(this, method, params, options),
     };
-    const env: DispatchEnv = {
-      // A getter: the AbortSignal is only created when the handler reads it.
-      get signal() {
-        return request.signal;
-      },
-      extra: this.#extra,
-      notify: (notification: JsonRpcNotification) => this.send(notification),
-      peer,
-      session: session.state,
-    };
+    const env = new PostEnv(request, this.#extra, (notification: JsonRpcNotification) => this.send(notification), peer, session.state);
     // closeStream needs a client that reconnects: SEP-1699 (2025-11-25) sessions only.
     if (session.priming) Object.defineProperty(env, 'closeStream', { value: () => this.closeStream(), enumerable: true });
     return env;
@@ -155,23 +173,28 @@ export class StatefulPost implements MessageTarget {
         } catch (e) {
           dispatched = Promise.reject(e);
         }
-        dispatched
-          .then(
-            (response) => response ?? internalError(message),
-            (error: unknown) => {
-              session.logger.error('dispatcher rejected; answering -32603', { method: message.method, error: String(error) });
-              return internalError(message);
-            },
-          )
-          .then((response) => {
-            session.untrack(message.id, request);
-            session.active--;
-            session.lastUsed = Date.now();
-            this.#answer(response, batch);
-          })
-          .catch((e: unknown) => session.logger.error('answering a stateful request failed', { error: String(e) }));
+        // One reaction per request (not a then/then/catch chain: two promises fewer each).
+        dispatched.then(
+          (response) => this.#settle(message, request, response ?? internalError(message), batch),
+          (error: unknown) => {
+            session.logger.error('dispatcher rejected; answering -32603', { method: message.method, error: String(error) });
+            this.#settle(message, request, internalError(message), batch);
+          },
+        );
       }
     });
+  }
+
+  #settle(message: JsonRpcRequest, request: RequestEnv, response: JsonRpcResponse, batch: boolean): void {
+    const session = this.#session;
+    try {
+      session.untrack(message.id, request);
+      session.active--;
+      session.lastUsed = Date.now();
+      this.#answer(response, batch);
+    } catch (e) {
+      session.logger.error('answering a stateful request failed', { error: String(e) });
+    }
   }
 
   #answer(response: JsonRpcResponse, batch: boolean): void {
