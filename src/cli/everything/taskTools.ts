@@ -11,6 +11,7 @@
  * @see https://modelcontextprotocol.io/extensions/tasks/overview
  * @module
  */
+import { sleep } from '../../util/time.js';
 import { JsonRpcError } from '../../jsonrpc/errors.js';
 import type { ElicitResult, RequestedSchema } from '../../protocol/model/elicitation.js';
 import type { Tool } from '../../protocol/model/tool.js';
@@ -34,24 +35,6 @@ export function everythingTaskMode(tool: Tool): boolean {
   return tool.name !== ESCALATING_TOOL && (support === 'optional' || support === 'required');
 }
 
-/** Waits `ms`, rejecting with the signal's reason if it aborts first. */
-export function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise<void>((resolve, reject) => {
-    if (signal.aborted) {
-      reject(signal.reason);
-      return;
-    }
-    const onAbort = (): void => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    };
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
-}
 
 function accepted(answer: ElicitResult, field: string): boolean {
   return answer.action === 'accept' && answer.content?.[field] === true;

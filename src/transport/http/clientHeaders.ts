@@ -7,6 +7,7 @@
  * @see https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http
  * @module
  */
+import { mcpNameSource } from './validate.js';
 import type { JsonRpcMessage, Params } from '../../jsonrpc/messages.js';
 import { META_PROTOCOL_VERSION } from '../../protocol/meta.js';
 import { encodeHeaderValue, extractMcpHeaders, MCP_PARAM_HEADER_PREFIX, valueAtPath, type McpParamHeader } from '../../protocol/xMcpHeader.js';
@@ -43,22 +44,6 @@ export function metaProtocolVersion(message: JsonRpcMessage): string | undefined
   return typeof version === 'string' ? version : undefined;
 }
 
-/** The params member that `Mcp-Name` mirrors for `method`, or undefined when none. */
-export function mcpNameParam(method: string): 'name' | 'uri' | 'taskId' | undefined {
-  switch (method) {
-    case 'tools/call':
-    case 'prompts/get':
-      return 'name';
-    case 'resources/read':
-      return 'uri';
-    case 'tasks/get':
-    case 'tasks/update':
-    case 'tasks/cancel':
-      return 'taskId';
-    default:
-      return undefined;
-  }
-}
 
 /**
  * True for a session id a client may echo: visible ASCII 0x21–0x7E, non-empty.
@@ -190,7 +175,7 @@ export function addModernHeaders(message: JsonRpcMessage, version: string, heade
   headers[H.method] = method;
   const params = message.params;
   if (params === undefined) return;
-  const source = mcpNameParam(method);
+  const source = mcpNameSource(method);
   if (source !== undefined) {
     const raw = params[source];
     if (typeof raw === 'string') headers[H.name] = encodeHeaderString(raw);

@@ -6,6 +6,7 @@
  * @see https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http
  * @module
  */
+import { sleep } from '../../util/time.js';
 import { McpError, McpErrorCode } from '../../util/errors.js';
 import { SseBufferOverflowError, SseParser } from './sse.js';
 
@@ -123,24 +124,6 @@ export async function pumpSse(body: ReadableStream<Uint8Array> | null, parser: S
   }
 }
 
-/** Waits `ms`, or rejects with the signal's reason as soon as it aborts. */
-export function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) {
-      reject(signal.reason);
-      return;
-    }
-    const onAbort = (): void => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    };
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
-}
 
 /** What {@link followSse} needs from its caller. */
 export interface FollowContext {
