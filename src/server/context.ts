@@ -26,6 +26,7 @@ import { ListRootsResult } from '../protocol/model/utilities.js';
 import type { ProtocolRevision } from '../protocol/revisions.js';
 import type { PeerRequester, MessageExtra } from '../transport/types.js';
 import { formatIssues, validate, type Schema } from '../util/schema.js';
+import type { ServerSession } from './session.js';
 import type { HandlerContext, InputOptions, TraceContext } from './types.js';
 
 /** Thrown (internally) when a stateless handler needs answers the client has not given yet. */
@@ -132,7 +133,12 @@ export class PeerInputBroker implements InputBroker {
     const entries = Object.entries(requests);
     const answers = await Promise.all(
       entries.map(async ([key, request]) => {
-        const params = (request.params ?? undefined) as Record<string, unknown> | undefined;
+        let params = (request.params ?? undefined) as Record<string, unknown> | undefined;
+        // 2025-11-25 URL-mode elicitation needs an `elicitationId` (2026-07-28 dropped it, so
+        // shared handlers usually leave it out): mint one when absent.
+        if (request.method === 'elicitation/create' && params?.['mode'] === 'url' && typeof params['elicitationId'] !== 'string') {
+          params = { ...params, elicitationId: crypto.randomUUID() };
+        }
         const result = await this.#peer.request(request.method, params, { signal });
         const check = validate(resultSchemas[request.method], result);
         if (!check.ok) throw JsonRpcError.internal(`the client answered ${request.method} with an invalid result`);
@@ -150,6 +156,7 @@ export interface ContextInit {
   readonly protocolVersion: ProtocolRevision;
   readonly clientCapabilities: ClientCapabilities;
   readonly clientInfo: Implementation | undefined;
+  readonly session?: ServerSession | undefined;
   readonly principal: string | undefined;
   /** Where the signal comes from; read lazily (creating one costs microseconds). */
   readonly env: { readonly signal: AbortSignal; readonly closeStream?: () => void };
@@ -176,6 +183,7 @@ export class RequestContext implements HandlerContext {
   readonly protocolVersion: ProtocolRevision;
   readonly clientCapabilities: ClientCapabilities;
   readonly clientInfo: Implementation | undefined;
+  readonly session: ServerSession | undefined;
   readonly principal: string | undefined;
   readonly meta: Readonly<Record<string, unknown>>;
   readonly extra: MessageExtra | undefined;
@@ -197,6 +205,7 @@ export class RequestContext implements HandlerContext {
     this.protocolVersion = init.protocolVersion;
     this.clientCapabilities = init.clientCapabilities;
     this.clientInfo = init.clientInfo;
+    this.session = init.session;
     this.principal = init.principal;
     this.#env = init.env;
     this.meta = init.meta;

@@ -88,6 +88,11 @@ export interface McpServerOptions {
   readonly logging?: boolean;
   /** Extra capabilities to declare (merged over the computed ones). */
   readonly capabilities?: ServerCapabilities;
+  /**
+   * Called when a stateful-session client sends `notifications/roots/list_changed` (its roots
+   * changed; ask again with `roots/list` when you need them).
+   */
+  readonly onRootsListChanged?: (session: ServerSession) => void;
   /** Receives the real error when a handler throws something that is not a `JsonRpcError`. */
   readonly onError?: (error: unknown, info: { readonly method: string; readonly requestId: RequestId }) => void;
   /**
@@ -172,6 +177,7 @@ export class McpServer implements McpDispatcher {
   readonly #logging: boolean;
   readonly #extraCaps: ServerCapabilities | undefined;
   readonly #onError: McpServerOptions['onError'];
+  readonly #onRootsListChanged: McpServerOptions['onRootsListChanged'];
   readonly #stateOptions: RequestStateOptions;
   #sealer: Promise<RequestStateSealer> | undefined;
   readonly #tools = new Registry<CompiledTool>('tool');
@@ -201,6 +207,7 @@ export class McpServer implements McpDispatcher {
     this.#logging = options.logging ?? true;
     this.#extraCaps = options.capabilities;
     this.#onError = options.onError;
+    this.#onRootsListChanged = options.onRootsListChanged;
     this.#stateOptions = options.requestState ?? {};
     this.#hub = new SubscriptionHub(this.#tools, this.#prompts, this.#resources, this.#templates);
     for (const registry of [this.#tools, this.#resources, this.#templates, this.#prompts] as const) {
@@ -578,6 +585,24 @@ export class McpServer implements McpDispatcher {
   #notification(notification: JsonRpcNotification, session: unknown): void {
     if (!(session instanceof ServerSession)) return;
     if (notification.method === 'notifications/initialized') session.initialized = true;
+    else if (notification.method === 'notifications/roots/list_changed' && this.#onRootsListChanged !== undefined) {
+      try {
+        this.#onRootsListChanged(session);
+      } catch (error) {
+        this.#logger.warn('onRootsListChanged threw', { error: String(error) });
+      }
+    }
+  }
+
+  /**
+   * Tells a 2025-11-25 session's client that the out-of-band interaction of a URL-mode
+   * elicitation finished (`notifications/elicitation/complete`). Returns false when the
+   * session is closed or negotiated another revision (the notification does not exist there).
+   */
+  notifyElicitationComplete(session: ServerSession, elicitationId: string): boolean {
+    if (session.closed || session.revision !== '2025-11-25') return false;
+    session.send('notifications/elicitation/complete', { elicitationId });
+    return true;
   }
 
   /** Stamps the result for the wire: resultType, cache defaults, serverInfo. */
@@ -648,6 +673,7 @@ export class McpServer implements McpDispatcher {
       protocolVersion: call.revision,
       clientCapabilities: call.caps,
       clientInfo: call.clientInfo,
+      session: call.session,
       principal: call.principal,
       env,
       meta: call.meta,

@@ -22,6 +22,7 @@ import type { ToolAnnotations, ToolExecution } from '../protocol/model/tool.js';
 import type { ListRootsResult } from '../protocol/model/utilities.js';
 import type { ProtocolRevision } from '../protocol/revisions.js';
 import type { MessageExtra } from '../transport/types.js';
+import type { ServerSession } from './session.js';
 
 /** A JSON Schema object (2020-12 unless `$schema` says otherwise). */
 export type JsonSchemaObject = Readonly<Record<string, unknown>>;
@@ -75,6 +76,12 @@ export interface HandlerContext {
   readonly clientCapabilities: ClientCapabilities;
   /** The client's self-description, for display and logging only. */
   readonly clientInfo: Implementation | undefined;
+  /**
+   * The stateful session (revisions up to 2025-11-25) this request belongs to; undefined on
+   * 2026-07-28. Keep it to reach the client later, e.g. with
+   * `server.notifyElicitationComplete(session, id)` after a URL-mode elicitation.
+   */
+  readonly session: ServerSession | undefined;
   /** The authenticated principal (set by the HTTP layer's authentication), if any. */
   readonly principal: string | undefined;
   /** Aborted when the client cancels or goes away. */

@@ -11,6 +11,7 @@
  * @see https://modelcontextprotocol.io/extensions/tasks/overview
  * @module
  */
+import type { ServerSession } from '../session.js';
 import type { RequestId } from '../../jsonrpc/messages.js';
 import type { ClientCapabilities } from '../../protocol/model/capabilities.js';
 import type { Implementation, LoggingLevel } from '../../protocol/model/common.js';
@@ -88,6 +89,9 @@ export class SwitchableContext implements HandlerContext {
   }
   get clientInfo(): Implementation | undefined {
     return this.#inner.clientInfo;
+  }
+  get session(): ServerSession | undefined {
+    return this.#inner.session;
   }
   get principal(): string | undefined {
     return this.#inner.principal;
