@@ -8,10 +8,9 @@
  *
  * @module
  */
-import { performance } from 'node:perf_hooks';
 import { HttpConnection, type HttpResponse } from '../lib/httpClient.js';
 import { cpuMicros } from '../lib/proc.js';
-import { percentile, sorted } from '../lib/stats.js';
+import { runLanes, type LaneResult } from '../lib/lanes.js';
 import { assertEcho, assertList, echoCall, httpHeaders, INITIALIZED, initializeCall, jsonRpcOf, listCall, looksLikeEcho } from '../lib/wire.js';
 
 /** What to run. */
@@ -33,17 +32,8 @@ export interface HttpLoadConfig {
   readonly verify: boolean;
 }
 
-/** What one load run measured. */
-export interface HttpLoadResult {
-  readonly requests: number;
-  readonly errors: number;
-  readonly firstError?: string;
-  readonly rps: number;
-  readonly p50Ms: number;
-  readonly p99Ms: number;
-  /** Server CPU time (user + system) per request in the measured window, microseconds. */
-  readonly cpuPerRequestUs: number;
-}
+/** What one load run measured; CPU is the server's per request. */
+export type HttpLoadResult = LaneResult;
 
 const PATH = '/mcp';
 
@@ -74,10 +64,6 @@ async function main(config: HttpLoadConfig): Promise<HttpLoadResult> {
   const lastTool = `"name":"tool_${listCount - 1}"`;
   const modern = !session;
 
-  let phase: 'warmup' | 'measure' | 'done' = 'warmup';
-  const latencies: number[] = [];
-  let errors = 0;
-  let firstError: string | undefined;
   let nextId = 1;
 
   const check = (response: HttpResponse, id: number): void => {
@@ -90,45 +76,21 @@ async function main(config: HttpLoadConfig): Promise<HttpLoadResult> {
     }
   };
 
-  const worker = async (conn: HttpConnection, index: number): Promise<void> => {
-    const headers = httpHeaders(method, modern, sids[index]);
-    while (phase !== 'done') {
+  const headers = conns.map((_, index) => httpHeaders(method, modern, sids[index]));
+  const result = await runLanes({
+    lanes: conns.length,
+    warmupMs: config.warmupMs,
+    durationMs: config.durationMs,
+    cpuMicros: () => cpuMicros(config.serverPid),
+    call: async (index) => {
       const id = nextId++;
       const body = config.scenario === 'list' ? listCall(id, modern) : echoCall(id, modern);
-      const started = performance.now();
-      const counted = phase === 'measure';
-      try {
-        check(await conn.request('POST', PATH, headers, body), id);
-        if (counted && phase === 'measure') latencies.push(performance.now() - started);
-      } catch (error) {
-        errors++;
-        firstError ??= (error as Error).message;
-        if (errors > 100 || (error as Error).message.startsWith('connection closed')) return;
-      }
-    }
-  };
-
-  const running = Promise.all(conns.map(worker));
-  await new Promise((r) => setTimeout(r, config.warmupMs));
-  const cpu0 = cpuMicros(config.serverPid);
-  const t0 = performance.now();
-  phase = 'measure';
-  await new Promise((r) => setTimeout(r, config.durationMs));
-  phase = 'done';
-  const elapsed = performance.now() - t0;
-  const cpu1 = cpuMicros(config.serverPid);
-  await running;
+      check(await (conns[index] as HttpConnection).request('POST', PATH, headers[index] as Record<string, string>, body), id);
+    },
+    fatal: (error) => error.message.startsWith('connection closed'),
+  });
   for (const conn of conns) conn.close();
-  const samples = sorted(latencies);
-  return {
-    requests: samples.length,
-    errors,
-    ...(firstError === undefined ? {} : { firstError }),
-    rps: (samples.length * 1000) / elapsed,
-    p50Ms: percentile(samples, 50),
-    p99Ms: percentile(samples, 99),
-    cpuPerRequestUs: samples.length === 0 ? NaN : (cpu1 - cpu0) / samples.length,
-  };
+  return result;
 }
 
 main(JSON.parse(process.argv[2] ?? '{}') as HttpLoadConfig).then(

@@ -13,7 +13,8 @@
 import type { ChildProcess } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import { cpuMicros, rssBytes, SERVER_CPU, spawnPinned, stop } from '../lib/proc.js';
-import { median, percentile, sorted } from '../lib/stats.js';
+import { runLanes } from '../lib/lanes.js';
+import { median } from '../lib/stats.js';
 import { assertEcho, echoCall, INITIALIZED, initializeCall, listCall } from '../lib/wire.js';
 
 /** What to run. */
@@ -120,53 +121,23 @@ async function load(config: StdioLoadConfig): Promise<StdioLoadResult> {
   const pid = peer.child.pid as number;
   await ready(peer, config.handshake);
   const modern = config.handshake === 'modern';
-  let phase: 'warmup' | 'measure' | 'done' = 'warmup';
-  const latencies: number[] = [];
-  let errors = 0;
-  let firstError: string | undefined;
   let nextId = 1;
-  const lane = async (): Promise<void> => {
-    while (phase !== 'done') {
+  const result = await runLanes({
+    lanes: config.concurrency,
+    warmupMs: config.warmupMs,
+    durationMs: config.durationMs,
+    cpuMicros: () => cpuMicros(pid),
+    call: async () => {
       const id = nextId++;
-      const started = performance.now();
-      const counted = phase === 'measure';
       const answer = await peer.request(id, echoCall(id, modern));
-      try {
-        if (config.verify) assertEcho(answer, id);
-        else if (!('result' in answer)) throw new Error(JSON.stringify(answer).slice(0, 200));
-        if (counted && phase === 'measure') latencies.push(performance.now() - started);
-      } catch (error) {
-        errors++;
-        firstError ??= (error as Error).message;
-        if (errors > 100) return;
-      }
-    }
-  };
-  const running = Promise.all(Array.from({ length: Math.max(1, config.concurrency) }, lane));
-  await new Promise((r) => setTimeout(r, config.warmupMs));
-  const cpu0 = cpuMicros(pid);
-  const t0 = performance.now();
-  phase = 'measure';
-  await new Promise((r) => setTimeout(r, config.durationMs));
-  phase = 'done';
-  const elapsed = performance.now() - t0;
-  const cpu1 = cpuMicros(pid);
-  await running;
+      if (config.verify) assertEcho(answer, id);
+      else if (!('result' in answer)) throw new Error(JSON.stringify(answer).slice(0, 200));
+    },
+  });
   const rss = rssBytes(pid);
   peer.child.stdin?.end();
   await stop(peer.child);
-  const samples = sorted(latencies);
-  return {
-    requests: samples.length,
-    errors,
-    ...(firstError === undefined ? {} : { firstError }),
-    rps: (samples.length * 1000) / elapsed,
-    p50Ms: percentile(samples, 50),
-    p99Ms: percentile(samples, 99),
-    cpuPerRequestUs: samples.length === 0 ? NaN : (cpu1 - cpu0) / samples.length,
-    rssBytes: rss,
-    coldStartMs: NaN,
-  };
+  return { ...result, rssBytes: rss, coldStartMs: NaN };
 }
 
 async function main(config: StdioLoadConfig): Promise<StdioLoadResult> {
