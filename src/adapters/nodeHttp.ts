@@ -108,6 +108,11 @@ function writeResponse(req: IncomingMessage, res: ServerResponse, response: Http
       res.off('close', onClose);
       if (!res.destroyed) res.end();
     },
+    buffered: () => res.writableLength,
+    abort: () => {
+      res.off('close', onClose);
+      res.destroy();
+    },
   });
 }
 

@@ -54,6 +54,7 @@ export class Exchange implements DispatchEnv {
   readonly extra: MessageExtra;
   readonly #parent: AbortSignal | undefined;
   readonly #keepAliveMs: number;
+  readonly #maxSseBufferedBytes: number;
   // Created on first use of `signal`: an AbortSignal costs microseconds on Node 20.
   #controller: AbortController | undefined;
   #aborted = false;
@@ -63,9 +64,10 @@ export class Exchange implements DispatchEnv {
   #timer: ReturnType<typeof setInterval> | undefined;
   #resolve: ((response: HttpResponseLike) => void) | undefined;
 
-  constructor(req: HttpRequestLike, extra: MessageExtra, keepAliveMs: number) {
+  constructor(req: HttpRequestLike, extra: MessageExtra, keepAliveMs: number, maxSseBufferedBytes: number) {
     this.extra = extra;
     this.#keepAliveMs = keepAliveMs;
+    this.#maxSseBufferedBytes = maxSseBufferedBytes;
     const parent = req.signal;
     this.#parent = parent;
     if (parent !== undefined) {
@@ -97,7 +99,7 @@ export class Exchange implements DispatchEnv {
       const resolve = this.#resolve;
       if (resolve === undefined) return; // before dispatch (e.g. from toolHeaders): nothing to attach to
       this.#state = 1;
-      const stream = new PushSseStream((reason) => this.#abort(reason));
+      const stream = new PushSseStream((reason) => this.#abort(reason), this.#maxSseBufferedBytes);
       this.#stream = stream;
       stream.write(encodeSseJson(notification));
       if (this.#keepAliveMs > 0) {

@@ -43,6 +43,7 @@ import { createHttpAuth, type HttpAuthOptions } from './auth.js';
 import { Exchange, isThenable, readBody } from './exchange.js';
 import { trimOws } from './headerValue.js';
 import { StatefulHttp, type StatefulOptions } from './stateful.js';
+import { DEFAULT_MAX_SSE_BUFFERED_BYTES } from './sseStream.js';
 import type { HttpExtra, HttpRequestLike, HttpResponseLike } from './types.js';
 import {
   acceptsJsonAndSse,
@@ -129,6 +130,13 @@ export interface StreamableHttpServerOptions extends StatefulOptions {
   /** Interval of SSE comment keep-alives on open streams, in ms; 0 disables. Default 15,000. */
   readonly sseKeepAliveMs?: number;
   /**
+   * How many bytes an SSE reader may fall behind (written, not yet taken by the network)
+   * before its stream is cut, so a stalled client cannot grow the server's memory without
+   * bound; 0 disables. Needs an adapter that reports its buffer (`toNodeHandler` and the web
+   * `fetch` entry do). Default 8 MiB.
+   */
+  readonly maxSseBufferedBytes?: number;
+  /**
    * When set, a request whose `MCP-Protocol-Version` header (already matched against
    * `_meta`) is not listed is answered here with -32022 (400) instead of being dispatched.
    * When unset the dispatcher decides.
@@ -208,6 +216,7 @@ export function createStreamableHttpHandler(dispatcher: McpDispatcher, options: 
   const hosts = options[allowAnyHost] === true ? undefined : compileHostAllowList(options.allowedHosts ?? localhostNames);
   const origins = options[allowAnyOrigin] === true ? undefined : compileOriginAllowList(options.allowedOrigins ?? localhostNames);
   const keepAliveMs = options.sseKeepAliveMs ?? 15_000;
+  const maxSseBufferedBytes = options.maxSseBufferedBytes ?? DEFAULT_MAX_SSE_BUFFERED_BYTES;
   const supported = options.supportedVersions === undefined ? undefined : new Set(options.supportedVersions);
   const extraHook = options.extra;
   const route = options.route;
@@ -228,7 +237,7 @@ export function createStreamableHttpHandler(dispatcher: McpDispatcher, options: 
   }
   const stateful =
     options.statefulSessions !== false && dispatcher.createSession !== undefined
-      ? new StatefulHttp(dispatcher, options, { logger, keepAliveMs, limits, extra: makeExtra })
+      ? new StatefulHttp(dispatcher, options, { logger, keepAliveMs, maxSseBufferedBytes, limits, extra: makeExtra })
       : undefined;
 
   function reject(status: number, detail: string, headers?: Readonly<Record<string, string>>): HttpResponseLike {
@@ -334,7 +343,7 @@ export function createStreamableHttpHandler(dispatcher: McpDispatcher, options: 
       if (isThenable<MessageExtra | undefined>(added)) added = await added;
       extra = added === undefined ? { http } : { ...added, http };
     }
-    const exchange = new Exchange(req, extra, keepAliveMs);
+    const exchange = new Exchange(req, extra, keepAliveMs, maxSseBufferedBytes);
 
     if (message.method === 'tools/call' && dispatcher.toolHeaders !== undefined) {
       const name = message.params?.['name'];

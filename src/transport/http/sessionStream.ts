@@ -29,6 +29,8 @@ export interface StreamHost {
   readonly logger: Logger;
   /** Interval of keep-alive comments in ms; 0 disables. */
   readonly keepAliveMs: number;
+  /** How far a reader may fall behind before its connection is cut (bytes); 0 disables. */
+  readonly maxSseBufferedBytes: number;
   /** The SEP-1699 `retry` hint in ms sent with priming events. */
   readonly retryMs: number;
   /** Unsent standalone messages kept while no GET stream is open. */
@@ -50,10 +52,10 @@ export class SseConnection {
   #open = true;
   readonly #onGone: (conn: SseConnection) => void;
 
-  constructor(lastSeq: number, keepAliveMs: number, onGone: (conn: SseConnection) => void) {
+  constructor(lastSeq: number, keepAliveMs: number, maxBufferedBytes: number, onGone: (conn: SseConnection) => void) {
     this.lastSeq = lastSeq;
     this.#onGone = onGone;
-    this.body = new PushSseStream(() => this.#gone());
+    this.body = new PushSseStream(() => this.#gone(), maxBufferedBytes);
     if (keepAliveMs > 0) {
       const comment = encodeSseComment();
       const timer = setInterval(() => this.body.write(comment), keepAliveMs);
@@ -194,7 +196,7 @@ export class SessionStream {
   open(lastSeq?: number): SseConnection {
     const host = this.#host;
     this.#conn?.end();
-    const conn = new SseConnection(lastSeq ?? 0, host.keepAliveMs, (c) => {
+    const conn = new SseConnection(lastSeq ?? 0, host.keepAliveMs, host.maxSseBufferedBytes, (c) => {
       if (this.#conn === c) this.#conn = undefined;
       host.activity(-1);
     });

@@ -25,6 +25,8 @@ export interface SessionSettings {
   readonly logger: Logger;
   /** Interval of SSE keep-alive comments (ms); 0 disables. */
   readonly keepAliveMs: number;
+  /** How far an SSE reader may fall behind before its stream is cut (bytes); 0 disables. */
+  readonly maxSseBufferedBytes: number;
   /** The SEP-1699 `retry` hint (ms). */
   readonly retryMs: number;
   /** Unsent standalone-stream messages kept per session. */
@@ -97,6 +99,10 @@ export class HttpSession implements SessionPeer, StreamHost {
   /** {@inheritDoc StreamHost.keepAliveMs} */
   get keepAliveMs(): number {
     return this.#settings.keepAliveMs;
+  }
+  /** {@inheritDoc StreamHost.maxSseBufferedBytes} */
+  get maxSseBufferedBytes(): number {
+    return this.#settings.maxSseBufferedBytes;
   }
   /** {@inheritDoc StreamHost.retryMs} */
   get retryMs(): number {

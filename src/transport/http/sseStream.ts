@@ -6,21 +6,33 @@
  *
  * @module
  */
+import { McpError, McpErrorCode } from '../../util/errors.js';
 import type { SseSink, SseStream } from './types.js';
+
+/** Default of `maxSseBufferedBytes`: how far a reader may fall behind before its stream is cut. */
+export const DEFAULT_MAX_SSE_BUFFERED_BYTES = 8 * 1024 * 1024;
 
 /** An {@link SseStream} that the producer writes to and the adapter drains. */
 export class PushSseStream implements SseStream {
   /** Always `'sse'`. */
   readonly kind = 'sse' as const;
   readonly #onCancel: (reason: unknown) => void;
+  readonly #maxBuffered: number;
   #sink: SseSink | undefined;
   #queue: string[] = [];
+  #queuedChars = 0;
   #ended = false;
   #cancelled = false;
+  #cancelReason: unknown;
 
-  /** `onCancel` runs once when the consumer goes away (never after a normal {@link close}). */
-  constructor(onCancel: (reason: unknown) => void) {
+  /**
+   * `onCancel` runs once when the consumer goes away (never after a normal {@link close}),
+   * including when it falls more than `maxBufferedBytes` behind (a slow or stalled reader);
+   * 0 disables that bound.
+   */
+  constructor(onCancel: (reason: unknown) => void, maxBufferedBytes: number = DEFAULT_MAX_SSE_BUFFERED_BYTES) {
     this.#onCancel = onCancel;
+    this.#maxBuffered = maxBufferedBytes;
   }
 
   /** True once closed or cancelled: writes are dropped. */
@@ -34,13 +46,36 @@ export class PushSseStream implements SseStream {
     const sink = this.#sink;
     if (sink === undefined) {
       this.#queue.push(chunk);
+      // UTF-16 length ≤ UTF-8 bytes ≤ 3× it: a cheap bound that never under-counts by more than 3×.
+      this.#queuedChars += chunk.length;
+      if (this.#maxBuffered > 0 && this.#queuedChars > this.#maxBuffered) this.cancel(this.#overflow(this.#queuedChars));
       return;
     }
     try {
       sink.write(chunk);
     } catch (e) {
       this.cancel(e);
+      return;
     }
+    if (this.#maxBuffered > 0 && sink.buffered !== undefined) {
+      const behind = sink.buffered();
+      if (behind > this.#maxBuffered) {
+        const reason = this.#overflow(behind);
+        this.cancel(reason);
+        try {
+          sink.abort?.(reason);
+        } catch {
+          // The consumer is gone already.
+        }
+      }
+    }
+  }
+
+  #overflow(behind: number): McpError {
+    return new McpError(
+      McpErrorCode.ConnectionClosed,
+      `the SSE reader fell ${behind} bytes behind (limit ${this.#maxBuffered}): stream cut; a resumable stream can be resumed with Last-Event-ID`,
+    );
   }
 
   /** Ends the stream after everything written so far. Idempotent. */
@@ -60,9 +95,20 @@ export class PushSseStream implements SseStream {
   start(sink: SseSink): void {
     if (this.#sink !== undefined) throw new Error('SSE stream already started');
     this.#sink = sink;
-    if (this.#cancelled) return;
+    if (this.#cancelled) {
+      // Cut before the adapter attached (an overflowing queue, an early cancel): the response
+      // must still end, or its reader would wait forever.
+      try {
+        if (sink.abort !== undefined) sink.abort(this.#cancelReason);
+        else sink.end();
+      } catch {
+        // The consumer is gone already.
+      }
+      return;
+    }
     const queued = this.#queue;
     this.#queue = [];
+    this.#queuedChars = 0;
     try {
       for (const chunk of queued) sink.write(chunk);
       if (this.#ended) sink.end();
@@ -75,7 +121,9 @@ export class PushSseStream implements SseStream {
   cancel(reason?: unknown): void {
     if (this.#cancelled || this.#ended) return;
     this.#cancelled = true;
+    this.#cancelReason = reason;
     this.#queue = [];
+    this.#queuedChars = 0;
     this.#onCancel(reason);
   }
 }

@@ -57,6 +57,8 @@ export interface StatefulContext {
   readonly logger: Logger;
   /** Interval of SSE keep-alive comments (ms); 0 disables. */
   readonly keepAliveMs: number;
+  /** How far an SSE reader may fall behind before its stream is cut (bytes); 0 disables. */
+  readonly maxSseBufferedBytes: number;
   /** The handler's decoder limits (batches are re-decoded with `allowBatch` for 2025-03-26 sessions). */
   readonly limits: DecodeLimits;
   /** Builds `DispatchEnv.extra` for a request (the handler's `extra` hook plus `http`). */
@@ -123,6 +125,7 @@ export class StatefulHttp {
       store: options.eventStore ?? new InMemoryEventStore({ maxEventsPerSession: maxBuffered }),
       logger: context.logger,
       keepAliveMs: context.keepAliveMs,
+      maxSseBufferedBytes: context.maxSseBufferedBytes,
       retryMs: options.retryMs ?? 1000,
       maxPending: maxBuffered,
       peerRequestTimeoutMs: options.peerRequestTimeoutMs ?? 60_000,

@@ -50,6 +50,14 @@ export interface SseSink {
   write(chunk: string): void;
   /** Ends the response. Called at most once. */
   end(): void;
+  /**
+   * Bytes written but not yet taken by the network (Node: `res.writableLength`). When the
+   * adapter provides it, a stream whose reader falls further behind than the handler's
+   * `maxSseBufferedBytes` is cut instead of growing memory without bound.
+   */
+  buffered?(): number;
+  /** Drops the response at once, discarding what is still buffered (used with {@link buffered}). */
+  abort?(reason: unknown): void;
 }
 
 /**

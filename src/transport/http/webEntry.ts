@@ -89,23 +89,34 @@ export function toWebResponse(response: HttpResponseLike): Response {
     return new Response(body as string | Uint8Array<ArrayBuffer>, { status: response.status, headers: response.headers });
   }
   let closed = false;
-  const stream = new ReadableStream<Uint8Array>({
-    start(controller) {
-      body.start({
-        write: (chunk) => {
-          if (!closed) controller.enqueue(textEncoder.encode(chunk));
-        },
-        end: () => {
-          if (closed) return;
-          closed = true;
-          controller.close();
-        },
-      });
+  const stream = new ReadableStream<Uint8Array>(
+    {
+      start(controller) {
+        body.start({
+          write: (chunk) => {
+            if (!closed) controller.enqueue(textEncoder.encode(chunk));
+          },
+          end: () => {
+            if (closed) return;
+            closed = true;
+            controller.close();
+          },
+          // With a byte-sized queue and a high-water mark of 0, -desiredSize is the bytes the
+          // reader has not taken yet.
+          buffered: () => (closed ? 0 : -(controller.desiredSize ?? 0)),
+          abort: (reason) => {
+            if (closed) return;
+            closed = true;
+            controller.error(reason);
+          },
+        });
+      },
+      cancel(reason) {
+        closed = true;
+        body.cancel(reason);
+      },
     },
-    cancel(reason) {
-      closed = true;
-      body.cancel(reason);
-    },
-  });
+    { highWaterMark: 0, size: (chunk) => chunk.byteLength },
+  );
   return new Response(stream, { status: response.status, headers: response.headers });
 }
