@@ -19,6 +19,11 @@ export interface StoredEvent {
   readonly seq: number;
   /** The JSON-RPC message the event carried. */
   readonly message: JsonRpcMessage;
+  /**
+   * The length of the encoded event (its SSE text) when the transport knows it, so a store
+   * can bound memory without serialising the message again.
+   */
+  readonly size?: number;
 }
 
 /**
@@ -41,6 +46,12 @@ export interface EventStore {
 export interface InMemoryEventStoreOptions {
   /** Events kept per session, across its streams; the oldest are dropped first. Default 1,000. */
   readonly maxEventsPerSession?: number;
+  /**
+   * Encoded size (characters of SSE text, {@link StoredEvent.size}) kept per session; the
+   * oldest events are dropped first, but the newest one is always kept. A handful of huge
+   * tool results cannot pin memory the way 1,000 small events cannot. Default 4 MiB.
+   */
+  readonly maxSizePerSession?: number;
 }
 
 interface SessionLog {
@@ -50,6 +61,8 @@ interface SessionLog {
   readonly order: string[];
   /** Index of the oldest live entry in `order` (a cheap queue). */
   head: number;
+  /** Sum of the live events' sizes. */
+  size: number;
 }
 
 /**
@@ -58,17 +71,19 @@ interface SessionLog {
  */
 export class InMemoryEventStore implements EventStore {
   readonly #max: number;
+  readonly #maxSize: number;
   readonly #sessions = new Map<string, SessionLog>();
 
   constructor(options: InMemoryEventStoreOptions = {}) {
     this.#max = Math.max(1, options.maxEventsPerSession ?? 1000);
+    this.#maxSize = Math.max(0, options.maxSizePerSession ?? 4 * 1024 * 1024);
   }
 
   /** {@inheritDoc EventStore.append} */
   append(sessionId: string, streamId: string, event: StoredEvent): void {
     let log = this.#sessions.get(sessionId);
     if (log === undefined) {
-      log = { streams: new Map(), order: [], head: 0 };
+      log = { streams: new Map(), order: [], head: 0, size: 0 };
       this.#sessions.set(sessionId, log);
     }
     let events = log.streams.get(streamId);
@@ -78,18 +93,20 @@ export class InMemoryEventStore implements EventStore {
     }
     events.push(event);
     log.order.push(streamId);
-    if (log.order.length - log.head > this.#max) {
+    log.size += event.size ?? 0;
+    while (log.order.length - log.head > this.#max || (log.size > this.#maxSize && log.order.length - log.head > 1)) {
       const oldest = log.order[log.head] as string;
       log.head++;
       const list = log.streams.get(oldest);
       if (list !== undefined) {
-        list.shift();
+        const dropped = list.shift();
+        log.size -= dropped?.size ?? 0;
         if (list.length === 0) log.streams.delete(oldest);
       }
-      if (log.head > 1024 && log.head * 2 > log.order.length) {
-        log.order.splice(0, log.head);
-        log.head = 0;
-      }
+    }
+    if (log.head > 1024 && log.head * 2 > log.order.length) {
+      log.order.splice(0, log.head);
+      log.head = 0;
     }
   }
 
@@ -110,6 +127,11 @@ export class InMemoryEventStore implements EventStore {
   /** {@inheritDoc EventStore.dropSession} */
   dropSession(sessionId: string): void {
     this.#sessions.delete(sessionId);
+  }
+
+  /** The summed {@link StoredEvent.size} kept for a session (diagnostics, tests). */
+  sizeOf(sessionId: string): number {
+    return this.#sessions.get(sessionId)?.size ?? 0;
   }
 
   /** How many events are kept for a session (diagnostics, tests). */

@@ -48,6 +48,7 @@ export class SseConnection {
   /** The highest seq written; replays and live writes never go at or below it. */
   lastSeq: number;
   #held: { seq: number; text: string }[] | undefined;
+  #endWhenReleased = false;
   #timer: ReturnType<typeof setInterval> | undefined;
   #open = true;
   readonly #onGone: (conn: SseConnection) => void;
@@ -90,16 +91,26 @@ export class SseConnection {
     this.#held ??= [];
   }
 
-  /** Writes the held live events that the replay did not cover. */
+  /** Writes the held live events that the replay did not cover, then ends if asked meanwhile. */
   release(): void {
     const held = this.#held;
     this.#held = undefined;
     if (held !== undefined) for (const h of held) this.event(h.seq, h.text);
+    if (this.#endWhenReleased) {
+      this.#endWhenReleased = false;
+      this.end();
+    }
   }
 
   /** Ends the HTTP response (the logical stream may continue). Idempotent. */
   end(): void {
     if (!this.#open) return;
+    if (this.#held !== undefined) {
+      // A replay is being written: end after it and the events held meanwhile, not before
+      // (the stream's final response may arrive while an async store is still replaying).
+      this.#endWhenReleased = true;
+      return;
+    }
     this.body.close();
     this.#finish();
   }
@@ -165,7 +176,7 @@ export class SessionStream {
     }
     const seq = ++this.#seq;
     const text = encodeEvent(formatEventId(this.id, seq), message);
-    this.#record(seq, message);
+    this.#record(seq, message, text.length);
     this.#conn?.event(seq, text);
   }
 
@@ -179,6 +190,11 @@ export class SessionStream {
   /** Ends the current connection without ending the stream (SEP-1699 polling). */
   endConnection(): void {
     this.#conn?.end();
+  }
+
+  /** Settles once every event sent so far is in the store; undefined when none is pending. */
+  get pendingAppends(): Promise<void> | undefined {
+    return this.#appends;
   }
 
   /** Ends the connection and forgets buffered messages (the session ended). */
@@ -239,11 +255,11 @@ export class SessionStream {
     for (const message of pending) this.send(message);
   }
 
-  #record(seq: number, message: JsonRpcMessage): void {
+  #record(seq: number, message: JsonRpcMessage, size: number): void {
     const host = this.#host;
     let result: void | Promise<void>;
     try {
-      result = host.store.append(host.id, this.id, { seq, message });
+      result = host.store.append(host.id, this.id, { seq, message, size });
     } catch (e) {
       host.logger.error('storing an SSE event failed', { session: host.id, error: String(e) });
       return;

@@ -149,9 +149,20 @@ export class HttpSession implements SessionPeer, StreamHost {
     return done;
   }
 
-  /** A POST stream sent its final response. */
+  /**
+   * A POST stream sent its final response. With an async event store its last events may
+   * still be on their way into the store: the stream stays findable until they are, so a
+   * client that resumes right away gets them replayed rather than an empty, ended stream.
+   */
   endStream(stream: SessionStream): void {
-    this.#live?.delete(stream.id);
+    const pending = stream.pendingAppends;
+    if (pending === undefined) {
+      this.#live?.delete(stream.id);
+      return;
+    }
+    void pending.then(() => {
+      if (this.#live?.get(stream.id) === stream) this.#live.delete(stream.id);
+    });
   }
 
   // ---- SessionPeer: unsolicited traffic goes on the standalone stream ---------------------

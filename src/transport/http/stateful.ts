@@ -43,6 +43,11 @@ export interface StatefulOptions {
   readonly sessionIdleTimeoutMs?: number;
   /** Events kept per session for replay, and unsent GET-stream messages buffered. Default 1,000. */
   readonly maxBufferedEventsPerSession?: number;
+  /**
+   * Encoded size (characters of SSE text) of the events kept per session by the default
+   * in-memory store, oldest dropped first (the newest is always kept). Default 4 MiB.
+   */
+  readonly maxBufferedEventSizePerSession?: number;
   /** The resumability store. Default: an {@link InMemoryEventStore}. */
   readonly eventStore?: EventStore;
   /** The SEP-1699 `retry` hint (ms) sent with priming events on 2025-11-25 sessions. Default 1,000. */
@@ -121,8 +126,9 @@ export class StatefulHttp {
     this.#dispatcher = dispatcher;
     this.#context = context;
     const maxBuffered = Math.max(1, options.maxBufferedEventsPerSession ?? 1000);
+    const maxSize = options.maxBufferedEventSizePerSession;
     this.#settings = {
-      store: options.eventStore ?? new InMemoryEventStore({ maxEventsPerSession: maxBuffered }),
+      store: options.eventStore ?? new InMemoryEventStore({ maxEventsPerSession: maxBuffered, ...(maxSize === undefined ? {} : { maxSizePerSession: maxSize }) }),
       logger: context.logger,
       keepAliveMs: context.keepAliveMs,
       maxSseBufferedBytes: context.maxSseBufferedBytes,
