@@ -77,6 +77,8 @@ export interface HttpAuth {
   redact(header: HeaderGetter): HeaderGetter;
   /** `base` with `principal` and `auth` set from the verified token (or removed when there is none). */
   extra(request: HttpRequestLike, base: MessageExtra): MessageExtra;
+  /** When the token a request was authenticated with expires (ms since the epoch), if it does. */
+  expiresAt(request: HttpRequestLike): number | undefined;
 }
 
 /** Headers handlers must never read: the credentials themselves. */
@@ -210,6 +212,11 @@ export function createHttpAuth(options: HttpAuthOptions, limits: DecodeLimits, l
 
     redact(header) {
       return (name) => (CREDENTIAL_HEADERS.has(name.toLowerCase()) ? undefined : header(name));
+    },
+
+    expiresAt(request) {
+      const exp = verified.get(request)?.principal.expiresAt;
+      return exp === undefined ? undefined : exp * 1000;
     },
 
     extra(request, base) {

@@ -36,6 +36,7 @@
 import type { MessageExtra } from '../../jsonrpc/channel.js';
 import { decodeFrame, defaultDecodeLimits, isBatchResult, type DecodeLimits, type DecodeResult } from '../../jsonrpc/decode.js';
 import { ErrorCode, JsonRpcError } from '../../jsonrpc/errors.js';
+import { McpError, McpErrorCode } from '../../util/errors.js';
 import type { JsonRpcRequest, JsonRpcResponse, RequestId } from '../../jsonrpc/messages.js';
 import { silentLogger, type Logger } from '../../util/logger.js';
 import type { McpDispatcher } from '../types.js';
@@ -43,7 +44,7 @@ import { createHttpAuth, type HttpAuthOptions } from './auth.js';
 import { Exchange, isThenable, readBody } from './exchange.js';
 import { trimOws } from './headerValue.js';
 import { StatefulHttp, type StatefulOptions } from './stateful.js';
-import { DEFAULT_MAX_SSE_BUFFERED_BYTES } from './sseStream.js';
+import { DEFAULT_MAX_SSE_BUFFERED_BYTES, PushSseStream } from './sseStream.js';
 import type { HttpExtra, HttpRequestLike, HttpResponseLike } from './types.js';
 import {
   acceptsJsonAndSse,
@@ -67,6 +68,9 @@ export { fromWebRequest, pathOf, toWebResponse } from './webEntry.js';
 export const allowAnyHost: unique symbol = Symbol('switchboard.http.allowAnyHost');
 /** Unsafe switch: set `[allowAnyOrigin]: true` to accept every `Origin` (DNS-rebinding defence off). */
 export const allowAnyOrigin: unique symbol = Symbol('switchboard.http.allowAnyOrigin');
+
+const tokenExpired = (): McpError =>
+  new McpError(McpErrorCode.ConnectionClosed, 'the access token this stream was opened with expired; reconnect with a fresh one (Last-Event-ID resumes)');
 
 /** What the {@link HttpRoute} hook sees of a request. */
 export interface RouteInput {
@@ -379,7 +383,13 @@ export function createStreamableHttpHandler(dispatcher: McpDispatcher, options: 
 
   async function handle(req: HttpRequestLike): Promise<HttpResponseLike> {
     try {
-      return await handleInner(req);
+      const response = await handleInner(req);
+      // A stream outlives the request that opened it: it must not outlive the token either.
+      if (auth !== undefined && response.body instanceof PushSseStream) {
+        const expiresAt = auth.expiresAt(req);
+        if (expiresAt !== undefined) response.body.cutAt(expiresAt, tokenExpired);
+      }
+      return response;
     } catch (e) {
       logger.error('http handler failed', { error: String(e) });
       return errorResponse(500, JsonRpcError.internal());

@@ -12,6 +12,8 @@ import type { SseSink, SseStream } from './types.js';
 /** Default of `maxSseBufferedBytes`: how far a reader may fall behind before its stream is cut. */
 export const DEFAULT_MAX_SSE_BUFFERED_BYTES = 8 * 1024 * 1024;
 
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 /** An {@link SseStream} that the producer writes to and the adapter drains. */
 export class PushSseStream implements SseStream {
   /** Always `'sse'`. */
@@ -24,6 +26,7 @@ export class PushSseStream implements SseStream {
   #ended = false;
   #cancelled = false;
   #cancelReason: unknown;
+  #deadline: ReturnType<typeof setTimeout> | undefined;
 
   /**
    * `onCancel` runs once when the consumer goes away (never after a normal {@link close}),
@@ -59,16 +62,49 @@ export class PushSseStream implements SseStream {
     }
     if (this.#maxBuffered > 0 && sink.buffered !== undefined) {
       const behind = sink.buffered();
-      if (behind > this.#maxBuffered) {
-        const reason = this.#overflow(behind);
-        this.cancel(reason);
-        try {
-          sink.abort?.(reason);
-        } catch {
-          // The consumer is gone already.
-        }
-      }
+      if (behind > this.#maxBuffered) this.cut(this.#overflow(behind));
     }
+  }
+
+  /**
+   * Cuts the stream from the server side: the producer is told (as on a client disconnect)
+   * and the adapter drops the response (or ends it when it cannot drop).
+   */
+  cut(reason: unknown): void {
+    if (this.#ended || this.#cancelled) return;
+    this.cancel(reason);
+    const sink = this.#sink;
+    if (sink === undefined) return; // start() ends it when the adapter attaches
+    try {
+      if (sink.abort !== undefined) sink.abort(reason);
+      else sink.end();
+    } catch {
+      // The consumer is gone already.
+    }
+  }
+
+  /**
+   * Cuts the stream at `epochMs` (e.g. when the access token it was opened with expires),
+   * unless it ended before. The timer does not keep a process alive.
+   */
+  cutAt(epochMs: number, reason: () => unknown): void {
+    if (this.#ended || this.#cancelled) return;
+    if (this.#deadline !== undefined) clearTimeout(this.#deadline);
+    const delay = epochMs - Date.now();
+    if (delay <= 0) {
+      this.cut(reason());
+      return;
+    }
+    // setTimeout caps at 2^31-1 ms (~24.8 days); re-arm past that.
+    const timer = setTimeout(() => (delay > MAX_TIMER_MS ? this.cutAt(epochMs, reason) : this.cut(reason())), Math.min(delay, MAX_TIMER_MS));
+    (timer as { unref?: () => void }).unref?.();
+    this.#deadline = timer;
+  }
+
+  #clearDeadline(): void {
+    if (this.#deadline === undefined) return;
+    clearTimeout(this.#deadline);
+    this.#deadline = undefined;
   }
 
   #overflow(behind: number): McpError {
@@ -82,6 +118,7 @@ export class PushSseStream implements SseStream {
   close(): void {
     if (this.#ended || this.#cancelled) return;
     this.#ended = true;
+    this.#clearDeadline();
     const sink = this.#sink;
     if (sink === undefined) return;
     try {
@@ -122,6 +159,7 @@ export class PushSseStream implements SseStream {
     if (this.#cancelled || this.#ended) return;
     this.#cancelled = true;
     this.#cancelReason = reason;
+    this.#clearDeadline();
     this.#queue = [];
     this.#queuedChars = 0;
     this.#onCancel(reason);

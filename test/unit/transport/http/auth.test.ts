@@ -17,7 +17,7 @@ import type { MessageExtra } from '../../../../src/jsonrpc/channel.js';
 import { createStreamableHttpHandler, type StreamableHttpServerOptions } from '../../../../src/transport/http/server.js';
 import { isSseStream, type HttpExtra, type HttpResponseLike } from '../../../../src/transport/http/types.js';
 import type { McpDispatcher } from '../../../../src/transport/types.js';
-import { bodyJson, fakeStatefulDispatcher, httpReq, initRequest, rpc } from './sessionSupport.js';
+import { bodyJson, fakeStatefulDispatcher, httpReq, initRequest, rpc, SseReader } from './sessionSupport.js';
 import { fakeDispatcher, json, post, request } from './support.js';
 
 const RESOURCE = 'http://localhost:3000/mcp';
@@ -328,5 +328,58 @@ describe('http auth: attacks', () => {
     const verifier = createBearerVerifier({ resource: RESOURCE, issuers: [ISSUER], jwks: { keys: [publicJwk] }, resourceMetadataUrl: 'http://localhost:3000/elsewhere', ...insecure });
     const resourceMetadata = protectedResourceMetadata({ resource: RESOURCE, authorizationServers: [ISSUER], ...insecure });
     assert.throws(() => createStreamableHttpHandler(fakeDispatcher(), { auth: { verifier, resourceMetadata } }), TypeError);
+  });
+
+  it('stream outliving its token: a GET stream opened with a token is cut when the token expires (the session survives)', async () => {
+    const d = fakeStatefulDispatcher();
+    const handler = protect(d, { scopes: POLICY });
+    const longLived = bearer(await sign({ scope: 'mcp:read' }));
+    const sid = header(await handler.handle(httpReq('POST', initRequest(), longLived)), 'mcp-session-id') as string;
+    const shortLived = bearer(await sign({ scope: 'mcp:read', exp: Math.floor(Date.now() / 1000) + 1 }));
+    const stream = await handler.handle(httpReq('GET', undefined, { ...shortLived, 'mcp-session-id': sid, 'mcp-protocol-version': '2025-11-25' }));
+    assert.equal(stream.status, 200);
+    const reader = new SseReader(stream);
+    const started = Date.now();
+    await reader.waitEnd(5000);
+    assert.ok(Date.now() - started < 2500, 'cut at expiry, within the second');
+    // The session itself is not the token's: a fresh token reopens the stream.
+    const again = await handler.handle(httpReq('GET', undefined, { ...longLived, 'mcp-session-id': sid, 'mcp-protocol-version': '2025-11-25' }));
+    assert.equal(again.status, 200);
+    assert.ok(isSseStream(again.body));
+    again.body.cancel();
+    await handler.close();
+  });
+
+  it('stream outliving its token: a POST answered as SSE is cut, and its handler aborted, when the token expires', async () => {
+    let aborted: unknown;
+    const dispatcher: McpDispatcher = {
+      async dispatch(message, env) {
+        if (!('id' in message)) return undefined;
+        env.notify({ jsonrpc: '2.0', method: 'notifications/progress', params: { progress: 0 } });
+        await new Promise<void>((resolve) => env.signal.addEventListener('abort', () => resolve(), { once: true }));
+        aborted = env.signal.reason;
+        return { jsonrpc: '2.0', id: message.id, result: {} };
+      },
+    };
+    const handler = protect(dispatcher, { scopes: POLICY }, { sseKeepAliveMs: 0 });
+    const token = await sign({ scope: 'mcp:read', exp: Math.floor(Date.now() / 1000) + 1 });
+    const response = await handler.handle(post(request('tools/call', { name: 'slow', arguments: {} }), bearer(token)));
+    assert.equal(response.status, 200);
+    const reader = new SseReader(response);
+    await reader.waitEnd(5000);
+    assert.ok(aborted instanceof Error && /access token this stream was opened with expired/.test(aborted.message), String(aborted));
+    await handler.close();
+  });
+
+  it('streams of tokens that expire later stay open until then', async () => {
+    const d = fakeStatefulDispatcher();
+    const handler = protect(d, { scopes: POLICY });
+    const alice = bearer(await sign({ scope: 'mcp:read' })); // exp = now + 300 s
+    const sid = header(await handler.handle(httpReq('POST', initRequest(), alice)), 'mcp-session-id') as string;
+    const reader = new SseReader(await handler.handle(httpReq('GET', undefined, { ...alice, 'mcp-session-id': sid, 'mcp-protocol-version': '2025-11-25' })));
+    await new Promise((r) => setTimeout(r, 50));
+    assert.equal(reader.ended, false);
+    reader.disconnect();
+    await handler.close();
   });
 });
