@@ -17,6 +17,13 @@ export const AuthErrorCode = {
   MissingToken: 'ERR_AUTH_MISSING_TOKEN',
   /** The access token is invalid, expired, not yet valid, for another audience or issuer (401). */
   InvalidToken: 'ERR_AUTH_INVALID_TOKEN',
+  /**
+   * The DPoP proof is missing, malformed, replayed, for another request, or not signed by the key
+   * the access token is bound to (401, `invalid_dpop_proof`; RFC 9449 sections 4.3 and 7.1).
+   */
+  InvalidDpopProof: 'ERR_AUTH_INVALID_DPOP_PROOF',
+  /** The DPoP proof lacks the server nonce, or carries a stale one (401, `use_dpop_nonce` plus `DPoP-Nonce`; RFC 9449 section 9). */
+  UseDpopNonce: 'ERR_AUTH_USE_DPOP_NONCE',
   /** The access token lacks a scope the operation needs (403, `insufficient_scope`). */
   InsufficientScope: 'ERR_AUTH_INSUFFICIENT_SCOPE',
   /** The authorization request itself is malformed (400, `invalid_request`). */
@@ -61,6 +68,8 @@ export type AuthErrorCode = (typeof AuthErrorCode)[keyof typeof AuthErrorCode];
 const defaultStatus: Record<AuthErrorCode, number> = {
   ERR_AUTH_MISSING_TOKEN: 401,
   ERR_AUTH_INVALID_TOKEN: 401,
+  ERR_AUTH_INVALID_DPOP_PROOF: 401,
+  ERR_AUTH_USE_DPOP_NONCE: 401,
   ERR_AUTH_INSUFFICIENT_SCOPE: 403,
   ERR_AUTH_INVALID_REQUEST: 400,
   ERR_AUTH_VERIFIER_UNAVAILABLE: 503,
@@ -87,8 +96,21 @@ export interface AuthErrorOptions {
   status?: number;
   /** The `WWW-Authenticate` value a resource server sends with this error. */
   wwwAuthenticate?: string;
+  /** The `DPoP-Nonce` value a resource server sends with a `use_dpop_nonce` challenge (RFC 9449 section 9). */
+  dpopNonce?: string;
   /** The offending value. */
   cause?: unknown;
+}
+
+/**
+ * The OAuth error name of an {@link AuthError} (the `error` of its response body): the DPoP
+ * ones by code, the others by status.
+ */
+export function oauthErrorName(error: Pick<AuthError, 'code' | 'status'>): string {
+  if (error.code === AuthErrorCode.InvalidDpopProof) return 'invalid_dpop_proof';
+  if (error.code === AuthErrorCode.UseDpopNonce) return 'use_dpop_nonce';
+  const status = error.status;
+  return status === 403 ? 'insufficient_scope' : status === 400 ? 'invalid_request' : status === 401 ? 'invalid_token' : 'server_error';
 }
 
 /**
@@ -104,24 +126,26 @@ export class AuthError extends Error {
   readonly status: number;
   /** The `WWW-Authenticate` header value to send, for resource-server failures. */
   readonly wwwAuthenticate?: string;
+  /** The `DPoP-Nonce` header value to send, for `use_dpop_nonce` failures. */
+  readonly dpopNonce?: string;
 
   constructor(code: AuthErrorCode, message: string, options: AuthErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.code = code;
     this.status = options.status ?? defaultStatus[code];
     if (options.wwwAuthenticate !== undefined) this.wwwAuthenticate = options.wwwAuthenticate;
+    if (options.dpopNonce !== undefined) this.dpopNonce = options.dpopNonce;
   }
 
   /**
    * The HTTP response a resource server sends for this error: the status, `WWW-Authenticate`
-   * (when set) and a small JSON body without any detail that would help an attacker.
+   * and `DPoP-Nonce` (when set) and a small JSON body without any detail that would help an attacker.
    */
   toResponse(): Response {
     const headers = new Headers({ 'content-type': 'application/json', 'cache-control': 'no-store' });
     if (this.wwwAuthenticate !== undefined) headers.set('www-authenticate', this.wwwAuthenticate);
-    const error =
-      this.status === 403 ? 'insufficient_scope' : this.status === 400 ? 'invalid_request' : this.status === 401 ? 'invalid_token' : 'server_error';
-    return new Response(JSON.stringify({ error }), { status: this.status, headers });
+    if (this.dpopNonce !== undefined) headers.set('dpop-nonce', this.dpopNonce);
+    return new Response(JSON.stringify({ error: oauthErrorName(this) }), { status: this.status, headers });
   }
 }
 

@@ -2,7 +2,8 @@
  * Switchboard authorization: a standalone OAuth 2.1 library for MCP
  * ({@link https://modelcontextprotocol.io/specification/2026-07-28/basic/authorization | MCP authorization}).
  *
- * - Resource server: {@link protectedResourceMetadata}, {@link createBearerVerifier}, {@link scopesForRequest}.
+ * - Resource server: {@link protectedResourceMetadata}, {@link createBearerVerifier} (Bearer and
+ *   DPoP-bound tokens), {@link verifyDpopProof}, {@link scopesForRequest}.
  * - Client: {@link createOAuthClientProvider} and the discovery, registration, authorization and
  *   token-endpoint building blocks, {@link MemoryTokenStore}, DPoP.
  * - Development only: {@link createDevAuthorizationServer}.
@@ -12,7 +13,7 @@
  * @module
  */
 
-export { AuthError, AuthErrorCode, isAuthError, type AuthErrorOptions } from './errors.js';
+export { AuthError, AuthErrorCode, isAuthError, oauthErrorName, type AuthErrorOptions } from './errors.js';
 export { allowInsecureRequests, type FetchLike, type InsecureOption } from './http.js';
 export { expandScopes, formatScope, missingScopes, parseScope, unionScopes, type ScopeImplies } from './scopes.js';
 export { findChallenge, formatChallenge, parseWwwAuthenticate, type AuthChallenge } from './wwwAuthenticate.js';
@@ -35,9 +36,25 @@ export {
   type ChallengeParams,
   type IntrospectionBearerVerifierOptions,
   type JwtBearerVerifierOptions,
+  type AuthScheme,
+  type DpopVerifierOptions,
   type RemoteJwksOptions,
   type VerifyOptions,
 } from './resource/bearerVerifier.js';
+export {
+  DEFAULT_DPOP_ALGORITHMS,
+  InMemoryDpopReplayCache,
+  createDpopNonceSource,
+  normalizeHtu,
+  verifyDpopProof,
+  type DpopNonceSource,
+  type DpopNonceSourceOptions,
+  type DpopProofChallengeError,
+  type DpopProofOptions,
+  type DpopReplayCache,
+  type InMemoryDpopReplayCacheOptions,
+  type VerifiedDpopProof,
+} from './resource/dpopProof.js';
 export type { IntrospectionOptions } from './resource/introspection.js';
 export type { VerifiedPrincipal } from './resource/principal.js';
 export { isAuthorizedFor, scopesForRequest, type ScopePolicy, type ScopedRequest } from './resource/scopesForRequest.js';

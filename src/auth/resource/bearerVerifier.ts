@@ -15,8 +15,16 @@
  * {@link unsafeSymmetricSecret} switch, and then HMAC tokens are only ever checked against that
  * secret, asymmetric ones only against the JWKS (no algorithm confusion).
  *
+ * **DPoP** ({@link https://datatracker.ietf.org/doc/html/rfc9449 | RFC 9449}): with the `dpop`
+ * option, `Authorization: DPoP <token>` plus a `DPoP` proof header is accepted too. The token is
+ * checked as above, then the proof (`dpopProof.ts`), which must be signed by the key the token's
+ * `cnf.jkt` names (a JWT claim or an introspection member); a DPoP-scheme token without
+ * `cnf.jkt` is refused. With `dpop.required`, `Bearer` is refused altogether. With or without the
+ * option, a token carrying a `cnf` claim is never accepted as a bearer token: that would
+ * downgrade a sender-constrained token to a bearer one (RFC 9449 section 7.2).
+ *
  * Failures throw an {@link AuthError} whose `status` (401 / 403 / 400) and `wwwAuthenticate`
- * are ready to send. The verifier returns a {@link VerifiedPrincipal} that does not contain the
+ * are ready to send (and `dpopNonce`, the `DPoP-Nonce` header of a `use_dpop_nonce` challenge). The verifier returns a {@link VerifiedPrincipal} that does not contain the
  * token: never forward the client's token anywhere.
  *
  * @module
@@ -24,9 +32,10 @@
 
 import * as jose from 'jose';
 import { AuthError, AuthErrorCode } from '../errors.js';
-import { type FetchLike, type InsecureOption, allowInsecureRequests, requireUrl } from '../http.js';
+import { type FetchLike, type InsecureOption, allowInsecureRequests, isObject, requireUrl } from '../http.js';
 import { type ScopeImplies, missingScopes, unionScopes } from '../scopes.js';
 import { formatChallenge } from '../wwwAuthenticate.js';
+import { type DpopNonceSource, type DpopReplayCache, InMemoryDpopReplayCache, dpopAlgorithms, verifyDpopProof } from './dpopProof.js';
 import { type IntrospectionOptions, createIntrospector } from './introspection.js';
 import { type VerifiedPrincipal, principalFromClaims } from './principal.js';
 import { protectedResourceMetadataUrl } from './protectedResourceMetadata.js';
@@ -56,6 +65,27 @@ export interface RemoteJwksOptions {
   fetch?: FetchLike;
 }
 
+/**
+ * The `dpop` option of {@link createBearerVerifier}: accept DPoP-bound access tokens
+ * ({@link https://datatracker.ietf.org/doc/html/rfc9449 | RFC 9449}). Advertise the same choices in the
+ * Protected Resource Metadata (`dpopSigningAlgValuesSupported`, `dpopBoundAccessTokensRequired`).
+ */
+export interface DpopVerifierOptions {
+  /** Refuse `Bearer` altogether: only DPoP-bound tokens with a proof are accepted. Default false. */
+  required?: boolean;
+  /** Proof algorithm allow-list (default `DEFAULT_DPOP_ALGORITHMS`: ES256, ES384, PS256, RS256, EdDSA); asymmetric only. */
+  algorithms?: readonly string[];
+  /**
+   * Where proof `jti`s are remembered (default: an `InMemoryDpopReplayCache` on the verifier's
+   * clock). Several processes serving one resource need one shared cache.
+   */
+  replayCache?: DpopReplayCache;
+  /** Demand server nonces in proofs (`createDpopNonceSource`; RFC 9449 section 9). Default: none. */
+  nonce?: DpopNonceSource;
+  /** Oldest proof accepted, seconds after its `iat` (default 300). The verifier's `clockToleranceSec` applies too. */
+  maxAgeSec?: number;
+}
+
 /** Options shared by both strategies. */
 export interface BearerVerifierCommonOptions extends InsecureOption {
   /** The canonical URI of this MCP server (the PRM `resource`). The default audience. */
@@ -79,6 +109,8 @@ export interface BearerVerifierCommonOptions extends InsecureOption {
    * (2025-11-25 guidance). Default false: the required scopes of the operation, all in one challenge.
    */
   includeGrantedScopesInChallenge?: boolean;
+  /** Accept DPoP-bound tokens too (see {@link DpopVerifierOptions}). Default: `Bearer` only. */
+  dpop?: DpopVerifierOptions;
 }
 
 /** JWT strategy options. */
@@ -120,24 +152,53 @@ function mergeImplies(a: ScopeImplies, b: ScopeImplies | undefined): ScopeImplie
   return out;
 }
 
+/** An authentication scheme of the `Authorization` header this verifier may accept. */
+export type AuthScheme = 'Bearer' | 'DPoP';
+
 /** Parameters of a challenge. */
 export interface ChallengeParams {
   error?: 'invalid_token' | 'insufficient_scope' | 'invalid_request';
   description?: string;
   scopes?: readonly string[];
+  /**
+   * The scheme the request used: only its challenge is built. Default (or when that scheme is
+   * not accepted): one challenge per accepted scheme, `Bearer` first, comma-joined in one value.
+   */
+  scheme?: AuthScheme;
 }
 
-/** A bearer verifier bound to one resource. */
+/** A bearer (and optionally DPoP) verifier bound to one resource. */
 export interface BearerVerifier {
   /** The `resource_metadata` URL used in challenges. */
   readonly resourceMetadataUrl: string;
-  /** Verifies a raw access token. Throws {@link AuthError}. */
+  /** The DPoP policy when the `dpop` option is set: the proof algorithms and whether `Bearer` is refused. */
+  readonly dpop?: { readonly algorithms: readonly string[]; readonly required: boolean };
+  /**
+   * Verifies a raw access token presented as a bearer token. Throws {@link AuthError}; a token
+   * bound by `cnf` is refused (its proof can only be checked by {@link BearerVerifier.authenticate}),
+   * and so is every token when DPoP is required.
+   */
   verify(token: string, options?: VerifyOptions): Promise<VerifiedPrincipal>;
-  /** Extracts the token from `Authorization: Bearer` and verifies it. Throws {@link AuthError}. */
+  /**
+   * Extracts the token from `Authorization: Bearer`, or with the `dpop` option from
+   * `Authorization: DPoP` (checking the `DPoP` proof against the request's method and URL), and
+   * verifies it. Throws {@link AuthError}.
+   */
   authenticate(request: Request, options?: VerifyOptions): Promise<VerifiedPrincipal>;
   /** Builds a `WWW-Authenticate` value for this resource. */
   challenge(params?: ChallengeParams): string;
 }
+
+/** Where a failure's challenge goes: the scopes to name and the scheme the request used. */
+interface ChallengeContext {
+  readonly scopes: readonly string[];
+  readonly scheme: AuthScheme;
+}
+
+type Invalid = (description: string, cause: unknown, ctx: ChallengeContext) => AuthError;
+
+/** How the token was presented. */
+type Presentation = { readonly scheme: 'Bearer' } | { readonly scheme: 'DPoP'; readonly proof: string | null; readonly method: string; readonly url: string };
 
 const TOKEN68 = /^[A-Za-z0-9\-._~+/]+=*$/;
 
@@ -152,6 +213,8 @@ const TOKEN68 = /^[A-Za-z0-9\-._~+/]+=*$/;
  *   jwks: { url: 'https://auth.example.com/jwks' },
  * });
  * try { const principal = await verifier.authenticate(request); } catch (e) { if (isAuthError(e)) return e.toResponse(); throw e; }
+ * // Also accept DPoP-bound tokens (principal.jkt is then set); `required: true` refuses Bearer:
+ * createBearerVerifier({ resource, issuers, jwks, dpop: { nonce: createDpopNonceSource() } });
  * ```
  */
 export function createBearerVerifier(options: BearerVerifierOptions): BearerVerifier {
@@ -165,31 +228,48 @@ export function createBearerVerifier(options: BearerVerifierOptions): BearerVeri
   const baseScopes = options.requiredScopes ?? [];
   const now = options.now ?? Date.now;
   const tolerance = options.clockToleranceSec ?? 30;
+  const dpop =
+    options.dpop === undefined
+      ? undefined
+      : {
+          algorithms: dpopAlgorithms(options.dpop.algorithms),
+          required: options.dpop.required === true,
+          replayCache: options.dpop.replayCache ?? new InMemoryDpopReplayCache({ now }),
+          nonce: options.dpop.nonce,
+          maxAgeSec: options.dpop.maxAgeSec,
+        };
+  const accepted: readonly AuthScheme[] = dpop === undefined ? ['Bearer'] : dpop.required ? ['DPoP'] : ['Bearer', 'DPoP'];
 
-  const challenge = (params: ChallengeParams = {}): string =>
-    formatChallenge('Bearer', {
+  const schemeChallenge = (scheme: AuthScheme, params: { error?: string | undefined; description?: string | undefined; scopes?: readonly string[] | undefined }): string =>
+    formatChallenge(scheme, {
+      algs: scheme === 'DPoP' ? dpop?.algorithms.join(' ') : undefined,
       resource_metadata: resourceMetadataUrl,
       scope: params.scopes !== undefined && params.scopes.length > 0 ? unionScopes(params.scopes).join(' ') : undefined,
       error: params.error,
       error_description: params.description,
     });
 
-  const invalid = (description: string, cause: unknown, scopes: readonly string[]): AuthError =>
+  const challenge = (params: ChallengeParams = {}): string => {
+    const schemes = params.scheme !== undefined && accepted.includes(params.scheme) ? [params.scheme] : accepted;
+    return schemes.map((scheme) => schemeChallenge(scheme, params)).join(', ');
+  };
+
+  const invalid: Invalid = (description, cause, ctx) =>
     new AuthError(AuthErrorCode.InvalidToken, `invalid access token: ${description}`, {
       cause,
-      wwwAuthenticate: challenge({ error: 'invalid_token', description, scopes }),
+      wwwAuthenticate: challenge({ error: 'invalid_token', description, scopes: ctx.scopes, scheme: ctx.scheme }),
     });
 
-  let check: (token: string, scopes: readonly string[]) => Promise<VerifiedPrincipal>;
+  let check: (token: string, ctx: ChallengeContext) => Promise<VerifiedPrincipal>;
   if ('introspection' in options) {
     const introspect = createIntrospector(options.introspection, { audiences, issuers: options.issuers, now, tolerance, insecure });
-    check = async (token, scopes) => {
+    check = async (token, ctx) => {
       const result = await introspect(token);
       if (!result.ok) {
         if (result.unavailable) {
           throw new AuthError(AuthErrorCode.VerifierUnavailable, 'token introspection failed', { cause: result.cause });
         }
-        throw invalid(result.reason, result.cause, scopes);
+        throw invalid(result.reason, result.cause, ctx);
       }
       return result.principal;
     };
@@ -197,16 +277,52 @@ export function createBearerVerifier(options: BearerVerifierOptions): BearerVeri
     check = createJwtCheck(options, audiences, now, tolerance, insecure, invalid);
   }
 
-  const verify = async (token: string, callOptions: VerifyOptions = {}): Promise<VerifiedPrincipal> => {
+  const noBearer = (scopes: readonly string[]): AuthError =>
+    // RFC 6750 section 3.1: an unsupported scheme is a request without credentials (no error code).
+    new AuthError(AuthErrorCode.MissingToken, 'bearer tokens are not accepted: this resource requires DPoP', { wwwAuthenticate: challenge({ scopes }) });
+
+  const verifyPresented = async (token: string, callOptions: VerifyOptions, presentation: Presentation): Promise<VerifiedPrincipal> => {
     const required = unionScopes(baseScopes, callOptions.requiredScopes ?? []);
-    if (token === '' || !TOKEN68.test(token)) throw invalid('malformed token', undefined, required);
-    const principal = await check(token, required);
+    const ctx: ChallengeContext = { scopes: required, scheme: presentation.scheme };
+    if (presentation.scheme === 'Bearer' && dpop?.required === true) throw noBearer(required);
+    if (token === '' || !TOKEN68.test(token)) throw invalid('malformed token', undefined, ctx);
+    let principal = await check(token, ctx);
+    const cnf = principal.claims['cnf'];
+    if (presentation.scheme === 'Bearer') {
+      if (cnf !== undefined) {
+        // Downgrade: a sender-constrained token used without its proof (RFC 9449 section 7.2).
+        const dpopBound = isObject(cnf) && typeof cnf['jkt'] === 'string';
+        const description = dpopBound ? 'DPoP-bound token presented as a bearer token' : 'sender-constrained token presented as a bearer token';
+        throw new AuthError(AuthErrorCode.InvalidToken, `invalid access token: ${description}`, {
+          cause: cnf,
+          wwwAuthenticate: challenge({ error: 'invalid_token', description, scopes: required, scheme: dpopBound ? 'DPoP' : 'Bearer' }),
+        });
+      }
+    } else {
+      if (dpop === undefined) throw invalid('DPoP is not accepted', undefined, ctx);
+      const jkt = isObject(cnf) ? cnf['jkt'] : undefined;
+      if (typeof jkt !== 'string' || jkt === '') throw invalid('the token is not DPoP-bound (no cnf.jkt)', cnf, ctx);
+      const proof = await verifyDpopProof(presentation.proof, {
+        method: presentation.method,
+        url: presentation.url,
+        accessToken: token,
+        jkt,
+        replayCache: dpop.replayCache,
+        algorithms: dpop.algorithms,
+        clockToleranceSec: tolerance,
+        now,
+        ...(dpop.maxAgeSec !== undefined ? { maxAgeSec: dpop.maxAgeSec } : {}),
+        ...(dpop.nonce !== undefined ? { nonce: dpop.nonce } : {}),
+        challenge: (error, description) => schemeChallenge('DPoP', { error, description, scopes: required }),
+      });
+      principal = Object.freeze({ ...principal, jkt: proof.jkt });
+    }
     const missing = missingScopes(principal.scopes, required, mergeImplies(implies, callOptions.scopeImplies));
     if (missing.length > 0) {
       const scopes = options.includeGrantedScopesInChallenge === true ? unionScopes(principal.scopes, required) : required;
       throw new AuthError(AuthErrorCode.InsufficientScope, `insufficient scope: missing ${missing.join(' ')}`, {
         cause: { missing },
-        wwwAuthenticate: challenge({ error: 'insufficient_scope', description: 'additional scope required', scopes }),
+        wwwAuthenticate: challenge({ error: 'insufficient_scope', description: 'additional scope required', scopes, scheme: ctx.scheme }),
       });
     }
     return principal;
@@ -214,7 +330,8 @@ export function createBearerVerifier(options: BearerVerifierOptions): BearerVeri
 
   return {
     resourceMetadataUrl,
-    verify,
+    ...(dpop !== undefined ? { dpop: Object.freeze({ algorithms: dpop.algorithms, required: dpop.required }) } : {}),
+    verify: (token, callOptions = {}) => verifyPresented(token, callOptions, { scheme: 'Bearer' }),
     challenge,
     async authenticate(request, callOptions = {}) {
       const required = unionScopes(baseScopes, callOptions.requiredScopes ?? []);
@@ -235,16 +352,25 @@ export function createBearerVerifier(options: BearerVerifierOptions): BearerVeri
           wwwAuthenticate: challenge({ error: 'invalid_request', description: 'malformed Authorization header', scopes: required }),
         });
       }
-      if (m[1]?.toLowerCase() !== 'bearer') {
+      const scheme = m[1]?.toLowerCase();
+      const presentation: Presentation | undefined =
+        scheme === 'bearer'
+          ? { scheme: 'Bearer' }
+          : scheme === 'dpop' && dpop !== undefined
+            ? { scheme: 'DPoP', proof: request.headers.get('dpop'), method: request.method, url: request.url }
+            : undefined;
+      if (presentation === undefined) {
         throw new AuthError(AuthErrorCode.MissingToken, 'no bearer access token', { wwwAuthenticate: challenge({ scopes: required }) });
       }
+      if (presentation.scheme === 'Bearer' && dpop?.required === true) throw noBearer(required);
       const token = (m[2] ?? '').trim();
       if (!TOKEN68.test(token)) {
-        throw new AuthError(AuthErrorCode.InvalidRequest, 'malformed bearer token', {
-          wwwAuthenticate: challenge({ error: 'invalid_request', description: 'malformed bearer token', scopes: required }),
+        const description = `malformed ${presentation.scheme === 'DPoP' ? 'DPoP' : 'bearer'} token`;
+        throw new AuthError(AuthErrorCode.InvalidRequest, description, {
+          wwwAuthenticate: challenge({ error: 'invalid_request', description, scopes: required, scheme: presentation.scheme }),
         });
       }
-      return verify(token, callOptions);
+      return verifyPresented(token, callOptions, presentation);
     },
   };
 }
@@ -255,8 +381,8 @@ function createJwtCheck(
   now: () => number,
   tolerance: number,
   insecure: InsecureOption,
-  invalid: (description: string, cause: unknown, scopes: readonly string[]) => AuthError,
-): (token: string, scopes: readonly string[]) => Promise<VerifiedPrincipal> {
+  invalid: Invalid,
+): (token: string, ctx: ChallengeContext) => Promise<VerifiedPrincipal> {
   const algorithms = [...(options.algorithms ?? DEFAULT_ALGORITHMS)];
   const secret = options[unsafeSymmetricSecret];
   if (algorithms.length === 0) throw new AuthError(AuthErrorCode.Configuration, 'algorithms must not be empty');
@@ -313,46 +439,42 @@ function createJwtCheck(
   };
   if (options.typ !== undefined) verifyOptions.typ = options.typ;
 
-  return async (token, scopes) => {
+  return async (token, ctx) => {
     try {
       const { payload } = await jose.jwtVerify(token, getKey, { ...verifyOptions, currentDate: new Date(now()) });
       return principalFromClaims(payload as Record<string, unknown>, payload.iss as string);
     } catch (error) {
-      throw mapJoseError(error, scopes, invalid);
+      throw mapJoseError(error, ctx, invalid);
     }
   };
 }
 
-function mapJoseError(
-  error: unknown,
-  scopes: readonly string[],
-  invalid: (description: string, cause: unknown, scopes: readonly string[]) => AuthError,
-): AuthError {
+function mapJoseError(error: unknown, ctx: ChallengeContext, invalid: Invalid): AuthError {
   const code = (error as { code?: unknown } | null)?.code;
   switch (code) {
     case 'ERR_JWT_EXPIRED':
-      return invalid('token expired', error, scopes);
+      return invalid('token expired', error, ctx);
     case 'ERR_JWT_CLAIM_VALIDATION_FAILED': {
       const claim = (error as { claim?: unknown }).claim;
       const what = claim === 'aud' ? 'audience mismatch' : claim === 'iss' ? 'issuer not trusted' : claim === 'nbf' || claim === 'iat' ? 'token not yet valid' : 'claim check failed';
-      return invalid(what, error, scopes);
+      return invalid(what, error, ctx);
     }
     case 'ERR_JOSE_ALG_NOT_ALLOWED':
-      return invalid('algorithm not allowed', error, scopes);
+      return invalid('algorithm not allowed', error, ctx);
     case 'ERR_JWKS_NO_MATCHING_KEY':
     case 'ERR_JWKS_MULTIPLE_MATCHING_KEYS':
-      return invalid('unknown signing key', error, scopes);
+      return invalid('unknown signing key', error, ctx);
     case 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED':
-      return invalid('bad signature', error, scopes);
+      return invalid('bad signature', error, ctx);
     case 'ERR_JWKS_TIMEOUT':
     case 'ERR_JWKS_INVALID':
       return new AuthError(AuthErrorCode.VerifierUnavailable, 'the key set could not be loaded', { cause: error });
     default:
-      if (typeof code === 'string' && code.startsWith('ERR_J')) return invalid('malformed token', error, scopes);
+      if (typeof code === 'string' && code.startsWith('ERR_J')) return invalid('malformed token', error, ctx);
       if (error instanceof TypeError) {
         return new AuthError(AuthErrorCode.VerifierUnavailable, 'the key set could not be loaded', { cause: error });
       }
-      return invalid('malformed token', error, scopes);
+      return invalid('malformed token', error, ctx);
   }
 }
 

@@ -27,6 +27,12 @@ export interface VerifiedPrincipal {
   readonly expiresAt: number | undefined;
   /** All claims (a frozen copy of the JWT payload or introspection response, never the token). */
   readonly claims: Readonly<Record<string, unknown>>;
+  /**
+   * The RFC 7638 thumbprint of the key this request proved it holds with a DPoP proof
+   * ({@link https://datatracker.ietf.org/doc/html/rfc9449 | RFC 9449}); it equals the token's
+   * `cnf.jkt`. Undefined for a bearer token (a token with a `cnf` claim is never accepted as one).
+   */
+  readonly jkt: string | undefined;
 }
 
 /** Builds a frozen principal from verified claims. */
@@ -54,5 +60,6 @@ export function principalFromClaims(claims: Readonly<Record<string, unknown>>, i
     audience: Object.freeze(audience),
     expiresAt: typeof exp === 'number' ? exp : undefined,
     claims: Object.freeze(structuredClone({ ...claims })),
+    jkt: undefined,
   });
 }

@@ -13,6 +13,7 @@
 
 import { AuthError, AuthErrorCode } from '../errors.js';
 import { type InsecureOption, allowInsecureRequests, requireUrl } from '../http.js';
+import { dpopAlgorithms } from './dpopProof.js';
 
 /** Well-known suffix of RFC 9728. */
 export const PRM_WELL_KNOWN = '/.well-known/oauth-protected-resource';
@@ -31,9 +32,15 @@ export interface ProtectedResourceMetadataOptions extends InsecureOption {
   resourceDocumentation?: string;
   /** URL of the JWKS for signed resource responses (rare). */
   jwksUri?: string;
-  /** DPoP proof algorithms accepted (RFC 9449 section 5.2). */
+  /**
+   * DPoP proof algorithms accepted (`dpop_signing_alg_values_supported`, RFC 9728 section 2):
+   * the verifier's `dpop.algorithms`. Asymmetric algorithms only.
+   */
   dpopSigningAlgValuesSupported?: readonly string[];
-  /** When true, only DPoP-bound tokens are accepted. */
+  /**
+   * When true, only DPoP-bound tokens are accepted (`dpop_bound_access_tokens_required`, RFC 9728
+   * section 2): the verifier's `dpop.required`.
+   */
   dpopBoundAccessTokensRequired?: boolean;
   /** Extra members (extensions). Cannot override the members above. */
   extra?: Readonly<Record<string, unknown>>;
@@ -98,7 +105,7 @@ export function protectedResourceMetadata(options: ProtectedResourceMetadataOpti
   if (options.resourceName !== undefined) doc['resource_name'] = options.resourceName;
   if (options.resourceDocumentation !== undefined) doc['resource_documentation'] = options.resourceDocumentation;
   if (options.jwksUri !== undefined) doc['jwks_uri'] = options.jwksUri;
-  if (options.dpopSigningAlgValuesSupported !== undefined) doc['dpop_signing_alg_values_supported'] = [...options.dpopSigningAlgValuesSupported];
+  if (options.dpopSigningAlgValuesSupported !== undefined) doc['dpop_signing_alg_values_supported'] = [...dpopAlgorithms(options.dpopSigningAlgValuesSupported)];
   if (options.dpopBoundAccessTokensRequired !== undefined) doc['dpop_bound_access_tokens_required'] = options.dpopBoundAccessTokensRequired;
   const document = Object.freeze(doc) as ProtectedResourceMetadataDocument;
 

@@ -9,16 +9,21 @@
  * |---|---|
  * | GET/HEAD/OPTIONS on a Protected Resource Metadata well-known path | the RFC 9728 document, CORS `*`, no auth |
  * | `access_token` in the query string (RFC 6750 section 2.3; MCP forbids it) | 400 `invalid_request` |
- * | no `Authorization: Bearer` | 401 `Bearer resource_metadata="…", scope="…"` |
+ * | no `Authorization: Bearer` | 401 `Bearer resource_metadata="…", scope="…"` (plus `DPoP algs="…", …` when the verifier accepts DPoP) |
  * | malformed `Authorization` header | 400 `invalid_request` |
  * | invalid, expired, foreign-audience, foreign-issuer, `alg: none`, confused-algorithm token | 401 `error="invalid_token"` |
+ * | a `cnf`-bound (DPoP) token sent as `Bearer` (downgrade) | 401 `DPoP …, error="invalid_token"` |
+ * | `Authorization: DPoP` with a missing, replayed, foreign-key, wrong-URL/method, stale proof | 401 `DPoP …, error="invalid_dpop_proof"` |
+ * | `Authorization: DPoP` without the server nonce (when the verifier demands one) | 401 `DPoP …, error="use_dpop_nonce"` plus `DPoP-Nonce` |
  * | token lacks a scope the method, tool, prompt or resource needs | 403 `error="insufficient_scope", scope="<all needed>"` |
  * | the verifier cannot check tokens (JWKS/introspection down) | 503, no challenge |
  * | accepted | dispatched with `extra.principal` (a string) and `extra.auth` (the frozen {@link VerifiedPrincipal}) |
  *
  * POST bodies are authenticated after they are decoded, so the required scopes can depend on
  * the JSON-RPC method and the tool name ({@link scopesForRequest}); GET streams and DELETE need
- * the policy's `always` scopes. Handlers never see the token: `extra.http.getHeader` answers
+ * the policy's `always` scopes. DPoP proofs (RFC 9449) are checked against the request method
+ * and the URL made of the configured `resource`'s origin and the request path: never the `Host`
+ * header, which the client controls, so a spoofed `Host` cannot move the proof's `htu`. Handlers never see the token: `extra.http.getHeader` answers
  * `undefined` for `Authorization`, `Proxy-Authorization` and `DPoP`, and the principal holds
  * claims only (no token passthrough, see the security considerations).
  *
@@ -26,7 +31,7 @@
  * @see https://datatracker.ietf.org/doc/html/rfc9728
  * @module
  */
-import { AuthError, AuthErrorCode } from '../../auth/errors.js';
+import { AuthError, AuthErrorCode, oauthErrorName } from '../../auth/errors.js';
 import type { BearerVerifier } from '../../auth/resource/bearerVerifier.js';
 import type { VerifiedPrincipal } from '../../auth/resource/principal.js';
 import type { ProtectedResourceMetadata } from '../../auth/resource/protectedResourceMetadata.js';
@@ -39,7 +44,10 @@ import type { HeaderGetter, HttpRequestLike, HttpResponseLike } from './types.js
 
 /** The `auth` option of `createStreamableHttpHandler`. */
 export interface HttpAuthOptions {
-  /** Verifies bearer tokens (`createBearerVerifier`); its audience must be this server. */
+  /**
+   * Verifies bearer tokens (`createBearerVerifier`); its audience must be this server. With its
+   * `dpop` option, DPoP-bound tokens are accepted too; the metadata's DPoP members must agree.
+   */
   readonly verifier: BearerVerifier;
   /** This server's Protected Resource Metadata (`protectedResourceMetadata`), served at its well-known paths. */
   readonly resourceMetadata: ProtectedResourceMetadata;
@@ -84,29 +92,39 @@ export interface HttpAuth {
 /** Headers handlers must never read: the credentials themselves. */
 const CREDENTIAL_HEADERS: ReadonlySet<string> = new Set(['authorization', 'proxy-authorization', 'dpop']);
 
-/** Base of the synthetic URL handed to the verifier (it only reads the query). */
-const VERIFIER_BASE = 'http://switchboard.invalid/';
-
 const PRM_CORS: Readonly<Record<string, string>> = Object.freeze({
   'access-control-allow-origin': '*',
   'access-control-allow-methods': 'GET, HEAD, OPTIONS',
 });
 
-function oauthErrorName(status: number): string {
-  return status === 403 ? 'insufficient_scope' : status === 400 ? 'invalid_request' : status === 401 ? 'invalid_token' : 'server_error';
-}
-
 /**
- * The HTTP answer for an {@link AuthError}: its status, `WWW-Authenticate` (readable by
- * browser clients through `Access-Control-Expose-Headers`) and a body without details.
+ * The HTTP answer for an {@link AuthError}: its status, `WWW-Authenticate` and `DPoP-Nonce`
+ * (readable by browser clients through `Access-Control-Expose-Headers`) and a body without details.
  */
 export function authErrorResponse(error: AuthError): HttpResponseLike {
   const headers: Record<string, string> = { 'content-type': 'application/json', 'cache-control': 'no-store' };
+  const exposed: string[] = [];
   if (error.wwwAuthenticate !== undefined) {
     headers['www-authenticate'] = error.wwwAuthenticate;
-    headers['access-control-expose-headers'] = 'WWW-Authenticate';
+    exposed.push('WWW-Authenticate');
   }
-  return { status: error.status, headers, body: JSON.stringify({ error: oauthErrorName(error.status) }) };
+  if (error.dpopNonce !== undefined) {
+    headers['dpop-nonce'] = error.dpopNonce;
+    exposed.push('DPoP-Nonce');
+  }
+  if (exposed.length > 0) headers['access-control-expose-headers'] = exposed.join(', ');
+  return { status: error.status, headers, body: JSON.stringify({ error: oauthErrorName(error) }) };
+}
+
+/** Throws when the metadata advertises DPoP choices the verifier does not make (clients would be misled). */
+function checkDpopAdvertisement(verifier: BearerVerifier, resourceMetadata: ProtectedResourceMetadata): void {
+  const advertised = resourceMetadata.document.dpop_signing_alg_values_supported;
+  const accepted = verifier.dpop?.algorithms ?? [];
+  const foreign = advertised?.filter((alg) => !accepted.includes(alg)) ?? [];
+  if (foreign.length > 0) throw new TypeError(`the resource metadata advertises DPoP algorithms the verifier does not accept: ${foreign.join(', ')}`);
+  if (resourceMetadata.document.dpop_bound_access_tokens_required === true && verifier.dpop?.required !== true) {
+    throw new TypeError('the resource metadata says DPoP-bound tokens are required but the verifier accepts bearer tokens');
+  }
 }
 
 function startsWithBracket(bytes: Uint8Array): boolean {
@@ -143,6 +161,9 @@ export function createHttpAuth(options: HttpAuthOptions, limits: DecodeLimits, l
   const document = JSON.stringify(resourceMetadata.document);
   const baseline = resourceMetadata.document.scopes_supported ?? [];
   const verified = new WeakMap<HttpRequestLike, { readonly id: string; readonly principal: VerifiedPrincipal }>();
+  // DPoP `htu` is checked against this origin plus the request path, never against `Host`.
+  const origin = new URL(resourceMetadata.document.resource).origin;
+  checkDpopAdvertisement(verifier, resourceMetadata);
 
   const metadataPath = new URL(verifier.resourceMetadataUrl).pathname;
   if (!wellKnownPaths.has(metadataPath)) {
@@ -161,9 +182,14 @@ export function createHttpAuth(options: HttpAuthOptions, limits: DecodeLimits, l
     if (optional && authorization === undefined && (query === undefined || !new URLSearchParams(query).has('access_token'))) return undefined;
     let synthetic: Request;
     try {
-      synthetic = new Request(query === undefined || query === '' ? VERIFIER_BASE : `${VERIFIER_BASE}?${query}`, {
-        headers: authorization === undefined ? {} : { authorization },
-      });
+      const headers = new Headers();
+      if (authorization !== undefined) headers.set('authorization', authorization);
+      const dpop = request.header('dpop');
+      if (dpop !== undefined) headers.set('dpop', dpop);
+      const url = new URL(`${origin}${request.path}${query === undefined || query === '' ? '' : `?${query}`}`);
+      // A path not starting with "/" (e.g. "@evil.example/mcp") could move the authority.
+      if (!request.path.startsWith('/') || url.origin !== origin) throw new TypeError('request path outside the resource origin');
+      synthetic = new Request(url, { method: request.method, headers });
     } catch {
       return authErrorResponse(new AuthError(AuthErrorCode.InvalidRequest, 'malformed request', { wwwAuthenticate: verifier.challenge({ error: 'invalid_request' }) }));
     }
@@ -177,7 +203,12 @@ export function createHttpAuth(options: HttpAuthOptions, limits: DecodeLimits, l
         // Sessions, requestState and tasks are bound to this string: never to "nobody".
         return refuse(
           new AuthError(AuthErrorCode.InvalidToken, 'the access token names no subject', {
-            wwwAuthenticate: verifier.challenge({ error: 'invalid_token', description: 'the token names no subject', scopes: required }),
+            wwwAuthenticate: verifier.challenge({
+              error: 'invalid_token',
+              description: 'the token names no subject',
+              scopes: required,
+              scheme: principal.jkt === undefined ? 'Bearer' : 'DPoP',
+            }),
           }),
         );
       }
