@@ -114,7 +114,7 @@ export abstract class McpClientCalls {
   async callTool(name: string, args?: Readonly<Record<string, unknown>>, options: CallOptions = {}): Promise<CallToolResult> {
     const params: Params = args === undefined ? { name } : { name, arguments: args };
     const result = (await this.send('tools/call', params, options)).value as CallToolResult;
-    this.tools.check(name, result);
+    await this.tools.check(name, result);
     return result;
   }
 

@@ -15,10 +15,13 @@ import type { CallToolResult } from '../protocol/model/tools.js';
 import { extractMcpHeaders } from '../protocol/xMcpHeader.js';
 import { McpError, McpErrorCode } from '../util/errors.js';
 import type { Logger } from '../util/logger.js';
-import { formatIssues } from '../util/schema.js';
+import { formatIssues, type ValidationResult } from '../util/schema.js';
 
-/** A compiled validator, or the reason the schema was refused. */
-type Validator = { readonly ok: true; readonly compiled: CompiledJsonSchema } | { readonly ok: false; readonly reason: string };
+/**
+ * A compiled validator (`settled` once a schema compiled by ajv, loaded lazily, is ready),
+ * or the reason the schema was refused.
+ */
+type Validator = { readonly ok: true; readonly compiled: CompiledJsonSchema; settled: boolean } | { readonly ok: false; readonly reason: string };
 
 /** Tools seen in `tools/list` answers and their output validators. */
 export class ToolIndex {
@@ -76,7 +79,16 @@ export class ToolIndex {
     let hit = this.#validators.get(text);
     if (hit === undefined) {
       try {
-        hit = { ok: true, compiled: compileJsonSchema(schema) };
+        const entry: Validator = { ok: true, compiled: compileJsonSchema(schema), settled: false };
+        entry.compiled.ready.then(
+          () => {
+            entry.settled = true;
+          },
+          (error: unknown) => {
+            if (this.#validators.get(text) === entry) this.#validators.set(text, { ok: false, reason: error instanceof Error ? error.message : String(error) });
+          },
+        );
+        hit = entry;
       } catch (error) {
         hit = { ok: false, reason: error instanceof Error ? error.message : String(error) };
       }
@@ -87,13 +99,19 @@ export class ToolIndex {
   }
 
   /**
-   * Checks a successful result of a known tool against its `outputSchema`. Throws
-   * `ERR_MCP_INVALID_RESPONSE` when `structuredContent` is missing or does not conform.
+   * Checks a successful result of a known tool against its `outputSchema`. Throws (or, while
+   * a schema that needs ajv is being compiled, rejects with) `ERR_MCP_INVALID_RESPONSE` when
+   * `structuredContent` is missing or does not conform.
    */
-  check(name: string, result: CallToolResult): void {
+  check(name: string, result: CallToolResult): void | Promise<void> {
     const schema = this.#tools.get(name)?.outputSchema;
     if (schema === undefined || result.isError === true) return;
     const validator = this.#validator(schema);
+    if (validator.ok && !validator.settled) {
+      // Runs after the handlers registered in #validator: by then it is settled or refused.
+      const again = (): void | Promise<void> => this.check(name, result);
+      return validator.compiled.ready.then(again, again);
+    }
     if (!validator.ok) {
       this.#warnOnce(`schema:${name}:${validator.reason}`, `not validating the output of tool ${JSON.stringify(name)}: its outputSchema was refused (${validator.reason})`, {
         tool: name,
@@ -104,6 +122,11 @@ export class ToolIndex {
       throw new McpError(McpErrorCode.InvalidResponse, `Tool ${JSON.stringify(name)} has an outputSchema but returned no structuredContent`, { cause: result });
     }
     const checked = validator.compiled.validate(result.structuredContent);
+    if (checked instanceof Promise) return checked.then((c) => ToolIndex.#conform(name, result, c));
+    ToolIndex.#conform(name, result, checked);
+  }
+
+  static #conform(name: string, result: CallToolResult, checked: ValidationResult<unknown>): void {
     if (!checked.ok) {
       throw new McpError(
         McpErrorCode.InvalidResponse,

@@ -8,18 +8,20 @@
  *   dereferenced (MUST-28); there is no remote mode to switch on by accident (MUST-29).
  * - Denial of service: nesting depth, the number of subschemas and the size of composition
  *   keywords are bounded before compiling.
+ * - Cold start: 2020-12 schemas within the subset of `builtinSchema.ts` (what tool schemas
+ *   use) are compiled by the built-in validator, synchronously, with ajv's semantics and
+ *   errors. Anything else (draft-07, `format`, `unevaluatedProperties`, `$id`, ...) is
+ *   compiled by ajv, which is imported only then: `validate` returns a promise until ajv is
+ *   loaded and `ready` rejects if ajv refuses the schema.
  *
  * @see https://modelcontextprotocol.io/specification/2026-07-28/basic#json-schema-usage
  * @module
  */
-import { Ajv2020 } from 'ajv/dist/2020.js';
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import addFormatsModule from 'ajv-formats';
+import type { Ajv2020 } from 'ajv/dist/2020.js';
+import type { Ajv, ErrorObject, ValidateFunction } from 'ajv';
 import { McpError, McpErrorCode } from '../util/errors.js';
 import type { Issue, PathSegment, ValidationResult } from '../util/schema.js';
-
-// ajv-formats is CommonJS; its default export arrives wrapped under NodeNext.
-const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv) => Ajv;
+import { compileBuiltin } from './builtinSchema.js';
 
 /** The dialect URIs this module validates. */
 export const Dialect = {
@@ -39,38 +41,71 @@ export interface SchemaBounds {
 
 /** A compiled schema. */
 export interface CompiledJsonSchema<T = unknown> {
-  /** The schema as given (never modified). */
+  /** The schema as given (never modified by the built-in validator). */
   readonly schema: Readonly<Record<string, unknown>> | boolean;
-  /** Validates a value; issues carry JSON paths. */
-  validate(value: unknown): ValidationResult<T>;
+  /**
+   * Settles when `validate` can run synchronously: at once for the built-in validator; for a
+   * schema compiled by ajv, once ajv is loaded, rejecting with {@link McpError}
+   * `ERR_MCP_INVALID_ARGUMENT` when ajv refuses the schema.
+   */
+  readonly ready: Promise<void>;
+  /**
+   * Validates a value; issues carry JSON paths. Synchronous for the built-in validator and
+   * for an ajv schema once `ready` has resolved; before that a promise. Rejects with the error
+   * of `ready` when ajv refused the schema.
+   */
+  validate(value: unknown): ValidationResult<T> | Promise<ValidationResult<T>>;
 }
 
 const DEFAULTS = { maxDepth: 32, maxSubschemas: 2000, maxCompositionBranches: 100 };
 
-function makeAjv<A extends Ajv>(instance: A): A {
+// One ajv per dialect, loaded and created on first need and shared: compiled functions are
+// cached per schema object below. `strict: false` lets tool schemas carry annotations such
+// as `x-mcp-header`; no `loadSchema` is configured, so ajv can never fetch anything.
+const ajvOptions = { strict: false, allErrors: false, addUsedSchema: false, validateSchema: true, code: { optimize: true } } as const;
+let ajv2020: Promise<Ajv2020> | undefined;
+let ajv07: Promise<Ajv> | undefined;
+const compiled = new WeakMap<object, CompiledJsonSchema>();
+const READY: Promise<void> = Promise.resolve();
+
+type DialectName = '2020-12' | 'draft-07';
+
+async function withFormats<A extends Ajv>(instance: A): Promise<A> {
+  const formats = await import('ajv-formats');
+  // ajv-formats is CommonJS; its default export arrives wrapped under NodeNext.
+  const addFormats = ((formats.default as unknown as { default?: unknown }).default ?? formats.default) as unknown as (ajv: Ajv) => Ajv;
   addFormats(instance);
   return instance;
 }
 
-// One compiler per dialect, shared: compiled functions are cached per schema object below.
-// `strict: false` lets tool schemas carry annotations such as `x-mcp-header`; no `loadSchema`
-// is configured, so ajv can never fetch anything.
-const ajvOptions = { strict: false, allErrors: false, addUsedSchema: false, validateSchema: true, code: { optimize: true } } as const;
-let ajv2020: Ajv2020 | undefined;
-let ajv07: Ajv | undefined;
-const compiled = new WeakMap<object, CompiledJsonSchema>();
+function loadAjv(dialect: DialectName): Promise<Ajv> {
+  if (dialect === '2020-12') {
+    return (ajv2020 ??= import('ajv/dist/2020.js')
+      .then(({ Ajv2020 }) => withFormats(new Ajv2020(ajvOptions)))
+      .catch((error: unknown) => {
+        ajv2020 = undefined; // let a later schema try again
+        throw error;
+      }));
+  }
+  return (ajv07 ??= import('ajv')
+    .then(({ Ajv }) => withFormats(new Ajv(ajvOptions)))
+    .catch((error: unknown) => {
+      ajv07 = undefined;
+      throw error;
+    }));
+}
 
 function normalizeDialect(uri: string): string {
   return uri.replace(/#$/, '').replace(/^https?:\/\//, '');
 }
 
-function compilerFor(schema: Readonly<Record<string, unknown>> | boolean): Ajv {
+function dialectOf(schema: Readonly<Record<string, unknown>> | boolean): DialectName {
   const declared = typeof schema === 'object' ? schema['$schema'] : undefined;
-  if (declared === undefined) return (ajv2020 ??= makeAjv(new Ajv2020(ajvOptions)));
+  if (declared === undefined) return '2020-12';
   if (typeof declared !== 'string') throw new McpError(McpErrorCode.InvalidArgument, '"$schema" must be a string');
   const d = normalizeDialect(declared);
-  if (d === normalizeDialect(Dialect.Draft2020_12)) return (ajv2020 ??= makeAjv(new Ajv2020(ajvOptions)));
-  if (d === normalizeDialect(Dialect.Draft07)) return (ajv07 ??= makeAjv(new Ajv(ajvOptions)));
+  if (d === normalizeDialect(Dialect.Draft2020_12)) return '2020-12';
+  if (d === normalizeDialect(Dialect.Draft07)) return 'draft-07';
   throw new McpError(McpErrorCode.InvalidArgument, `JSON Schema dialect ${declared} is not supported (supported: 2020-12, draft-07)`);
 }
 
@@ -151,9 +186,37 @@ function toIssue(error: ErrorObject): Issue {
   return { path, message: error.message ?? `fails "${error.keyword}"` };
 }
 
+function invalidSchema(error: unknown): McpError {
+  return new McpError(McpErrorCode.InvalidArgument, `invalid JSON Schema: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+}
+
+/** Compiles with ajv, loading it first; `validate` answers asynchronously until it is ready. */
+function compileWithAjv<T>(schema: Readonly<Record<string, unknown>> | boolean, dialect: DialectName): CompiledJsonSchema<T> {
+  let fn: ValidateFunction | undefined;
+  const ready = loadAjv(dialect).then((ajv) => {
+    try {
+      fn = ajv.compile(schema as Record<string, unknown>);
+    } catch (error) {
+      throw invalidSchema(error);
+    }
+  });
+  ready.catch(() => {}); // the rejection is for whoever awaits `ready` or calls `validate`
+  const check = (f: ValidateFunction, value: unknown): ValidationResult<T> =>
+    f(value) ? { ok: true, value: value as T } : { ok: false, issues: (f.errors ?? []).map(toIssue) };
+  return {
+    schema,
+    ready,
+    validate(value) {
+      if (fn !== undefined) return check(fn, value);
+      return ready.then(() => check(fn as ValidateFunction, value));
+    },
+  };
+}
+
 /**
  * Compiles a JSON Schema (once per schema object) after checking dialect, references and
- * bounds. Throws {@link McpError} `ERR_MCP_INVALID_ARGUMENT` when the schema is refused.
+ * bounds. Throws {@link McpError} `ERR_MCP_INVALID_ARGUMENT` when the schema is refused;
+ * for a schema outside the built-in subset the refusal comes from ajv, through `ready`.
  */
 export function compileJsonSchema<T = unknown>(
   schema: Readonly<Record<string, unknown>> | boolean,
@@ -164,20 +227,12 @@ export function compileJsonSchema<T = unknown>(
     if (hit !== undefined) return hit as CompiledJsonSchema<T>;
   }
   checkSchemaSafety(schema, bounds);
-  const compiler = compilerFor(schema);
-  let fn: ValidateFunction;
-  try {
-    fn = compiler.compile(schema as Record<string, unknown>);
-  } catch (error) {
-    throw new McpError(McpErrorCode.InvalidArgument, `invalid JSON Schema: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
-  }
-  const result: CompiledJsonSchema<T> = {
-    schema,
-    validate(value) {
-      if (fn(value)) return { ok: true, value: value as T };
-      return { ok: false, issues: (fn.errors ?? []).map(toIssue) };
-    },
-  };
+  const dialect = dialectOf(schema);
+  const declared = typeof schema === 'object' ? schema['$schema'] : undefined;
+  // ajv knows the 2020-12 meta-schema only by its exact https URI (with or without "#").
+  const builtin = dialect === '2020-12' && (declared === undefined || declared === Dialect.Draft2020_12 || declared === `${Dialect.Draft2020_12}#`) ? compileBuiltin<T>(schema) : undefined;
+  const result: CompiledJsonSchema<T> =
+    builtin?.kind === 'builtin' ? { schema, ready: READY, validate: builtin.validate } : compileWithAjv<T>(schema, dialect);
   if (typeof schema === 'object') compiled.set(schema, result as CompiledJsonSchema);
   return result;
 }

@@ -109,6 +109,22 @@ function validatorOf(schema: JsonSchemaObject | StandardSchemaV1): Validator {
   return (value) => compiled.validate(value);
 }
 
+/**
+ * A Standard Schema validator that first waits for the published JSON form to compile: a
+ * JSON form only ajv handles is checked after registration, and when ajv refuses it every
+ * call fails with that `ERR_MCP_INVALID_ARGUMENT` error (as registration would have).
+ */
+function afterJsonForm(jsonForm: CompiledJsonSchema, validate: Validator): Validator {
+  let settled = false;
+  jsonForm.ready.then(
+    () => {
+      settled = true;
+    },
+    () => {}, // rejected again, to the caller, below
+  );
+  return (value) => (settled ? validate(value) : jsonForm.ready.then(() => validate(value)));
+}
+
 /** Compiles a tool definition. Throws {@link McpError} `ERR_MCP_INVALID_ARGUMENT` when it is unusable. */
 export function compileTool(name: string, definition: ToolDefinition, handler: ToolHandler<never>): CompiledTool {
   const nameProblems = checkToolName(name);
@@ -119,7 +135,9 @@ export function compileTool(name: string, definition: ToolDefinition, handler: T
     throw new McpError(McpErrorCode.InvalidArgument, `the input schema of tool ${name} must have "type": "object" at its root`);
   }
   // Compile (and safety-check) the JSON form even for Standard Schemas: it is what clients see.
-  compileJsonSchema(inputJson);
+  // A schema outside the built-in subset is compiled by ajv after this returns; its failure,
+  // if any, surfaces on the first call.
+  const inputJsonForm = compileJsonSchema(inputJson);
   const headerAnalysis = extractMcpHeaders(inputJson);
   if (headerAnalysis.problems.length > 0) {
     throw new McpError(McpErrorCode.InvalidArgument, `tool ${name} has invalid x-mcp-header annotations: ${headerAnalysis.problems.join('; ')}`);
@@ -142,7 +160,7 @@ export function compileTool(name: string, definition: ToolDefinition, handler: T
     name,
     wire: Object.freeze(wire),
     handler,
-    validateInput: validatorOf(input),
+    validateInput: isStandardSchema(input) ? afterJsonForm(inputJsonForm, validatorOf(input)) : validatorOf(input),
     validateOutput: output === undefined ? undefined : validatorOf(output),
     headers: headerAnalysis.headers.map((h) => ({ name: h.name, path: h.path, type: h.type })),
     disabled: false,
