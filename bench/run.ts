@@ -7,7 +7,7 @@
  * Flags: `--smoke` (every target ~1 s, answers checked, exit 1 on a failure, no report
  * written), `--duration S` (measured seconds per cell, default 3), `--warmup S` (default 1),
  * `--runs N` (default 3), `--only id,id` (targets), `--sections http,stdio,coldstart,list,sessions,client`,
- * `--no-build` (skip compiling bench/ + src/ to bench/.out).
+ * `--no-build` (skip building dist/ and compiling bench/ to bench/.out).
  *
  * @module
  */
@@ -31,9 +31,14 @@ const option = (name: string, fallback: string): string => {
 };
 const smoke = flag('--smoke');
 
-/** Compiles bench/ and the src/ modules it imports with the package's compiler options. */
+/**
+ * Builds the package (`dist/`, what users install: our targets import `switchboard/*`), then
+ * compiles bench/ with the package's compiler options.
+ */
 function build(): void {
-  process.stdout.write('compiling bench/ (+ imported src/) to bench/.out …\n');
+  process.stdout.write('building dist/ and compiling bench/ to bench/.out …\n');
+  const pkg = spawnSync(process.execPath, [resolve(ROOT, 'scripts', 'build.mjs')], { cwd: ROOT, encoding: 'utf8' });
+  if (pkg.status !== 0) throw new Error(`npm run build failed:\n${(pkg.stdout + pkg.stderr).trim().slice(0, 2000)}`);
   const tsc = resolve(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
   const result = spawnSync(process.execPath, [tsc, '-p', resolve(BENCH, 'tsconfig.json')], { cwd: ROOT, encoding: 'utf8' });
   if (result.status !== 0) {

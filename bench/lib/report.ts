@@ -109,6 +109,7 @@ function clientTable(cells: readonly Cell[]): string {
   const rows: string[][] = [];
   for (const transport of ['http', 'stdio']) {
     for (const t of clientTargets) {
+      if (t.transports !== undefined && !t.transports.includes(transport as 'http' | 'stdio')) continue;
       const m = (c: number, n: string): number => metric(cells, 'client', t.id, `${transport} c=${c}`, n);
       rows.push([
         label(t.id, true),
@@ -162,7 +163,7 @@ ${machine['cpus']} × ${machine['cpuModel']}, ${machine['memoryGB']} GB, Node ${
 ## Method
 
 - What counts are the ratios within one run (every target measured back to back on the same machine under the same load), and of those server CPU µs per request is the least sensitive to other work on the machine; absolute req/s and latencies move with the load average above.
-- Each target runs as its own process, compiled to plain JS (\`bench/tsconfig.json\` compiles \`bench/\` and the \`src/\` modules it imports with the package's compiler options; no loader in any measured process). The load generator is a separate process on the other core.
+- Each target runs as its own process, compiled to plain JS with no loader: our targets import the package's published build (\`dist/\`, \`npm run build\`: one rollup bundle in layer chunks), the harness is compiled by \`bench/tsconfig.json\`. The load generator is a separate process on the other core.
 - HTTP load: a minimal keep-alive HTTP/1.1 client on \`node:net\` (\`bench/lib/httpClient.ts\`): N connections for concurrency N, one request in flight per connection, ends found by \`Content-Length\` or chunked framing (SSE answers arrive chunked). Checked once against \`wrk\` on the floor, back to back on the same (busy) machine: c=32 wrk 5,148 / 4,422 req/s vs this client 5,803 / 4,692; c=1 wrk 746 / 1,246 vs 711 / 750 — the generator is not the bottleneck (command in the last section).
 - ${method['runs']} run(s) per cell, median reported; ${method['warmupS']} s warm-up then ${method['durationS']} s measured per cell; targets are interleaved within each run. Server CPU per request = Δ(utime+stime) of the server process over the measured window ÷ requests completed in it (\`/proc/<pid>/stat\`); RSS = \`VmRSS\` after the c=32 load.
 - Wires: **stateless** = 2026-07-28 (\`_meta\` envelope, \`MCP-Protocol-Version\`/\`Mcp-Method\`/\`Mcp-Name\` headers, no session); **session** = 2025-11-25 (\`initialize\` + \`notifications/initialized\` per connection, then \`Mcp-Session-Id\` on every call). The SDK servers use the wiring their READMEs document on plain \`node:http\` with default options (v1 answers as SSE by default; v2 stateless is \`createMcpHandler\` + \`toNodeHandler\`).

@@ -7,8 +7,8 @@
  * @module
  */
 import { createServer } from 'node:http';
-import { toNodeHandler } from '../../src/adapters/nodeHttp.js';
-import { createStreamableHttpHandler } from '../../src/transport/http/server.js';
+import { toNodeHandler } from 'switchboard/adapters/node';
+import { createStreamableHttpHandler } from 'switchboard/transport/http';
 import { announce, exitOnSignal, targetArgs } from './common.js';
 import { buildOurServer } from './oursServer.js';
 

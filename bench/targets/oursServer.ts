@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { McpServer } from '../../src/server/mcpServer.js';
+import { McpServer } from 'switchboard/server';
 import { EXTRA_DESCRIPTION, extraToolNames } from './common.js';
 
 const schema = {

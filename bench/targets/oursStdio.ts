@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { StdioServerTransport } from '../../src/transport/stdio/server.js';
+import { StdioServerTransport } from 'switchboard/transport/stdio';
 import { targetArgs } from './common.js';
 import { buildOurServer } from './oursServer.js';
 
