@@ -6,9 +6,6 @@
  */
 import { readFileSync } from 'node:fs';
 import { UsageError } from './args.js';
-import { callCommand, callHelp } from './callCommand.js';
-import { everythingCommand, everythingHelp } from './everythingCommand.js';
-import { toolsCommand, toolsHelp } from './toolsCommand.js';
 
 const help = `Usage: switchboard <command> [options]
 
@@ -23,10 +20,28 @@ Options:
 `;
 
 /** A command resolves with its exit code (void = 0); a thrown error exits 1 with its message. */
-const commands: Readonly<Record<string, { run: (argv: readonly string[]) => Promise<number | void>; help: string }>> = {
-  everything: { run: everythingCommand, help: everythingHelp },
-  tools: { run: toolsCommand, help: toolsHelp },
-  call: { run: callCommand, help: callHelp },
+interface Command {
+  readonly run: (argv: readonly string[]) => Promise<number | void>;
+  readonly help: string;
+}
+
+/**
+ * Each command is loaded only when it runs, so `switchboard everything --stdio` (spawned by
+ * an MCP host, where start-up time is felt) loads neither the HTTP client nor OAuth.
+ */
+const commands: Readonly<Record<string, () => Promise<Command>>> = {
+  everything: async () => {
+    const m = await import('./everythingCommand.js');
+    return { run: m.everythingCommand, help: m.everythingHelp };
+  },
+  tools: async () => {
+    const m = await import('./toolsCommand.js');
+    return { run: m.toolsCommand, help: m.toolsHelp };
+  },
+  call: async () => {
+    const m = await import('./callCommand.js');
+    return { run: m.callCommand, help: m.callHelp };
+  },
 };
 
 /** The message of `error` and its causes (`a: b`). */
@@ -55,11 +70,12 @@ async function main(argv: readonly string[]): Promise<number> {
     process.stdout.write(`${version()}\n`);
     return 0;
   }
-  const command = commands[name];
-  if (command === undefined) {
+  const load = Object.hasOwn(commands, name) ? commands[name] : undefined;
+  if (load === undefined) {
     process.stderr.write(`switchboard: unknown command ${JSON.stringify(name)}\n\n${help}`);
     return 2;
   }
+  const command = await load();
   const own = rest.indexOf('--') < 0 ? rest : rest.slice(0, rest.indexOf('--'));
   if (own.includes('--help') || own.includes('-h')) {
     process.stdout.write(command.help);

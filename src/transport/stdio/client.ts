@@ -10,8 +10,7 @@
  * @see https://modelcontextprotocol.io/specification/2026-07-28/basic/lifecycle
  * @module
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { kill, platform } from 'node:process';
+import type { ChildProcess } from 'node:child_process';
 import { PassThrough, type Readable } from 'node:stream';
 import type { ChannelSink } from '../../jsonrpc/channel.js';
 import { defaultDecodeLimits, type DecodeLimits, type DecodeResult } from '../../jsonrpc/decode.js';
@@ -93,6 +92,8 @@ export class StdioClientTransport implements Transport {
   readonly #logger: Logger;
   readonly #shutdownTimeoutMs: number;
   readonly #stderr: PassThrough | undefined;
+  /** `process.kill` where process groups exist (not on Windows); set when spawning. */
+  #posixKill: ((pid: number, signal: NodeJS.Signals) => void) | undefined;
   readonly #reader: LineReader;
   #sink: ChannelSink | undefined;
   #child: ChildProcess | undefined;
@@ -181,6 +182,10 @@ export class StdioClientTransport implements Transport {
   async #spawn(): Promise<void> {
     const o = this.#options;
     const stderr = o.stderr ?? 'inherit';
+    // Loaded here, not at import: a stdio *server* shares this module's entry and never spawns,
+    // and importing node:child_process and node:process costs it ~4 ms of start-up.
+    const [{ spawn }, { kill, platform }] = await Promise.all([import('node:child_process'), import('node:process')]);
+    this.#posixKill = platform === 'win32' ? undefined : kill;
     let child: ChildProcess;
     try {
       child = spawn(o.command, [...(o.args ?? [])], {
@@ -360,7 +365,8 @@ export class StdioClientTransport implements Transport {
     const child = this.#child;
     const pid = child?.pid;
     if (child === undefined || pid === undefined) return;
-    if (platform !== 'win32') {
+    const kill = this.#posixKill;
+    if (kill !== undefined) {
       try {
         kill(-pid, signal);
         return;
