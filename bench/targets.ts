@@ -3,9 +3,9 @@
  * gateway, a new SDK release, our `McpClient`) is one line here plus, when it needs one, a
  * small entry module in `targets/` or `clients/`.
  *
- * Entries are paths of compiled modules relative to `bench/.out/bench/` (the harness compiles
- * `bench/` and the parts of `src/` it imports with `tsc` first, so no loader runs in any
- * measured process).
+ * Entries are paths of compiled modules relative to `bench/.out/bench/` (the harness builds
+ * `dist/` and compiles `bench/` with `tsc` first, so no loader runs in any measured process;
+ * our targets import the package's published build through `switchboard/*`).
  *
  * @module
  */
@@ -45,6 +45,8 @@ export interface ClientTarget {
   readonly id: string;
   readonly label: string;
   readonly module: string;
+  /** Only these transports (default both). */
+  readonly transports?: readonly ('http' | 'stdio')[];
 }
 
 /** The id ratios "to the floor" use, per section. */
@@ -74,7 +76,8 @@ export const serverTargets: readonly ServerTarget[] = [
 /** The clients, driven against the floor server. */
 export const clientTargets: readonly ClientTarget[] = [
   { id: RAW_CLIENT, label: 'raw (bench wire, no library)', module: 'clients/raw.js' },
-  // { id: OURS, label: 'Switchboard McpClient', module: 'clients/ours.js' }, // ← when McpClient lands
+  { id: OURS, label: 'Switchboard McpClient (global fetch)', module: 'clients/ours.js' },
+  { id: 'ours-node', label: 'Switchboard McpClient + nodeFetch', module: 'clients/oursNode.js', transports: ['http'] },
   { id: 'sdk2', label: 'SDK v2 Client (@modelcontextprotocol/client)', module: 'clients/sdk2.js' },
   { id: 'sdk1', label: 'SDK v1 Client (@modelcontextprotocol/sdk)', module: 'clients/sdk1.js' },
 ];

@@ -115,6 +115,7 @@ async function clientSection(store: CellStore, settings: Settings): Promise<void
     for (const [transport, endpoint] of endpoints) {
       for (const c of CONCURRENCY) {
         for (const client of clients) {
+          if (client.transports !== undefined && !client.transports.includes(transport)) continue;
           await record(store, 'client', client.id, `${transport} c=${c}`, () => clientLoad(client.module, endpoint, c, settings.timing));
         }
       }

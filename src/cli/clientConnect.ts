@@ -9,6 +9,7 @@
  *
  * @module
  */
+import { nodeFetch } from '../adapters/nodeFetch.js';
 import { createOAuthClientProvider } from '../auth/client/oauthClientProvider.js';
 import { allowInsecureRequests } from '../auth/http.js';
 import { McpClient } from '../client/mcpClient.js';
@@ -186,7 +187,8 @@ export function clientTransport(args: ClientArgs, logger: Logger): Transport {
   if (target.kind === 'stdio') {
     return new StdioClientTransport({ command: target.command, args: target.args, env: defaultEnvironment(process.env), stderr: 'inherit', logger });
   }
-  if (options['oauth'] !== true) return new StreamableHttpClientTransport({ url: target.url, headers: args.headers, logger });
+  const fetch = nodeFetch();
+  if (options['oauth'] !== true) return new StreamableHttpClientTransport({ url: target.url, headers: args.headers, logger, fetch });
   const port = portOption(options['redirect-port'], DEFAULT_REDIRECT_PORT);
   const provider = createOAuthClientProvider({
     serverUrl: target.url,
@@ -197,7 +199,7 @@ export function clientTransport(args: ClientArgs, logger: Logger): Transport {
     authorize: loopbackAuthorizer({ port }),
     clientMetadata: { client_name: 'Switchboard CLI' },
   });
-  return new StreamableHttpClientTransport({ url: target.url, headers: args.headers, logger, ...oauthTransportHooks(provider) });
+  return new StreamableHttpClientTransport({ url: target.url, headers: args.headers, logger, fetch, ...oauthTransportHooks(provider) });
 }
 
 /** Connects a client to the server `args` name. The caller closes it. */

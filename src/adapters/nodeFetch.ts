@@ -1,0 +1,155 @@
+/**
+ * A `fetch` for the Streamable HTTP client transport on Node's own `http`/`https` modules,
+ * with keep-alive connection pools. Pass it as `fetch` to `StreamableHttpClientTransport`
+ * (and to anything else that takes a `FetchLike`):
+ *
+ * ```ts
+ * import { nodeFetch } from 'switchboard/adapters/node';
+ * const transport = new StreamableHttpClientTransport({ url, fetch: nodeFetch() });
+ * ```
+ *
+ * Why: Node 20's global `fetch` (undici) spends ~290 µs of CPU per MCP call at 32 in flight on
+ * the benchmark machine; this one ~80 µs, for the same WHATWG `Response` the transport reads.
+ *
+ * What it does and does not do (it is made for MCP endpoints, not for browsing):
+ * - Methods, headers (a record or `Headers`), string / bytes / `URLSearchParams` bodies, and
+ *   `AbortSignal` (aborting before or during the response rejects, or errors the body, with
+ *   the signal's reason, like `fetch`).
+ * - Responses are WHATWG `Response`s: status, every header, a streamed body (SSE arrives
+ *   event by event); `gzip`, `deflate` and `br` bodies are decoded.
+ * - Redirects are not followed: a 3xx is returned as is (MCP endpoints answer directly, and
+ *   following a redirect with credentials attached is how tokens leak).
+ * - Network failures reject with `TypeError('fetch failed', { cause })`, as `fetch` does.
+ * - TLS verification is Node's default; pass `https` agent options to change CAs.
+ *
+ * @module
+ */
+import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest, type AgentOptions as HttpsAgentOptions } from 'node:https';
+import { Readable } from 'node:stream';
+import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
+import type { FetchLike } from '../transport/http/clientOptions.js';
+
+/** Options for {@link nodeFetch}. */
+export interface NodeFetchOptions {
+  /** Most sockets per origin. Default 64. */
+  readonly maxSockets?: number;
+  /** Idle keep-alive sockets kept per origin. Default 16. */
+  readonly maxFreeSockets?: number;
+  /** Extra options of the `https` agent (e.g. `ca`). Certificate checks stay on unless you turn them off here. */
+  readonly https?: HttpsAgentOptions;
+}
+
+/** Statuses whose responses never have a body (the `Response` constructor refuses one). */
+const NULL_BODY = new Set([101, 103, 204, 205, 304]);
+
+function headerRecord(headers: RequestInit['headers']): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (headers === undefined) return out;
+  if (headers instanceof Headers) {
+    headers.forEach((value, name) => (out[name] = value));
+    return out;
+  }
+  if (Array.isArray(headers)) {
+    for (const [name, value] of headers) if (name !== undefined && value !== undefined) out[name.toLowerCase()] = value;
+    return out;
+  }
+  for (const [name, value] of Object.entries(headers)) out[name.toLowerCase()] = value;
+  return out;
+}
+
+function bodyBytes(body: RequestInit['body']): string | Uint8Array | undefined {
+  if (body === undefined || body === null) return undefined;
+  if (typeof body === 'string' || body instanceof Uint8Array) return body;
+  if (body instanceof ArrayBuffer) return new Uint8Array(body);
+  if (body instanceof URLSearchParams) return body.toString();
+  throw new TypeError('nodeFetch: the body must be a string, bytes or URLSearchParams');
+}
+
+function responseHeaders(res: IncomingMessage): Headers {
+  const headers = new Headers();
+  const raw = res.rawHeaders;
+  for (let i = 0; i + 1 < raw.length; i += 2) headers.append(raw[i] as string, raw[i + 1] as string);
+  return headers;
+}
+
+function decoded(res: IncomingMessage): Readable {
+  const encoding = res.headers['content-encoding']?.trim().toLowerCase();
+  if (encoding === 'gzip' || encoding === 'x-gzip') return res.pipe(createGunzip());
+  if (encoding === 'deflate') return res.pipe(createInflate());
+  if (encoding === 'br') return res.pipe(createBrotliDecompress());
+  return res;
+}
+
+/**
+ * Makes a {@link FetchLike} on `node:http`/`node:https` with its own keep-alive agents. Make
+ * one per application (or per upstream) and reuse it: the pools live in it.
+ */
+export function nodeFetch(options: NodeFetchOptions = {}): FetchLike {
+  const pool = { keepAlive: true, maxSockets: options.maxSockets ?? 64, maxFreeSockets: options.maxFreeSockets ?? 16, scheduling: 'lifo' as const };
+  const httpAgent = new HttpAgent(pool);
+  const httpsAgent = new HttpsAgent({ ...pool, ...options.https });
+
+  return (input, init) =>
+    new Promise<Response>((resolve, reject) => {
+      const signal = init.signal ?? undefined;
+      if (signal?.aborted) {
+        reject(signal.reason);
+        return;
+      }
+      let url: URL;
+      let body: string | Uint8Array | undefined;
+      try {
+        url = new URL(input);
+        body = bodyBytes(init.body);
+      } catch (error) {
+        reject(error instanceof TypeError ? error : new TypeError(String(error)));
+        return;
+      }
+      const secure = url.protocol === 'https:';
+      if (!secure && url.protocol !== 'http:') {
+        reject(new TypeError(`nodeFetch: unsupported protocol ${url.protocol}`));
+        return;
+      }
+      const headers = headerRecord(init.headers);
+      if (body !== undefined && headers['content-length'] === undefined) {
+        headers['content-length'] = String(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength);
+      }
+      const send = secure ? httpsRequest : httpRequest;
+      let settled = false;
+      let response: IncomingMessage | undefined;
+      const onAbort = (): void => {
+        const reason: unknown = signal?.reason;
+        if (!settled) {
+          settled = true;
+          reject(reason);
+        }
+        // Errors the body stream of a response already handed out, as fetch does.
+        req.destroy(reason instanceof Error ? reason : new Error(String(reason)));
+        response?.destroy(reason instanceof Error ? reason : new Error(String(reason)));
+      };
+      const req = send(url, { method: init.method ?? 'GET', headers, agent: secure ? httpsAgent : httpAgent }, (res) => {
+        response = res;
+        settled = true;
+        const status = res.statusCode ?? 0;
+        const responseInit = { status, statusText: res.statusMessage ?? '', headers: responseHeaders(res) };
+        if (NULL_BODY.has(status) || init.method === 'HEAD') {
+          res.resume();
+          signal?.removeEventListener('abort', onAbort);
+          resolve(new Response(null, responseInit));
+          return;
+        }
+        res.once('close', () => signal?.removeEventListener('abort', onAbort));
+        // The cast: Node's web ReadableStream type and the DOM lib's differ only nominally.
+        resolve(new Response(Readable.toWeb(decoded(res)) as unknown as ReadableStream<Uint8Array>, responseInit));
+      });
+      req.once('error', (error) => {
+        if (settled) return;
+        settled = true;
+        signal?.removeEventListener('abort', onAbort);
+        reject(new TypeError('fetch failed', { cause: error }));
+      });
+      signal?.addEventListener('abort', onAbort, { once: true });
+      req.end(body);
+    });
+}
