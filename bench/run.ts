@@ -7,7 +7,8 @@
  * Flags: `--smoke` (every target ~1 s, answers checked, exit 1 on a failure, no report
  * written), `--duration S` (measured seconds per cell, default 3), `--warmup S` (default 1),
  * `--runs N` (default 3), `--only id,id` (targets), `--sections http,stdio,coldstart,list,sessions,client`,
- * `--no-build` (skip building dist/ and compiling bench/ to bench/.out).
+ * `--no-build` (skip building dist/ and compiling bench/ to bench/.out), `--render` (re-render
+ * docs/BENCHMARKS.md from bench/results/latest.json without measuring).
  *
  * @module
  */
@@ -53,6 +54,15 @@ if (!flag('--no-build')) build();
 // Import the compiled harness so the orchestrator runs the same JS as the processes it spawns.
 const { runAll } = (await import(resolve(OUT, 'lib', 'orchestrate.js'))) as typeof Orchestrate;
 const { renderMarkdown } = (await import(resolve(OUT, 'lib', 'report.js'))) as typeof Report;
+
+// `--render`: re-render docs/BENCHMARKS.md from bench/results/latest.json (after a change to the
+// report's text), measuring nothing.
+if (flag('--render')) {
+  const latest = JSON.parse(readFileSync(resolve(BENCH, 'results', 'latest.json'), 'utf8')) as Parameters<typeof renderMarkdown>[0];
+  writeFileSync(resolve(ROOT, 'docs', 'BENCHMARKS.md'), renderMarkdown(latest));
+  process.stdout.write('re-rendered docs/BENCHMARKS.md from bench/results/latest.json\n');
+  process.exit(0);
+}
 
 const pkgVersion = (name: string): string => {
   try {

@@ -198,8 +198,9 @@ npm run bench            # full run (~10 min): writes bench/results/latest.json 
 npm run bench:smoke      # every target ~1 s, answers checked, no timing; CI
 npm run bench -- --duration 10 --runs 3    # the issue's method (10 s cells; ~25 min)
 npm run bench -- --only ours,sdk2 --sections http,stdio   # a subset (the floor always runs)
+npm run bench -- --render   # re-render this file from bench/results/latest.json (report text changes)
 \`\`\`
 
-Adding a target (the gateway, a new SDK release, our \`McpClient\`) is one line in \`bench/targets.ts\`, plus a small entry in \`bench/targets/\` or \`bench/clients/\` when it needs one. Checking the load generator against \`wrk\` (Debian package \`wrk\`, not a dependency of the harness): start \`node bench/.out/bench/targets/floorHttp.js\` pinned to core 1, then \`taskset -c 0 wrk -t1 -c32 -d5s --latency -s bench/wrk-echo.lua http://127.0.0.1:PORT/mcp\`.
+Adding a target (the gateway, a new SDK release) is one line in \`bench/targets.ts\`, plus a small entry in \`bench/targets/\` or \`bench/clients/\` when it needs one. Checking the load generator against \`wrk\` (Debian package \`wrk\`, not a dependency of the harness): start \`node bench/.out/bench/targets/floorHttp.js\` pinned to core 1, then \`taskset -c 0 wrk -t1 -c32 -d5s --latency -s bench/wrk-echo.lua http://127.0.0.1:PORT/mcp\`.
 `;
 }
