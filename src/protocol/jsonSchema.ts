@@ -168,12 +168,24 @@ export function checkSchemaSafety(schema: unknown, bounds: SchemaBounds = {}): v
   }
 }
 
-function toIssue(error: ErrorObject): Issue {
+/**
+ * An ajv error as an {@link Issue}. The instance path is walked along `value` so a segment is
+ * a number only where it indexes an array (an object key `"0"` stays a string), as the
+ * built-in validator reports it.
+ */
+function toIssue(error: ErrorObject, value: unknown): Issue {
   const path: PathSegment[] = [];
   if (error.instancePath !== '') {
+    let node: unknown = value;
     for (const raw of error.instancePath.slice(1).split('/')) {
       const seg = raw.replace(/~1/g, '/').replace(/~0/g, '~');
-      path.push(/^(0|[1-9]\d*)$/.test(seg) ? Number(seg) : seg);
+      if (Array.isArray(node) && /^(0|[1-9]\d*)$/.test(seg)) {
+        path.push(Number(seg));
+        node = node[Number(seg)];
+      } else {
+        path.push(seg);
+        node = typeof node === 'object' && node !== null ? (node as Record<string, unknown>)[seg] : undefined;
+      }
     }
   }
   const params = error.params as Record<string, unknown>;
@@ -202,7 +214,7 @@ function compileWithAjv<T>(schema: Readonly<Record<string, unknown>> | boolean, 
   });
   ready.catch(() => {}); // the rejection is for whoever awaits `ready` or calls `validate`
   const check = (f: ValidateFunction, value: unknown): ValidationResult<T> =>
-    f(value) ? { ok: true, value: value as T } : { ok: false, issues: (f.errors ?? []).map(toIssue) };
+    f(value) ? { ok: true, value: value as T } : { ok: false, issues: (f.errors ?? []).map((e) => toIssue(e, value)) };
   return {
     schema,
     ready,

@@ -108,6 +108,16 @@ describe('protocol/jsonSchema: ajv fallback, loaded lazily', () => {
     assert.deepEqual(late, { ok: false, issues: [{ path: ['to'], message: 'must match format "email"' }] });
   });
 
+  it('reports issue paths like the built-in validator: numbers index arrays only, an object key "0" stays a string', async () => {
+    const email = { type: 'string', format: 'email' };
+    const viaAjv = compileJsonSchema({ type: 'object', properties: { '0': email, list: { type: 'array', items: email } } });
+    await viaAjv.ready;
+    assert.deepEqual(viaAjv.validate({ '0': 'nope' }), { ok: false, issues: [{ path: ['0'], message: 'must match format "email"' }] });
+    assert.deepEqual(viaAjv.validate({ list: ['a@example.com', 'nope'] }), { ok: false, issues: [{ path: ['list', 1], message: 'must match format "email"' }] });
+    const builtin = compileJsonSchema({ type: 'object', properties: { '0': { type: 'string' } } });
+    assert.deepEqual(builtin.validate({ '0': 5 }), { ok: false, issues: [{ path: ['0'], message: 'must be string' }] });
+  });
+
   it('validates "unevaluatedProperties" through ajv', async () => {
     const compiled = compileJsonSchema({ type: 'object', allOf: [{ properties: { a: { type: 'number' } } }], unevaluatedProperties: false });
     assert.deepEqual(await settled(compiled.validate({ a: 1 })), { ok: true, value: { a: 1 } });
