@@ -26,7 +26,8 @@ import { McpError, McpErrorCode } from '../../util/errors.js';
 import { silentLogger, type Logger } from '../../util/logger.js';
 import type { Transport } from '../types.js';
 import { addModernHeaders, H, isValidSessionId, metaProtocolVersion, ToolHeaderCache, type HeaderMap } from './clientHeaders.js';
-import type { FetchLike, StreamableHttpClientOptions, UnauthorizedInfo } from './clientOptions.js';
+import { authHooksOf, authorizedFetch, type ClientAuthHooks } from './clientAuth.js';
+import type { FetchLike, StreamableHttpClientOptions } from './clientOptions.js';
 import { ClientSession } from './clientSession.js';
 import { discard, followSse, httpStatusError, isJsonType, lossyText, mediaType, readBody } from './clientStream.js';
 
@@ -52,8 +53,6 @@ type Watch = 'initialize' | 'list' | 'list+';
 const JSON_ACCEPT = 'application/json, text/event-stream';
 const DELETE_TIMEOUT_MS = 5000;
 const MAX_ERROR_BODY = 1024 * 1024;
-/** Auth retries of one HTTP request (authorize, step up, DPoP nonce). */
-const MAX_AUTH_RETRIES = 3;
 
 function isBatch(message: JsonRpcMessage | readonly JsonRpcMessage[]): message is readonly JsonRpcMessage[] {
   return Array.isArray(message);
@@ -84,9 +83,7 @@ function isBatch(message: JsonRpcMessage | readonly JsonRpcMessage[]): message i
 export class StreamableHttpClientTransport implements Transport {
   readonly #url: string;
   readonly #fetch: FetchLike;
-  readonly #authorize: (() => Promise<string | undefined>) | undefined;
-  readonly #authorizationHeaders: ((method: string, url: string) => Promise<Readonly<Record<string, string>>>) | undefined;
-  readonly #onUnauthorized: ((info: UnauthorizedInfo) => Promise<boolean>) | undefined;
+  readonly #auth: ClientAuthHooks;
   readonly #openGet: boolean;
   readonly #maxReconnects: number;
   readonly #retryMs: number;
@@ -108,9 +105,7 @@ export class StreamableHttpClientTransport implements Transport {
     this.#fetch = options.fetch ?? ((url, init) => fetch(url, init));
     const extra: HeaderMap = {};
     for (const [name, value] of Object.entries(options.headers ?? {})) extra[name.toLowerCase()] = value;
-    this.#authorize = options.authorize;
-    this.#authorizationHeaders = options.authorizationHeaders;
-    this.#onUnauthorized = options.onUnauthorized;
+    this.#auth = authHooksOf(options);
     this.#openGet = options.openGetStream ?? true;
     this.#maxReconnects = options.maxReconnects ?? 5;
     this.#retryMs = options.reconnectDelayMs ?? 1000;
@@ -275,35 +270,9 @@ export class StreamableHttpClientTransport implements Transport {
     throw httpStatusError(response.status, lossyText(bytes), `no JSON-RPC answer to ${exchange.method || 'the message'}`, response.headers.get('www-authenticate'));
   }
 
-  /**
-   * One HTTP request with auth: headers from `authorizationHeaders` (or a bearer token from
-   * `authorize`); after a 401/403 that `onUnauthorized` resolves true for, it is retried (at most
-   * {@link MAX_AUTH_RETRIES} times).
-   */
-  async #request(method: string, base: HeaderMap, body: string | null, signal: AbortSignal, mayRetry: boolean): Promise<Response> {
-    for (let attempt = 0; ; attempt++) {
-      let headers = base;
-      if (this.#authorizationHeaders !== undefined) {
-        const extra = await this.#authorizationHeaders(method, this.#url);
-        headers = { ...base };
-        for (const [name, value] of Object.entries(extra)) headers[name.toLowerCase()] = value;
-      } else if (this.#authorize !== undefined) {
-        const token = await this.#authorize();
-        if (token !== undefined) headers = { ...base, [H.authorization]: `Bearer ${token}` };
-      }
-      const response = await this.#fetch(this.#url, { method, headers, body, signal });
-      const status = response.status;
-      const challenge = response.headers.get('www-authenticate');
-      if (mayRetry && attempt < MAX_AUTH_RETRIES && this.#onUnauthorized !== undefined && (status === 401 || (status === 403 && challenge !== null))) {
-        const nonce = response.headers.get('dpop-nonce');
-        const info: UnauthorizedInfo = { status, wwwAuthenticate: challenge ?? undefined, url: this.#url, ...(nonce !== null ? { dpopNonce: nonce } : {}) };
-        if (await this.#onUnauthorized(info)) {
-          discard(response);
-          continue;
-        }
-      }
-      return response;
-    }
+  /** One HTTP request to the endpoint with auth (and its retries); see {@link authorizedFetch}. */
+  #request(method: string, headers: HeaderMap, body: string | null, signal: AbortSignal, mayRetry: boolean): Promise<Response> {
+    return authorizedFetch(this.#fetch, this.#auth, { method, url: this.#url, headers, body, signal, mayRetry });
   }
 
   /** Follows an SSE body (resuming it when it drops); see {@link followSse}. */

@@ -2,7 +2,9 @@
  * The Streamable HTTP transport: revision 2026-07-28 (stateless) and, on the same endpoint,
  * the stateful revisions 2025-03-26 … 2025-11-25 (sessions, GET stream, resumability). The
  * runtime-neutral server handler, its request/response shapes, the resumability event store,
- * header-value encoding and SSE framing. The Node `http` adapter lives in `adapters/nodeHttp.ts`.
+ * header-value encoding and SSE framing; the Streamable HTTP client, and a client for servers
+ * that still only speak the deprecated HTTP+SSE transport of 2024-11-05. The Node `http`
+ * adapter lives in `adapters/nodeHttp.ts`.
  *
  * @see https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http
  * @see https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#streamable-http
@@ -57,3 +59,4 @@ export { encodeHeaderValue, decodeHeaderValue, isPlainHeaderValue, type DecodedH
 export { httpStatusForError, headerMismatch, mcpNameSource } from './validate.js';
 export { StreamableHttpClientTransport } from './client.js';
 export { type StreamableHttpClientOptions, type UnauthorizedInfo, type FetchLike } from './clientOptions.js';
+export { LegacySseClientTransport, type LegacySseClientOptions } from './legacySseClient.js';

@@ -1,0 +1,71 @@
+/**
+ * The authorization plumbing shared by the HTTP client transports (Streamable HTTP and the
+ * legacy HTTP+SSE one): one HTTP request carrying the caller's authorization headers (or
+ * bearer token), retried after a 401/403 that the `onUnauthorized` hook resolves.
+ *
+ * @see https://modelcontextprotocol.io/specification/2026-07-28/basic/authorization
+ * @module
+ */
+import { H, type HeaderMap } from './clientHeaders.js';
+import type { FetchLike, StreamableHttpClientOptions, UnauthorizedInfo } from './clientOptions.js';
+import { discard } from './clientStream.js';
+
+/** Auth retries of one HTTP request (authorize, step up, DPoP nonce). */
+export const MAX_AUTH_RETRIES = 3;
+
+/** The auth hooks of an HTTP client transport, as its options gave them (see {@link StreamableHttpClientOptions}). */
+export interface ClientAuthHooks {
+  readonly authorize?: StreamableHttpClientOptions['authorize'] | undefined;
+  readonly authorizationHeaders?: StreamableHttpClientOptions['authorizationHeaders'] | undefined;
+  readonly onUnauthorized?: StreamableHttpClientOptions['onUnauthorized'] | undefined;
+}
+
+/** Copies the auth hooks out of a transport's options (later changes to the options are not seen). */
+export function authHooksOf(options: ClientAuthHooks): ClientAuthHooks {
+  return Object.freeze({ authorize: options.authorize, authorizationHeaders: options.authorizationHeaders, onUnauthorized: options.onUnauthorized });
+}
+
+/** One HTTP request as {@link authorizedFetch} sends it. */
+export interface AuthorizedRequest {
+  readonly method: string;
+  readonly url: string;
+  /** The headers without authorization (lower-cased names). */
+  readonly headers: HeaderMap;
+  readonly body: string | null;
+  readonly signal: AbortSignal;
+  /** False: a 401/403 is returned as is, without calling `onUnauthorized`. */
+  readonly mayRetry: boolean;
+}
+
+/**
+ * Sends one HTTP request with auth: headers from `authorizationHeaders` (or a bearer token
+ * from `authorize`); after a 401 (or a 403 with a challenge) that `onUnauthorized` resolves
+ * true for, it is retried, at most {@link MAX_AUTH_RETRIES} times. Resolves with the last
+ * response, whatever its status; rejects only when `fetch` or a hook does.
+ */
+export async function authorizedFetch(fetch: FetchLike, hooks: ClientAuthHooks, request: AuthorizedRequest): Promise<Response> {
+  const { method, url, body, signal } = request;
+  for (let attempt = 0; ; attempt++) {
+    let headers = request.headers;
+    if (hooks.authorizationHeaders !== undefined) {
+      const extra = await hooks.authorizationHeaders(method, url);
+      headers = { ...request.headers };
+      for (const [name, value] of Object.entries(extra)) headers[name.toLowerCase()] = value;
+    } else if (hooks.authorize !== undefined) {
+      const token = await hooks.authorize();
+      if (token !== undefined) headers = { ...request.headers, [H.authorization]: `Bearer ${token}` };
+    }
+    const response = await fetch(url, { method, headers, body, signal });
+    const status = response.status;
+    const challenge = response.headers.get('www-authenticate');
+    if (request.mayRetry && attempt < MAX_AUTH_RETRIES && hooks.onUnauthorized !== undefined && (status === 401 || (status === 403 && challenge !== null))) {
+      const nonce = response.headers.get('dpop-nonce');
+      const info: UnauthorizedInfo = { status, wwwAuthenticate: challenge ?? undefined, url, ...(nonce !== null ? { dpopNonce: nonce } : {}) };
+      if (await hooks.onUnauthorized(info)) {
+        discard(response);
+        continue;
+      }
+    }
+    return response;
+  }
+}
