@@ -44,6 +44,7 @@ export {
   type SseParserOptions,
 } from './sse.js';
 export { type StatefulOptions } from './stateful.js';
+export { type LegacySseOptions } from './legacySse.js';
 export { authErrorResponse, type HttpAuthOptions } from './auth.js';
 export { authFetchHandler, type AuthFetchHandlerOptions } from './authFetchHandler.js';
 export {

@@ -17,6 +17,7 @@
  * | `auth` set: GET/HEAD/OPTIONS on a Protected Resource Metadata well-known path | the document (public, CORS) |
  * | `Origin`, when present, on the allow-list | 403 |
  * | `auth` set: non-POST requests (OPTIONS aside) carry a valid bearer token | 401/403/400 + `WWW-Authenticate` |
+ * | `legacySse` set: its `path`/`messagesPath` → the 2024-11-05 HTTP+SSE transport (`legacySse.ts`, with `auth`) | see there |
  * | `route` hook (extra endpoints …) may answer | its response |
  * | GET/DELETE with `Mcp-Session-Id` → the stateful path | see `stateful.ts` |
  * | method is POST | 405, `Allow: POST` |
@@ -43,6 +44,7 @@ import type { McpDispatcher } from '../types.js';
 import { createHttpAuth, type HttpAuthOptions } from './auth.js';
 import { Exchange, isThenable, readBody } from './exchange.js';
 import { trimOws } from './headerValue.js';
+import { LegacySseEndpoint, type LegacySseOptions } from './legacySse.js';
 import { StatefulHttp, type StatefulOptions } from './stateful.js';
 import { DEFAULT_MAX_SSE_BUFFERED_BYTES, PushSseStream } from './sseStream.js';
 import type { HttpExtra, HttpRequestLike, HttpResponseLike } from './types.js';
@@ -161,6 +163,14 @@ export interface StreamableHttpServerOptions extends StatefulOptions {
    * the endpoint (mount the handler where you want it).
    */
   readonly path?: string;
+  /**
+   * Also serve the deprecated HTTP+SSE transport of revision 2024-11-05 for older clients
+   * (see `legacySse.ts`): `GET path` opens a session's stream, whose `endpoint` event names
+   * `messagesPath?sessionId=…` for the client's POSTs. The `Host`/`Origin` checks, `auth`,
+   * `maxBodyBytes`, `maxSessions`, `sseKeepAliveMs` and `maxSseBufferedBytes` apply. Needs a
+   * dispatcher with sessions (`createSession`). Default: off.
+   */
+  readonly legacySse?: LegacySseOptions;
 }
 
 /** The handler returned by {@link createStreamableHttpHandler}. */
@@ -171,9 +181,9 @@ export interface StreamableHttpHandler {
   fetch(request: Request): Promise<Response>;
   /** The body limit, for adapters that enforce it while reading. */
   readonly maxBodyBytes: number;
-  /** Open stateful sessions (0 when the stateful path is off). */
+  /** Open stateful sessions, legacy HTTP+SSE ones included (0 when both are off). */
   readonly sessionCount: number;
-  /** Ends every stateful session (`closeSession`, streams closed) and stops the idle sweep. */
+  /** Ends every stateful and legacy HTTP+SSE session (`closeSession`, streams closed) and stops the idle sweep. */
   close(): Promise<void>;
 }
 
@@ -239,10 +249,28 @@ export function createStreamableHttpHandler(dispatcher: McpDispatcher, options: 
     if (isThenable<MessageExtra | undefined>(added)) added = await added;
     return added === undefined ? { http } : { ...added, http };
   }
-  const stateful =
-    options.statefulSessions !== false && dispatcher.createSession !== undefined
+  const legacyOptions = options.legacySse;
+  if (legacyOptions !== undefined && dispatcher.createSession === undefined) {
+    throw new TypeError('legacySse needs a dispatcher with sessions (createSession)');
+  }
+  // The legacy transport shares the stateful path's sessions (cap, idle sweep, close).
+  const sessions =
+    (options.statefulSessions !== false || legacyOptions !== undefined) && dispatcher.createSession !== undefined
       ? new StatefulHttp(dispatcher, options, { logger, keepAliveMs, maxSseBufferedBytes, limits, extra: makeExtra })
       : undefined;
+  const stateful = options.statefulSessions !== false ? sessions : undefined;
+  const legacy =
+    legacyOptions === undefined || sessions === undefined
+      ? undefined
+      : new LegacySseEndpoint(legacyOptions, {
+          sessions,
+          dispatcher,
+          logger,
+          maxBodyBytes,
+          limits,
+          extra: makeExtra,
+          authenticate: auth === undefined ? undefined : (req, body) => auth.authenticate(req, body),
+        });
 
   function reject(status: number, detail: string, headers?: Readonly<Record<string, string>>): HttpResponseLike {
     logger.debug('http request rejected', { status, detail });
@@ -264,6 +292,11 @@ export function createStreamableHttpHandler(dispatcher: McpDispatcher, options: 
     if (origins !== undefined) {
       const origin = get('origin');
       if (origin !== undefined && !isAllowedOrigin(trimOws(origin), origins)) return reject(403, 'the Origin header is not allowed');
+    }
+    if (legacy !== undefined) {
+      // The deprecated HTTP+SSE transport's two paths (auth and body limits applied there).
+      const answered = legacy.handle(req);
+      if (answered !== undefined) return answered;
     }
     if (endpoint !== undefined && req.path !== endpoint) return reject(404, `no MCP endpoint at ${req.path}`);
     if (req.method !== 'POST') {
@@ -400,10 +433,10 @@ export function createStreamableHttpHandler(dispatcher: McpDispatcher, options: 
     handle,
     maxBodyBytes,
     get sessionCount() {
-      return stateful?.sessionCount ?? 0;
+      return sessions?.sessionCount ?? 0;
     },
     close() {
-      stateful?.close();
+      sessions?.close();
       return Promise.resolve();
     },
     async fetch(request: Request): Promise<Response> {

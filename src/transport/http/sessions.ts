@@ -71,6 +71,8 @@ export class HttpSession implements SessionPeer, StreamHost {
   active = 0;
   /** True once ended. */
   closed = false;
+  /** True for a session of the deprecated HTTP+SSE transport (`legacySse.ts`): never reachable by `Mcp-Session-Id`. */
+  readonly legacy: boolean = false;
   readonly #settings: SessionSettings;
   #nextStream = 0;
   #nextPeerId = 0;

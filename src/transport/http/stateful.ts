@@ -30,9 +30,10 @@ import type { Logger } from '../../util/logger.js';
 import type { McpDispatcher } from '../types.js';
 import { InMemoryEventStore, parseEventId, type EventStore } from './eventStore.js';
 import { trimOws } from './headerValue.js';
-import { HttpSession, SessionRegistry } from './sessions.js';
+import { HttpSession, SessionRegistry, type SessionSettings } from './sessions.js';
 import { StatefulPost } from './statefulPost.js';
 import type { HttpRequestLike, HttpResponseLike } from './types.js';
+import { acceptsSse } from './validate.js';
 import { spreadCopy } from '../../util/object.js';
 
 /** Options of the stateful path (a subset of the handler's options). */
@@ -86,6 +87,12 @@ function errorAnswer(status: number, error: JsonRpcError, id?: RequestId, header
   return { status, headers, body: JSON.stringify(body) };
 }
 
+/** The 503 answer at `maxSessions` (with `Retry-After`). */
+export function busyAnswer(id?: RequestId): HttpResponseLike {
+  const error = new JsonRpcError(-32000, 'Server busy: the maximum number of sessions is reached; retry later', { retryAfterSeconds: 5 });
+  return errorAnswer(503, error, id, { 'content-type': 'application/json', 'retry-after': '5' });
+}
+
 function carries2026Meta(message: JsonRpcMessage): boolean {
   if (!('method' in message)) return false;
   const meta = message.params?.['_meta'];
@@ -119,7 +126,7 @@ export class StatefulHttp {
   readonly #dispatcher: McpDispatcher;
   readonly #context: StatefulContext;
   readonly #registry: SessionRegistry;
-  readonly #settings: ConstructorParameters<typeof HttpSession>[2];
+  readonly #settings: SessionSettings;
   readonly #batchLimits: DecodeLimits;
 
   constructor(dispatcher: McpDispatcher, options: StatefulOptions, context: StatefulContext) {
@@ -161,6 +168,40 @@ export class StatefulHttp {
     this.#registry.dispose();
   }
 
+  /** Forgets a session and ends it (`closeSession`, streams closed, requests aborted). */
+  endSession(session: HttpSession): void {
+    this.#registry.delete(session);
+    this.#end(session);
+  }
+
+  /**
+   * Creates a session bound to `extra.principal` (`createSession`, then registered for the cap
+   * and the idle sweep); undefined at `maxSessions` (answer {@link busyAnswer}). `make` builds
+   * the session object from a fresh random id.
+   */
+  openSession<S extends HttpSession>(extra: MessageExtra, make: (id: string, principal: string | undefined, settings: SessionSettings, now: number) => S): S | undefined {
+    const registry = this.#registry;
+    if (!registry.hasRoom()) {
+      this.#context.logger.warn('refusing a new stateful session: maxSessions reached', { sessions: registry.size });
+      return undefined;
+    }
+    const session = make(newSessionId(), principalOf(extra), this.#settings, Date.now());
+    session.state = this.#dispatcher.createSession?.(session);
+    registry.add(session);
+    return session;
+  }
+
+  /**
+   * The live session `id` names for the principal of `extra`, of the given kind (legacy
+   * HTTP+SSE or Streamable); undefined for an unknown, expired, closed or foreign one, which
+   * all get the same 404 (session ids reveal nothing).
+   */
+  findSession(id: string, extra: MessageExtra, legacy: boolean): HttpSession | undefined {
+    const session = this.#registry.get(id);
+    if (session === undefined || session.closed || session.legacy !== legacy || principalOf(extra) !== session.principal) return undefined;
+    return session;
+  }
+
   #end(session: HttpSession): void {
     session.close();
     try {
@@ -172,10 +213,9 @@ export class StatefulHttp {
 
   /** Looks up the session of a request; an error answer when it is unknown, foreign or on another version. */
   async #session(req: HttpRequestLike, id: string, requestId?: RequestId): Promise<{ session: HttpSession; extra: MessageExtra } | HttpResponseLike> {
-    const session = this.#registry.get(id);
     const extra = await this.#context.extra(req);
-    // A foreign principal sees the same 404 as an unknown id: session ids reveal nothing.
-    if (session === undefined || session.closed || principalOf(extra) !== session.principal) {
+    const session = this.findSession(id, extra, false);
+    if (session === undefined) {
       return errorAnswer(404, new JsonRpcError(-32001, 'Session not found: initialize a new session'), requestId);
     }
     const header = req.header('mcp-protocol-version');
@@ -206,8 +246,7 @@ export class StatefulHttp {
       this.#end(session);
       return OK_EMPTY;
     }
-    const accept = req.header('accept');
-    if (accept === undefined || !/(^|,)\s*(text\/event-stream|text\/\*|\*\/\*)\s*(;|,|$)/i.test(accept)) {
+    if (!acceptsSse(req.header('accept'))) {
       return errorAnswer(406, JsonRpcError.invalidRequest('the Accept header must list text/event-stream'));
     }
     const last = req.header('last-event-id');
@@ -262,15 +301,9 @@ export class StatefulHttp {
 
   async #initialize(req: HttpRequestLike, message: JsonRpcRequest): Promise<HttpResponseLike> {
     const registry = this.#registry;
-    if (!registry.hasRoom()) {
-      this.#context.logger.warn('refusing a new stateful session: maxSessions reached', { sessions: registry.size });
-      const error = new JsonRpcError(-32000, 'Server busy: the maximum number of sessions is reached; retry later', { retryAfterSeconds: 5 });
-      return errorAnswer(503, error, message.id, { 'content-type': 'application/json', 'retry-after': '5' });
-    }
     const extra = await this.#context.extra(req);
-    const session = new HttpSession(newSessionId(), principalOf(extra), this.#settings, Date.now());
-    session.state = this.#dispatcher.createSession?.(session);
-    registry.add(session);
+    const session = this.openSession(extra, (id, principal, settings, now) => new HttpSession(id, principal, settings, now));
+    if (session === undefined) return busyAnswer(message.id);
     const sessionHeaders = { 'mcp-session-id': session.id, 'access-control-expose-headers': 'Mcp-Session-Id' };
     const post = new StatefulPost(session, { ...extra, sessionId: session.id }, {
       headers: sessionHeaders,
@@ -325,7 +358,7 @@ export class StatefulHttp {
       }
       requests.push(message);
     }
-    for (const notification of notifications) await this.#notification(session, extra, notification);
+    for (const notification of notifications) await this.notification(session, extra, notification);
     if (requests.length === 0) {
       if (errors.length === 0) return ACCEPTED;
       return { status: 200, headers: JSON_HEADERS, body: JSON.stringify(errors) };
@@ -333,7 +366,8 @@ export class StatefulHttp {
     return new StatefulPost(session, extra).run(this.#dispatcher, requests, batch, errors);
   }
 
-  async #notification(session: HttpSession, extra: MessageExtra, notification: JsonRpcNotification): Promise<void> {
+  /** Dispatches a client notification of a session (`notifications/cancelled` aborts the named request first). */
+  async notification(session: HttpSession, extra: MessageExtra, notification: JsonRpcNotification): Promise<void> {
     if (notification.method === 'notifications/cancelled') {
       const id = notification.params?.['requestId'];
       if (typeof id === 'string' || typeof id === 'number') session.cancel(id, notification.params?.['reason'] ?? 'cancelled by the client');

@@ -27,8 +27,8 @@ const SSE_HEADERS: Readonly<Record<string, string>> = Object.freeze({
 });
 const JSON_HEADERS: Readonly<Record<string, string>> = Object.freeze({ 'content-type': 'application/json' });
 
-/** The environment of one request of a stateful POST. */
-class RequestEnv implements Abortable {
+/** The abort state of one client request in a session (its `DispatchEnv.signal`, created lazily). */
+export class RequestEnv implements Abortable {
   #controller: AbortController | undefined;
   #aborted = false;
   #reason: unknown;
@@ -142,11 +142,7 @@ export class StatefulPost implements MessageTarget {
   /** The environment the dispatcher sees for one request. */
   #env(request: RequestEnv): DispatchEnv {
     const session = this.#session;
-    const peer: PeerRequester = {
-      request: (method: string, params: Params | undefined, options?: { signal?: AbortSignal; timeoutMs?: number }) =>
-        session.requestOn(this, method, params, options),
-    };
-    const env = new PostEnv(request, this.#extra, (notification: JsonRpcNotification) => this.send(notification), peer, session.state);
+    const env = sessionRequestEnv(session, request, this.#extra, this);
     // closeStream needs a client that reconnects: SEP-1699 (2025-11-25) sessions only.
     if (session.priming) Object.defineProperty(env, 'closeStream', { value: () => this.closeStream(), enumerable: true });
     return env;
@@ -158,43 +154,14 @@ export class StatefulPost implements MessageTarget {
    * SSE response as soon as the stream opens.
    */
   run(dispatcher: McpDispatcher, requests: readonly JsonRpcRequest[], batch: boolean, answered: readonly JsonRpcResponse[] = []): Promise<HttpResponseLike> {
-    const session = this.#session;
     return new Promise<HttpResponseLike>((resolve) => {
       this.#resolve = resolve;
       this.#expected = requests.length + answered.length;
       this.#responses.push(...answered);
-      for (const message of requests) {
-        const request = new RequestEnv();
-        session.track(message.id, request);
-        session.active++;
-        let dispatched: Promise<JsonRpcResponse | undefined>;
-        try {
-          dispatched = dispatcher.dispatch(message, this.#env(request));
-        } catch (e) {
-          dispatched = Promise.reject(e);
-        }
-        // One reaction per request (not a then/then/catch chain: two promises fewer each).
-        dispatched.then(
-          (response) => this.#settle(message, request, response ?? internalError(message), batch),
-          (error: unknown) => {
-            session.logger.error('dispatcher rejected; answering -32603', { method: message.method, error: String(error) });
-            this.#settle(message, request, internalError(message), batch);
-          },
-        );
-      }
+      const env = (request: RequestEnv): DispatchEnv => this.#env(request);
+      const answer = (response: JsonRpcResponse): void => this.#answer(response, batch);
+      for (const message of requests) dispatchSessionRequest(dispatcher, this.#session, message, env, answer);
     });
-  }
-
-  #settle(message: JsonRpcRequest, request: RequestEnv, response: JsonRpcResponse, batch: boolean): void {
-    const session = this.#session;
-    try {
-      session.untrack(message.id, request);
-      session.active--;
-      session.lastUsed = Date.now();
-      this.#answer(response, batch);
-    } catch (e) {
-      session.logger.error('answering a stateful request failed', { error: String(e) });
-    }
   }
 
   #answer(response: JsonRpcResponse, batch: boolean): void {
@@ -218,6 +185,61 @@ export class StatefulPost implements MessageTarget {
     this.#state = 2;
     const body = JSON.stringify(batch ? this.#responses : response);
     this.#resolve?.({ status: 200, headers: this.#headers(JSON_HEADERS, more), body });
+  }
+}
+
+/**
+ * The {@link DispatchEnv} of one client request in a session: its notifications and its
+ * server→client requests (`env.peer`) go to `target` (a POST's stream, or the legacy
+ * HTTP+SSE stream of `legacySse.ts`).
+ */
+export function sessionRequestEnv(session: HttpSession, request: RequestEnv, extra: MessageExtra, target: MessageTarget): DispatchEnv {
+  const peer: PeerRequester = {
+    request: (method: string, params: Params | undefined, options?: { signal?: AbortSignal; timeoutMs?: number }) =>
+      session.requestOn(target, method, params, options),
+  };
+  return new PostEnv(request, extra, (notification: JsonRpcNotification) => target.send(notification), peer, session.state);
+}
+
+/**
+ * Dispatches one client request of a session without waiting for it: tracked for
+ * `notifications/cancelled` and the session's end, counted as activity (no idle expiry while
+ * it runs). `answer` gets the response (-32603 when the dispatcher fails).
+ */
+export function dispatchSessionRequest(
+  dispatcher: McpDispatcher,
+  session: HttpSession,
+  message: JsonRpcRequest,
+  env: (request: RequestEnv) => DispatchEnv,
+  answer: (response: JsonRpcResponse) => void,
+): void {
+  const request = new RequestEnv();
+  session.track(message.id, request);
+  session.active++;
+  let dispatched: Promise<JsonRpcResponse | undefined>;
+  try {
+    dispatched = dispatcher.dispatch(message, env(request));
+  } catch (e) {
+    dispatched = Promise.reject(e);
+  }
+  // One reaction per request (not a then/then/catch chain: two promises fewer each).
+  dispatched.then(
+    (response) => settleSessionRequest(session, message, request, response ?? internalError(message), answer),
+    (error: unknown) => {
+      session.logger.error('dispatcher rejected; answering -32603', { method: message.method, error: String(error) });
+      settleSessionRequest(session, message, request, internalError(message), answer);
+    },
+  );
+}
+
+function settleSessionRequest(session: HttpSession, message: JsonRpcRequest, request: RequestEnv, response: JsonRpcResponse, answer: (response: JsonRpcResponse) => void): void {
+  try {
+    session.untrack(message.id, request);
+    session.active--;
+    session.lastUsed = Date.now();
+    answer(response);
+  } catch (e) {
+    session.logger.error('answering a stateful request failed', { error: String(e) });
   }
 }
 

@@ -112,6 +112,11 @@ export function isJsonContentType(value: string | undefined): boolean {
   return type.length === 16 && type.toLowerCase() === 'application/json';
 }
 
+/** True when an `Accept` header lets a `text/event-stream` answer through (`text/event-stream`, `text/*` or any type). */
+export function acceptsSse(value: string | undefined): boolean {
+  return value !== undefined && /(^|,)\s*(text\/event-stream|text\/\*|\*\/\*)\s*(;|,|$)/i.test(value);
+}
+
 /**
  * True when `Accept` lists both `application/json` and `text/event-stream` (wildcards
  * `*\/*`, `application/*` and `text/*` count). A missing header is not enough: clients MUST
