@@ -15,6 +15,7 @@ import { allowInsecureRequests } from '../auth/http.js';
 import { McpClient } from '../client/mcpClient.js';
 import type { Era } from '../client/types.js';
 import { StreamableHttpClientTransport } from '../transport/http/client.js';
+import { LegacySseClientTransport } from '../transport/http/legacySseClient.js';
 import { StdioClientTransport } from '../transport/stdio/client.js';
 import { defaultEnvironment } from '../transport/stdio/env.js';
 import type { Transport } from '../transport/types.js';
@@ -29,6 +30,7 @@ export const CLIENT_OPTIONS: OptionSpec = {
   timeout: 'string',
   era: 'string',
   oauth: 'boolean',
+  'legacy-sse': 'boolean',
   'redirect-port': 'string',
   'log-level': 'string',
 };
@@ -42,6 +44,8 @@ export const CLIENT_OPTIONS_HELP = `  --header K:V        add an HTTP header (re
                       kept in .switchboard/oauth/store.json (mode 0600); plain-http
                       authorization servers are accepted only for a loopback http server
   --redirect-port N   the loopback redirect port for --oauth (default ${DEFAULT_REDIRECT_PORT})
+  --legacy-sse        the URL is an HTTP+SSE endpoint of the deprecated 2024-11-05 transport
+                      (often .../sse); implies --era stateful
   --log-level L       debug | info | warn | error (default warn; logs go to stderr)
 
 <server> is an http:// or https:// URL, or a stdio command line in one argument
@@ -161,6 +165,8 @@ export function parseClientArgs(argv: readonly string[], extra: OptionSpec = {})
   }
   if (target.kind === 'stdio' && options['oauth'] === true) throw new UsageError('--oauth needs an http(s):// server');
   if (target.kind === 'stdio' && Object.keys(headers).length > 0) throw new UsageError('--header needs an http(s):// server');
+  if (target.kind === 'stdio' && options['legacy-sse'] === true) throw new UsageError('--legacy-sse needs an http(s):// server');
+  if (options['legacy-sse'] === true && options['era'] === 'stateless') throw new UsageError('--legacy-sse servers are stateful: drop --era stateless');
   const era = options['era'];
   if (era !== undefined && era !== 'stateless' && era !== 'stateful') throw new UsageError(`invalid --era ${String(era)}`);
   const timeout = options['timeout'];
@@ -188,7 +194,11 @@ export function clientTransport(args: ClientArgs, logger: Logger): Transport {
     return new StdioClientTransport({ command: target.command, args: target.args, env: defaultEnvironment(process.env), stderr: 'inherit', logger });
   }
   const fetch = nodeFetch();
-  if (options['oauth'] !== true) return new StreamableHttpClientTransport({ url: target.url, headers: args.headers, logger, fetch });
+  const http = (hooks: ReturnType<typeof oauthTransportHooks> | Record<string, never>): Transport =>
+    options['legacy-sse'] === true
+      ? new LegacySseClientTransport({ url: target.url, headers: args.headers, logger, fetch, ...hooks })
+      : new StreamableHttpClientTransport({ url: target.url, headers: args.headers, logger, fetch, ...hooks });
+  if (options['oauth'] !== true) return http({});
   const port = portOption(options['redirect-port'], DEFAULT_REDIRECT_PORT);
   const provider = createOAuthClientProvider({
     serverUrl: target.url,
@@ -199,7 +209,7 @@ export function clientTransport(args: ClientArgs, logger: Logger): Transport {
     authorize: loopbackAuthorizer({ port }),
     clientMetadata: { client_name: 'Switchboard CLI' },
   });
-  return new StreamableHttpClientTransport({ url: target.url, headers: args.headers, logger, fetch, ...oauthTransportHooks(provider) });
+  return http(oauthTransportHooks(provider));
 }
 
 /** Connects a client to the server `args` name. The caller closes it. */
@@ -210,7 +220,7 @@ export async function connectClient(args: ClientArgs, logger: Logger): Promise<M
     {
       logger,
       ...(typeof timeout === 'string' ? { defaultTimeoutMs: Number(timeout) } : {}),
-      ...(typeof args.options['era'] === 'string' ? { era: args.options['era'] as Era } : {}),
+      ...(args.options['legacy-sse'] === true ? { era: 'stateful' as const } : typeof args.options['era'] === 'string' ? { era: args.options['era'] as Era } : {}),
     },
   );
   await client.connect(clientTransport(args, logger));

@@ -14,7 +14,7 @@ import { parseArgs, portOption, UsageError } from './args.js';
 import { createEverythingServer } from './everything/server.js';
 
 /** Help text of the command. */
-export const everythingHelp = `Usage: switchboard everything [--http] [--port N] [--host H] [--path /mcp] [--auth [--auth-port N]] | --stdio
+export const everythingHelp = `Usage: switchboard everything [--http] [--port N] [--host H] [--path /mcp] [--auth [--auth-port N]] [--legacy-sse] | --stdio
 
 Runs the demo MCP server (tools, resources, prompts, completions, MRTR, listen).
 
@@ -25,6 +25,8 @@ Runs the demo MCP server (tools, resources, prompts, completions, MRTR, listen).
   --auth          require OAuth bearer tokens from a DEVELOPMENT-ONLY authorization
                   server started in-process (auto-approves everyone; never deploy it)
   --auth-port N   port of that authorization server (default: a free one)
+  --legacy-sse    also serve the deprecated 2024-11-05 HTTP+SSE transport for old
+                  clients: GET /sse, POST /messages
   --stdio         serve over stdin/stdout instead
   --log-level L   debug | info | warn | error (default info; logs go to stderr)
 `;
@@ -40,9 +42,11 @@ export async function everythingCommand(argv: readonly string[]): Promise<void> 
     'log-level': 'string',
     auth: 'boolean',
     'auth-port': 'string',
+    'legacy-sse': 'boolean',
   });
   if (options['http'] === true && options['stdio'] === true) throw new UsageError('choose one of --http and --stdio');
   if (options['auth'] === true && options['stdio'] === true) throw new UsageError('--auth protects the HTTP server; it cannot be combined with --stdio');
+  if (options['legacy-sse'] === true && options['stdio'] === true) throw new UsageError('--legacy-sse is an HTTP transport; it cannot be combined with --stdio');
   const level = options['log-level'] ?? 'info';
   if (level !== 'debug' && level !== 'info' && level !== 'warn' && level !== 'error') throw new UsageError(`invalid --log-level ${String(level)}`);
   const logger: Logger = createLineLogger((line) => process.stderr.write(line), level);
@@ -61,6 +65,7 @@ export async function everythingCommand(argv: readonly string[]): Promise<void> 
     host: typeof options['host'] === 'string' ? options['host'] : '127.0.0.1',
     port: portOption(options['port'], 3000),
     auth: options['auth'] === true ? { port: portOption(options['auth-port'], 0) } : undefined,
+    legacySse: options['legacy-sse'] === true,
   };
   const { serveEverythingHttp } = await import('./everythingHttp.js');
   await serveEverythingHttp(server, where);

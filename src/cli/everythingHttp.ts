@@ -26,21 +26,28 @@ export interface EverythingHttpOptions {
   readonly port: number;
   /** Set for `--auth`: the port of the development authorization server (0 = a free one). */
   readonly auth: { readonly port: number } | undefined;
+  /** `--legacy-sse`: also serve the 2024-11-05 HTTP+SSE transport at `/sse` + `/messages`. */
+  readonly legacySse: boolean;
 }
 
 /** Serves `server` over Streamable HTTP until SIGINT/SIGTERM. */
 export async function serveEverythingHttp(server: McpServer, options: EverythingHttpOptions): Promise<void> {
   const { logger, path, host, port } = options;
+  const handlerOptions: StreamableHttpServerOptions = {
+    logger,
+    path,
+    ...(options.legacySse ? { legacySse: { path: '/sse', messagesPath: '/messages' } } : {}),
+  };
   let authServer: ListeningServer | undefined;
   let running: ListeningServer;
   if (options.auth !== undefined) {
-    const started = await serveWithDevAuth(server, { logger, path }, { host, port, authPort: options.auth.port, logger });
+    const started = await serveWithDevAuth(server, handlerOptions, { host, port, authPort: options.auth.port, logger });
     running = started.mcp;
     authServer = started.as;
     process.stderr.write(`MCP server (protected):        ${new URL(path, running.url).href}\n`);
     process.stderr.write(`Authorization server (DEV):    ${started.issuer}\n`);
   } else {
-    running = await listen(createStreamableHttpHandler(server, { logger, path }), { port, host, logger });
+    running = await listen(createStreamableHttpHandler(server, handlerOptions), { port, host, logger });
   }
   logger.info('switchboard everything is listening', { url: new URL(path, running.url).href });
   const stop = (): void => {

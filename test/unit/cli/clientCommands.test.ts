@@ -31,7 +31,7 @@ let url: string;
 
 before(async () => {
   const server = createEverythingServer({ watchIntervalMs: 0 });
-  running = await listen(createStreamableHttpHandler(server, { path: '/mcp' }), { port: 0, host: '127.0.0.1' });
+  running = await listen(createStreamableHttpHandler(server, { path: '/mcp', legacySse: { path: '/sse', messagesPath: '/messages' } }), { port: 0, host: '127.0.0.1' });
   url = new URL('/mcp', running.url).href;
 });
 
@@ -69,6 +69,23 @@ describe('switchboard tools', () => {
     assert.equal(bad.code, 2);
     assert.match(bad.stderr, /invalid --era/);
     assert.match(bad.stderr, /Usage: switchboard tools/);
+  });
+});
+
+describe('switchboard tools / call --legacy-sse (the 2024-11-05 HTTP+SSE transport)', () => {
+  it('lists tools and calls one through the /sse endpoint', async () => {
+    const sse = new URL('/sse', running.url).href;
+    const tools = await cli('tools', '--legacy-sse', sse);
+    assert.equal(tools.code, 0, tools.stderr);
+    assert.ok(tools.stdout.split('\n').some((l) => l.startsWith('echo ')));
+    const call = await cli('call', '--legacy-sse', sse, 'echo', '{"message":"over sse"}');
+    assert.equal(call.code, 0, call.stderr);
+    assert.match(call.stdout, /over sse/);
+  });
+
+  it('refuses --legacy-sse with a stdio server or --era stateless (exit 2)', async () => {
+    assert.equal((await cli('tools', '--legacy-sse', STDIO_SERVER)).code, 2);
+    assert.equal((await cli('tools', '--legacy-sse', '--era', 'stateless', new URL('/sse', running.url).href)).code, 2);
   });
 });
 
