@@ -7,6 +7,7 @@
  * @module
  */
 import type { JsonRpcMessage } from './messages.js';
+import { concatBytes } from '../util/bytes.js';
 
 const LF = 0x0a;
 const CR = 0x0d;
@@ -66,7 +67,7 @@ export class LineReader {
       if (this.#parts.length === 0) line = segment;
       else {
         this.#parts.push(segment);
-        line = concat(this.#parts, this.#buffered + segment.length);
+        line = concatBytes(this.#parts, this.#buffered + segment.length);
         this.#reset();
       }
       let end = line.length;
@@ -108,16 +109,6 @@ export class LineReader {
     this.#parts = [];
     this.#buffered = 0;
   }
-}
-
-function concat(parts: readonly Uint8Array[], total: number): Uint8Array {
-  const out = new Uint8Array(total);
-  let offset = 0;
-  for (const part of parts) {
-    out.set(part, offset);
-    offset += part.length;
-  }
-  return out;
 }
 
 function isBlank(line: Uint8Array, end: number): boolean {

@@ -9,6 +9,7 @@
 import { sleep } from '../../util/time.js';
 import { McpError, McpErrorCode } from '../../util/errors.js';
 import { SseBufferOverflowError, SseParser } from './sse.js';
+import { concatBytes } from '../../util/bytes.js';
 
 /** How much of an error body is kept in {@link HttpStatusCause.body}. */
 export const ERROR_BODY_SNIPPET = 4096;
@@ -67,14 +68,7 @@ export async function readBody(body: ReadableStream<Uint8Array> | null, max: num
   } finally {
     reader.releaseLock();
   }
-  if (chunks.length === 1) return chunks[0] as Uint8Array;
-  const out = new Uint8Array(total);
-  let offset = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return out;
+  return concatBytes(chunks, total);
 }
 
 /** Decodes bytes as UTF-8, replacing invalid sequences (for error snippets). */

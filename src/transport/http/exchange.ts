@@ -16,6 +16,7 @@ import { encodeSseComment, encodeSseJson } from './sse.js';
 import { PushSseStream } from './sseStream.js';
 import type { HttpRequestBody, HttpRequestLike, HttpResponseLike } from './types.js';
 import { httpStatusForError, lacksRequiredMeta } from './validate.js';
+import { concatBytes } from '../../util/bytes.js';
 
 const JSON_HEADERS: Readonly<Record<string, string>> = Object.freeze({ 'content-type': 'application/json' });
 const SSE_HEADERS: Readonly<Record<string, string>> = Object.freeze({
@@ -36,14 +37,7 @@ export async function readBody(body: HttpRequestBody | undefined, max: number): 
     if (total > max) return undefined;
     chunks.push(chunk);
   }
-  if (chunks.length === 1) return chunks[0] as Uint8Array;
-  const out = new Uint8Array(total);
-  let at = 0;
-  for (const c of chunks) {
-    out.set(c, at);
-    at += c.byteLength;
-  }
-  return out;
+  return concatBytes(chunks, total);
 }
 
 /**

@@ -6,6 +6,7 @@
  * @module
  */
 import { isSseStream, type HeaderGetter, type HttpRequestLike, type HttpResponseLike } from './types.js';
+import { concatBytes } from '../../util/bytes.js';
 
 /** The path of an absolute or origin-form URL, without query or fragment. */
 export function pathOf(url: string): string {
@@ -51,14 +52,7 @@ function webBodyReader(stream: ReadableStream<Uint8Array>): (max: number) => Pro
       }
       chunks.push(value);
     }
-    if (chunks.length === 1) return chunks[0];
-    const out = new Uint8Array(total);
-    let at = 0;
-    for (const c of chunks) {
-      out.set(c, at);
-      at += c.byteLength;
-    }
-    return out;
+    return concatBytes(chunks, total);
   };
 }
 
