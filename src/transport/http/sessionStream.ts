@@ -19,10 +19,8 @@ import { formatEventId, type EventStore } from './eventStore.js';
 import { encodeSseComment } from './sse.js';
 import { PushSseStream } from './sseStream.js';
 
-/** What a {@link SessionStream} needs from its session. */
-export interface StreamHost {
-  /** The session id, the key in the event store. */
-  readonly id: string;
+/** The handler-wide settings a {@link SessionStream} works with. */
+export interface StreamSettings {
   /** Where events are kept for replay. */
   readonly store: EventStore;
   /** Diagnostics. */
@@ -35,6 +33,14 @@ export interface StreamHost {
   readonly retryMs: number;
   /** Unsent standalone messages kept while no GET stream is open. */
   readonly maxPending: number;
+}
+
+/** What a {@link SessionStream} needs from its session. */
+export interface StreamHost {
+  /** The session id, the key in the event store. */
+  readonly id: string;
+  /** The handler-wide stream settings. */
+  readonly settings: StreamSettings;
   /** True when new connections start with a priming event (revision 2025-11-25 and later). */
   readonly priming: boolean;
   /** A connection of the session opened (+1) or ended (-1); sessions with open ones are not idle. */
@@ -168,9 +174,9 @@ export class SessionStream {
     if (this.standalone && this.#conn === undefined) {
       const pending = (this.#pending ??= []);
       pending.push(message);
-      if (pending.length > this.#host.maxPending) {
+      if (pending.length > this.#host.settings.maxPending) {
         pending.shift();
-        this.#host.logger.warn('dropping the oldest buffered message of an unopened GET stream', { session: this.#host.id });
+        this.#host.settings.logger.warn('dropping the oldest buffered message of an unopened GET stream', { session: this.#host.id });
       }
       return;
     }
@@ -212,7 +218,7 @@ export class SessionStream {
   open(lastSeq?: number): SseConnection {
     const host = this.#host;
     this.#conn?.end();
-    const conn = new SseConnection(lastSeq ?? 0, host.keepAliveMs, host.maxSseBufferedBytes, (c) => {
+    const conn = new SseConnection(lastSeq ?? 0, host.settings.keepAliveMs, host.settings.maxSseBufferedBytes, (c) => {
       if (this.#conn === c) this.#conn = undefined;
       host.activity(-1);
     });
@@ -222,7 +228,7 @@ export class SessionStream {
       if (host.priming) {
         const seq = ++this.#seq;
         conn.lastSeq = seq;
-        conn.raw(`id: ${formatEventId(this.id, seq)}\nretry: ${host.retryMs}\ndata: \n\n`);
+        conn.raw(`id: ${formatEventId(this.id, seq)}\nretry: ${host.settings.retryMs}\ndata: \n\n`);
       }
       this.#flushPending();
       if (this.finished) conn.end();
@@ -237,10 +243,10 @@ export class SessionStream {
     const host = this.#host;
     try {
       if (this.#appends !== undefined) await this.#appends;
-      const events = await host.store.replayAfter(host.id, this.id, lastSeq);
+      const events = await host.settings.store.replayAfter(host.id, this.id, lastSeq);
       for (const e of events) conn.event(e.seq, encodeEvent(formatEventId(this.id, e.seq), e.message), true);
     } catch (e) {
-      host.logger.error('replaying SSE events failed', { session: host.id, stream: this.id, error: String(e) });
+      host.settings.logger.error('replaying SSE events failed', { session: host.id, stream: this.id, error: String(e) });
     }
     conn.release();
     if (this.#conn !== conn) return;
@@ -259,14 +265,14 @@ export class SessionStream {
     const host = this.#host;
     let result: void | Promise<void>;
     try {
-      result = host.store.append(host.id, this.id, { seq, message, size });
+      result = host.settings.store.append(host.id, this.id, { seq, message, size });
     } catch (e) {
-      host.logger.error('storing an SSE event failed', { session: host.id, error: String(e) });
+      host.settings.logger.error('storing an SSE event failed', { session: host.id, error: String(e) });
       return;
     }
     if (result === undefined) return;
     const done = Promise.resolve(result).catch((e: unknown) => {
-      host.logger.error('storing an SSE event failed', { session: host.id, error: String(e) });
+      host.settings.logger.error('storing an SSE event failed', { session: host.id, error: String(e) });
     });
     const previous = this.#appends;
     const chained = previous === undefined ? done : previous.then(() => done);

@@ -12,25 +12,12 @@
  */
 import { JsonRpcError } from '../../jsonrpc/errors.js';
 import type { JsonRpcMessage, JsonRpcNotification, JsonRpcRequest, JsonRpcResponse, Params, RequestId } from '../../jsonrpc/messages.js';
-import type { Logger } from '../../util/logger.js';
 import type { SessionPeer } from '../types.js';
-import { STANDALONE_STREAM_ID, type EventStore } from './eventStore.js';
-import { SessionStream, type StreamHost } from './sessionStream.js';
+import { STANDALONE_STREAM_ID } from './eventStore.js';
+import { SessionStream, type StreamHost, type StreamSettings } from './sessionStream.js';
 
-/** Settings shared by every session of a handler. */
-export interface SessionSettings {
-  /** Where SSE events are kept for replay. */
-  readonly store: EventStore;
-  /** Diagnostics. */
-  readonly logger: Logger;
-  /** Interval of SSE keep-alive comments (ms); 0 disables. */
-  readonly keepAliveMs: number;
-  /** How far an SSE reader may fall behind before its stream is cut (bytes); 0 disables. */
-  readonly maxSseBufferedBytes: number;
-  /** The SEP-1699 `retry` hint (ms). */
-  readonly retryMs: number;
-  /** Unsent standalone-stream messages kept per session. */
-  readonly maxPending: number;
+/** Settings shared by every session of a handler: its streams' settings, and these. */
+export interface SessionSettings extends StreamSettings {
   /** Default timeout of server→client requests (ms); 0 none. */
   readonly peerRequestTimeoutMs: number;
 }
@@ -90,29 +77,9 @@ export class HttpSession implements SessionPeer, StreamHost {
 
   // ---- StreamHost ------------------------------------------------------------------------
 
-  /** {@inheritDoc StreamHost.store} */
-  get store(): EventStore {
-    return this.#settings.store;
-  }
-  /** {@inheritDoc StreamHost.logger} */
-  get logger(): Logger {
-    return this.#settings.logger;
-  }
-  /** {@inheritDoc StreamHost.keepAliveMs} */
-  get keepAliveMs(): number {
-    return this.#settings.keepAliveMs;
-  }
-  /** {@inheritDoc StreamHost.maxSseBufferedBytes} */
-  get maxSseBufferedBytes(): number {
-    return this.#settings.maxSseBufferedBytes;
-  }
-  /** {@inheritDoc StreamHost.retryMs} */
-  get retryMs(): number {
-    return this.#settings.retryMs;
-  }
-  /** {@inheritDoc StreamHost.maxPending} */
-  get maxPending(): number {
-    return this.#settings.maxPending;
+  /** {@inheritDoc StreamHost.settings} */
+  get settings(): SessionSettings {
+    return this.#settings;
   }
   /** {@inheritDoc StreamHost.priming} */
   get priming(): boolean {
@@ -276,10 +243,10 @@ export class HttpSession implements SessionPeer, StreamHost {
     try {
       const dropped = this.#settings.store.dropSession(this.id);
       if (dropped !== undefined) {
-        dropped.catch((e: unknown) => this.logger.error('dropping stored events failed', { session: this.id, error: String(e) }));
+        dropped.catch((e: unknown) => this.#settings.logger.error('dropping stored events failed', { session: this.id, error: String(e) }));
       }
     } catch (e) {
-      this.logger.error('dropping stored events failed', { session: this.id, error: String(e) });
+      this.#settings.logger.error('dropping stored events failed', { session: this.id, error: String(e) });
     }
   }
 }

@@ -226,7 +226,7 @@ export function dispatchSessionRequest(
   dispatched.then(
     (response) => settleSessionRequest(session, message, request, response ?? internalError(message), answer),
     (error: unknown) => {
-      session.logger.error('dispatcher rejected; answering -32603', { method: message.method, error: String(error) });
+      session.settings.logger.error('dispatcher rejected; answering -32603', { method: message.method, error: String(error) });
       settleSessionRequest(session, message, request, internalError(message), answer);
     },
   );
@@ -239,7 +239,7 @@ function settleSessionRequest(session: HttpSession, message: JsonRpcRequest, req
     session.lastUsed = Date.now();
     answer(response);
   } catch (e) {
-    session.logger.error('answering a stateful request failed', { error: String(e) });
+    session.settings.logger.error('answering a stateful request failed', { error: String(e) });
   }
 }
 
