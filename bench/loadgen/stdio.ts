@@ -13,7 +13,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import { cpuMicros, rssBytes, SERVER_CPU, spawnPinned, stop } from '../lib/proc.js';
-import { runLanes } from '../lib/lanes.js';
+import { runLanes, type LaneResult } from '../lib/lanes.js';
 import { median } from '../lib/stats.js';
 import { assertEcho, echoCall, INITIALIZED, initializeCall, listCall } from '../lib/wire.js';
 
@@ -32,15 +32,8 @@ export interface StdioLoadConfig {
   readonly verify: boolean;
 }
 
-/** What one run measured. */
-export interface StdioLoadResult {
-  readonly requests: number;
-  readonly errors: number;
-  readonly firstError?: string;
-  readonly rps: number;
-  readonly p50Ms: number;
-  readonly p99Ms: number;
-  readonly cpuPerRequestUs: number;
+/** What one run measured: the lanes' numbers (server CPU per request), plus these. */
+export interface StdioLoadResult extends LaneResult {
   readonly rssBytes: number;
   /** Median spawn → first `tools/list` answer, ms (coldstart only). */
   readonly coldStartMs: number;
