@@ -27,6 +27,7 @@ import type {
   Params,
   RequestId,
 } from './messages.js';
+import { LazyAbort } from '../util/lazyAbort.js';
 
 /** The method names the connection itself acts on. */
 export const CancelledNotification = 'notifications/cancelled';
@@ -147,31 +148,8 @@ interface Pending {
   abortListener: (() => void) | undefined;
 }
 
-/**
- * An incoming request being handled. Its AbortController is created only when a handler
- * reads `signal`: creating signals costs microseconds on Node 20, and most handlers never
- * look. A cancellation before that is remembered and applied on creation.
- */
-class InFlight {
-  cancelled = false;
-  #controller: AbortController | undefined;
-  #reason: unknown;
-
-  get signal(): AbortSignal {
-    if (this.#controller === undefined) {
-      this.#controller = new AbortController();
-      if (this.cancelled) this.#controller.abort(this.#reason);
-    }
-    return this.#controller.signal;
-  }
-
-  cancel(reason: unknown): void {
-    if (this.cancelled) return;
-    this.cancelled = true;
-    this.#reason = reason;
-    this.#controller?.abort(reason);
-  }
-}
+/** An incoming request being handled: its signal is created only when a handler reads it. */
+class InFlight extends LazyAbort {}
 
 /**
  * Correlates JSON-RPC traffic over one channel. Create it, set handlers through options,
@@ -458,8 +436,8 @@ export class Connection {
       const requestId = params?.['requestId'];
       if (typeof requestId === 'string' || typeof requestId === 'number') {
         const flight = this.#inFlight.get(requestId);
-        if (flight !== undefined && !flight.cancelled) {
-          flight.cancel(new McpError(McpErrorCode.RequestCancelled, 'The peer cancelled the request', { cause: params?.['reason'] }));
+        if (flight !== undefined && !flight.aborted) {
+          flight.abort(new McpError(McpErrorCode.RequestCancelled, 'The peer cancelled the request', { cause: params?.['reason'] }));
         }
       }
       // Unknown or finished ids are ignored, as the cancellation pattern allows. The notice
@@ -514,7 +492,7 @@ export class Connection {
       extra,
       typeof token === 'string' || typeof token === 'number' ? token : undefined,
       async (method, params) => {
-        if (flight.cancelled || this.#state !== 'open') return;
+        if (flight.aborted || this.#state !== 'open') return;
         await this.notify(method, params, { relatedRequestId: id });
       },
     );
@@ -532,7 +510,7 @@ export class Connection {
       this.#inFlight.delete(id);
     }
     // A cancelled request gets no answer: the peer has already moved on.
-    if (!flight.cancelled) this.#respond(response, extra, collect);
+    if (!flight.aborted) this.#respond(response, extra, collect);
     if (this.#inFlight.size === 0 && this.#drainWaiters.length > 0) {
       const waiters = this.#drainWaiters;
       this.#drainWaiters = [];
@@ -576,7 +554,7 @@ export class Connection {
       if (this.#settle(entry)) entry.reject(error);
     }
     for (const flight of this.#inFlight.values()) {
-      flight.cancel(error);
+      flight.abort(error);
     }
     const listeners = this.#closeListeners.splice(0);
     for (const listener of listeners) {

@@ -17,6 +17,7 @@ import { PushSseStream } from './sseStream.js';
 import type { HttpRequestBody, HttpRequestLike, HttpResponseLike } from './types.js';
 import { httpStatusForError, lacksRequiredMeta } from './validate.js';
 import { concatBytes } from '../../util/bytes.js';
+import { LazyAbort } from '../../util/lazyAbort.js';
 
 const JSON_HEADERS: Readonly<Record<string, string>> = Object.freeze({ 'content-type': 'application/json' });
 const SSE_HEADERS: Readonly<Record<string, string>> = Object.freeze({
@@ -44,46 +45,32 @@ export async function readBody(body: HttpRequestBody | undefined, max: number): 
  * One request in flight: the {@link DispatchEnv} the dispatcher sees, and the switch from a
  * pending JSON answer to an SSE stream on the first notification.
  */
-export class Exchange implements DispatchEnv {
+export class Exchange extends LazyAbort implements DispatchEnv {
   readonly extra: MessageExtra;
   readonly #parent: AbortSignal | undefined;
   readonly #keepAliveMs: number;
   readonly #maxSseBufferedBytes: number;
-  // Created on first use of `signal`: an AbortSignal costs microseconds on Node 20.
-  #controller: AbortController | undefined;
-  #aborted = false;
-  #abortReason: unknown;
   #state: 0 | 1 | 2 = 0; // 0 pending, 1 streaming, 2 done
   #stream: PushSseStream | undefined;
   #timer: ReturnType<typeof setInterval> | undefined;
   #resolve: ((response: HttpResponseLike) => void) | undefined;
 
   constructor(req: HttpRequestLike, extra: MessageExtra, keepAliveMs: number, maxSseBufferedBytes: number) {
+    super();
     this.extra = extra;
     this.#keepAliveMs = keepAliveMs;
     this.#maxSseBufferedBytes = maxSseBufferedBytes;
     const parent = req.signal;
     this.#parent = parent;
     if (parent !== undefined) {
-      if (parent.aborted) this.#abort(parent.reason);
+      if (parent.aborted) this.abort(parent.reason);
       else parent.addEventListener('abort', this.#onParentAbort, { once: true });
     }
-    req.onAbort?.((reason) => this.#abort(reason));
-  }
-
-  /** {@inheritDoc DispatchEnv.signal} */
-  get signal(): AbortSignal {
-    let controller = this.#controller;
-    if (controller === undefined) {
-      controller = new AbortController();
-      this.#controller = controller;
-      if (this.#aborted) controller.abort(this.#abortReason);
-    }
-    return controller.signal;
+    req.onAbort?.((reason) => this.abort(reason));
   }
 
   readonly #onParentAbort = (): void => {
-    this.#abort(this.#parent?.reason);
+    this.abort(this.#parent?.reason);
   };
 
   /** {@inheritDoc DispatchEnv.notify} */
@@ -93,7 +80,7 @@ export class Exchange implements DispatchEnv {
       const resolve = this.#resolve;
       if (resolve === undefined) return; // before dispatch (e.g. from toolHeaders): nothing to attach to
       this.#state = 1;
-      const stream = new PushSseStream((reason) => this.#abort(reason), this.#maxSseBufferedBytes);
+      const stream = new PushSseStream((reason) => this.abort(reason), this.#maxSseBufferedBytes);
       this.#stream = stream;
       stream.write(encodeSseJson(notification));
       if (this.#keepAliveMs > 0) {
@@ -146,16 +133,15 @@ export class Exchange implements DispatchEnv {
       this.#resolve?.({ status, headers: JSON_HEADERS, body: JSON.stringify(response) });
     } else if (state === 1) {
       const stream = this.#stream as PushSseStream;
-      if (!this.#aborted) stream.write(encodeSseJson(response));
+      if (!this.aborted) stream.write(encodeSseJson(response));
       stream.close();
     }
   }
 
-  #abort(reason: unknown): void {
-    if (this.#aborted) return;
-    this.#aborted = true;
-    this.#abortReason = reason;
-    this.#controller?.abort(reason);
+  /** Aborts the request (client gone, stream cut, parent signal): also ends its stream. Idempotent. */
+  override abort(reason: unknown): void {
+    if (this.aborted) return;
+    super.abort(reason);
     if (this.#state === 1) {
       // Nothing more may be sent for a request cancelled by stream close.
       this.#state = 2;

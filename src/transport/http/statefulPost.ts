@@ -19,6 +19,7 @@ import type { DispatchEnv, McpDispatcher, PeerRequester } from '../types.js';
 import type { Abortable, HttpSession, MessageTarget } from './sessions.js';
 import type { SessionStream } from './sessionStream.js';
 import type { HttpResponseLike } from './types.js';
+import { LazyAbort } from '../../util/lazyAbort.js';
 
 const SSE_HEADERS: Readonly<Record<string, string>> = Object.freeze({
   'content-type': 'text/event-stream',
@@ -28,30 +29,7 @@ const SSE_HEADERS: Readonly<Record<string, string>> = Object.freeze({
 const JSON_HEADERS: Readonly<Record<string, string>> = Object.freeze({ 'content-type': 'application/json' });
 
 /** The abort state of one client request in a session (its `DispatchEnv.signal`, created lazily). */
-export class RequestEnv implements Abortable {
-  #controller: AbortController | undefined;
-  #aborted = false;
-  #reason: unknown;
-
-  /** {@inheritDoc DispatchEnv.signal} — created on first use. */
-  get signal(): AbortSignal {
-    let controller = this.#controller;
-    if (controller === undefined) {
-      controller = new AbortController();
-      this.#controller = controller;
-      if (this.#aborted) controller.abort(this.#reason);
-    }
-    return controller.signal;
-  }
-
-  /** {@inheritDoc Abortable.abort} */
-  abort(reason: unknown): void {
-    if (this.#aborted) return;
-    this.#aborted = true;
-    this.#reason = reason;
-    this.#controller?.abort(reason);
-  }
-}
+export class RequestEnv extends LazyAbort implements Abortable {}
 
 /**
  * The {@link DispatchEnv} of one request of a POST. A class with `signal` on the prototype,
