@@ -1,5 +1,5 @@
 /**
- * A client over HTTP on Node: `nodeFetch` (a keep-alive fetch on node:http, about a quarter of
+ * A client over HTTP on Node: `nodeFetch` (a keep-alive fetch on node:http, about a third of
  * the CPU per call of Node's global fetch) for Streamable HTTP, and the same server reached
  * through the deprecated 2024-11-05 HTTP+SSE transport that older servers still expose. Run
  * with `npx tsx examples/client-http-node.ts` after `npm run build`: it serves a small server

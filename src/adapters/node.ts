@@ -2,7 +2,7 @@
  * `switchboard/adapters/node`: the Node pieces around the runtime-neutral HTTP transport.
  * {@link toNodeHandler} / {@link listen} serve a Streamable HTTP handler on `node:http`;
  * {@link nodeFetch} is a keep-alive `fetch` on `node:http`/`node:https` for the client
- * transport, about 3.5 times cheaper per call than Node 20's global `fetch`.
+ * transport, about 3 times cheaper per call than Node 20's global `fetch`.
  *
  * @module
  */
