@@ -14,12 +14,12 @@ import { toNodeHandler } from 'switchboard/adapters/node';
 import {
   allowInsecureRequests,
   createBearerVerifier,
-  createDevAuthorizationServer,
   createOAuthClientProvider,
   followRedirectAuthorizer,
   protectedResourceMetadata,
   type VerifiedPrincipal,
 } from 'switchboard/auth';
+import { createDevAuthorizationServer } from 'switchboard/auth/dev';
 import { McpClient } from 'switchboard/client';
 import { McpServer } from 'switchboard/server';
 import { authFetchHandler, createStreamableHttpHandler, StreamableHttpClientTransport } from 'switchboard/transport/http';

@@ -14,5 +14,5 @@ export { Connection, type ConnectionOptions, type RequestOptions } from './jsonr
 export { JsonRpcError, ErrorCode } from './jsonrpc/errors.js';
 export { McpError, McpErrorCode, isMcpError } from './util/errors.js';
 export { createInMemoryPair } from './transport/memory.js';
-export { createStreamableHttpHandler, type StreamableHttpServerOptions } from './transport/http/server.js';
+export { createStreamableHttpHandler, type StreamableHttpServerOptions } from './transport/http/server/server.js';
 export { supportedRevisions, latestRevision, type ProtocolRevision } from './protocol/revisions.js';

@@ -28,7 +28,7 @@ import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from
 import { Agent as HttpsAgent, request as httpsRequest, type AgentOptions as HttpsAgentOptions } from 'node:https';
 import { Readable } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
-import type { FetchLike } from '../transport/http/clientOptions.js';
+import type { FetchLike } from '../transport/http/client/clientOptions.js';
 
 /** Options for {@link nodeFetch}. */
 export interface NodeFetchOptions {

@@ -18,8 +18,8 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { pathOf, type StreamableHttpHandler } from '../transport/http/server.js';
-import { isSseStream, type HttpRequestLike, type HttpResponseLike } from '../transport/http/types.js';
+import { pathOf, type StreamableHttpHandler } from '../transport/http/server/server.js';
+import { isSseStream, type HttpRequestLike, type HttpResponseLike } from '../transport/http/server/types.js';
 import { silentLogger, type Logger } from '../util/logger.js';
 import { spreadCopy } from '../util/object.js';
 

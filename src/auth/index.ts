@@ -6,7 +6,8 @@
  *   DPoP-bound tokens), {@link verifyDpopProof}, {@link scopesForRequest}.
  * - Client: {@link createOAuthClientProvider} and the discovery, registration, authorization and
  *   token-endpoint building blocks, {@link MemoryTokenStore}, DPoP.
- * - Development only: {@link createDevAuthorizationServer}.
+ * - The development-only authorization server is not here: it has its own subpath,
+ *   `switchboard/auth/dev`, so nobody ships it by accident.
  *
  * Imports only web standards and `jose`; runs on any runtime with `fetch` and `crypto.subtle`.
  *
@@ -108,12 +109,3 @@ export {
   type OAuthClientProvider,
   type OAuthClientProviderOptions,
 } from './client/oauthClientProvider.js';
-
-export {
-  createDevAuthorizationServer,
-  type DevAuthorizationServer,
-  type DevAuthorizationServerEvent,
-  type DevAuthorizationServerOptions,
-  type DevClient,
-  type DevTokenClaims,
-} from './dev/devAuthorizationServer.js';

@@ -9,8 +9,8 @@
 import { McpClient } from '../client/mcpClient.js';
 import type { Era } from '../client/types.js';
 import { isStateless, isSupportedRevision, supportedRevisions, type ProtocolRevision } from '../protocol/revisions.js';
-import { StreamableHttpClientTransport } from '../transport/http/client.js';
-import type { StreamableHttpClientOptions } from '../transport/http/clientOptions.js';
+import { StreamableHttpClientTransport } from '../transport/http/client/client.js';
+import type { StreamableHttpClientOptions } from '../transport/http/client/clientOptions.js';
 import type { Logger } from '../util/logger.js';
 import { conformanceOAuthProvider, type ConformanceContext } from './clientConformanceAuth.js';
 import { acceptElicitation, scenarioSteps } from './clientConformanceScenarios.js';

@@ -14,8 +14,8 @@ import { createOAuthClientProvider } from '../auth/client/oauthClientProvider.js
 import { allowInsecureRequests } from '../auth/http.js';
 import { McpClient } from '../client/mcpClient.js';
 import type { Era } from '../client/types.js';
-import { StreamableHttpClientTransport } from '../transport/http/client.js';
-import { LegacySseClientTransport } from '../transport/http/legacySseClient.js';
+import { StreamableHttpClientTransport } from '../transport/http/client/client.js';
+import { LegacySseClientTransport } from '../transport/http/legacy/legacySseClient.js';
 import { StdioClientTransport } from '../transport/stdio/client.js';
 import { defaultEnvironment } from '../transport/stdio/env.js';
 import type { Transport } from '../transport/types.js';

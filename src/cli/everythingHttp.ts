@@ -13,8 +13,8 @@ import { allowInsecureRequests } from '../auth/http.js';
 import { createBearerVerifier } from '../auth/resource/bearerVerifier.js';
 import { protectedResourceMetadata } from '../auth/resource/protectedResourceMetadata.js';
 import type { McpServer } from '../server/mcpServer.js';
-import { authFetchHandler } from '../transport/http/authFetchHandler.js';
-import { createStreamableHttpHandler, type StreamableHttpHandler, type StreamableHttpServerOptions } from '../transport/http/server.js';
+import { authFetchHandler } from '../transport/http/server/authFetchHandler.js';
+import { createStreamableHttpHandler, type StreamableHttpHandler, type StreamableHttpServerOptions } from '../transport/http/server/server.js';
 import type { McpDispatcher } from '../transport/types.js';
 import type { Logger } from '../util/logger.js';
 

@@ -6,7 +6,7 @@
  * @module
  */
 import type { OAuthClientProvider } from '../auth/client/oauthClientProvider.js';
-import type { StreamableHttpClientOptions } from '../transport/http/clientOptions.js';
+import type { StreamableHttpClientOptions } from '../transport/http/client/clientOptions.js';
 
 /** The transport options that route authorization through `provider`. */
 export function oauthTransportHooks(provider: OAuthClientProvider): Pick<StreamableHttpClientOptions, 'authorizationHeaders' | 'onUnauthorized'> {

@@ -15,7 +15,7 @@ import { followRedirectAuthorizer } from '../../src/auth/client/authorization.js
 import { createOAuthClientProvider } from '../../src/auth/client/oauthClientProvider.js';
 import { createDevAuthorizationServer } from '../../src/auth/dev/devAuthorizationServer.js';
 import { McpClient } from '../../src/client/mcpClient.js';
-import { StreamableHttpClientTransport } from '../../src/transport/http/client.js';
+import { StreamableHttpClientTransport } from '../../src/transport/http/client/client.js';
 import { assertChallenge, insecure, post2026, startAuthWorld, textOf, type AuthWorld } from './authSupport.js';
 
 const REDIRECT_URI = 'http://127.0.0.1:53682/callback';

@@ -14,9 +14,9 @@ import type { VerifiedPrincipal } from '../../src/auth/resource/principal.js';
 import { protectedResourceMetadata } from '../../src/auth/resource/protectedResourceMetadata.js';
 import type { ScopePolicy } from '../../src/auth/resource/scopesForRequest.js';
 import { McpServer } from '../../src/server/mcpServer.js';
-import { authFetchHandler } from '../../src/transport/http/authFetchHandler.js';
-import { createStreamableHttpHandler, type StreamableHttpHandler } from '../../src/transport/http/server.js';
-import type { HttpExtra } from '../../src/transport/http/types.js';
+import { authFetchHandler } from '../../src/transport/http/server/authFetchHandler.js';
+import { createStreamableHttpHandler, type StreamableHttpHandler } from '../../src/transport/http/server/server.js';
+import type { HttpExtra } from '../../src/transport/http/server/types.js';
 
 export const insecure = { [allowInsecureRequests]: true } as const;
 export const POLICY: ScopePolicy = { always: ['mcp:read'], tools: { deploy: ['mcp:deploy'] } };

@@ -11,7 +11,7 @@ import { InitializeRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { McpClient } from '../../src/client/mcpClient.js';
 import type { McpClientOptions } from '../../src/client/types.js';
 import type { LoggingMessageParams } from '../../src/protocol/model/utilities.js';
-import { LegacySseClientTransport } from '../../src/transport/http/legacySseClient.js';
+import { LegacySseClientTransport } from '../../src/transport/http/legacy/legacySseClient.js';
 import { isMcpError, McpErrorCode } from '../../src/util/errors.js';
 import { buildSdkServer } from './fixtures/sdkV1Server.mjs';
 import { answerEverything } from './support.js';

@@ -10,8 +10,8 @@ import { ElicitRequestSchema, LoggingMessageNotificationSchema } from '@modelcon
 import { listen, type ListeningServer } from '../../src/adapters/nodeHttp.js';
 import { McpClient } from '../../src/client/mcpClient.js';
 import { McpServer } from '../../src/server/mcpServer.js';
-import { LegacySseClientTransport } from '../../src/transport/http/legacySseClient.js';
-import { createStreamableHttpHandler, type StreamableHttpHandler } from '../../src/transport/http/server.js';
+import { LegacySseClientTransport } from '../../src/transport/http/legacy/legacySseClient.js';
+import { createStreamableHttpHandler, type StreamableHttpHandler } from '../../src/transport/http/server/server.js';
 
 let server: McpServer;
 let handler: StreamableHttpHandler;

@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { McpClient } from '../../src/client/mcpClient.js';
 import { JsonRpcError } from '../../src/jsonrpc/errors.js';
-import { StreamableHttpClientTransport } from '../../src/transport/http/client.js';
+import { StreamableHttpClientTransport } from '../../src/transport/http/client/client.js';
 import { buildSdkServer } from './fixtures/sdkV1Server.mjs';
 import { answerEverything, stdioClient } from './support.js';
 

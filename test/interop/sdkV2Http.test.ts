@@ -14,7 +14,7 @@ import { McpClient } from '../../src/client/mcpClient.js';
 import type { InputContext } from '../../src/client/types.js';
 import { JsonRpcError } from '../../src/jsonrpc/errors.js';
 import type { ElicitParams } from '../../src/protocol/model/elicitation.js';
-import { StreamableHttpClientTransport } from '../../src/transport/http/client.js';
+import { StreamableHttpClientTransport } from '../../src/transport/http/client/client.js';
 import { startStateful, startStateless, type SdkV2Http } from './fixtures/sdkV2HttpServer.js';
 
 const text = (result: { content: readonly { type: string; text?: string }[] }): string => result.content.map((c) => c.text ?? '').join('');

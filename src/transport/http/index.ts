@@ -21,7 +21,7 @@ export {
   type StreamableHttpServerOptions,
   type HttpRoute,
   type RouteInput,
-} from './server.js';
+} from './server/server.js';
 export {
   isSseStream,
   type HttpRequestLike,
@@ -32,7 +32,7 @@ export {
   type HttpExtra,
   type SseSink,
   type SseStream,
-} from './types.js';
+} from './server/types.js';
 export {
   encodeSseEvent,
   encodeSseJson,
@@ -43,10 +43,10 @@ export {
   type SseEventInit,
   type SseParserOptions,
 } from './sse.js';
-export { type StatefulOptions } from './stateful.js';
-export { type LegacySseOptions } from './legacySse.js';
-export { authErrorResponse, type HttpAuthOptions } from './auth.js';
-export { authFetchHandler, type AuthFetchHandlerOptions } from './authFetchHandler.js';
+export { type StatefulOptions } from './server/stateful.js';
+export { type LegacySseOptions } from './legacy/legacySse.js';
+export { authErrorResponse, type HttpAuthOptions } from './server/auth.js';
+export { authFetchHandler, type AuthFetchHandlerOptions } from './server/authFetchHandler.js';
 export {
   InMemoryEventStore,
   formatEventId,
@@ -55,9 +55,10 @@ export {
   type EventStore,
   type StoredEvent,
   type InMemoryEventStoreOptions,
-} from './eventStore.js';
+} from './server/eventStore.js';
 export { encodeHeaderValue, decodeHeaderValue, isPlainHeaderValue, type DecodedHeaderValue } from './headerValue.js';
-export { httpStatusForError, headerMismatch, mcpNameSource } from './validate.js';
-export { StreamableHttpClientTransport } from './client.js';
-export { type StreamableHttpClientOptions, type UnauthorizedInfo, type FetchLike } from './clientOptions.js';
-export { LegacySseClientTransport, type LegacySseClientOptions } from './legacySseClient.js';
+export { httpStatusForError, headerMismatch } from './server/validate.js';
+export { mcpNameSource } from './mcpName.js';
+export { StreamableHttpClientTransport } from './client/client.js';
+export { type StreamableHttpClientOptions, type UnauthorizedInfo, type FetchLike } from './client/clientOptions.js';
+export { LegacySseClientTransport, type LegacySseClientOptions } from './legacy/legacySseClient.js';

@@ -13,8 +13,8 @@ import { nodeFetch } from '../../../src/adapters/nodeFetch.js';
 import { listen } from '../../../src/adapters/nodeHttp.js';
 import { McpClient } from '../../../src/client/mcpClient.js';
 import { McpServer } from '../../../src/server/mcpServer.js';
-import { StreamableHttpClientTransport } from '../../../src/transport/http/client.js';
-import { createStreamableHttpHandler } from '../../../src/transport/http/server.js';
+import { StreamableHttpClientTransport } from '../../../src/transport/http/client/client.js';
+import { createStreamableHttpHandler } from '../../../src/transport/http/server/server.js';
 
 let server: Server;
 let base: string;

@@ -3,8 +3,8 @@ import { request as httpRequest } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { listen, type ListeningServer } from '../../../src/adapters/nodeHttp.js';
 import { SseParser } from '../../../src/transport/http/sse.js';
-import { createStreamableHttpHandler } from '../../../src/transport/http/server.js';
-import { fakeDispatcher, request, standardHeaders, type FakeDispatcher } from '../transport/http/support.js';
+import { createStreamableHttpHandler } from '../../../src/transport/http/server/server.js';
+import { fakeDispatcher, request, standardHeaders, type FakeDispatcher } from '../transport/http/server/support.js';
 
 let server: ListeningServer;
 let d: FakeDispatcher;

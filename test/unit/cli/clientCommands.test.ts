@@ -5,7 +5,7 @@ import { execFile } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import { listen, type ListeningServer } from '../../../src/adapters/nodeHttp.js';
 import { createEverythingServer } from '../../../src/cli/everything/server.js';
-import { createStreamableHttpHandler } from '../../../src/transport/http/server.js';
+import { createStreamableHttpHandler } from '../../../src/transport/http/server/server.js';
 
 const root = new URL('../../../', import.meta.url).pathname;
 const CLI = ['--import', 'tsx', 'src/cli/main.ts'];

@@ -8,7 +8,7 @@ import { describeError, readRun, runScenario, versionsFor } from '../../../src/c
 import { createEverythingServer } from '../../../src/cli/everything/server.js';
 import { applyElicitationDefaults } from '../../../src/client/inputs.js';
 import type { ElicitParams } from '../../../src/protocol/model/elicitation.js';
-import { createStreamableHttpHandler } from '../../../src/transport/http/server.js';
+import { createStreamableHttpHandler } from '../../../src/transport/http/server/server.js';
 import { silentLogger } from '../../../src/util/logger.js';
 
 describe('conformance fixture', () => {

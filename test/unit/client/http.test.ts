@@ -5,8 +5,8 @@ import { describe, it } from 'node:test';
 import { listen } from '../../../src/adapters/nodeHttp.js';
 import { createEverythingServer } from '../../../src/cli/everything/server.js';
 import { McpClient } from '../../../src/client/mcpClient.js';
-import { StreamableHttpClientTransport } from '../../../src/transport/http/client.js';
-import { createStreamableHttpHandler } from '../../../src/transport/http/server.js';
+import { StreamableHttpClientTransport } from '../../../src/transport/http/client/client.js';
+import { createStreamableHttpHandler } from '../../../src/transport/http/server/server.js';
 import { CLIENT_INFO } from './support.js';
 
 async function serve() {

@@ -1,0 +1,344 @@
+/**
+ * Sessions of the stateful Streamable HTTP revisions (2025-03-26, 2025-06-18, 2025-11-25):
+ * one {@link HttpSession} per `Mcp-Session-Id` (its streams, the server→client requests
+ * waiting for an answer, the requests in flight), and the {@link SessionRegistry} that owns
+ * them (cap, idle expiry).
+ *
+ * An idle session holds only a few scalars and the dispatcher's state; maps and streams are
+ * created on first use.
+ *
+ * @see https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#session-management
+ * @module
+ */
+import { JsonRpcError } from '../../../jsonrpc/errors.js';
+import type { JsonRpcMessage, JsonRpcNotification, JsonRpcRequest, JsonRpcResponse, Params, RequestId } from '../../../jsonrpc/messages.js';
+import type { SessionPeer } from '../../types.js';
+import { STANDALONE_STREAM_ID } from './eventStore.js';
+import { SessionStream, type StreamHost, type StreamSettings } from './sessionStream.js';
+
+/** Settings shared by every session of a handler: its streams' settings, and these. */
+export interface SessionSettings extends StreamSettings {
+  /** Default timeout of server→client requests (ms); 0 none. */
+  readonly peerRequestTimeoutMs: number;
+}
+
+/** Where a message sent "on behalf of" something goes: a POST's stream or the standalone one. */
+export interface MessageTarget {
+  /** Sends one message on the target's stream. */
+  send(message: JsonRpcMessage): void;
+}
+
+interface PendingPeerRequest {
+  resolve(result: Record<string, unknown>): void;
+  reject(error: unknown): void;
+}
+
+/** Something in flight that `notifications/cancelled` or the session's end can abort. */
+export interface Abortable {
+  /** Aborts it (idempotent). */
+  abort(reason: unknown): void;
+}
+
+/** The first revision whose SSE streams start with a priming event (SEP-1699). */
+const PRIMING_SINCE = '2025-11-25';
+
+/** One stateful session. It is also the {@link SessionPeer} handed to `createSession`. */
+export class HttpSession implements SessionPeer, StreamHost {
+  /** The `Mcp-Session-Id`. */
+  readonly id: string;
+  /** `extra.principal` at `initialize`; later requests must carry the same. */
+  readonly principal: string | undefined;
+  /** The dispatcher's state for the session (`createSession`'s result). */
+  state: unknown;
+  /** The negotiated protocol version; undefined until `initialize` succeeded. */
+  version: string | undefined;
+  /** Last use (ms since epoch). */
+  lastUsed: number;
+  /** Requests in flight plus open connections: a session with any is not idle. */
+  active = 0;
+  /** True once ended. */
+  closed = false;
+  /** True for a session of the deprecated HTTP+SSE transport (`legacySse.ts`): never reachable by `Mcp-Session-Id`. */
+  readonly legacy: boolean = false;
+  readonly #settings: SessionSettings;
+  #nextStream = 0;
+  #nextPeerId = 0;
+  #standalone: SessionStream | undefined;
+  #live: Map<string, SessionStream> | undefined;
+  #peerRequests: Map<RequestId, PendingPeerRequest> | undefined;
+  #inflight: Map<RequestId, Abortable> | undefined;
+
+  constructor(id: string, principal: string | undefined, settings: SessionSettings, now: number) {
+    this.id = id;
+    this.principal = principal;
+    this.#settings = settings;
+    this.lastUsed = now;
+  }
+
+  // ---- StreamHost ------------------------------------------------------------------------
+
+  /** {@inheritDoc StreamHost.settings} */
+  get settings(): SessionSettings {
+    return this.#settings;
+  }
+  /** {@inheritDoc StreamHost.priming} */
+  get priming(): boolean {
+    return this.version !== undefined && this.version >= PRIMING_SINCE;
+  }
+  /** {@inheritDoc StreamHost.activity} */
+  activity(delta: 1 | -1): void {
+    this.active += delta;
+    this.lastUsed = Date.now();
+  }
+
+  // ---- streams ---------------------------------------------------------------------------
+
+  /** The standalone GET stream (created on first use). */
+  get standalone(): SessionStream {
+    return (this.#standalone ??= new SessionStream(this, STANDALONE_STREAM_ID, true));
+  }
+
+  /** A new POST stream, live until {@link endStream}. */
+  newStream(): SessionStream {
+    const stream = new SessionStream(this, (++this.#nextStream).toString(36), false);
+    (this.#live ??= new Map()).set(stream.id, stream);
+    return stream;
+  }
+
+  /** The stream an event id names: the standalone one, a live POST one, or a finished one (replay only). */
+  streamFor(streamId: string): SessionStream | undefined {
+    if (streamId === STANDALONE_STREAM_ID) return this.standalone;
+    const live = this.#live?.get(streamId);
+    if (live !== undefined) return live;
+    // A finished POST stream: replay what the store kept, then end.
+    const n = parseInt(streamId, 36);
+    if (!(n >= 1 && n <= this.#nextStream)) return undefined;
+    const done = new SessionStream(this, streamId, false);
+    done.finished = true;
+    return done;
+  }
+
+  /**
+   * A POST stream sent its final response. With an async event store its last events may
+   * still be on their way into the store: the stream stays findable until they are, so a
+   * client that resumes right away gets them replayed rather than an empty, ended stream.
+   */
+  endStream(stream: SessionStream): void {
+    const pending = stream.pendingAppends;
+    if (pending === undefined) {
+      this.#live?.delete(stream.id);
+      return;
+    }
+    void pending.then(() => {
+      if (this.#live?.get(stream.id) === stream) this.#live.delete(stream.id);
+    });
+  }
+
+  // ---- SessionPeer: unsolicited traffic goes on the standalone stream ---------------------
+
+  /** {@inheritDoc SessionPeer.notify} */
+  notify(notification: JsonRpcNotification): void {
+    if (!this.closed) this.standalone.send(notification);
+  }
+
+  /** {@inheritDoc SessionPeer.request} */
+  request(method: string, params: Params | undefined, options?: { signal?: AbortSignal; timeoutMs?: number }): Promise<Record<string, unknown>> {
+    return this.requestOn(this.standalone, method, params, options);
+  }
+
+  /** Sends a server→client request on `target` and waits for the client's POSTed answer. */
+  requestOn(
+    target: MessageTarget,
+    method: string,
+    params: Params | undefined,
+    options: { signal?: AbortSignal; timeoutMs?: number } = {},
+  ): Promise<Record<string, unknown>> {
+    if (this.closed) return Promise.reject(new JsonRpcError(-32000, 'the session is closed'));
+    const signal = options.signal;
+    if (signal?.aborted === true) return Promise.reject(signal.reason);
+    const id = ++this.#nextPeerId;
+    const requests: Map<RequestId, PendingPeerRequest> = (this.#peerRequests ??= new Map());
+    return new Promise<Record<string, unknown>>((resolve, reject) => {
+      const timeoutMs = options.timeoutMs ?? this.#settings.peerRequestTimeoutMs;
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const cleanup = (): void => {
+        requests.delete(id);
+        if (timer !== undefined) clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
+      };
+      const cancel = (reason: string): void => {
+        target.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason } });
+      };
+      const onAbort = (): void => {
+        cleanup();
+        cancel('the request was cancelled');
+        reject(signal?.reason);
+      };
+      if (timeoutMs > 0) {
+        timer = setTimeout(() => {
+          cleanup();
+          cancel('timed out');
+          reject(new JsonRpcError(-32001, `the client did not answer ${method} within ${timeoutMs} ms`));
+        }, timeoutMs);
+        (timer as { unref?: () => void }).unref?.();
+      }
+      signal?.addEventListener('abort', onAbort, { once: true });
+      requests.set(id, {
+        resolve: (result) => {
+          cleanup();
+          resolve(result);
+        },
+        reject: (error) => {
+          cleanup();
+          reject(error);
+        },
+      });
+      const message: JsonRpcRequest = params === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params };
+      target.send(message);
+    });
+  }
+
+  /** Hands a client's response to the waiting server→client request; false for an unknown id. */
+  settle(response: JsonRpcResponse): boolean {
+    if (response.id === null) return false;
+    const pending = this.#peerRequests?.get(response.id);
+    if (pending === undefined) return false;
+    if ('error' in response) pending.reject(JsonRpcError.fromObject(response.error));
+    else pending.resolve(response.result);
+    return true;
+  }
+
+  // ---- requests in flight ----------------------------------------------------------------
+
+  /** Registers a client request in flight (for `notifications/cancelled`). */
+  track(id: RequestId, request: Abortable): void {
+    (this.#inflight ??= new Map()).set(id, request);
+  }
+
+  /** Forgets a request once answered. */
+  untrack(id: RequestId, request: Abortable): void {
+    if (this.#inflight?.get(id) === request) this.#inflight.delete(id);
+  }
+
+  /** Aborts a request in flight (`notifications/cancelled`); false when unknown. */
+  cancel(id: RequestId, reason: unknown): boolean {
+    const request = this.#inflight?.get(id);
+    if (request === undefined) return false;
+    request.abort(reason);
+    return true;
+  }
+
+  /** Ends the session: aborts requests, rejects server→client requests, ends streams, drops stored events. */
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    const reason = new Error('the session ended');
+    for (const request of [...(this.#inflight?.values() ?? [])]) request.abort(reason);
+    this.#inflight = undefined;
+    for (const pending of [...(this.#peerRequests?.values() ?? [])]) pending.reject(new JsonRpcError(-32000, 'the session ended'));
+    this.#peerRequests = undefined;
+    this.#standalone?.close();
+    for (const stream of this.#live?.values() ?? []) stream.close();
+    this.#live = undefined;
+    try {
+      const dropped = this.#settings.store.dropSession(this.id);
+      if (dropped !== undefined) {
+        dropped.catch((e: unknown) => this.#settings.logger.error('dropping stored events failed', { session: this.id, error: String(e) }));
+      }
+    } catch (e) {
+      this.#settings.logger.error('dropping stored events failed', { session: this.id, error: String(e) });
+    }
+  }
+}
+
+/** Options for {@link SessionRegistry}. */
+export interface SessionRegistryOptions {
+  /** Most sessions at once. */
+  readonly maxSessions: number;
+  /** Idle time (ms) after which a session without activity is ended; 0 never. */
+  readonly idleTimeoutMs: number;
+  /** Ends a session (the registry has already forgotten it). */
+  readonly onExpire: (session: HttpSession) => void;
+}
+
+/** The sessions of one handler: lookup, cap and the idle sweep (an unref'd timer). */
+export class SessionRegistry {
+  readonly #sessions = new Map<string, HttpSession>();
+  readonly #options: SessionRegistryOptions;
+  #timer: ReturnType<typeof setInterval> | undefined;
+
+  constructor(options: SessionRegistryOptions) {
+    this.#options = options;
+  }
+
+  /** How many sessions exist. */
+  get size(): number {
+    return this.#sessions.size;
+  }
+
+  /** True when one more session fits (after sweeping idle ones if the cap is reached). */
+  hasRoom(): boolean {
+    if (this.#sessions.size < this.#options.maxSessions) return true;
+    this.sweep();
+    return this.#sessions.size < this.#options.maxSessions;
+  }
+
+  /** Adds a session and starts the sweep timer when needed. */
+  add(session: HttpSession): void {
+    this.#sessions.set(session.id, session);
+    if (this.#timer === undefined && this.#options.idleTimeoutMs > 0 && Number.isFinite(this.#options.idleTimeoutMs)) {
+      const every = Math.max(5, Math.min(this.#options.idleTimeoutMs / 2, 60_000));
+      const timer = setInterval(() => this.sweep(), every);
+      (timer as { unref?: () => void }).unref?.();
+      this.#timer = timer;
+    }
+  }
+
+  /** The live session with this id; an expired one is ended and reported missing. */
+  get(id: string): HttpSession | undefined {
+    const session = this.#sessions.get(id);
+    if (session === undefined) return undefined;
+    if (this.#expired(session, Date.now())) {
+      this.#expire(session);
+      return undefined;
+    }
+    return session;
+  }
+
+  /** Forgets a session (without ending it). */
+  delete(session: HttpSession): void {
+    if (this.#sessions.get(session.id) === session) this.#sessions.delete(session.id);
+    if (this.#sessions.size === 0) this.#stopTimer();
+  }
+
+  /** Ends every idle session past the timeout. */
+  sweep(): void {
+    const now = Date.now();
+    for (const session of this.#sessions.values()) if (this.#expired(session, now)) this.#expire(session);
+  }
+
+  /** Every session (for shutdown). */
+  all(): HttpSession[] {
+    return [...this.#sessions.values()];
+  }
+
+  /** Stops the sweep timer. */
+  dispose(): void {
+    this.#stopTimer();
+  }
+
+  #expired(session: HttpSession, now: number): boolean {
+    const timeout = this.#options.idleTimeoutMs;
+    return timeout > 0 && session.active === 0 && now - session.lastUsed > timeout;
+  }
+
+  #expire(session: HttpSession): void {
+    this.delete(session);
+    this.#options.onExpire(session);
+  }
+
+  #stopTimer(): void {
+    if (this.#timer !== undefined) clearInterval(this.#timer);
+    this.#timer = undefined;
+  }
+}

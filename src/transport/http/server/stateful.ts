@@ -1,0 +1,388 @@
+/**
+ * The stateful side of the Streamable HTTP server (revisions 2025-03-26, 2025-06-18,
+ * 2025-11-25), on the same endpoint as the stateless 2026-07-28 path:
+ *
+ * | Request | Answer |
+ * |---|---|
+ * | POST `initialize` without `Mcp-Session-Id` (no 2026 `_meta` version) | new session; `Mcp-Session-Id` on success; 503 + `Retry-After` at `maxSessions` |
+ * | any request with an unknown, expired, deleted or foreign (principal) session id | 404 + JSON-RPC error |
+ * | `MCP-Protocol-Version` ≠ the negotiated version | 400 |
+ * | POST request(s) | JSON, or the POST's SSE stream once anything is sent before the response |
+ * | POST notification(s) / response(s) only | 202 (responses settle server→client requests) |
+ * | POST batch | only in 2025-03-26 sessions, never with `initialize`; else 400 |
+ * | GET (`Accept: text/event-stream`) | the standalone stream (a second concurrent one: 409) |
+ * | GET + `Last-Event-ID` | replay of THAT stream after the id, then its continuation |
+ * | DELETE | `closeSession`, 200; the id then gets 404 |
+ *
+ * A request whose body carries the 2026 `_meta` protocol version is left to the stateless
+ * path, session header or not (2026-07-28 ignores `Mcp-Session-Id`).
+ *
+ * @see https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#streamable-http
+ * @see https://modelcontextprotocol.io/specification/2025-03-26/basic/transports#streamable-http
+ * @module
+ */
+import type { MessageExtra } from '../../../jsonrpc/channel.js';
+import { decodeFrame, isBatchResult, type DecodeLimits, type DecodeResult, type DecodedItem } from '../../../jsonrpc/decode.js';
+import { JsonRpcError } from '../../../jsonrpc/errors.js';
+import type { JsonRpcMessage, JsonRpcNotification, JsonRpcRequest, JsonRpcResponse, RequestId } from '../../../jsonrpc/messages.js';
+import { META_PROTOCOL_VERSION } from '../../../protocol/meta.js';
+import type { Logger } from '../../../util/logger.js';
+import type { McpDispatcher } from '../../types.js';
+import { InMemoryEventStore, parseEventId, type EventStore } from './eventStore.js';
+import { trimOws } from '../headerValue.js';
+import { HttpSession, SessionRegistry, type SessionSettings } from './sessions.js';
+import { StatefulPost } from './statefulPost.js';
+import type { HttpRequestLike, HttpResponseLike } from './types.js';
+import { acceptsSse } from './validate.js';
+import { spreadCopy } from '../../../util/object.js';
+
+/** Options of the stateful path (a subset of the handler's options). */
+export interface StatefulOptions {
+  /** Most sessions at once; `initialize` beyond gets 503. Default 10,000. */
+  readonly maxSessions?: number;
+  /** Idle sessions are ended after this many ms (no request, no open stream). Default 30 min; 0 never. */
+  readonly sessionIdleTimeoutMs?: number;
+  /** Events kept per session for replay, and unsent GET-stream messages buffered. Default 1,000. */
+  readonly maxBufferedEventsPerSession?: number;
+  /**
+   * Encoded size (characters of SSE text) of the events kept per session by the default
+   * in-memory store, oldest dropped first (the newest is always kept). Default 4 MiB.
+   */
+  readonly maxBufferedEventSizePerSession?: number;
+  /** The resumability store. Default: an {@link InMemoryEventStore}. */
+  readonly eventStore?: EventStore;
+  /** The SEP-1699 `retry` hint (ms) sent with priming events on 2025-11-25 sessions. Default 1,000. */
+  readonly retryMs?: number;
+  /** Default timeout of server→client requests (ms); 0 none. Default 60,000. */
+  readonly peerRequestTimeoutMs?: number;
+}
+
+/** What the stateful path needs from the handler. */
+export interface StatefulContext {
+  /** Diagnostics. */
+  readonly logger: Logger;
+  /** Interval of SSE keep-alive comments (ms); 0 disables. */
+  readonly keepAliveMs: number;
+  /** How far an SSE reader may fall behind before its stream is cut (bytes); 0 disables. */
+  readonly maxSseBufferedBytes: number;
+  /** The handler's decoder limits (batches are re-decoded with `allowBatch` for 2025-03-26 sessions). */
+  readonly limits: DecodeLimits;
+  /** Builds `DispatchEnv.extra` for a request (the handler's `extra` hook plus `http`). */
+  readonly extra: (req: HttpRequestLike) => Promise<MessageExtra>;
+}
+
+const JSON_HEADERS: Readonly<Record<string, string>> = Object.freeze({ 'content-type': 'application/json' });
+const ACCEPTED: HttpResponseLike = Object.freeze({ status: 202, headers: Object.freeze({}) });
+const OK_EMPTY: HttpResponseLike = Object.freeze({ status: 200, headers: Object.freeze({}) });
+const SSE_HEADERS: Readonly<Record<string, string>> = Object.freeze({
+  'content-type': 'text/event-stream',
+  'cache-control': 'no-cache',
+  'x-accel-buffering': 'no',
+});
+/** The revision that allowed JSON-RPC batches. */
+const BATCH_REVISION = '2025-03-26';
+
+function errorAnswer(status: number, error: JsonRpcError, id?: RequestId, headers: Readonly<Record<string, string>> = JSON_HEADERS): HttpResponseLike {
+  const body = id === undefined ? { jsonrpc: '2.0', error: error.toJSON() } : { jsonrpc: '2.0', id, error: error.toJSON() };
+  return { status, headers, body: JSON.stringify(body) };
+}
+
+/** The 503 answer at `maxSessions` (with `Retry-After`). */
+export function busyAnswer(id?: RequestId): HttpResponseLike {
+  const error = new JsonRpcError(-32000, 'Server busy: the maximum number of sessions is reached; retry later', { retryAfterSeconds: 5 });
+  return errorAnswer(503, error, id, { 'content-type': 'application/json', 'retry-after': '5' });
+}
+
+function carries2026Meta(message: JsonRpcMessage): boolean {
+  if (!('method' in message)) return false;
+  const meta = message.params?.['_meta'];
+  return typeof meta === 'object' && meta !== null && META_PROTOCOL_VERSION in meta;
+}
+
+function principalOf(extra: MessageExtra): string | undefined {
+  const p = extra['principal'];
+  return typeof p === 'string' ? p : undefined;
+}
+
+function startsWithBracket(bytes: Uint8Array): boolean {
+  for (const b of bytes) {
+    if (b === 0x20 || b === 0x09 || b === 0x0a || b === 0x0d) continue;
+    return b === 0x5b;
+  }
+  return false;
+}
+
+function newSessionId(): string {
+  // 122 random bits from the platform CSPRNG; only [0-9a-f-], all visible ASCII.
+  return globalThis.crypto.randomUUID();
+}
+
+/**
+ * The stateful path of one handler. `DispatchEnv.extra` of stateful messages carries the
+ * handler's `extra` output, `http`, and `sessionId`; the principal (`extra.principal`, a
+ * string) seen at `initialize` is bound to the session.
+ */
+export class StatefulHttp {
+  readonly #dispatcher: McpDispatcher;
+  readonly #context: StatefulContext;
+  readonly #registry: SessionRegistry;
+  readonly #settings: SessionSettings;
+  readonly #batchLimits: DecodeLimits;
+
+  constructor(dispatcher: McpDispatcher, options: StatefulOptions, context: StatefulContext) {
+    this.#dispatcher = dispatcher;
+    this.#context = context;
+    const maxBuffered = Math.max(1, options.maxBufferedEventsPerSession ?? 1000);
+    const maxSize = options.maxBufferedEventSizePerSession;
+    this.#settings = {
+      store: options.eventStore ?? new InMemoryEventStore({ maxEventsPerSession: maxBuffered, ...(maxSize === undefined ? {} : { maxSizePerSession: maxSize }) }),
+      logger: context.logger,
+      keepAliveMs: context.keepAliveMs,
+      maxSseBufferedBytes: context.maxSseBufferedBytes,
+      retryMs: options.retryMs ?? 1000,
+      maxPending: maxBuffered,
+      peerRequestTimeoutMs: options.peerRequestTimeoutMs ?? 60_000,
+    };
+    this.#registry = new SessionRegistry({
+      maxSessions: options.maxSessions ?? 10_000,
+      idleTimeoutMs: options.sessionIdleTimeoutMs ?? 30 * 60_000,
+      onExpire: (session) => {
+        context.logger.debug('stateful session expired', { session: session.id });
+        this.#end(session);
+      },
+    });
+    this.#batchLimits = { ...context.limits, allowBatch: true };
+  }
+
+  /** How many sessions are open. */
+  get sessionCount(): number {
+    return this.#registry.size;
+  }
+
+  /** Ends every session and stops the sweep timer. */
+  close(): void {
+    for (const session of this.#registry.all()) {
+      this.#registry.delete(session);
+      this.#end(session);
+    }
+    this.#registry.dispose();
+  }
+
+  /** Forgets a session and ends it (`closeSession`, streams closed, requests aborted). */
+  endSession(session: HttpSession): void {
+    this.#registry.delete(session);
+    this.#end(session);
+  }
+
+  /**
+   * Creates a session bound to `extra.principal` (`createSession`, then registered for the cap
+   * and the idle sweep); undefined at `maxSessions` (answer {@link busyAnswer}). `make` builds
+   * the session object from a fresh random id.
+   */
+  openSession<S extends HttpSession>(extra: MessageExtra, make: (id: string, principal: string | undefined, settings: SessionSettings, now: number) => S): S | undefined {
+    const registry = this.#registry;
+    if (!registry.hasRoom()) {
+      this.#context.logger.warn('refusing a new stateful session: maxSessions reached', { sessions: registry.size });
+      return undefined;
+    }
+    const session = make(newSessionId(), principalOf(extra), this.#settings, Date.now());
+    session.state = this.#dispatcher.createSession?.(session);
+    registry.add(session);
+    return session;
+  }
+
+  /**
+   * The live session `id` names for the principal of `extra`, of the given kind (legacy
+   * HTTP+SSE or Streamable); undefined for an unknown, expired, closed or foreign one, which
+   * all get the same 404 (session ids reveal nothing).
+   */
+  findSession(id: string, extra: MessageExtra, legacy: boolean): HttpSession | undefined {
+    const session = this.#registry.get(id);
+    if (session === undefined || session.closed || session.legacy !== legacy || principalOf(extra) !== session.principal) return undefined;
+    return session;
+  }
+
+  #end(session: HttpSession): void {
+    session.close();
+    try {
+      this.#dispatcher.closeSession?.(session.state);
+    } catch (e) {
+      this.#context.logger.error('closeSession failed', { session: session.id, error: String(e) });
+    }
+  }
+
+  /** Looks up the session of a request; an error answer when it is unknown, foreign or on another version. */
+  async #session(req: HttpRequestLike, id: string, requestId?: RequestId): Promise<{ session: HttpSession; extra: MessageExtra } | HttpResponseLike> {
+    const extra = await this.#context.extra(req);
+    const session = this.findSession(id, extra, false);
+    if (session === undefined) {
+      return errorAnswer(404, new JsonRpcError(-32001, 'Session not found: initialize a new session'), requestId);
+    }
+    const header = req.header('mcp-protocol-version');
+    if (header !== undefined && session.version !== undefined && trimOws(header) !== session.version) {
+      const requested = trimOws(header);
+      return errorAnswer(
+        400,
+        JsonRpcError.invalidRequest(`MCP-Protocol-Version ${requested} does not match the version negotiated for this session (${session.version})`, {
+          supported: [session.version],
+          requested,
+        }),
+        requestId,
+      );
+    }
+    session.lastUsed = Date.now();
+    return { session, extra };
+  }
+
+  /** GET and DELETE with a session id; undefined for anything else (→ 405). */
+  async handleOther(req: HttpRequestLike): Promise<HttpResponseLike | undefined> {
+    const id = req.header('mcp-session-id');
+    if (id === undefined || (req.method !== 'GET' && req.method !== 'DELETE')) return undefined;
+    const found = await this.#session(req, trimOws(id));
+    if (!('session' in found)) return found;
+    const { session } = found;
+    if (req.method === 'DELETE') {
+      this.#registry.delete(session);
+      this.#end(session);
+      return OK_EMPTY;
+    }
+    if (!acceptsSse(req.header('accept'))) {
+      return errorAnswer(406, JsonRpcError.invalidRequest('the Accept header must list text/event-stream'));
+    }
+    const last = req.header('last-event-id');
+    if (last !== undefined) {
+      const parsed = parseEventId(trimOws(last));
+      const stream = parsed === undefined ? undefined : session.streamFor(parsed.streamId);
+      if (parsed === undefined || stream === undefined) {
+        return errorAnswer(400, JsonRpcError.invalidRequest('the Last-Event-ID does not name an event of this session'));
+      }
+      return { status: 200, headers: SSE_HEADERS, body: stream.open(parsed.seq).body };
+    }
+    const standalone = session.standalone;
+    if (standalone.connected) {
+      return errorAnswer(409, JsonRpcError.invalidRequest('a GET stream is already open for this session'));
+    }
+    return { status: 200, headers: SSE_HEADERS, body: standalone.open().body };
+  }
+
+  /**
+   * A POST: undefined leaves it to the stateless path. Synchronous when it does (no promise
+   * and no extra tick on the stateless hot path); a promise when the stateful path takes it.
+   */
+  handlePost(req: HttpRequestLike, bytes: Uint8Array, decoded: DecodeResult): Promise<HttpResponseLike | undefined> | undefined {
+    const rawId = req.header('mcp-session-id');
+    if (!isBatchResult(decoded) && decoded.ok && carries2026Meta(decoded.message)) return undefined;
+    if (rawId === undefined) {
+      if (!isBatchResult(decoded) && decoded.ok && 'method' in decoded.message && decoded.message.method === 'initialize' && 'id' in decoded.message) {
+        return this.#initialize(req, decoded.message as JsonRpcRequest);
+      }
+      return undefined;
+    }
+    return this.#sessionPost(req, rawId, bytes, decoded);
+  }
+
+  async #sessionPost(req: HttpRequestLike, rawId: string, bytes: Uint8Array, decoded: DecodeResult): Promise<HttpResponseLike | undefined> {
+    const requestId = !isBatchResult(decoded) && decoded.ok && 'id' in decoded.message && 'method' in decoded.message ? decoded.message.id : undefined;
+    const found = await this.#session(req, trimOws(rawId), requestId);
+    if (!('session' in found)) return found;
+    const { session, extra } = found;
+    if (startsWithBracket(bytes)) {
+      if (session.version !== BATCH_REVISION) {
+        return errorAnswer(400, JsonRpcError.invalidRequest(`batches are not supported by protocol revision ${session.version ?? 'of this session'}`));
+      }
+      const batch = decodeFrame(bytes, this.#batchLimits);
+      if (!isBatchResult(batch)) return errorAnswer(400, batch.ok ? JsonRpcError.invalidRequest('not a batch') : batch.error);
+      return this.#messages(session, extra, batch.batch, true);
+    }
+    if (isBatchResult(decoded)) return errorAnswer(400, JsonRpcError.invalidRequest('unexpected batch'));
+    if (!decoded.ok) return errorAnswer(400, decoded.error, decoded.id === null || decoded.isResponse ? undefined : decoded.id);
+    return this.#messages(session, extra, [decoded], false);
+  }
+
+  async #initialize(req: HttpRequestLike, message: JsonRpcRequest): Promise<HttpResponseLike> {
+    const registry = this.#registry;
+    const extra = await this.#context.extra(req);
+    const session = this.openSession(extra, (id, principal, settings, now) => new HttpSession(id, principal, settings, now));
+    if (session === undefined) return busyAnswer(message.id);
+    const sessionHeaders = { 'mcp-session-id': session.id, 'access-control-expose-headers': 'Mcp-Session-Id' };
+    const post = new StatefulPost(session, { ...extra, sessionId: session.id }, {
+      headers: sessionHeaders,
+      onDone: (responses) => {
+        const response = responses[0];
+        const version = response !== undefined && 'result' in response ? response.result['protocolVersion'] : undefined;
+        if (typeof version === 'string') {
+          session.version = version;
+          return undefined;
+        }
+        // A failed initialize allocates nothing: the session is discarded, no id is given out.
+        registry.delete(session);
+        this.#end(session);
+        return undefined;
+      },
+    });
+    const response = await post.run(this.#dispatcher, [message], false);
+    if (session.version === undefined && response.body !== undefined && typeof response.body === 'string') {
+      // JSON error answer: do not hand out the discarded id.
+      const { 'mcp-session-id': _, 'access-control-expose-headers': __, ...rest } = response.headers;
+      return { ...response, headers: rest };
+    }
+    return response;
+  }
+
+  /** The messages of one POST (a single one or a 2025-03-26 batch) in a session. */
+  async #messages(session: HttpSession, baseExtra: MessageExtra, items: readonly DecodedItem[], batch: boolean): Promise<HttpResponseLike> {
+    // Not `{ ...baseExtra, sessionId }`: that form is slow on Node 20 (util/object.ts).
+    const extra: Record<string, unknown> = spreadCopy(baseExtra);
+    extra['sessionId'] = session.id;
+    const requests: JsonRpcRequest[] = [];
+    const errors: JsonRpcResponse[] = [];
+    const notifications: JsonRpcNotification[] = [];
+    for (const item of items) {
+      if (!item.ok) {
+        if (!batch) return errorAnswer(400, item.error, item.id === null || item.isResponse ? undefined : item.id);
+        if (!item.isResponse && item.id !== null) errors.push({ jsonrpc: '2.0', id: item.id, error: item.error.toJSON() });
+        continue;
+      }
+      const message = item.message;
+      if (!('method' in message)) {
+        if (!session.settle(message)) this.#context.logger.warn('ignoring a response to an unknown server request', { session: session.id, id: message.id });
+        continue;
+      }
+      if (!('id' in message)) {
+        notifications.push(message);
+        continue;
+      }
+      if (batch && message.method === 'initialize') {
+        errors.push({ jsonrpc: '2.0', id: message.id, error: JsonRpcError.invalidRequest('initialize must not be part of a batch').toJSON() });
+        continue;
+      }
+      requests.push(message);
+    }
+    for (const notification of notifications) await this.notification(session, extra, notification);
+    if (requests.length === 0) {
+      if (errors.length === 0) return ACCEPTED;
+      return { status: 200, headers: JSON_HEADERS, body: JSON.stringify(errors) };
+    }
+    return new StatefulPost(session, extra).run(this.#dispatcher, requests, batch, errors);
+  }
+
+  /** Dispatches a client notification of a session (`notifications/cancelled` aborts the named request first). */
+  async notification(session: HttpSession, extra: MessageExtra, notification: JsonRpcNotification): Promise<void> {
+    if (notification.method === 'notifications/cancelled') {
+      const id = notification.params?.['requestId'];
+      if (typeof id === 'string' || typeof id === 'number') session.cancel(id, notification.params?.['reason'] ?? 'cancelled by the client');
+    }
+    const env = {
+      signal: new AbortController().signal,
+      extra,
+      notify: (n: JsonRpcNotification) => session.notify(n),
+      peer: session,
+      session: session.state,
+    };
+    try {
+      await this.#dispatcher.dispatch(notification, env);
+    } catch (e) {
+      this.#context.logger.error('dispatcher rejected a notification', { method: notification.method, error: String(e) });
+    }
+  }
+}
