@@ -41,6 +41,8 @@ export const McpErrorCode = {
   UnsupportedVersion: 'ERR_MCP_UNSUPPORTED_VERSION',
   /** A server asked the client for something it does not support (no handler / capability). */
   Unsupported: 'ERR_MCP_UNSUPPORTED',
+  /** A host's downstream server is not running (starting, restarting after a crash, stopped). */
+  ServerUnavailable: 'ERR_MCP_SERVER_UNAVAILABLE',
 } as const;
 
 /** A local error code. */

@@ -1,0 +1,412 @@
+/**
+ * One downstream server of the host: its own `McpClient` on its own transport, a lifecycle
+ * (start, health, restart with exponential backoff, stop), a concurrency limit and a timeout
+ * per request, and a catalog of what it offers (tools, prompts, resources, templates) kept
+ * fresh by its list_changed notifications.
+ *
+ * Isolation: each server has its own client, transport, limiter and backoff; a server that
+ * crashes in a loop only delays its own restarts, and nothing it sends reaches another
+ * server. Errors name the server and the cause.
+ *
+ * @see https://modelcontextprotocol.io/specification/2025-11-25/architecture
+ * @module
+ */
+import { McpClient } from '../client/mcpClient.js';
+import type { ClientHandlers, McpClientOptions } from '../client/types.js';
+import type { Implementation } from '../protocol/model/common.js';
+import type { Prompt } from '../protocol/model/prompts.js';
+import type { Resource, ResourceTemplate } from '../protocol/model/resource.js';
+import type { Tool } from '../protocol/model/tool.js';
+import type { LoggingMessageParams } from '../protocol/model/utilities.js';
+import type { Transport } from '../transport/types.js';
+import { McpError, McpErrorCode, isMcpError } from '../util/errors.js';
+import { silentLogger, type Logger } from '../util/logger.js';
+import { Limiter } from './limiter.js';
+import type { DownstreamSpec } from './spec.js';
+
+/** Where a server is in its life. */
+export type ServerState = 'starting' | 'ready' | 'backoff' | 'stopped';
+
+/** A snapshot of one server's health. */
+export interface ServerHealth {
+  readonly id: string;
+  readonly state: ServerState;
+  /** Consecutive failed starts (reset once the server has been ready for `stableMs`). */
+  readonly failures: number;
+  /** Times the server was (re)started after its first start. */
+  readonly restarts: number;
+  /** The last failure: why it did not start or why it stopped. */
+  readonly lastError?: string;
+  /** When the next start is due (epoch ms), in `backoff`. */
+  readonly nextStartAt?: number;
+  /** True once `failures` reached `crashLoopAfter`: the server is crash-looping. */
+  readonly crashLooping: boolean;
+}
+
+/** What a server offers, as it sent it (definitions kept as received). */
+export interface Catalog {
+  readonly tools: readonly Tool[];
+  readonly prompts: readonly Prompt[];
+  readonly resources: readonly Resource[];
+  readonly templates: readonly ResourceTemplate[];
+}
+
+/** The empty catalog of a server that is not ready. */
+export const EMPTY_CATALOG: Catalog = Object.freeze({ tools: [], prompts: [], resources: [], templates: [] });
+
+/** Creates the transport of one start of a server. */
+export type TransportFactory = (spec: DownstreamSpec, io: { readonly stderr: (chunk: string) => void }) => Transport | Promise<Transport>;
+
+/** Restart policy of a downstream server. */
+export interface BackoffOptions {
+  /** Delay before the first restart. Default 250 ms. */
+  readonly initialMs?: number;
+  /** Longest delay. Default 30,000 ms. */
+  readonly maxMs?: number;
+  /** Ready this long, and the failure count starts over. Default 30,000 ms. */
+  readonly stableMs?: number;
+  /** Consecutive failures after which the server is reported as crash-looping. Default 5. */
+  readonly crashLoopAfter?: number;
+}
+
+/** Options of a {@link Downstream}. */
+export interface DownstreamOptions {
+  readonly clientInfo: Implementation;
+  readonly transport: TransportFactory;
+  readonly logger?: Logger;
+  readonly backoff?: BackoffOptions;
+  /** Answers what the server asks outside any per-call handler. Default: nothing (capabilities not declared). */
+  readonly handlers?: ClientHandlers;
+  /** Declared client capabilities (default: derived from `handlers`). */
+  readonly capabilities?: McpClientOptions['capabilities'];
+  /** Health changes. */
+  readonly onHealth?: (health: ServerHealth) => void;
+  /** The catalog changed (after a start, or a list_changed). */
+  readonly onCatalog?: (catalog: Catalog) => void;
+  /** A log message the server sent outside a call. */
+  readonly onLog?: (params: LoggingMessageParams) => void;
+  /** `notifications/resources/updated` for `uri`. */
+  readonly onResourceUpdated?: (uri: string) => void;
+  /** The clock (tests). Default `Date.now`. */
+  readonly now?: () => number;
+}
+
+/** Options of one request through {@link Downstream.run}. */
+export interface RunOptions {
+  readonly signal?: AbortSignal;
+}
+
+/** The lifecycle, catalog, limit and timeout of one downstream server. */
+export class Downstream {
+  /** The server's configuration. */
+  readonly spec: DownstreamSpec;
+  readonly #options: DownstreamOptions;
+  readonly #logger: Logger;
+  readonly #limiter: Limiter;
+  readonly #now: () => number;
+  readonly #initialMs: number;
+  readonly #maxMs: number;
+  readonly #stableMs: number;
+  readonly #crashLoopAfter: number;
+  #state: ServerState = 'stopped';
+  #client: McpClient | undefined;
+  #catalog: Catalog = EMPTY_CATALOG;
+  #failures = 0;
+  #restarts = 0;
+  #starts = 0;
+  #readySince = 0;
+  #lastError: string | undefined;
+  #nextStartAt: number | undefined;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #stopping = false;
+  #firstSettled: Promise<void>;
+  #settleFirst: () => void = () => undefined;
+  readonly #readyWaiters = new Set<() => void>();
+  #generation = 0;
+
+  constructor(spec: DownstreamSpec, options: DownstreamOptions) {
+    this.spec = spec;
+    this.#options = options;
+    this.#logger = options.logger ?? silentLogger;
+    this.#limiter = new Limiter({ max: spec.maxConcurrency, name: spec.id });
+    this.#now = options.now ?? Date.now;
+    this.#initialMs = options.backoff?.initialMs ?? 250;
+    this.#maxMs = options.backoff?.maxMs ?? 30_000;
+    this.#stableMs = options.backoff?.stableMs ?? 30_000;
+    this.#crashLoopAfter = options.backoff?.crashLoopAfter ?? 5;
+    this.#firstSettled = new Promise((resolve) => (this.#settleFirst = resolve));
+  }
+
+  /** The server id. */
+  get id(): string {
+    return this.spec.id;
+  }
+
+  /** The current health. */
+  get health(): ServerHealth {
+    return {
+      id: this.spec.id,
+      state: this.#state,
+      failures: this.#failures,
+      restarts: this.#restarts,
+      crashLooping: this.#failures >= this.#crashLoopAfter,
+      ...(this.#lastError !== undefined ? { lastError: this.#lastError } : {}),
+      ...(this.#state === 'backoff' && this.#nextStartAt !== undefined ? { nextStartAt: this.#nextStartAt } : {}),
+    };
+  }
+
+  /** What the server offers now (empty unless ready). */
+  get catalog(): Catalog {
+    return this.#state === 'ready' ? this.#catalog : EMPTY_CATALOG;
+  }
+
+  /** The connected client, when ready. */
+  get client(): McpClient | undefined {
+    return this.#state === 'ready' ? this.#client : undefined;
+  }
+
+  /**
+   * Starts the server and resolves after the first attempt settled (ready or failed: a
+   * failure schedules a restart and never rejects here).
+   */
+  start(): Promise<void> {
+    if (this.#state !== 'stopped' || this.#stopping) return this.#firstSettled;
+    void this.#attempt();
+    return this.#firstSettled;
+  }
+
+  /** Resolves once the server is ready (now or after a restart), or rejects when `signal` aborts. */
+  whenReady(signal?: AbortSignal): Promise<void> {
+    if (this.#state === 'ready') return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      const done = (): void => {
+        signal?.removeEventListener('abort', onAbort);
+        this.#readyWaiters.delete(done);
+        resolve();
+      };
+      const onAbort = (): void => {
+        this.#readyWaiters.delete(done);
+        reject(new McpError(McpErrorCode.RequestCancelled, `Stopped waiting for server ${this.spec.id}`, { cause: signal?.reason }));
+      };
+      if (signal?.aborted) return onAbort();
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.#readyWaiters.add(done);
+    });
+  }
+
+  /**
+   * Runs one request against the ready client under the server's concurrency limit and
+   * timeout. Fails fast with `ERR_MCP_SERVER_UNAVAILABLE` (naming the server, its state and
+   * last error) when the server is not ready; a request the server's death interrupts fails
+   * with the same code and the cause.
+   */
+  async run<T>(task: (client: McpClient, options: { signal: AbortSignal; timeoutMs: number }) => Promise<T>, options: RunOptions = {}): Promise<T> {
+    const release = await this.#limiter.acquire(options.signal);
+    try {
+      const client = this.client;
+      if (client === undefined) throw this.#unavailable();
+      const timeout = new AbortController();
+      const timer = setTimeout(
+        () => timeout.abort(new McpError(McpErrorCode.RequestTimeout, `Server ${this.spec.id} did not answer within ${this.spec.timeoutMs} ms`)),
+        this.spec.timeoutMs,
+      );
+      const signal = options.signal === undefined ? timeout.signal : AbortSignal.any([options.signal, timeout.signal]);
+      try {
+        return await task(client, { signal, timeoutMs: this.spec.timeoutMs });
+      } catch (error) {
+        if (timeout.signal.aborted && !(options.signal?.aborted ?? false)) throw timeout.signal.reason;
+        if (isMcpError(error) && error.code === McpErrorCode.ConnectionClosed) {
+          throw new McpError(McpErrorCode.ServerUnavailable, `Server ${this.spec.id} stopped during the request: ${error.message}`, { cause: error });
+        }
+        throw error;
+      } finally {
+        clearTimeout(timer);
+      }
+    } finally {
+      release();
+    }
+  }
+
+  /** Stops the server for good: cancels a pending restart and closes the client (and its child process). */
+  async stop(): Promise<void> {
+    this.#stopping = true;
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#generation++;
+    const client = this.#client;
+    this.#client = undefined;
+    this.#setState('stopped');
+    this.#limiter.rejectQueued(this.#unavailable());
+    this.#settleFirst();
+    await client?.close().catch(() => undefined);
+  }
+
+  async #attempt(): Promise<void> {
+    const generation = ++this.#generation;
+    this.#timer = undefined;
+    if (this.#starts++ > 0) this.#restarts++;
+    this.#setState('starting');
+    let client: McpClient | undefined;
+    try {
+      const transport = await this.#options.transport(this.spec, { stderr: (chunk) => this.#stderr(chunk) });
+      client = this.#newClient(generation);
+      await client.connect(watchClose(transport, (reason) => this.#closed(generation, reason)));
+      if (generation !== this.#generation) {
+        await client.close().catch(() => undefined);
+        return;
+      }
+      this.#client = client;
+      this.#catalog = await this.#fetchCatalog(client);
+      if (generation !== this.#generation) return;
+      this.#readySince = this.#now();
+      this.#lastError = undefined;
+      this.#setState('ready');
+      this.#options.onCatalog?.(this.#catalog);
+      for (const waiter of [...this.#readyWaiters]) waiter();
+      void this.#listen(client, generation);
+    } catch (error) {
+      await client?.close().catch(() => undefined);
+      if (generation !== this.#generation) return;
+      this.#client = undefined;
+      this.#failed(`did not start: ${describe(error)}`);
+    } finally {
+      this.#settleFirst();
+    }
+  }
+
+  #newClient(generation: number): McpClient {
+    const refresh = (): void => {
+      void this.#refresh(generation);
+    };
+    return new McpClient(this.#options.clientInfo, {
+      logger: this.#logger,
+      defaultTimeoutMs: this.spec.timeoutMs,
+      ...(this.spec.era !== 'auto' ? { era: this.spec.era } : {}),
+      ...(this.#options.handlers !== undefined ? { handlers: this.#options.handlers } : {}),
+      ...(this.#options.capabilities !== undefined ? { capabilities: this.#options.capabilities } : {}),
+      on: {
+        toolsListChanged: refresh,
+        promptsListChanged: refresh,
+        resourcesListChanged: refresh,
+        resourceUpdated: (uri) => this.#options.onResourceUpdated?.(uri),
+        logMessage: (params) => this.#options.onLog?.(params),
+      },
+    });
+  }
+
+  /** On the stateless era, list_changed arrive only on a `subscriptions/listen` stream. */
+  async #listen(client: McpClient, generation: number): Promise<void> {
+    if (client.era !== 'stateless') return;
+    const caps = client.serverCapabilities ?? {};
+    const listChanged = (member: string): boolean => {
+      const cap = caps[member];
+      return typeof cap === 'object' && cap !== null && (cap as Record<string, unknown>)['listChanged'] === true;
+    };
+    const filter = {
+      ...(listChanged('tools') ? { toolsListChanged: true } : {}),
+      ...(listChanged('prompts') ? { promptsListChanged: true } : {}),
+      ...(listChanged('resources') ? { resourcesListChanged: true } : {}),
+    };
+    if (Object.keys(filter).length === 0 || generation !== this.#generation) return;
+    try {
+      await client.listen(filter);
+    } catch (error) {
+      this.#logger.warn(`server ${this.spec.id}: could not listen for list changes`, { error: describe(error) });
+    }
+  }
+
+  async #refresh(generation: number): Promise<void> {
+    const client = this.#client;
+    if (client === undefined || generation !== this.#generation || this.#state !== 'ready') return;
+    try {
+      const catalog = await this.#fetchCatalog(client);
+      if (generation !== this.#generation) return;
+      this.#catalog = catalog;
+      this.#options.onCatalog?.(catalog);
+    } catch (error) {
+      this.#logger.warn(`server ${this.spec.id}: could not refresh its lists`, { error: describe(error) });
+    }
+  }
+
+  async #fetchCatalog(client: McpClient): Promise<Catalog> {
+    const caps = client.serverCapabilities;
+    const has = (member: string): boolean => caps === undefined || member in caps;
+    const opts = { fresh: false, timeoutMs: this.spec.timeoutMs };
+    const [tools, prompts, resources, templates] = await Promise.all([
+      has('tools') ? client.listTools(opts) : [],
+      has('prompts') ? optional(client.listPrompts(opts)) : [],
+      has('resources') ? optional(client.listResources(opts)) : [],
+      has('resources') ? optional(client.listResourceTemplates(opts)) : [],
+    ]);
+    return Object.freeze({ tools: Object.freeze(tools), prompts: Object.freeze(prompts), resources: Object.freeze(resources), templates: Object.freeze(templates) });
+  }
+
+  #closed(generation: number, reason: Error | undefined): void {
+    if (generation !== this.#generation || this.#stopping) return;
+    this.#generation++;
+    this.#client = undefined;
+    const wasReady = this.#state === 'ready';
+    if (wasReady && this.#now() - this.#readySince >= this.#stableMs) this.#failures = 0;
+    this.#failed(reason === undefined ? 'stopped' : `stopped: ${reason.message}`);
+    if (wasReady) this.#options.onCatalog?.(EMPTY_CATALOG);
+  }
+
+  #failed(message: string): void {
+    this.#failures++;
+    this.#lastError = message;
+    const delay = Math.min(this.#maxMs, this.#initialMs * 2 ** Math.min(this.#failures - 1, 30));
+    this.#nextStartAt = this.#now() + delay;
+    this.#logger.warn(`server ${this.spec.id} ${message}; next start in ${delay} ms`, { failures: this.#failures });
+    this.#setState('backoff');
+    this.#limiter.rejectQueued(this.#unavailable());
+    this.#timer = setTimeout(() => void this.#attempt(), delay);
+  }
+
+  #setState(state: ServerState): void {
+    this.#state = state;
+    this.#options.onHealth?.(this.health);
+  }
+
+  #unavailable(): McpError {
+    const why = this.#lastError !== undefined ? ` (${this.#lastError})` : '';
+    return new McpError(McpErrorCode.ServerUnavailable, `Server ${this.spec.id} is not available: it is ${this.#state}${why}`);
+  }
+
+  #stderr(chunk: string): void {
+    for (const line of chunk.split('\n')) if (line.trim() !== '') this.#logger.info(`[${this.spec.id}] ${line.trimEnd()}`);
+  }
+}
+
+/** A list the server may not implement after all: -32601 or a missing capability reads as empty. */
+async function optional<T>(list: Promise<T[]>): Promise<T[]> {
+  try {
+    return await list;
+  } catch (error) {
+    if (typeof error === 'object' && error !== null && (error as { code?: unknown }).code === -32601) return [];
+    throw error;
+  }
+}
+
+/** A transport whose close is reported (with its reason) before the client sees it. */
+function watchClose(inner: Transport, onClosed: (reason: Error | undefined) => void): Transport {
+  return {
+    start: (sink) =>
+      inner.start({
+        receive: (frame, extra) => sink.receive(frame, extra),
+        closed: (reason) => {
+          onClosed(reason);
+          sink.closed(reason);
+        },
+      }),
+    send: (message, options) => inner.send(message, options),
+    close: () => inner.close(),
+  };
+}
+
+/** One line for an error, its cause included once. */
+export function describe(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const cause = error.cause;
+  if (cause instanceof Error && !error.message.includes(cause.message)) return `${error.message} (${cause.message})`;
+  return error.message;
+}

@@ -1,0 +1,57 @@
+/**
+ * The default {@link TransportFactory}: a child process for `stdio` servers (spawned directly,
+ * never through a shell, with only harmless variables of the host's environment plus the
+ * server's own `env`), Streamable HTTP for `http` servers and the deprecated HTTP+SSE
+ * transport for `sse` servers, each with the server's own static headers. The upstream
+ * client's credentials never reach this code: there is no path for them.
+ *
+ * @see https://modelcontextprotocol.io/specification/2025-11-25/basic/transports
+ * @see https://modelcontextprotocol.io/specification/2025-11-25/basic/security_best_practices#token-passthrough
+ * @module
+ */
+import { StreamableHttpClientTransport } from '../transport/http/client/client.js';
+import type { FetchLike } from '../transport/http/client/clientOptions.js';
+import { LegacySseClientTransport } from '../transport/http/legacy/legacySseClient.js';
+import { StdioClientTransport } from '../transport/stdio/client.js';
+import { defaultEnvironment } from '../transport/stdio/env.js';
+import type { Logger } from '../util/logger.js';
+import type { TransportFactory } from './downstream.js';
+
+/** Options of {@link defaultTransportFactory}. */
+export interface DefaultTransportOptions {
+  /** The host process's environment (the CLI passes `process.env`); only harmless variables are inherited. */
+  readonly environment: Readonly<Record<string, string | undefined>>;
+  /** Where transports log. */
+  readonly logger?: Logger;
+  /** The `fetch` for HTTP servers (e.g. `nodeFetch` from `switchboard/adapters/node`). Default: the global one. */
+  readonly fetch?: FetchLike;
+  /** Per-server `Authorization` values from the server's own OAuth tokens (never the upstream's). */
+  readonly authorize?: (serverId: string) => Promise<string | undefined>;
+}
+
+/** Builds the transport of each start of a server from its {@link Launch}. */
+export function defaultTransportFactory(options: DefaultTransportOptions): TransportFactory {
+  return (spec, io) => {
+    const launch = spec.launch;
+    const logger = options.logger;
+    if (launch.kind === 'stdio') {
+      return new StdioClientTransport({
+        command: launch.command,
+        args: launch.args,
+        env: defaultEnvironment(options.environment, launch.env),
+        ...(launch.cwd !== undefined ? { cwd: launch.cwd } : {}),
+        stderr: io.stderr,
+        ...(logger !== undefined ? { logger } : {}),
+      });
+    }
+    const authorize = options.authorize;
+    const common = {
+      url: launch.url,
+      headers: launch.headers,
+      ...(options.fetch !== undefined ? { fetch: options.fetch } : {}),
+      ...(logger !== undefined ? { logger } : {}),
+      ...(authorize !== undefined ? { authorize: () => authorize(spec.id) } : {}),
+    };
+    return launch.kind === 'http' ? new StreamableHttpClientTransport(common) : new LegacySseClientTransport(common);
+  };
+}
