@@ -41,6 +41,16 @@ export const McpErrorCode = {
   UnsupportedVersion: 'ERR_MCP_UNSUPPORTED_VERSION',
   /** A server asked the client for something it does not support (no handler / capability). */
   Unsupported: 'ERR_MCP_UNSUPPORTED',
+  /** A host configuration file (switchboard.json) is invalid; the error's `path` names where. */
+  InvalidConfig: 'ERR_MCP_INVALID_CONFIG',
+  /** Two servers expose the same name and the namespacing mode does not allow renaming. */
+  NameCollision: 'ERR_MCP_NAME_COLLISION',
+  /** A stdio server's launch (command, arguments, cwd, env names) has not been approved. */
+  LaunchNotApproved: 'ERR_MCP_LAUNCH_NOT_APPROVED',
+  /** A persisted store file is not what the store wrote (unreadable JSON, wrong shape). */
+  StoreCorrupt: 'ERR_MCP_STORE_CORRUPT',
+  /** A store could not persist a change (disk full, permissions); the previous file is intact. */
+  StoreWriteFailed: 'ERR_MCP_STORE_WRITE_FAILED',
 } as const;
 
 /** A local error code. */
