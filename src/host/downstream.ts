@@ -128,7 +128,7 @@ export class Downstream {
     this.spec = spec;
     this.#options = options;
     this.#logger = options.logger ?? silentLogger;
-    this.#limiter = new Limiter({ max: spec.maxConcurrency, name: spec.id });
+    this.#limiter = new Limiter({ max: spec.options.maxConcurrency, name: spec.id });
     this.#now = options.now ?? Date.now;
     this.#initialMs = options.backoff?.initialMs ?? 250;
     this.#maxMs = options.backoff?.maxMs ?? 30_000;
@@ -207,12 +207,12 @@ export class Downstream {
       if (client === undefined) throw this.#unavailable();
       const timeout = new AbortController();
       const timer = setTimeout(
-        () => timeout.abort(new McpError(McpErrorCode.RequestTimeout, `Server ${this.spec.id} did not answer within ${this.spec.timeoutMs} ms`)),
-        this.spec.timeoutMs,
+        () => timeout.abort(new McpError(McpErrorCode.RequestTimeout, `Server ${this.spec.id} did not answer within ${this.spec.options.timeoutMs} ms`)),
+        this.spec.options.timeoutMs,
       );
       const signal = options.signal === undefined ? timeout.signal : AbortSignal.any([options.signal, timeout.signal]);
       try {
-        return await task(client, { signal, timeoutMs: this.spec.timeoutMs });
+        return await task(client, { signal, timeoutMs: this.spec.options.timeoutMs });
       } catch (error) {
         if (timeout.signal.aborted && !(options.signal?.aborted ?? false)) throw timeout.signal.reason;
         if (isMcpError(error) && error.code === McpErrorCode.ConnectionClosed) {
@@ -280,8 +280,8 @@ export class Downstream {
     };
     return new McpClient(this.#options.clientInfo, {
       logger: this.#logger,
-      defaultTimeoutMs: this.spec.timeoutMs,
-      ...(this.spec.era !== 'auto' ? { era: this.spec.era } : {}),
+      defaultTimeoutMs: this.spec.options.timeoutMs,
+      ...(this.spec.options.era !== 'auto' ? { era: this.spec.options.era } : {}),
       ...(this.#options.handlers !== undefined ? { handlers: this.#options.handlers } : {}),
       ...(this.#options.capabilities !== undefined ? { capabilities: this.#options.capabilities } : {}),
       on: {
@@ -331,7 +331,7 @@ export class Downstream {
   async #fetchCatalog(client: McpClient): Promise<Catalog> {
     const caps = client.serverCapabilities;
     const has = (member: string): boolean => caps === undefined || member in caps;
-    const opts = { fresh: false, timeoutMs: this.spec.timeoutMs };
+    const opts = { fresh: false, timeoutMs: this.spec.options.timeoutMs };
     const [tools, prompts, resources, templates] = await Promise.all([
       has('tools') ? client.listTools(opts) : [],
       has('prompts') ? optional(client.listPrompts(opts)) : [],

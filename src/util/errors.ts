@@ -43,6 +43,16 @@ export const McpErrorCode = {
   Unsupported: 'ERR_MCP_UNSUPPORTED',
   /** A host's downstream server is not running (starting, restarting after a crash, stopped). */
   ServerUnavailable: 'ERR_MCP_SERVER_UNAVAILABLE',
+  /** A host configuration file (switchboard.json) is invalid; the error's `path` names where. */
+  InvalidConfig: 'ERR_MCP_INVALID_CONFIG',
+  /** Two servers expose the same name and the namespacing mode does not allow renaming. */
+  NameCollision: 'ERR_MCP_NAME_COLLISION',
+  /** A stdio server's launch (command, arguments, cwd, env names) has not been approved. */
+  LaunchNotApproved: 'ERR_MCP_LAUNCH_NOT_APPROVED',
+  /** A persisted store file is not what the store wrote (unreadable JSON, wrong shape). */
+  StoreCorrupt: 'ERR_MCP_STORE_CORRUPT',
+  /** A store could not persist a change (disk full, permissions); the previous file is intact. */
+  StoreWriteFailed: 'ERR_MCP_STORE_WRITE_FAILED',
 } as const;
 
 /** A local error code. */

@@ -44,8 +44,12 @@ export function memoryServers(build: (id: string, start: number) => McpServer): 
 }
 
 /** A spec for an in-memory server. */
-export function memorySpec(id: string, overrides: Partial<DownstreamSpec> = {}): DownstreamSpec {
-  return { id, launch: { kind: 'stdio', command: 'memory', args: [], env: {} }, timeoutMs: 5_000, maxConcurrency: 4, era: 'auto', ...overrides };
+export function memorySpec(id: string, options: Partial<DownstreamSpec['options']> = {}): DownstreamSpec {
+  return {
+    id,
+    launch: { kind: 'stdio', command: 'memory', args: [], env: {}, cwd: undefined },
+    options: { tools: { allow: undefined, deny: [] }, timeoutMs: 5_000, maxConcurrency: 4, era: 'auto', oauth: undefined, ...options },
+  };
 }
 
 /** Resolves when `predicate` holds for a value `subscribe` reports. */

@@ -1,0 +1,299 @@
+/**
+ * `parseConfig`: `switchboard.json` text → a validated {@link HostConfig}.
+ *
+ * The shape (agreed in the project's config notes, published as
+ * `schemas/switchboard.config.schema.json`):
+ *
+ * - `mcpServers` is what Claude Desktop and Cursor write. Unknown keys inside an entry are
+ *   kept in `raw` and reported in `warnings`, never fatal; unknown top-level keys likewise.
+ * - `switchboard` is strict: an unknown key is an error naming its JSON path.
+ * - `${env:NAME}` / `${env:NAME:-default}` are expanded in `command`, `args[]`, `env`
+ *   values, `cwd`, `url` and `headers` values (see `configEnv.ts`).
+ *
+ * Checks beyond the JSON Schema (which checks shape only): `switchboard.servers` and
+ * `approvedLaunches` keys must name configured servers (a stale approval is a warning),
+ * `oauth` only applies to remote servers, `gateway.auth: "none"` only on a loopback host,
+ * expanded header values may not contain CR/LF, and no expanded launch string may contain NUL.
+ *
+ * @module
+ */
+import { expandEnv } from './configEnv.js';
+import { folderOf, resolvePath } from './configPaths.js';
+import { ConfigReader, type JsonRecord, parseJsonText } from './configRead.js';
+import {
+  ConfigError,
+  type Exposure,
+  type GatewayAuth,
+  type GatewayConfig,
+  type HostConfig,
+  type NamespacingMode,
+  type ServerConfig,
+  type ServerEra,
+  type ServerLaunch,
+  type ServerOAuthOptions,
+  type ServerOptions,
+  childPath,
+} from './configTypes.js';
+
+export { ConfigError } from './configTypes.js';
+
+/** Options of {@link parseConfig}. */
+export interface ParseConfigOptions {
+  /** The config file's path: named in errors; relative `stateDir` and `cwd` resolve against its folder. */
+  readonly file: string;
+  /** The environment for `${env:NAME}` (e.g. `process.env`, passed in by the CLI). */
+  readonly env: Readonly<Record<string, string | undefined>>;
+}
+
+/** Server ids become name prefixes: `^[A-Za-z0-9_-]{1,32}$`. */
+export const SERVER_ID_PATTERN = /^[A-Za-z0-9_-]{1,32}$/;
+/** A separator between server id and name: 1–4 of `_ . - /`. */
+export const SEPARATOR_PATTERN = /^[_.\-/]{1,4}$/;
+/** An approved launch digest. */
+export const LAUNCH_DIGEST_PATTERN = /^sha256:[0-9a-f]{64}$/;
+
+/** Defaults applied by {@link parseConfig}. */
+export const CONFIG_DEFAULTS = {
+  namespacing: 'on-collision',
+  separator: '__',
+  exposure: 'all',
+  stateDir: '.switchboard',
+  gateway: { host: '127.0.0.1', port: 8765, path: '/mcp' },
+  timeoutMs: 60_000,
+  maxConcurrency: 16,
+  era: 'auto',
+} as const;
+
+const ENTRY_KEYS = ['type', 'command', 'args', 'env', 'cwd', 'url', 'headers', 'disabled'];
+const SWITCHBOARD_KEYS = ['namespacing', 'separator', 'exposure', 'stateDir', 'gateway', 'approvedLaunches', 'servers'];
+const GATEWAY_KEYS = ['host', 'port', 'path', 'auth'];
+const OPTION_KEYS = ['tools', 'timeoutMs', 'maxConcurrency', 'era', 'oauth'];
+const TYPES = ['stdio', 'http', 'streamable-http', 'sse'] as const;
+const LOOPBACK = new Set(['127.0.0.1', '::1', '[::1]', 'localhost']);
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+/**
+ * Parses and validates a config file's text. Throws {@link ConfigError} (code
+ * `ERR_MCP_INVALID_CONFIG`) with the JSON path of the first problem.
+ */
+export function parseConfig(text: string, options: ParseConfigOptions): HostConfig {
+  const read = new ConfigReader(options.file);
+  const root = read.record(parseJsonText(text, options.file), '$');
+  const warnings: string[] = [];
+  for (const key of Object.keys(root)) {
+    if (key !== 'mcpServers' && key !== 'switchboard' && key !== '$schema') warnings.push(`${options.file}: ${childPath('$', key)}: unknown top-level key "${key}" ignored`);
+  }
+  const folder = folderOf(options.file);
+  const entries = root['mcpServers'] === undefined ? {} : read.record(root['mcpServers'], '$.mcpServers');
+  const ids = Object.keys(entries);
+  for (const id of ids) {
+    if (!SERVER_ID_PATTERN.test(id)) read.fail(childPath('$.mcpServers', id), `server id "${id}" must match ^[A-Za-z0-9_-]{1,32}$ (ids become name prefixes)`);
+  }
+  const section = root['switchboard'] === undefined ? {} : read.record(root['switchboard'], '$.switchboard');
+  read.strictKeys(section, SWITCHBOARD_KEYS, '$.switchboard');
+  const optionsById = readServerOptionsSection(read, section['servers'], ids);
+  const servers = ids.map((id) => readServer(read, id, entries[id], optionsById.get(id), { folder, env: options.env, warnings }));
+  const approvedLaunches = readApprovals(read, section['approvedLaunches'], ids, warnings);
+  return {
+    file: options.file,
+    servers,
+    namespacing: section['namespacing'] === undefined ? CONFIG_DEFAULTS.namespacing : read.choice<NamespacingMode>(section['namespacing'], ['always', 'on-collision', 'never'], '$.switchboard.namespacing'),
+    separator: section['separator'] === undefined ? CONFIG_DEFAULTS.separator : readSeparator(read, section['separator']),
+    exposure: section['exposure'] === undefined ? CONFIG_DEFAULTS.exposure : read.choice<Exposure>(section['exposure'], ['all', 'search'], '$.switchboard.exposure'),
+    stateDir: resolvePath(folder, section['stateDir'] === undefined ? CONFIG_DEFAULTS.stateDir : read.string(section['stateDir'], '$.switchboard.stateDir', true)),
+    gateway: readGateway(read, section['gateway']),
+    approvedLaunches,
+    warnings,
+  };
+}
+
+interface EntryContext {
+  readonly folder: string;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly warnings: string[];
+}
+
+function readServer(read: ConfigReader, id: string, value: unknown, options: RawOptions | undefined, context: EntryContext): ServerConfig {
+  const path = childPath('$.mcpServers', id);
+  const raw = read.record(value, path);
+  for (const key of Object.keys(raw)) {
+    if (!ENTRY_KEYS.includes(key)) context.warnings.push(`${read.file}: ${childPath(path, key)}: unknown key "${key}" kept but not used`);
+  }
+  const launch = readLaunch(read, raw, path, context);
+  const disabled = raw['disabled'] === undefined ? false : read.boolean(raw['disabled'], childPath(path, 'disabled'));
+  if (options?.oauth !== undefined && launch.kind === 'stdio') {
+    read.fail(childPath(childPath('$.switchboard.servers', id), 'oauth'), `oauth applies only to remote (url) servers; "${id}" is a stdio server`);
+  }
+  return { id, raw, launch, disabled, options: options?.value ?? defaultOptions() };
+}
+
+function readLaunch(read: ConfigReader, raw: JsonRecord, path: string, context: EntryContext): ServerLaunch {
+  const type = raw['type'] === undefined ? undefined : read.choice(raw['type'], TYPES, childPath(path, 'type'));
+  const hasCommand = raw['command'] !== undefined;
+  const hasUrl = raw['url'] !== undefined;
+  if (hasCommand && hasUrl) read.fail(path, 'expected either "command" (a local stdio server) or "url" (a remote server), not both');
+  if (!hasCommand && !hasUrl) read.fail(path, 'expected "command" (a local stdio server) or "url" (a remote server)');
+  const expand = (text: string, at: string): string => {
+    const out = expandEnv(text, { file: read.file, path: at, env: context.env });
+    if (out.includes('\0')) read.fail(at, 'contains a NUL character');
+    return out;
+  };
+  if (hasCommand) {
+    if (type !== undefined && type !== 'stdio') read.fail(childPath(path, 'type'), `type "${type}" needs "url", but the entry has "command"`);
+    for (const key of ['url', 'headers']) if (raw[key] !== undefined) read.fail(childPath(path, key), `"${key}" applies only to remote (url) servers`);
+    const cwd = raw['cwd'] === undefined ? undefined : expand(read.string(raw['cwd'], childPath(path, 'cwd'), true), childPath(path, 'cwd'));
+    return {
+      kind: 'stdio',
+      command: expand(read.string(raw['command'], childPath(path, 'command'), true), childPath(path, 'command')),
+      args: raw['args'] === undefined ? [] : read.strings(raw['args'], childPath(path, 'args'), expand),
+      env: raw['env'] === undefined ? {} : read.stringRecord(raw['env'], childPath(path, 'env'), (name, at) => checkEnvName(read, name, at), expand),
+      cwd: cwd === undefined ? undefined : resolvePath(context.folder, cwd),
+    };
+  }
+  if (type === 'stdio') read.fail(childPath(path, 'type'), 'type "stdio" needs "command", but the entry has "url"');
+  for (const key of ['command', 'args', 'env', 'cwd']) if (raw[key] !== undefined) read.fail(childPath(path, key), `"${key}" applies only to local (command) servers`);
+  const urlPath = childPath(path, 'url');
+  const url = expand(read.string(raw['url'], urlPath, true), urlPath);
+  const parsed = URL.canParse(url) ? new URL(url) : undefined;
+  if (parsed === undefined || (parsed.protocol !== 'https:' && parsed.protocol !== 'http:')) read.fail(urlPath, 'expected an absolute http: or https: URL');
+  if (parsed.protocol === 'http:' && !LOOPBACK.has(parsed.hostname)) {
+    context.warnings.push(`${read.file}: ${urlPath}: plain http to a non-loopback host sends requests (and any token) unencrypted; use https`);
+  }
+  const headers =
+    raw['headers'] === undefined
+      ? {}
+      : read.stringRecord(
+          raw['headers'],
+          childPath(path, 'headers'),
+          (name, at) => {
+            if (!HEADER_NAME.test(name)) read.fail(at, `"${name}" is not a valid HTTP header name`);
+          },
+          (item, at) => {
+            const out = expand(item, at);
+            if (/[\r\n]/.test(out)) read.fail(at, 'header value contains CR or LF (after ${env:…} expansion)');
+            return out;
+          },
+        );
+  return { kind: type === 'sse' ? 'sse' : 'http', url, headers };
+}
+
+function checkEnvName(read: ConfigReader, name: string, path: string): void {
+  if (name === '' || name.includes('=') || name.includes('\0')) read.fail(path, `"${name}" is not a valid environment variable name`);
+}
+
+interface RawOptions {
+  readonly value: ServerOptions;
+  readonly oauth: unknown;
+}
+
+function defaultOptions(): ServerOptions {
+  return { tools: { allow: undefined, deny: [] }, timeoutMs: CONFIG_DEFAULTS.timeoutMs, maxConcurrency: CONFIG_DEFAULTS.maxConcurrency, era: CONFIG_DEFAULTS.era, oauth: undefined };
+}
+
+function readServerOptionsSection(read: ConfigReader, value: unknown, ids: readonly string[]): Map<string, RawOptions> {
+  const out = new Map<string, RawOptions>();
+  if (value === undefined) return out;
+  const section = read.record(value, '$.switchboard.servers');
+  for (const [id, item] of Object.entries(section)) {
+    const path = childPath('$.switchboard.servers', id);
+    if (!ids.includes(id)) read.fail(path, `no server "${id}" in mcpServers (options must be keyed like mcpServers)`);
+    const options = read.record(item, path);
+    read.strictKeys(options, OPTION_KEYS, path);
+    let tools = { allow: undefined as readonly string[] | undefined, deny: [] as readonly string[] };
+    if (options['tools'] !== undefined) {
+      const toolsPath = childPath(path, 'tools');
+      const filter = read.record(options['tools'], toolsPath);
+      read.strictKeys(filter, ['allow', 'deny'], toolsPath);
+      const glob = (pattern: string, at: string): string => (pattern === '' ? read.fail(at, 'expected a non-empty glob pattern') : pattern);
+      tools = {
+        allow: filter['allow'] === undefined ? undefined : read.strings(filter['allow'], childPath(toolsPath, 'allow'), glob),
+        deny: filter['deny'] === undefined ? [] : read.strings(filter['deny'], childPath(toolsPath, 'deny'), glob),
+      };
+    }
+    const oauth = options['oauth'] === undefined ? undefined : readOAuth(read, options['oauth'], childPath(path, 'oauth'));
+    out.set(id, {
+      oauth: options['oauth'],
+      value: {
+        tools,
+        timeoutMs: options['timeoutMs'] === undefined ? CONFIG_DEFAULTS.timeoutMs : read.integer(options['timeoutMs'], 1, 86_400_000, childPath(path, 'timeoutMs')),
+        maxConcurrency: options['maxConcurrency'] === undefined ? CONFIG_DEFAULTS.maxConcurrency : read.integer(options['maxConcurrency'], 1, 1024, childPath(path, 'maxConcurrency')),
+        era: options['era'] === undefined ? CONFIG_DEFAULTS.era : read.choice<ServerEra>(options['era'], ['auto', 'stateless', 'stateful'], childPath(path, 'era')),
+        oauth,
+      },
+    });
+  }
+  return out;
+}
+
+function readOAuth(read: ConfigReader, value: unknown, path: string): ServerOAuthOptions {
+  const oauth = read.record(value, path);
+  read.strictKeys(oauth, ['clientId', 'scopes', 'redirectPort'], path);
+  return {
+    clientId: oauth['clientId'] === undefined ? undefined : read.string(oauth['clientId'], childPath(path, 'clientId'), true),
+    scopes: oauth['scopes'] === undefined ? undefined : read.strings(oauth['scopes'], childPath(path, 'scopes')),
+    redirectPort: oauth['redirectPort'] === undefined ? undefined : read.integer(oauth['redirectPort'], 1, 65535, childPath(path, 'redirectPort')),
+  };
+}
+
+function readSeparator(read: ConfigReader, value: unknown): string {
+  const separator = read.string(value, '$.switchboard.separator');
+  if (!SEPARATOR_PATTERN.test(separator)) read.fail('$.switchboard.separator', `expected 1 to 4 of the characters _ . - /, got ${JSON.stringify(separator)}`);
+  return separator;
+}
+
+function readGateway(read: ConfigReader, value: unknown): GatewayConfig {
+  const defaults = CONFIG_DEFAULTS.gateway;
+  if (value === undefined) return { ...defaults, auth: { kind: 'token' } };
+  const gateway = read.record(value, '$.switchboard.gateway');
+  read.strictKeys(gateway, GATEWAY_KEYS, '$.switchboard.gateway');
+  const host = gateway['host'] === undefined ? defaults.host : read.string(gateway['host'], '$.switchboard.gateway.host', true);
+  const port = gateway['port'] === undefined ? defaults.port : read.integer(gateway['port'], 0, 65535, '$.switchboard.gateway.port');
+  const path = gateway['path'] === undefined ? defaults.path : read.string(gateway['path'], '$.switchboard.gateway.path');
+  if (!path.startsWith('/')) read.fail('$.switchboard.gateway.path', `expected a path starting with "/", got ${JSON.stringify(path)}`);
+  const auth = readGatewayAuth(read, gateway['auth']);
+  if (auth.kind === 'none' && !LOOPBACK.has(host)) {
+    read.fail('$.switchboard.gateway.auth', `auth "none" is allowed only on a loopback host (127.0.0.1, ::1, localhost), but host is ${JSON.stringify(host)}`);
+  }
+  return { host, port, path, auth };
+}
+
+function readGatewayAuth(read: ConfigReader, value: unknown): GatewayAuth {
+  const path = '$.switchboard.gateway.auth';
+  if (value === undefined || value === 'token') return { kind: 'token' };
+  if (value === 'none') return { kind: 'none' };
+  if (typeof value === 'string') read.fail(path, `expected "token", "none" or { "oauth": { … } }, got ${JSON.stringify(value)}`);
+  const auth = read.record(value, path);
+  read.strictKeys(auth, ['oauth'], path);
+  const oauthPath = `${path}.oauth`;
+  const oauth = read.record(auth['oauth'], oauthPath);
+  read.strictKeys(oauth, ['issuer', 'audience', 'jwksUri'], oauthPath);
+  const httpsUrl = (item: unknown, at: string): string => {
+    const url = read.string(item, at, true);
+    if (!URL.canParse(url) || new URL(url).protocol !== 'https:') read.fail(at, `expected an https: URL, got ${JSON.stringify(url)}`);
+    return url;
+  };
+  return {
+    kind: 'oauth',
+    issuer: httpsUrl(oauth['issuer'], `${oauthPath}.issuer`),
+    audience: read.string(oauth['audience'], `${oauthPath}.audience`, true),
+    jwksUri: oauth['jwksUri'] === undefined ? undefined : httpsUrl(oauth['jwksUri'], `${oauthPath}.jwksUri`),
+  };
+}
+
+function readApprovals(read: ConfigReader, value: unknown, ids: readonly string[], warnings: string[]): Readonly<Record<string, string>> {
+  if (value === undefined) return {};
+  return read.stringRecord(
+    value,
+    '$.switchboard.approvedLaunches',
+    (id, at) => {
+      if (!SERVER_ID_PATTERN.test(id)) read.fail(at, `server id "${id}" must match ^[A-Za-z0-9_-]{1,32}$`);
+      if (!ids.includes(id)) warnings.push(`${read.file}: ${at}: approval for "${id}", which is not in mcpServers, ignored`);
+    },
+    (digest, at) => (LAUNCH_DIGEST_PATTERN.test(digest) ? digest : read.fail(at, `expected "sha256:" and 64 lowercase hex digits, got ${JSON.stringify(digest)}`)),
+  );
+}
+
+/** True when `error` is a {@link ConfigError}. */
+export function isConfigError(error: unknown): error is ConfigError {
+  return error instanceof ConfigError;
+}

@@ -1,0 +1,163 @@
+/**
+ * The typed form of a `switchboard.json` host configuration, and {@link ConfigError}.
+ *
+ * The file's `mcpServers` section is exactly what Claude Desktop and Cursor write; the
+ * `switchboard` section carries Switchboard's own settings. {@link parseConfig} turns the text
+ * into a {@link HostConfig}: servers in file order, `${env:NAME}` references expanded into a
+ * separate resolved launch (the raw entry is kept for display, so secrets are never printed),
+ * defaults filled in and paths resolved against the config file's folder.
+ *
+ * @module
+ */
+import { McpError, McpErrorCode } from '../util/errors.js';
+
+/** How tool and prompt names of several servers are combined (see `namespacing.ts`). */
+export type NamespacingMode = 'always' | 'on-collision' | 'never';
+
+/** What the gateway lists: every tool, or only `search_tools` + `call_tool`. */
+export type Exposure = 'all' | 'search';
+
+/** Which protocol era the host speaks to a server: negotiate, or force one. */
+export type ServerEra = 'auto' | 'stateless' | 'stateful';
+
+/** How to start a local server: a child process speaking MCP over stdio. */
+export interface StdioLaunch {
+  readonly kind: 'stdio';
+  /** The executable, `${env:…}` expanded. */
+  readonly command: string;
+  /** Its arguments, expanded. */
+  readonly args: readonly string[];
+  /** Extra environment variables for the child, values expanded. */
+  readonly env: Readonly<Record<string, string>>;
+  /** Working directory (absolute, resolved against the config file's folder), or `undefined` to inherit. */
+  readonly cwd: string | undefined;
+}
+
+/**
+ * How to reach a remote server: `http` is Streamable HTTP (config `type` `"http"` or
+ * `"streamable-http"`), `sse` the legacy 2024-11-05 HTTP+SSE transport.
+ */
+export interface RemoteLaunch {
+  readonly kind: 'http' | 'sse';
+  /** The endpoint URL, expanded. */
+  readonly url: string;
+  /** Extra request headers, values expanded. */
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+/** A resolved launch: local (stdio) or remote. */
+export type ServerLaunch = StdioLaunch | RemoteLaunch;
+
+/** Tool filter of one server: glob patterns with `*` and `?` only. */
+export interface ToolFilter {
+  /** Only tools matching one of these are exposed; `undefined` = all. */
+  readonly allow: readonly string[] | undefined;
+  /** Tools matching one of these are never exposed (wins over `allow`). */
+  readonly deny: readonly string[];
+}
+
+/** Our OAuth client settings for a remote server. */
+export interface ServerOAuthOptions {
+  /** A pre-registered client id; without one the host uses dynamic client registration. */
+  readonly clientId: string | undefined;
+  /** Scopes to request; `undefined` = what the server advertises. */
+  readonly scopes: readonly string[] | undefined;
+  /** Port of the loopback redirect listener; `undefined` = any free port. */
+  readonly redirectPort: number | undefined;
+}
+
+/** Per-server options from `switchboard.servers.<id>`, defaults filled in. */
+export interface ServerOptions {
+  readonly tools: ToolFilter;
+  /** Per-request timeout to this server in ms. Default 60000. */
+  readonly timeoutMs: number;
+  /** Most requests in flight to this server. Default 16. */
+  readonly maxConcurrency: number;
+  /** Default `auto`. */
+  readonly era: ServerEra;
+  /** Remote servers only. */
+  readonly oauth: ServerOAuthOptions | undefined;
+}
+
+/** One configured server. */
+export interface ServerConfig {
+  /** The key in `mcpServers`, matching `^[A-Za-z0-9_-]{1,32}$`. */
+  readonly id: string;
+  /** The entry exactly as written (unexpanded): safe to display. */
+  readonly raw: Readonly<Record<string, unknown>>;
+  /** The launch with `${env:…}` expanded: never display its values. */
+  readonly launch: ServerLaunch;
+  /** Configured but not started. */
+  readonly disabled: boolean;
+  readonly options: ServerOptions;
+}
+
+/** How clients authenticate to the gateway. */
+export type GatewayAuth =
+  | { readonly kind: 'token' }
+  | { readonly kind: 'none' }
+  | { readonly kind: 'oauth'; readonly issuer: string; readonly audience: string; readonly jwksUri: string | undefined };
+
+/** Where and how the gateway listens. */
+export interface GatewayConfig {
+  /** Default `127.0.0.1`. */
+  readonly host: string;
+  /** Default 8765 (0 = any free port). */
+  readonly port: number;
+  /** Default `/mcp`. */
+  readonly path: string;
+  /** Default `{ kind: 'token' }` (a bearer token generated under `stateDir`). */
+  readonly auth: GatewayAuth;
+}
+
+/** A parsed, validated host configuration. */
+export interface HostConfig {
+  /** The config file it came from (as given to `parseConfig`). */
+  readonly file: string;
+  /** Servers in file order. */
+  readonly servers: readonly ServerConfig[];
+  /** Default `on-collision`. */
+  readonly namespacing: NamespacingMode;
+  /** Between server id and name. Default `__`. */
+  readonly separator: string;
+  /** Default `all`. */
+  readonly exposure: Exposure;
+  /** The state folder, resolved against the config file's folder. Default `<folder>/.switchboard`. */
+  readonly stateDir: string;
+  readonly gateway: GatewayConfig;
+  /** Server id → approved launch digest (`sha256:<hex>`). */
+  readonly approvedLaunches: Readonly<Record<string, string>>;
+  /** Non-fatal findings (unknown keys in `mcpServers` entries, stale approvals, …), each naming its JSON path. */
+  readonly warnings: readonly string[];
+}
+
+/**
+ * An invalid configuration file. `path` is the JSON path of the offending value
+ * (`$.mcpServers.fs.args[2]`, `$` for the whole file); the message names the file, the path
+ * and what was expected. For JSON syntax errors `line` and `column` (1-based) are set.
+ */
+export class ConfigError extends McpError {
+  /** JSON path of the offending value. */
+  readonly path: string;
+  /** The config file. */
+  readonly file: string;
+  /** 1-based line of a JSON syntax error. */
+  readonly line: number | undefined;
+  /** 1-based column of a JSON syntax error. */
+  readonly column: number | undefined;
+
+  constructor(file: string, path: string, detail: string, options: { cause?: unknown; line?: number; column?: number } = {}) {
+    const where = options.line === undefined ? `${file}: ${path}` : `${file}:${options.line}:${options.column ?? 1}`;
+    super(McpErrorCode.InvalidConfig, `${where}: ${detail}`, options.cause === undefined ? undefined : { cause: options.cause });
+    this.path = path;
+    this.file = file;
+    this.line = options.line;
+    this.column = options.column;
+  }
+}
+
+/** Appends an object key or array index to a JSON path (`$.a`, `$.a[0]`, `$.a["b c"]`). */
+export function childPath(path: string, key: string | number): string {
+  if (typeof key === 'number') return `${path}[${key}]`;
+  return /^[A-Za-z_$][\w$-]*$/.test(key) ? `${path}.${key}` : `${path}[${JSON.stringify(key)}]`;
+}
