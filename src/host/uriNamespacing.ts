@@ -86,6 +86,16 @@ export class UriNamespacer {
     return undefined;
   }
 
+  /**
+   * The exposed form of a URI `serverId` names (e.g. in `notifications/resources/updated`):
+   * its listed form, the rewritten form when the server's templates are rewritten, or itself.
+   */
+  exposedUriOf(serverId: string, uri: string): string {
+    const listed = this.#resources.byServer.get(serverId)?.get(uri);
+    if (listed !== undefined) return listed;
+    return this.#hasRewrites(this.#templates, serverId) ? rewriteUri(serverId, uri) : uri;
+  }
+
   /** Drops `serverId`'s URIs and templates. */
   release(serverId: string): void {
     for (const entries of [this.#resources, this.#templates]) drop(entries, serverId);

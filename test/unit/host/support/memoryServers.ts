@@ -7,7 +7,7 @@
  */
 import type { TransportFactory } from '../../../../src/host/downstream.js';
 import type { DownstreamSpec } from '../../../../src/host/spec.js';
-import { McpServer } from '../../../../src/server/mcpServer.js';
+import { type McpServer } from '../../../../src/server/mcpServer.js';
 import { createInMemoryPair } from '../../../../src/transport/memory.js';
 import type { Transport } from '../../../../src/transport/types.js';
 

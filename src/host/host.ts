@@ -1,0 +1,562 @@
+/**
+ * `Host`: the host of the MCP architecture. It runs one isolated client per configured server
+ * ({@link Downstream}), keeps an aggregated, namespaced registry of their tools, prompts,
+ * resources and templates, and routes every request to the server that owns it through the
+ * {@link InterceptorChain}. The gateway serves this view as one MCP server; an agent uses it
+ * directly (see `toolFormats.ts` for the Anthropic and OpenAI tool formats).
+ *
+ * Isolation: a request reaches exactly one server, with that server's own name or URI; a
+ * server's notifications reach only the upstream requests and subscriptions that concern it;
+ * no upstream credential is ever passed down (the transports carry each server's own).
+ *
+ * @see https://modelcontextprotocol.io/specification/2025-11-25/architecture
+ * @module
+ */
+import type { McpClient } from '../client/mcpClient.js';
+import type { ClientHandlers } from '../client/types.js';
+import type { Progress } from '../jsonrpc/connection.js';
+import type { Implementation } from '../protocol/model/common.js';
+import type { ElicitParams, ElicitResult } from '../protocol/model/elicitation.js';
+import type { Prompt } from '../protocol/model/prompts.js';
+import type { Resource, ResourceTemplate } from '../protocol/model/resource.js';
+import type { Tool } from '../protocol/model/tool.js';
+import type { LoggingMessageParams } from '../protocol/model/utilities.js';
+import { McpError, McpErrorCode } from '../util/errors.js';
+import { silentLogger, type Logger } from '../util/logger.js';
+import type { NamespacingMode } from './configTypes.js';
+import { Downstream, type BackoffOptions, type Catalog, type ServerHealth, type TransportFactory } from './downstream.js';
+import { InterceptorChain, interceptContext, type InterceptedMethod, type InterceptContext, type Interceptor } from './interceptors.js';
+import { Namespacer, type NameAssignmentStore } from './namespacing.js';
+import type { DownstreamSpec } from './spec.js';
+import { toolAllowed } from './toolFilter.js';
+import { UriNamespacer } from './uriNamespacing.js';
+
+/** A tool as the host exposes it. */
+export interface ExposedTool {
+  /** The exposed (namespaced) name. */
+  readonly name: string;
+  readonly serverId: string;
+  /** The definition exactly as the server sent it. */
+  readonly definition: Tool;
+  /** The definition with the exposed name. */
+  readonly tool: Tool;
+}
+
+/** A prompt as the host exposes it. */
+export interface ExposedPrompt {
+  readonly name: string;
+  readonly serverId: string;
+  readonly definition: Prompt;
+  readonly prompt: Prompt;
+}
+
+/** A resource as the host exposes it. */
+export interface ExposedResource {
+  /** The exposed URI (rewritten `<serverId>+<uri>` only where two servers share it). */
+  readonly uri: string;
+  readonly serverId: string;
+  readonly definition: Resource;
+  readonly resource: Resource;
+}
+
+/** A resource template as the host exposes it. */
+export interface ExposedTemplate {
+  readonly uriTemplate: string;
+  readonly serverId: string;
+  readonly definition: ResourceTemplate;
+  readonly template: ResourceTemplate;
+}
+
+/** What changed in the aggregated registry. */
+export type HostChange = 'tools' | 'prompts' | 'resources' | 'templates' | 'servers';
+
+/** Options of {@link Host.open}. */
+export interface HostOptions {
+  readonly servers: readonly DownstreamSpec[];
+  /** How names are namespaced. Default `on-collision`. */
+  readonly namespacing?: NamespacingMode;
+  /** Between server id and name. Default `__`. */
+  readonly separator?: string;
+  /** Persists on-collision name assignments (so restarts and new servers never rename a tool). */
+  readonly nameStore?: NameAssignmentStore;
+  /** The host's identity towards each server. Default `{ name: 'switchboard', version: '0.1.0' }`. */
+  readonly clientInfo?: Implementation;
+  /** Builds each server's transport (see `defaultTransportFactory`). */
+  readonly transport: TransportFactory;
+  readonly interceptors?: readonly Interceptor[];
+  readonly logger?: Logger;
+  readonly backoff?: BackoffOptions;
+  /** Answers what a server asks when no call-specific handler does (default: nothing is declared). */
+  readonly handlers?: ClientHandlers;
+}
+
+/** Who is asking, for one request through the host. */
+export interface RequestScope {
+  readonly principal?: { readonly id: string } | undefined;
+  readonly session?: string | undefined;
+  readonly signal?: AbortSignal;
+  /** Asks the upstream user (interceptors use it for consent). */
+  readonly elicit?: (params: ElicitParams) => Promise<ElicitResult>;
+}
+
+/** Options of one call, get or read through the host. */
+export interface HostCallOptions extends RequestScope {
+  readonly onProgress?: (progress: Progress) => void;
+}
+
+const DEFAULT_CLIENT_INFO: Implementation = Object.freeze({ name: 'switchboard', version: '0.1.0' });
+
+/** Many servers behind one guarded, namespaced view. */
+export class Host {
+  readonly #options: HostOptions;
+  readonly #logger: Logger;
+  readonly #chain: InterceptorChain;
+  readonly #names: Namespacer;
+  readonly #uris: UriNamespacer;
+  readonly #servers = new Map<string, Downstream>();
+  /** Why a server's catalog is not exposed (a name it cannot get in `never` mode, ...). */
+  readonly #problems = new Map<string, string>();
+  readonly #listeners = new Set<(change: HostChange) => void>();
+  readonly #logListeners = new Set<(serverId: string, params: LoggingMessageParams) => void>();
+  readonly #updateListeners = new Set<(serverId: string, uri: string) => void>();
+  #tools: readonly ExposedTool[] = [];
+  #prompts: readonly ExposedPrompt[] = [];
+  #resources: readonly ExposedResource[] = [];
+  #templates: readonly ExposedTemplate[] = [];
+  #toolIndex = new Map<string, ExposedTool>();
+  #promptIndex = new Map<string, ExposedPrompt>();
+  #closed = false;
+  /** During {@link start}: catalogs are exposed together once every server settled, so name assignment follows config order, not start-up speed. */
+  #starting = false;
+
+  private constructor(options: HostOptions, names: Namespacer) {
+    this.#options = options;
+    this.#logger = options.logger ?? silentLogger;
+    this.#chain = new InterceptorChain(options.interceptors ?? []);
+    this.#names = names;
+    this.#uris = new UriNamespacer({ mode: names.mode });
+  }
+
+  /** Creates a host (persisted names loaded) without starting its servers; call {@link start}. */
+  static async open(options: HostOptions): Promise<Host> {
+    const names = await Namespacer.open({
+      mode: options.namespacing ?? 'on-collision',
+      separator: options.separator ?? '__',
+      ...(options.nameStore !== undefined ? { store: options.nameStore } : {}),
+    });
+    const host = new Host(options, names);
+    for (const spec of options.servers) host.#add(spec);
+    return host;
+  }
+
+  /** The interceptor chain, in run order. */
+  get interceptors(): readonly Interceptor[] {
+    return this.#chain.interceptors;
+  }
+
+  /** Starts every server; resolves once each has been ready or failed once (failures restart in the background). */
+  async start(): Promise<void> {
+    this.#starting = true;
+    try {
+      await Promise.all([...this.#servers.values()].map((s) => s.start()));
+    } finally {
+      this.#starting = false;
+    }
+    this.#rebuild();
+  }
+
+  /** Each server's health, in configuration order, with the reason its catalog is withheld if any. */
+  health(): (ServerHealth & { readonly problem?: string })[] {
+    return [...this.#servers.values()].map((s) => {
+      const problem = this.#problems.get(s.id);
+      return problem === undefined ? s.health : { ...s.health, problem };
+    });
+  }
+
+  /** The ids of the configured servers. */
+  get serverIds(): readonly string[] {
+    return [...this.#servers.keys()];
+  }
+
+  /** The server behind `id` (for the gateway and tests). */
+  server(id: string): Downstream | undefined {
+    return this.#servers.get(id);
+  }
+
+  /**
+   * Applies a new server list (config reload): removed servers stop, added ones start,
+   * changed ones restart; unchanged ones keep running untouched.
+   */
+  async reconcile(specs: readonly DownstreamSpec[]): Promise<void> {
+    const wanted = new Map(specs.map((s) => [s.id, s]));
+    const stops: Promise<void>[] = [];
+    for (const [id, server] of this.#servers) {
+      const next = wanted.get(id);
+      if (next !== undefined && sameSpec(next, server.spec)) {
+        wanted.delete(id);
+        continue;
+      }
+      this.#servers.delete(id);
+      this.#problems.delete(id);
+      if (next === undefined) this.#names.forget(id);
+      else this.#names.release(id);
+      stops.push(server.stop());
+    }
+    await Promise.all(stops);
+    this.#rebuild();
+    const added = [...wanted.values()].map((spec) => this.#add(spec));
+    this.#emit('servers');
+    await Promise.all(added.map((s) => s.start()));
+  }
+
+  /** Calls `listener` after every change of the aggregated registry; returns an unsubscribe function. */
+  onChange(listener: (change: HostChange) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  /** Log messages servers send outside a call. */
+  onLog(listener: (serverId: string, params: LoggingMessageParams) => void): () => void {
+    this.#logListeners.add(listener);
+    return () => this.#logListeners.delete(listener);
+  }
+
+  /** `notifications/resources/updated` from a server, with the URI as exposed. */
+  onResourceUpdated(listener: (serverId: string, exposedUri: string) => void): () => void {
+    this.#updateListeners.add(listener);
+    return () => this.#updateListeners.delete(listener);
+  }
+
+  /** Every exposed tool, in server order then the server's own order. */
+  get tools(): readonly ExposedTool[] {
+    return this.#tools;
+  }
+
+  /** Every exposed prompt. */
+  get prompts(): readonly ExposedPrompt[] {
+    return this.#prompts;
+  }
+
+  /** Every exposed resource. */
+  get resources(): readonly ExposedResource[] {
+    return this.#resources;
+  }
+
+  /** Every exposed resource template. */
+  get templates(): readonly ExposedTemplate[] {
+    return this.#templates;
+  }
+
+  /** The exposed tool behind a name, or undefined. */
+  tool(name: string): ExposedTool | undefined {
+    return this.#toolIndex.get(name);
+  }
+
+  /** The exposed prompt behind a name, or undefined. */
+  prompt(name: string): ExposedPrompt | undefined {
+    return this.#promptIndex.get(name);
+  }
+
+  /** The server and original URI behind an exposed URI (listed, rewritten, or matching a template). */
+  resolveUri(exposed: string): { readonly serverId: string; readonly uri: string } | undefined {
+    return this.#uris.resolve(exposed);
+  }
+
+  /** The exposed form of a server's URI (identity unless it collides). */
+  exposedUri(serverId: string, uri: string): string {
+    return this.#uris.exposedUriOf(serverId, uri);
+  }
+
+  /** Runs a list through the chain: interceptors may filter or change what the caller sees. */
+  listTools(scope: RequestScope = {}): Promise<readonly ExposedTool[]> {
+    return this.#list('tools/list', scope, () => this.#tools);
+  }
+
+  /** Like {@link listTools}, for prompts. */
+  listPrompts(scope: RequestScope = {}): Promise<readonly ExposedPrompt[]> {
+    return this.#list('prompts/list', scope, () => this.#prompts);
+  }
+
+  /** Like {@link listTools}, for resources. */
+  listResources(scope: RequestScope = {}): Promise<readonly ExposedResource[]> {
+    return this.#list('resources/list', scope, () => this.#resources);
+  }
+
+  /** Like {@link listTools}, for resource templates. */
+  listTemplates(scope: RequestScope = {}): Promise<readonly ExposedTemplate[]> {
+    return this.#list('resources/templates/list', scope, () => this.#templates);
+  }
+
+  /**
+   * Routes a call to `tools/call` of the server that owns the exposed `name` through the
+   * chain. An unknown name is `ERR_MCP_INVALID_ARGUMENT` (`Unknown tool: …`).
+   *
+   * `route` performs the downstream call on the ready client; the gateway passes one that
+   * bridges the eras, an agent the plain default.
+   */
+  async callTool<R = Record<string, unknown>>(
+    name: string,
+    args: Readonly<Record<string, unknown>> | undefined,
+    options: HostCallOptions = {},
+    route: DownstreamRoute<R> = (client, params, o) => client.callTool(params['name'] as string, params['arguments'] as Record<string, unknown> | undefined, o) as Promise<R>,
+  ): Promise<R> {
+    const exposed = this.#toolIndex.get(name);
+    if (exposed === undefined) throw new McpError(McpErrorCode.InvalidArgument, `Unknown tool: ${name}`);
+    const params: Record<string, unknown> = { name: exposed.definition.name, ...(args !== undefined ? { arguments: args } : {}) };
+    return this.#route('tools/call', exposed.serverId, name, exposed.definition, params, options, route);
+  }
+
+  /** Routes `prompts/get` to the server that owns the exposed prompt `name`. */
+  async getPrompt<R = Record<string, unknown>>(
+    name: string,
+    args: Readonly<Record<string, string>> | undefined,
+    options: HostCallOptions = {},
+    route: DownstreamRoute<R> = (client, params, o) => client.getPrompt(params['name'] as string, params['arguments'] as Record<string, string> | undefined, o) as Promise<R>,
+  ): Promise<R> {
+    const exposed = this.#promptIndex.get(name);
+    if (exposed === undefined) throw new McpError(McpErrorCode.InvalidArgument, `Unknown prompt: ${name}`);
+    const params: Record<string, unknown> = { name: exposed.definition.name, ...(args !== undefined ? { arguments: args } : {}) };
+    return this.#route('prompts/get', exposed.serverId, name, exposed.definition, params, options, route);
+  }
+
+  /** Routes `resources/read` of an exposed URI to its server, with the server's own URI. */
+  async readResource<R = Record<string, unknown>>(
+    uri: string,
+    options: HostCallOptions = {},
+    route: DownstreamRoute<R> = (client, params, o) => client.readResource(params['uri'] as string, o) as Promise<R>,
+  ): Promise<R> {
+    const owner = this.#uris.resolve(uri);
+    if (owner === undefined) throw new McpError(McpErrorCode.InvalidArgument, `Unknown resource: ${uri}`);
+    const definition = this.#resources.find((r) => r.uri === uri)?.definition;
+    return this.#route('resources/read', owner.serverId, uri, definition, { uri: owner.uri }, options, route);
+  }
+
+  /**
+   * Routes `completion/complete`: a `ref/prompt` to the prompt's server (with its own name), a
+   * `ref/resource` to the template's server (with its own URI template).
+   */
+  async complete<R = Record<string, unknown>>(params: Readonly<Record<string, unknown>>, options: RequestScope = {}, route?: DownstreamRoute<R>): Promise<R> {
+    const ref = params['ref'] as Record<string, unknown> | undefined;
+    let serverId: string;
+    let ownRef: Record<string, unknown>;
+    let exposedName: string;
+    if (ref?.['type'] === 'ref/prompt' && typeof ref['name'] === 'string') {
+      const prompt = this.#promptIndex.get(ref['name']);
+      if (prompt === undefined) throw new McpError(McpErrorCode.InvalidArgument, `Unknown prompt: ${ref['name']}`);
+      serverId = prompt.serverId;
+      exposedName = ref['name'];
+      ownRef = { ...ref, name: prompt.definition.name };
+    } else if (ref?.['type'] === 'ref/resource' && typeof ref['uri'] === 'string') {
+      const template = this.#templates.find((t) => t.uriTemplate === ref['uri']);
+      const owner = template === undefined ? this.#uris.resolve(ref['uri']) : { serverId: template.serverId, uri: template.definition.uriTemplate };
+      if (owner === undefined) throw new McpError(McpErrorCode.InvalidArgument, `Unknown resource: ${String(ref['uri'])}`);
+      serverId = owner.serverId;
+      exposedName = ref['uri'];
+      ownRef = { ...ref, uri: owner.uri };
+    } else {
+      throw new McpError(McpErrorCode.InvalidArgument, 'completion/complete needs a ref of type ref/prompt (with name) or ref/resource (with uri)');
+    }
+    const defaultRoute: DownstreamRoute<R> = (client, p, o) => client.request('completion/complete', p, undefined, o) as Promise<R>;
+    return this.#route('completion/complete', serverId, exposedName, undefined, { ...params, ref: ownRef }, options, route ?? defaultRoute);
+  }
+
+  /** Subscribes to `resources/updated` of an exposed URI on its server (stateful servers). */
+  async subscribeResource(uri: string, scope: RequestScope = {}): Promise<void> {
+    const owner = this.#uris.resolve(uri);
+    if (owner === undefined) throw new McpError(McpErrorCode.InvalidArgument, `Unknown resource: ${uri}`);
+    await this.#downstream(owner.serverId).run((client, o) => client.subscribeResource(owner.uri, o), scope.signal === undefined ? {} : { signal: scope.signal });
+  }
+
+  /** Ends a subscription made with {@link subscribeResource}. */
+  async unsubscribeResource(uri: string, scope: RequestScope = {}): Promise<void> {
+    const owner = this.#uris.resolve(uri);
+    if (owner === undefined) throw new McpError(McpErrorCode.InvalidArgument, `Unknown resource: ${uri}`);
+    await this.#downstream(owner.serverId).run((client, o) => client.unsubscribeResource(owner.uri, o), scope.signal === undefined ? {} : { signal: scope.signal });
+  }
+
+  /**
+   * Runs a server's question (elicitation, sampling, roots) through the chain before it is
+   * answered upstream by `answer`.
+   */
+  serverRequest<R>(serverId: string, method: string, params: Record<string, unknown>, scope: RequestScope, answer: (params: Record<string, unknown>) => Promise<R>): Promise<R> {
+    const ctx = this.#context('server/request', serverId, undefined, undefined, params, scope, method);
+    return this.#chain.run(ctx, () => answer(ctx.params));
+  }
+
+  /** Stops every server (and its child process). */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await Promise.all([...this.#servers.values()].map((s) => s.stop()));
+    await this.#names.flush().catch((error: unknown) => this.#logger.warn('could not save the name assignments', { error: String(error) }));
+  }
+
+  // ---- internals ------------------------------------------------------------------------
+
+  #add(spec: DownstreamSpec): Downstream {
+    const server = new Downstream(spec, {
+      clientInfo: this.#options.clientInfo ?? DEFAULT_CLIENT_INFO,
+      transport: this.#options.transport,
+      logger: this.#logger,
+      ...(this.#options.backoff !== undefined ? { backoff: this.#options.backoff } : {}),
+      ...(this.#options.handlers !== undefined ? { handlers: this.#options.handlers } : {}),
+      onHealth: () => this.#emit('servers'),
+      onCatalog: () => {
+        if (!this.#starting && this.#servers.get(spec.id) === server) this.#rebuild();
+      },
+      onLog: (params) => {
+        for (const l of this.#logListeners) l(spec.id, params);
+      },
+      onResourceUpdated: (uri) => {
+        const exposed = this.exposedUri(spec.id, uri);
+        for (const l of this.#updateListeners) l(spec.id, exposed);
+      },
+    });
+    this.#servers.set(spec.id, server);
+    return server;
+  }
+
+  #downstream(serverId: string): Downstream {
+    const server = this.#servers.get(serverId);
+    if (server === undefined) throw new McpError(McpErrorCode.ServerUnavailable, `Server ${serverId} is not configured`);
+    return server;
+  }
+
+  /** Recomputes the exposed registry from every server's catalog and announces what changed. */
+  #rebuild(): void {
+    const tools: ExposedTool[] = [];
+    const prompts: ExposedPrompt[] = [];
+    const resources: ExposedResource[] = [];
+    const templates: ExposedTemplate[] = [];
+    for (const server of this.#servers.values()) {
+      const catalog: Catalog = server.catalog;
+      const filter = server.spec.options.tools;
+      const allowed = catalog.tools.filter((t) => toolAllowed(t.name, filter));
+      try {
+        const toolNames = this.#names.assign('tool', server.id, allowed.map((t) => t.name));
+        const promptNames = this.#names.assign('prompt', server.id, catalog.prompts.map((p) => p.name));
+        const uris = this.#uris.assignResources(server.id, catalog.resources.map((r) => r.uri));
+        const templateUris = this.#uris.assignTemplates(server.id, catalog.templates.map((t) => t.uriTemplate));
+        this.#problems.delete(server.id);
+        for (const t of allowed) {
+          const name = toolNames.get(t.name) as string;
+          tools.push(Object.freeze({ name, serverId: server.id, definition: t, tool: name === t.name ? t : { ...t, name } }));
+        }
+        for (const p of catalog.prompts) {
+          const name = promptNames.get(p.name) as string;
+          prompts.push(Object.freeze({ name, serverId: server.id, definition: p, prompt: name === p.name ? p : { ...p, name } }));
+        }
+        for (const r of catalog.resources) {
+          const uri = uris.get(r.uri) as string;
+          resources.push(Object.freeze({ uri, serverId: server.id, definition: r, resource: uri === r.uri ? r : { ...r, uri } }));
+        }
+        for (const t of catalog.templates) {
+          const uriTemplate = templateUris.get(t.uriTemplate) as string;
+          templates.push(Object.freeze({ uriTemplate, serverId: server.id, definition: t, template: uriTemplate === t.uriTemplate ? t : { ...t, uriTemplate } }));
+        }
+      } catch (error) {
+        this.#names.release(server.id);
+        const message = error instanceof Error ? error.message : String(error);
+        if (this.#problems.get(server.id) !== message) this.#logger.error(`server ${server.id}: its catalog is not exposed: ${message}`);
+        this.#problems.set(server.id, message);
+      }
+    }
+    const changed: HostChange[] = [];
+    if (!sameList(this.#tools, tools, (t) => t.name)) changed.push('tools');
+    if (!sameList(this.#prompts, prompts, (p) => p.name)) changed.push('prompts');
+    if (!sameList(this.#resources, resources, (r) => r.uri)) changed.push('resources');
+    if (!sameList(this.#templates, templates, (t) => t.uriTemplate)) changed.push('templates');
+    this.#tools = Object.freeze(tools);
+    this.#prompts = Object.freeze(prompts);
+    this.#resources = Object.freeze(resources);
+    this.#templates = Object.freeze(templates);
+    this.#toolIndex = new Map(tools.map((t) => [t.name, t]));
+    this.#promptIndex = new Map(prompts.map((p) => [p.name, p]));
+    for (const change of changed) this.#emit(change);
+  }
+
+  #emit(change: HostChange): void {
+    for (const listener of this.#listeners) {
+      try {
+        listener(change);
+      } catch (error) {
+        this.#logger.warn('a host change listener failed', { error: String(error) });
+      }
+    }
+  }
+
+  async #list<T>(method: InterceptedMethod, scope: RequestScope, read: () => readonly T[]): Promise<readonly T[]> {
+    const ctx = this.#context(method, undefined, undefined, undefined, {}, scope);
+    return this.#chain.run(ctx, () => Promise.resolve(read()));
+  }
+
+  #route<R>(
+    method: InterceptedMethod,
+    serverId: string,
+    exposedName: string,
+    definition: Readonly<Record<string, unknown>> | undefined,
+    params: Record<string, unknown>,
+    options: HostCallOptions,
+    route: DownstreamRoute<R>,
+  ): Promise<R> {
+    const server = this.#downstream(serverId);
+    const ctx = this.#context(method, serverId, exposedName, definition, params, options);
+    return this.#chain.run(ctx, () =>
+      server.run(
+        (client, o) =>
+          route(client, ctx.params, {
+            signal: o.signal,
+            timeoutMs: o.timeoutMs,
+            ...(options.onProgress !== undefined ? { onProgress: options.onProgress } : {}),
+          }),
+        { signal: ctx.signal },
+      ),
+    );
+  }
+
+  #context(
+    method: InterceptedMethod,
+    serverId: string | undefined,
+    exposedName: string | undefined,
+    definition: Readonly<Record<string, unknown>> | undefined,
+    params: Record<string, unknown>,
+    scope: RequestScope,
+    serverMethod?: string,
+  ): InterceptContext {
+    const info = serverId === undefined ? undefined : this.#servers.get(serverId)?.client?.serverInfo;
+    return interceptContext({
+      method,
+      principal: scope.principal,
+      session: scope.session,
+      server: serverId === undefined ? undefined : { id: serverId, ...(info !== undefined ? { info } : {}) },
+      ...(exposedName !== undefined ? { exposedName } : {}),
+      ...(definition !== undefined ? { definition } : {}),
+      ...(serverMethod !== undefined ? { serverMethod } : {}),
+      params,
+      signal: scope.signal ?? new AbortController().signal,
+      ...(scope.elicit !== undefined ? { elicit: scope.elicit } : {}),
+    });
+  }
+}
+
+/** Performs one downstream request on a ready client, with the params after the chain. */
+export type DownstreamRoute<R> = (
+  client: McpClient,
+  params: Record<string, unknown>,
+  options: { readonly signal: AbortSignal; readonly timeoutMs: number; readonly onProgress?: (progress: Progress) => void },
+) => Promise<R>;
+
+function sameSpec(a: DownstreamSpec, b: DownstreamSpec): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
+/** Same definitions (by identity: a catalog is replaced whole on refresh) under the same exposed keys. */
+function sameList<T extends { readonly definition: unknown }>(a: readonly T[], b: readonly T[], key: (entry: T) => string): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i] as T;
+    const y = b[i] as T;
+    if (x.definition !== y.definition || key(x) !== key(y)) return false;
+  }
+  return true;
+}

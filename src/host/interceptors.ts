@@ -1,0 +1,171 @@
+/**
+ * The host's interceptor chain: every list, call, read, get and complete an upstream client
+ * sends, and every request a downstream server sends back (elicitation, sampling, roots),
+ * passes `(ctx, next)` interceptors before it is routed. An interceptor can observe, change
+ * (`ctx.params`), deny (throw {@link DeniedError}) or ask (`ctx.elicit`), and each has an id
+ * that the decisions it records carry.
+ *
+ * The order is fixed by phase, then by registration within a phase:
+ *
+ * | phase | for | runs |
+ * |---|---|---|
+ * | `audit` | the tamper-evident log | first in, last out: it sees every outcome, denials included |
+ * | `trust` | pinned and signed definitions, the poisoning scanner | before anything trusts a definition |
+ * | `policy` | trifecta taint, rules | on trusted definitions |
+ * | `consent` | asking the person, bound to the exact call | after policy allowed it to be asked |
+ * | `guard` | argument and result guards, rewriting | last before the server, first on the result |
+ *
+ * This is the seam the trust, policy, consent, guard and audit layers plug into without
+ * touching routing.
+ *
+ * @module
+ */
+import type { ElicitParams, ElicitResult } from '../protocol/model/elicitation.js';
+import type { Implementation } from '../protocol/model/common.js';
+import { McpError, McpErrorCode } from '../util/errors.js';
+
+/** The phases, in the order they run. */
+export const INTERCEPTOR_PHASES = ['audit', 'trust', 'policy', 'consent', 'guard'] as const;
+/** One of {@link INTERCEPTOR_PHASES}. */
+export type InterceptorPhase = (typeof INTERCEPTOR_PHASES)[number];
+
+/** What passes the chain: the upstream methods, and `server/request` for a downstream server's questions. */
+export type InterceptedMethod =
+  | 'tools/list'
+  | 'tools/call'
+  | 'prompts/list'
+  | 'prompts/get'
+  | 'resources/list'
+  | 'resources/templates/list'
+  | 'resources/read'
+  | 'completion/complete'
+  | 'server/request';
+
+/** A decision an interceptor recorded. */
+export interface Decision {
+  /** The interceptor's id. */
+  readonly interceptor: string;
+  readonly outcome: 'allow' | 'deny' | 'ask' | 'change' | 'observe';
+  readonly reason?: string;
+  readonly detail?: Readonly<Record<string, unknown>>;
+}
+
+/** The server a request is routed to. */
+export interface ServerIdentity {
+  /** The configured id. */
+  readonly id: string;
+  /** What it said it is (`serverInfo`), when connected. */
+  readonly info?: Implementation;
+}
+
+/** One request on its way through the chain. */
+export interface InterceptContext {
+  readonly method: InterceptedMethod;
+  /** For `server/request`: the downstream method (`elicitation/create`, `sampling/createMessage`, `roots/list`). */
+  readonly serverMethod?: string;
+  /** The upstream caller, when authenticated. */
+  readonly principal: { readonly id: string } | undefined;
+  /** The upstream session (a stateful session id, or undefined on the stateless era). */
+  readonly session: string | undefined;
+  /** The target server (undefined for aggregated lists). */
+  readonly server: ServerIdentity | undefined;
+  /** The exposed name or URI the upstream used (calls, gets, reads). */
+  readonly exposedName?: string;
+  /** The definition as the server sent it (and as trust pinned it). */
+  readonly definition?: Readonly<Record<string, unknown>>;
+  /**
+   * The request's params as they will reach the server (`arguments` for calls, with the
+   * server's own name or URI). Interceptors may replace members; record a `change` decision.
+   */
+  params: Record<string, unknown>;
+  /** Decisions recorded so far, in order. */
+  readonly decisions: Decision[];
+  /** Aborted when the upstream request is cancelled. */
+  readonly signal: AbortSignal;
+  /** Records a decision of interceptor `id`. */
+  record(decision: Decision): void;
+  /** Asks the upstream user (consent); absent where nobody can be asked. */
+  readonly elicit?: (params: ElicitParams) => Promise<ElicitResult>;
+}
+
+/** The rest of the chain, ending in routing. */
+export type Next = () => Promise<unknown>;
+
+/** One interceptor. */
+export interface Interceptor {
+  /** Stable id, recorded with every decision (e.g. `trust.pins`, `policy.trifecta`). */
+  readonly id: string;
+  readonly phase: InterceptorPhase;
+  /** Which methods it sees. Default: all. */
+  readonly methods?: readonly InterceptedMethod[];
+  /** Runs the step: call `next()` to continue (and get the result to observe or change), or throw to deny. */
+  intercept(ctx: InterceptContext, next: Next): Promise<unknown>;
+}
+
+/** An interceptor refused a request. The upstream sees `reason`, prefixed with who refused. */
+export class DeniedError extends McpError {
+  /** The interceptor that refused. */
+  readonly interceptor: string;
+  readonly reason: string;
+
+  constructor(interceptor: string, reason: string) {
+    super(McpErrorCode.Denied, `Denied by ${interceptor}: ${reason}`);
+    this.interceptor = interceptor;
+    this.reason = reason;
+  }
+}
+
+/** An ordered, immutable chain of interceptors. */
+export class InterceptorChain {
+  /** The interceptors in the order they run. */
+  readonly interceptors: readonly Interceptor[];
+  readonly #byMethod = new Map<InterceptedMethod, readonly Interceptor[]>();
+
+  constructor(interceptors: readonly Interceptor[] = []) {
+    const ids = new Set<string>();
+    for (const i of interceptors) {
+      if (ids.has(i.id)) throw new McpError(McpErrorCode.InvalidArgument, `Two interceptors share the id ${JSON.stringify(i.id)}`);
+      if (!INTERCEPTOR_PHASES.includes(i.phase)) throw new McpError(McpErrorCode.InvalidArgument, `Interceptor ${i.id} has an unknown phase ${JSON.stringify(i.phase)}`);
+      ids.add(i.id);
+    }
+    const rank = (i: Interceptor): number => INTERCEPTOR_PHASES.indexOf(i.phase);
+    this.interceptors = Object.freeze(
+      interceptors
+        .map((interceptor, index) => ({ interceptor, index }))
+        .sort((a, b) => rank(a.interceptor) - rank(b.interceptor) || a.index - b.index)
+        .map((e) => e.interceptor),
+    );
+  }
+
+  /** Runs `ctx` through the interceptors that see its method, then `route`. With none, `route` runs directly. */
+  run<T>(ctx: InterceptContext, route: () => Promise<T>): Promise<T> {
+    const steps = this.#steps(ctx.method);
+    if (steps.length === 0) return route();
+    const at = (index: number): Promise<unknown> => {
+      if (index === steps.length) return route();
+      const step = steps[index] as Interceptor;
+      let called = false;
+      return step.intercept(ctx, () => {
+        if (called) return Promise.reject(new McpError(McpErrorCode.InvalidArgument, `Interceptor ${step.id} called next() twice`));
+        called = true;
+        return at(index + 1);
+      });
+    };
+    return at(0) as Promise<T>;
+  }
+
+  #steps(method: InterceptedMethod): readonly Interceptor[] {
+    let steps = this.#byMethod.get(method);
+    if (steps === undefined) {
+      steps = this.interceptors.filter((i) => i.methods === undefined || i.methods.includes(method));
+      this.#byMethod.set(method, steps);
+    }
+    return steps;
+  }
+}
+
+/** Builds an {@link InterceptContext}; `record` appends to `decisions`. */
+export function interceptContext(init: Omit<InterceptContext, 'decisions' | 'record'>): InterceptContext {
+  const decisions: Decision[] = [];
+  return { ...init, decisions, record: (d) => void decisions.push(Object.freeze({ ...d })) };
+}
