@@ -4,6 +4,7 @@
  *
  * @module
  */
+import type { LaunchApprovalStore } from './launchConsent.js';
 import type { NameAssignmentStore, NameAssignments } from './namespacing.js';
 
 /** A {@link NameAssignmentStore} holding a deep copy of the last saved record. */
@@ -25,6 +26,26 @@ export class MemoryNameAssignmentStore implements NameAssignmentStore {
   save(record: NameAssignments): Promise<void> {
     this.#saved = JSON.stringify(record);
     this.saves++;
+    return Promise.resolve();
+  }
+}
+
+/** A {@link LaunchApprovalStore} in a map. */
+export class MemoryLaunchApprovalStore implements LaunchApprovalStore {
+  readonly #digests = new Map<string, string>();
+
+  constructor(initial: Readonly<Record<string, string>> = {}) {
+    for (const [id, digest] of Object.entries(initial)) this.#digests.set(id, digest);
+  }
+
+  /** The approved digest for `serverId`, if any. */
+  get(serverId: string): Promise<string | undefined> {
+    return Promise.resolve(this.#digests.get(serverId));
+  }
+
+  /** Records `digest` as approved for `serverId`. */
+  set(serverId: string, digest: string): Promise<void> {
+    this.#digests.set(serverId, digest);
     return Promise.resolve();
   }
 }

@@ -1,0 +1,142 @@
+/**
+ * Consent before the host starts a local (stdio) server: a config file, or whoever can edit
+ * it, decides what program runs with the user's rights, so the user approves each exact launch.
+ *
+ * A launch spec is `{ command, args, cwd, env }` where `env` holds the variable NAMES, sorted
+ * (values are often secrets that rotate, so they are not part of the approval). Its digest is
+ * `sha256:` + hex SHA-256 over the RFC 8785 canonical JSON of the spec. A launch is approved
+ * when the digest equals the one in the config's `approvedLaunches` or the one recorded in a
+ * {@link LaunchApprovalStore}; otherwise `--yes` or an interactive prompt records it, and
+ * without either {@link checkLaunch} throws {@link LaunchNotApprovedError}. Any change to the
+ * command, an argument, the working directory or the set of env names changes the digest and
+ * needs new consent (a "rug pull" after approval is refused).
+ *
+ * @see https://www.rfc-editor.org/rfc/rfc8785
+ * @see https://modelcontextprotocol.io/specification/2025-11-25/basic/security_best_practices#local-mcp-server-compromise
+ * @module
+ */
+import { canonicalJson } from '../server/requestState.js';
+import { McpError, McpErrorCode } from '../util/errors.js';
+import { sha256Hex } from '../util/sha256.js';
+import type { ServerConfig } from './configTypes.js';
+
+/** What the user approves: the exact process a stdio server entry starts. */
+export interface LaunchSpec {
+  readonly command: string;
+  readonly args: readonly string[];
+  /** Absolute working directory, or `null` when the child inherits the host's. */
+  readonly cwd: string | null;
+  /** Names of the extra environment variables, sorted; never their values. */
+  readonly env: readonly string[];
+}
+
+/** Where approvals persist (implemented in `store/`; in memory by `MemoryLaunchApprovalStore`). */
+export interface LaunchApprovalStore {
+  /** The approved digest for `serverId`, if any. */
+  get(serverId: string): Promise<string | undefined>;
+  /** Records `digest` as approved for `serverId`. */
+  set(serverId: string, digest: string): Promise<void>;
+}
+
+/** The launch spec of a stdio server, or `undefined` for a remote one (nothing is started). */
+export function launchSpecOf(server: ServerConfig): LaunchSpec | undefined {
+  const launch = server.launch;
+  if (launch.kind !== 'stdio') return undefined;
+  return { command: launch.command, args: [...launch.args], cwd: launch.cwd ?? null, env: Object.keys(launch.env).sort() };
+}
+
+/** `sha256:` + hex SHA-256 of the RFC 8785 canonical JSON of `spec` (env names sorted first). */
+export function launchDigest(spec: LaunchSpec): string {
+  const canonical = canonicalJson({ command: spec.command, args: spec.args, cwd: spec.cwd, env: [...spec.env].sort() });
+  return `sha256:${sha256Hex(canonical)}`;
+}
+
+/**
+ * A multi-line description of the launch for a consent prompt: the exact command, every
+ * argument on its own line, the working directory and the env var names (never values).
+ * Strings are quoted with everything outside printable ASCII escaped, so control characters
+ * and bidirectional overrides cannot disguise what runs.
+ */
+export function describeLaunch(spec: LaunchSpec): string {
+  const lines = [`  command: ${quote(spec.command)}`];
+  if (spec.args.length === 0) lines.push('  arguments: (none)');
+  else {
+    lines.push('  arguments:');
+    spec.args.forEach((arg, i) => lines.push(`    [${i}] ${quote(arg)}`));
+  }
+  lines.push(`  working directory: ${spec.cwd === null ? "(Switchboard's own)" : quote(spec.cwd)}`);
+  lines.push(`  environment variables set: ${spec.env.length === 0 ? '(none)' : [...spec.env].sort().map(quote).join(', ')} (values not shown)`);
+  return lines.join('\n');
+}
+
+/** A stdio server's launch was not approved; the message shows it and how to approve. */
+export class LaunchNotApprovedError extends McpError {
+  readonly serverId: string;
+  /** The digest an approval must name. */
+  readonly digest: string;
+  /** True when a different launch of this server was approved before (it changed). */
+  readonly changed: boolean;
+
+  constructor(serverId: string, spec: LaunchSpec, digest: string, reason: { changed: boolean; declined: boolean }) {
+    const why = reason.declined ? 'was declined' : reason.changed ? 'changed since it was approved and needs new consent' : 'has not been approved';
+    super(
+      McpErrorCode.LaunchNotApproved,
+      [
+        `The launch of server "${serverId}" ${why}. It would run:`,
+        describeLaunch(spec),
+        `To approve it, run again with --yes, or add "approvedLaunches": { ${JSON.stringify(serverId)}: "${digest}" } to the "switchboard" section of the config file.`,
+      ].join('\n'),
+    );
+    this.serverId = serverId;
+    this.digest = digest;
+    this.changed = reason.changed;
+  }
+}
+
+/** Arguments of {@link checkLaunch}. */
+export interface CheckLaunchOptions {
+  readonly serverId: string;
+  readonly spec: LaunchSpec;
+  /** The digest in the config's `approvedLaunches` for this server, if any. */
+  readonly configApproved?: string | undefined;
+  readonly store: LaunchApprovalStore;
+  /** Approve without asking (`--yes`): the approval is recorded in `store`. */
+  readonly yes: boolean;
+  /** Asks the user (the text holds {@link describeLaunch}); true = approve and record. */
+  readonly prompt?: (text: string) => Promise<boolean>;
+}
+
+/**
+ * Resolves `'approved'` when the config or the store already approves this exact launch,
+ * `'approved-now'` when `yes` or `prompt` approved it now (recorded in `store`); otherwise
+ * throws {@link LaunchNotApprovedError}.
+ */
+export async function checkLaunch(options: CheckLaunchOptions): Promise<'approved' | 'approved-now'> {
+  const { serverId, spec, store } = options;
+  const digest = launchDigest(spec);
+  if (options.configApproved === digest) return 'approved';
+  const stored = await store.get(serverId);
+  if (stored === digest) return 'approved';
+  const changed = (options.configApproved !== undefined && options.configApproved !== digest) || (stored !== undefined && stored !== digest);
+  let approve = options.yes;
+  if (!approve && options.prompt !== undefined) {
+    const text = [`Server "${serverId}" wants to start a local process${changed ? ' (its launch changed since it was approved)' : ''}:`, describeLaunch(spec), `digest: ${digest}`, 'Allow it?'].join('\n');
+    approve = (await options.prompt(text)) === true;
+    if (!approve) throw new LaunchNotApprovedError(serverId, spec, digest, { changed, declined: true });
+  }
+  if (!approve) throw new LaunchNotApprovedError(serverId, spec, digest, { changed, declined: false });
+  await store.set(serverId, digest);
+  return 'approved-now';
+}
+
+/** `text` in double quotes with `"`, `\` and every character outside printable ASCII escaped. */
+function quote(text: string): string {
+  let out = '"';
+  for (const ch of text) {
+    const code = ch.codePointAt(0) as number;
+    if (ch === '"' || ch === '\\') out += `\\${ch}`;
+    else if (code >= 0x20 && code <= 0x7e) out += ch;
+    else out += code > 0xffff ? `\\u{${code.toString(16)}}` : `\\u${code.toString(16).padStart(4, '0')}`;
+  }
+  return `${out}"`;
+}
