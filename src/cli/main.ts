@@ -13,6 +13,7 @@ Commands:
   everything    run the demo MCP server (Streamable HTTP or stdio)
   tools         list the tools of an MCP server (URL or stdio command)
   call          call one tool of an MCP server and print the result
+  gateway       serve many MCP servers behind one guarded endpoint (HTTP or stdio)
 
 Options:
   --help        show help (also: switchboard <command> --help)
@@ -41,6 +42,10 @@ const commands: Readonly<Record<string, () => Promise<Command>>> = {
   call: async () => {
     const m = await import('./callCommand.js');
     return { run: m.callCommand, help: m.callHelp };
+  },
+  gateway: async () => {
+    const m = await import('./gatewayCommand.js');
+    return { run: m.gatewayCommand, help: m.gatewayHelp };
   },
 };
 

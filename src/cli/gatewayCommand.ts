@@ -1,0 +1,221 @@
+/**
+ * `switchboard gateway`: runs the host on a `switchboard.json` and serves its guarded view
+ * as one MCP server, over Streamable HTTP (both eras on one endpoint) or stdio. The HTTP side
+ * needs a bearer token by default (generated on first run under the state folder, mode 0600,
+ * printed once); `--no-auth` is allowed on loopback only. `/healthz` answers while the process
+ * runs, `/readyz` once every enabled server was tried and at least one is ready.
+ *
+ * Before a stdio server is first started, or after its launch changed, the exact command,
+ * arguments, working directory and environment variable names need consent: a prompt in a
+ * TTY, `--yes` for this run, or `approvedLaunches` in the config. Without any of these the
+ * server is not started and the message says how to approve; the others still run.
+ *
+ * The config file is watched: servers added, removed or changed are applied without a
+ * restart; a config that no longer parses is reported and the running one kept.
+ *
+ * @module
+ */
+import { randomBytes } from 'node:crypto';
+import { watch, type FSWatcher } from 'node:fs';
+import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { basename, dirname, resolve as resolvePath } from 'node:path';
+import { parseConfig } from '../host/config.js';
+import type { HostConfig, ServerConfig } from '../host/configTypes.js';
+import { Gateway } from '../host/gateway.js';
+import { Host } from '../host/host.js';
+import { checkLaunch, launchSpecOf, type LaunchApprovalStore } from '../host/launchConsent.js';
+import { defaultTransportFactory } from '../host/transports.js';
+import { openStateStores } from '../store/jsonFileStore.js';
+import { StdioServerTransport } from '../transport/stdio/server.js';
+import { createLineLogger, type Logger } from '../util/logger.js';
+import { parseArgs, portOption, UsageError } from './args.js';
+
+/** Help text of the command. */
+export const gatewayHelp = `Usage: switchboard gateway [--config FILE] [--port N] [--host H] [--stdio] [--yes] [--no-auth]
+
+Runs the host on a switchboard.json and serves every configured MCP server behind one
+guarded endpoint (namespaced tools, prompts, resources; the interceptor chain).
+
+  --config FILE   the config (default ./switchboard.json)
+  --port N        HTTP port (default: the config's gateway.port, 8765; 0 = a free one)
+  --host H        interface to bind (default: the config's gateway.host, 127.0.0.1)
+  --stdio         serve one client over stdin/stdout instead of HTTP
+  --yes           approve every stdio server's launch for this run (recorded)
+  --no-auth       serve HTTP without a bearer token (loopback only)
+  --log-level L   debug | info | warn | error (default info; logs go to stderr)
+
+State (the bearer token, name assignments, launch approvals) lives in the config's
+stateDir (default .switchboard next to the config).
+`;
+
+/** Runs the command; resolves when the gateway stops (stdio: the client went away). */
+export async function gatewayCommand(argv: readonly string[]): Promise<void> {
+  const { options, positionals } = parseArgs(argv, {
+    config: 'string',
+    port: 'string',
+    host: 'string',
+    stdio: 'boolean',
+    yes: 'boolean',
+    'no-auth': 'boolean',
+    'log-level': 'string',
+  });
+  if (positionals.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])}`);
+  const level = options['log-level'] ?? 'info';
+  if (level !== 'debug' && level !== 'info' && level !== 'warn' && level !== 'error') throw new UsageError(`invalid --log-level ${String(level)}`);
+  const logger = createLineLogger((line) => process.stderr.write(line), level);
+  const file = resolvePath(typeof options['config'] === 'string' ? options['config'] : 'switchboard.json');
+  const config = await loadConfig(file);
+  for (const warning of config.warnings) logger.warn(warning);
+  await mkdir(config.stateDir, { recursive: true, mode: 0o700 });
+  const stores = openStateStores(config.stateDir);
+  const consent = consentFor(options['yes'] === true, stores.launches, config);
+  const host = await Host.open({
+    servers: await consent(config.servers),
+    namespacing: config.namespacing,
+    separator: config.separator,
+    nameStore: stores.names,
+    transport: defaultTransportFactory({ environment: process.env, logger }),
+    logger,
+    clientInfo: { name: 'switchboard-gateway', version: '0.1.0' },
+  });
+  await host.start();
+  for (const h of host.health()) {
+    if (h.state !== 'ready') logger.warn(`server ${h.id} is not ready: ${h.problem ?? h.lastError ?? h.state}`);
+    else if (h.problem !== undefined) logger.warn(`server ${h.id}: ${h.problem}`);
+  }
+  const gateway = new Gateway(host, { exposure: config.exposure, server: { logger } });
+  const watcher = watchConfig(file, logger, async (next) => host.reconcile(await consentFor(options['yes'] === true, stores.launches, next)(next.servers)));
+  const shutdown = async (): Promise<void> => {
+    watcher?.close();
+    await gateway.close();
+    await host.close();
+  };
+
+  if (options['stdio'] === true) {
+    const transport = new StdioServerTransport({ input: process.stdin, output: process.stdout, logger });
+    const connection = await gateway.server.connect(transport);
+    await new Promise<void>((resolve) => connection.onClose(() => resolve()));
+    await shutdown();
+    return;
+  }
+
+  const host_ = typeof options['host'] === 'string' ? options['host'] : config.gateway.host;
+  const port = portOption(options['port'], config.gateway.port);
+  const noAuth = options['no-auth'] === true || config.gateway.auth.kind === 'none';
+  if (noAuth && !isLoopback(host_)) throw new UsageError(`--no-auth is allowed only on loopback (127.0.0.1, ::1, localhost), not on ${host_}`);
+  const token = noAuth ? undefined : await gatewayToken(config.stateDir);
+  const { serveGatewayHttp } = await import('./gatewayHttp.js');
+  const running = await serveGatewayHttp(gateway, host, { host: host_, port, path: config.gateway.path, logger, token: token?.value });
+  const url = new URL(config.gateway.path, running.url).href;
+  process.stderr.write(`Switchboard gateway: ${url} (${host.serverIds.length} servers)\n`);
+  if (noAuth) process.stderr.write('WARNING: --no-auth: any local process can use this gateway without a token.\n');
+  else if (token?.created === true) process.stderr.write(`Bearer token (shown once; stored in ${token.file}):\n  ${token.value}\n`);
+  else process.stderr.write(`Bearer token: in ${token?.file}\n`);
+  const stop = (): void => {
+    void shutdown()
+      .then(() => running.close())
+      .then(() => process.exit(0));
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+}
+
+async function loadConfig(file: string): Promise<HostConfig> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') {
+      throw new UsageError(`no config at ${file}: write one (see examples/switchboard.json) or create it from your MCP clients with \`switchboard import --out ${file}\``);
+    }
+    throw error;
+  }
+  return parseConfig(text, { file, env: process.env });
+}
+
+/** The servers that may start: enabled, and for stdio servers an approved launch. */
+function consentFor(yes: boolean, store: LaunchApprovalStore, config: HostConfig): (servers: readonly ServerConfig[]) => Promise<ServerConfig[]> {
+  return async (servers) => {
+    const allowed: ServerConfig[] = [];
+    for (const server of servers) {
+      if (server.disabled) continue;
+      const spec = launchSpecOf(server);
+      if (spec !== undefined) {
+        try {
+          await checkLaunch({
+            serverId: server.id,
+            spec,
+            configApproved: config.approvedLaunches[server.id],
+            store,
+            yes,
+            ...(process.stdin.isTTY && process.stderr.isTTY ? { prompt: askYesNo } : {}),
+          });
+        } catch (error) {
+          process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
+          continue;
+        }
+      }
+      allowed.push(server);
+    }
+    return allowed;
+  };
+}
+
+async function askYesNo(text: string): Promise<boolean> {
+  const { createInterface } = await import('node:readline/promises');
+  const rl = createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    const answer = await rl.question(`${text} [y/N] `);
+    return /^y(es)?$/i.test(answer.trim());
+  } finally {
+    rl.close();
+  }
+}
+
+/** The gateway's bearer token: read from `<stateDir>/gateway-token`, or generated (mode 0600). */
+async function gatewayToken(stateDir: string): Promise<{ value: string; file: string; created: boolean }> {
+  const file = resolvePath(stateDir, 'gateway-token');
+  try {
+    const value = (await readFile(file, 'utf8')).trim();
+    if (value.length >= 32) return { value, file, created: false };
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+  const value = randomBytes(32).toString('base64url');
+  await writeFile(file, `${value}\n`, { mode: 0o600 });
+  await chmod(file, 0o600);
+  return { value, file, created: true };
+}
+
+function isLoopback(host: string): boolean {
+  return host === 'localhost' || host === '::1' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host);
+}
+
+/** Re-reads the config when it changes; a broken config is reported and the running one kept. */
+function watchConfig(file: string, logger: Logger, apply: (config: HostConfig) => Promise<void>): FSWatcher | undefined {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let chain = Promise.resolve();
+  const reload = (): void => {
+    chain = chain.then(async () => {
+      try {
+        const next = await loadConfig(file);
+        await apply(next);
+        logger.info('config reloaded', { file, servers: next.servers.length });
+      } catch (error) {
+        logger.error(`config not reloaded, the running one is kept: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    });
+  };
+  try {
+    // The folder, not the file: editors replace a file by renaming a new one over it.
+    return watch(dirname(file), (_event, name) => {
+      if (name !== null && name !== basename(file)) return;
+      if (timer !== undefined) clearTimeout(timer);
+      timer = setTimeout(reload, 100);
+    });
+  } catch (error) {
+    logger.warn(`cannot watch ${file}; restart to apply changes`, { error: String(error) });
+    return undefined;
+  }
+}

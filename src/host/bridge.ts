@@ -1,0 +1,268 @@
+/**
+ * Era bridging for one forwarded call (`tools/call`, `prompts/get`, `resources/read`): what
+ * the downstream server asks back reaches the upstream client the way the upstream's era
+ * expects, and the answer goes to the server that asked and to no other.
+ *
+ * Both directions take one path. The gateway's handler always answers a question with an
+ * `InputRequiredResult` whose `requestState` names this pending call (the server layer seals
+ * it and binds it to the caller). Upstream on 2026-07-28, that result goes to the client,
+ * which retries with `inputResponses`; upstream on a stateful revision, the server layer sends
+ * the questions as real `elicitation/create` / `sampling/createMessage` / `roots/list`
+ * requests and calls the handler again with the answers. Downstream, the question came either
+ * as a real request from a stateful server (answered through the call's own handlers, while
+ * the downstream call stays open) or inside an `InputRequiredResult` of a 2026-07-28 server
+ * (answered by retrying it with its own `requestState`).
+ *
+ * @see https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr
+ * @see https://modelcontextprotocol.io/specification/2025-11-25/client/elicitation
+ * @module
+ */
+import type { ClientHandlers, InputContext } from '../client/types.js';
+import type { Progress } from '../jsonrpc/connection.js';
+import type { InputRequest } from '../protocol/model/mrtr.js';
+import { McpError, McpErrorCode } from '../util/errors.js';
+
+/** What one downstream attempt resolved with: a complete result, or the server's own input request. */
+export type Attempt = { readonly kind: 'complete'; readonly value: Record<string, unknown> } | { readonly kind: 'input'; readonly inputRequests: Readonly<Record<string, InputRequest>>; readonly requestState: string | undefined };
+
+/** Starts one downstream attempt (the first, or a retry with the server's own state and answers). */
+export type Launch = (round: { readonly handlers: ClientHandlers; readonly signal: AbortSignal; readonly onProgress: (p: Progress) => void; readonly inputResponses?: Readonly<Record<string, unknown>>; readonly requestState?: string }) => Promise<Attempt>;
+
+/** The options of one downstream attempt. */
+export type LaunchRound = Parameters<Launch>[0];
+
+/** What the upstream handler does next. */
+export type Step = { readonly kind: 'complete'; readonly value: Record<string, unknown> } | { readonly kind: 'input'; readonly inputRequests: Record<string, InputRequest> };
+
+/** The upstream request currently driving a pending call. */
+export interface Driver {
+  readonly signal: AbortSignal;
+  progress(p: Progress): void;
+  /** Whether the upstream client declared what `method` needs (`elicitation/create` → `elicitation`, ...). */
+  canAsk(method: string): boolean;
+}
+
+interface Question {
+  readonly request: InputRequest;
+  readonly resolve: (answer: unknown) => void;
+  readonly reject: (error: unknown) => void;
+}
+
+const CAPABILITY: Readonly<Record<string, string>> = { 'elicitation/create': 'elicitation', 'sampling/createMessage': 'sampling', 'roots/list': 'roots' };
+
+/** One forwarded call that may span several upstream requests. */
+export class PendingCall {
+  /** The id the upstream echoes back (inside the sealed `requestState`). */
+  readonly id: string;
+  /** The caller it belongs to. */
+  readonly principal: string | undefined;
+  readonly #launch: Launch;
+  readonly #abort = new AbortController();
+  /** Questions a stateful downstream server asked through real requests, by key, not yet sent upstream. */
+  readonly #fresh = new Map<string, Question>();
+  /** Questions sent upstream, waiting for their answers. */
+  readonly #asked = new Map<string, Question>();
+  /** The downstream server's own MRTR round, waiting for answers. */
+  #mrtr: { readonly inputRequests: Readonly<Record<string, InputRequest>>; readonly requestState: string | undefined } | undefined;
+  #attempt: Promise<Attempt> | undefined;
+  #wake: (() => void) | undefined;
+  #driver: Driver | undefined;
+  #seq = 0;
+  #done = false;
+
+  constructor(id: string, principal: string | undefined, launch: Launch) {
+    this.id = id;
+    this.principal = principal;
+    this.#launch = launch;
+  }
+
+  /** True once the call completed, failed or was abandoned. */
+  get done(): boolean {
+    return this.#done;
+  }
+
+  /** Runs the first attempt, driven by `driver`, until it completes or has questions. */
+  start(driver: Driver): Promise<Step> {
+    this.#attempt = this.#run({});
+    return this.#drive(driver);
+  }
+
+  /**
+   * Continues with the upstream's answers (`inputResponses` of the retry): each answers the
+   * question of its key. A key that was not asked is ignored; a question left unanswered is
+   * asked again.
+   */
+  resume(driver: Driver, inputResponses: Readonly<Record<string, unknown>>): Promise<Step> {
+    if (this.#mrtr !== undefined) {
+      const own = this.#mrtr;
+      const answers: Record<string, unknown> = {};
+      for (const key of Object.keys(own.inputRequests)) if (Object.hasOwn(inputResponses, key)) answers[key] = inputResponses[key];
+      if (Object.keys(answers).length < Object.keys(own.inputRequests).length) return this.#drive(driver);
+      this.#mrtr = undefined;
+      this.#attempt = this.#run({ inputResponses: answers, ...(own.requestState !== undefined ? { requestState: own.requestState } : {}) });
+    }
+    for (const [key, question] of [...this.#asked]) {
+      if (!Object.hasOwn(inputResponses, key)) continue;
+      this.#asked.delete(key);
+      question.resolve(inputResponses[key]);
+    }
+    // Unanswered questions go out again.
+    for (const [key, question] of this.#asked) this.#fresh.set(key, question);
+    this.#asked.clear();
+    return this.#drive(driver);
+  }
+
+  /** Ends the call: the downstream request is cancelled and open questions fail. */
+  abandon(reason: string): void {
+    if (this.#done) return;
+    this.#done = true;
+    const error = new McpError(McpErrorCode.RequestCancelled, reason);
+    this.#abort.abort(error);
+    for (const q of [...this.#fresh.values(), ...this.#asked.values()]) q.reject(error);
+    this.#fresh.clear();
+    this.#asked.clear();
+  }
+
+  async #drive(driver: Driver): Promise<Step> {
+    if (this.#done) throw new McpError(McpErrorCode.RequestCancelled, 'The call was abandoned');
+    this.#driver = driver;
+    const onAbort = (): void => this.abandon('The upstream request was cancelled');
+    driver.signal.addEventListener('abort', onAbort, { once: true });
+    try {
+      for (;;) {
+        if (this.#mrtr !== undefined) return { kind: 'input', inputRequests: { ...this.#mrtr.inputRequests } };
+        if (this.#fresh.size > 0) return { kind: 'input', inputRequests: this.#takeFresh() };
+        const woken = new Promise<'wake'>((resolve) => (this.#wake = () => resolve('wake')));
+        const outcome = await Promise.race([this.#attempt as Promise<Attempt>, woken]);
+        this.#wake = undefined;
+        if (outcome === 'wake') continue;
+        if (outcome.kind === 'complete') {
+          this.#done = true;
+          return outcome;
+        }
+        this.#mrtr = { inputRequests: outcome.inputRequests, requestState: outcome.requestState };
+      }
+    } catch (error) {
+      this.#done = true;
+      throw error;
+    } finally {
+      driver.signal.removeEventListener('abort', onAbort);
+      if (this.#driver === driver) this.#driver = undefined;
+    }
+  }
+
+  #takeFresh(): Record<string, InputRequest> {
+    const out: Record<string, InputRequest> = {};
+    for (const [key, q] of this.#fresh) {
+      out[key] = q.request;
+      this.#asked.set(key, q);
+    }
+    this.#fresh.clear();
+    return out;
+  }
+
+  #run(round: { inputResponses?: Readonly<Record<string, unknown>>; requestState?: string }): Promise<Attempt> {
+    return this.#launch({
+      ...round,
+      handlers: this.#handlers(),
+      signal: this.#abort.signal,
+      onProgress: (p) => this.#driver?.progress(p),
+    });
+  }
+
+  /** The downstream call's own handlers: a stateful server's questions wait for the upstream's answer. */
+  #handlers(): ClientHandlers {
+    const ask = <T>(method: InputRequest['method'], params: unknown, context: InputContext): Promise<T> => {
+      if (this.#done) return Promise.reject(new McpError(McpErrorCode.RequestCancelled, 'The call was abandoned'));
+      const driver = this.#driver;
+      if (driver !== undefined && !driver.canAsk(method)) {
+        return Promise.reject(new McpError(McpErrorCode.Unsupported, `The upstream client does not support ${CAPABILITY[method] ?? method}, so ${method} cannot be forwarded to it`));
+      }
+      return new Promise<T>((resolve, reject) => {
+        const key = `q${++this.#seq}`;
+        const request = (params === undefined ? { method } : { method, params }) as InputRequest;
+        this.#fresh.set(key, { request, resolve: resolve as (a: unknown) => void, reject });
+        context.signal.addEventListener('abort', () => {
+          this.#fresh.delete(key);
+          this.#asked.delete(key);
+          reject(new McpError(McpErrorCode.RequestCancelled, 'The server withdrew its question'));
+        });
+        this.#wake?.();
+      });
+    };
+    return {
+      elicitation: (params, context) => ask('elicitation/create', params, context),
+      sampling: (params, context) => ask('sampling/createMessage', params, context),
+      roots: (context) => ask('roots/list', undefined, context),
+    };
+  }
+}
+
+/** Options of a {@link PendingCalls} table. */
+export interface PendingCallsOptions {
+  /** How long a call waits for the upstream's next answer before it is abandoned. Default 300,000 ms. */
+  readonly ttlMs?: number;
+  /** Most calls waiting at once; more fail with `ERR_MCP_LIMIT_EXCEEDED`. Default 1,000. */
+  readonly max?: number;
+}
+
+/** The calls waiting for their upstream's answers, by id. */
+export class PendingCalls {
+  readonly #calls = new Map<string, { call: PendingCall; timer: ReturnType<typeof setTimeout> | undefined }>();
+  readonly #ttlMs: number;
+  readonly #max: number;
+
+  constructor(options: PendingCallsOptions = {}) {
+    this.#ttlMs = options.ttlMs ?? 300_000;
+    this.#max = options.max ?? 1000;
+  }
+
+  /** How many calls wait. */
+  get size(): number {
+    return this.#calls.size;
+  }
+
+  /** A new call (not yet waiting). */
+  create(principal: string | undefined, launch: Launch): PendingCall {
+    if (this.#calls.size >= this.#max) throw new McpError(McpErrorCode.LimitExceeded, `Too many calls are waiting for answers (${this.#max}); answer or cancel some first`);
+    return new PendingCall(randomId(), principal, launch);
+  }
+
+  /** Keeps `call` until its upstream retries (or the TTL ends it). */
+  park(call: PendingCall): void {
+    const timer = setTimeout(() => {
+      this.#calls.delete(call.id);
+      call.abandon(`No answer came within ${this.#ttlMs} ms`);
+    }, this.#ttlMs);
+    this.#calls.set(call.id, { call, timer });
+  }
+
+  /**
+   * Takes the call `id` back for `principal`; undefined when it is unknown, expired, or
+   * belongs to someone else (a confused deputy must not resume another caller's call).
+   */
+  take(id: string, principal: string | undefined): PendingCall | undefined {
+    const entry = this.#calls.get(id);
+    if (entry === undefined || entry.call.principal !== principal) return undefined;
+    this.#calls.delete(id);
+    clearTimeout(entry.timer);
+    return entry.call;
+  }
+
+  /** Abandons every waiting call. */
+  clear(reason: string): void {
+    for (const { call, timer } of this.#calls.values()) {
+      clearTimeout(timer);
+      call.abandon(reason);
+    }
+    this.#calls.clear();
+  }
+}
+
+function randomId(): string {
+  const bytes = new Uint8Array(16);
+  crypto.getRandomValues(bytes);
+  let out = '';
+  for (const b of bytes) out += b.toString(16).padStart(2, '0');
+  return out;
+}

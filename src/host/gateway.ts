@@ -1,0 +1,353 @@
+/**
+ * The gateway: the host's aggregated, guarded view served as one MCP server. Any client that
+ * speaks MCP (either era) sees one server whose tools, prompts, resources and templates are
+ * those of the host, namespaced, and every request goes through the host's interceptor chain
+ * to the one server that owns it.
+ *
+ * The view is an ordinary `McpServer` whose entries are forwarded definitions, kept byte for
+ * byte as the downstream servers sent them (only the name or URI changes where namespacing
+ * says so), so every protection of the server layer (schema-checked params, `Mcp-Name` and
+ * `x-mcp-header` checks, sealed `requestState`, per-session list_changed) applies unchanged.
+ *
+ * `exposure: "search"` replaces the full tool list with `search_tools` (offline BM25 over the
+ * host's tools, returning full definitions) and `call_tool`, for clients whose context or tool
+ * cap (VS Code stops at 128) the full list would overflow.
+ *
+ * @module
+ */
+import type { CallOptions } from '../client/types.js';
+import { JsonRpcError } from '../jsonrpc/errors.js';
+import type { ClientCapabilities } from '../protocol/model/capabilities.js';
+import type { Implementation } from '../protocol/model/common.js';
+import type { InputRequest } from '../protocol/model/mrtr.js';
+import type { Tool } from '../protocol/model/tool.js';
+import { McpServer, type McpServerOptions } from '../server/mcpServer.js';
+import type { HandlerContext, ForwardedHandle } from '../server/types.js';
+import { isMcpError, McpErrorCode } from '../util/errors.js';
+import { PendingCalls, type Attempt, type Driver, type LaunchRound as Round, type PendingCallsOptions } from './bridge.js';
+import type { Host, RequestScope } from './host.js';
+import { DeniedError } from './interceptors.js';
+import { ToolSearchIndex } from './toolSearch.js';
+
+/** Options of a {@link Gateway}. */
+export interface GatewayOptions {
+  /** The gateway's identity. Default `{ name: 'switchboard-gateway', version: '0.1.0' }`. */
+  readonly info?: Implementation & { readonly instructions?: string };
+  /** `all` (default): every tool listed; `search`: `search_tools` and `call_tool` only. */
+  readonly exposure?: 'all' | 'search';
+  /** Options of the underlying `McpServer` (logger, requestState keys, page size, ...). */
+  readonly server?: McpServerOptions;
+  /** Calls waiting for the upstream's answers (era bridging). */
+  readonly pending?: PendingCallsOptions;
+}
+
+const DEFAULT_INFO = { name: 'switchboard-gateway', version: '0.1.0' } as const;
+
+/** The name of the search tool in `exposure: "search"`. */
+export const SEARCH_TOOL = 'search_tools';
+/** The name of the dispatch tool in `exposure: "search"`. */
+export const CALL_TOOL = 'call_tool';
+
+const CAPABILITY: Readonly<Record<string, keyof ClientCapabilities>> = {
+  'elicitation/create': 'elicitation',
+  'sampling/createMessage': 'sampling',
+  'roots/list': 'roots',
+};
+
+type Kind = 'tool' | 'prompt' | 'resource' | 'template';
+
+/** One MCP server in front of a {@link Host}. */
+export class Gateway {
+  /** The MCP server to serve over any transport (HTTP handler, stdio). */
+  readonly server: McpServer;
+  readonly #host: Host;
+  readonly #exposure: 'all' | 'search';
+  readonly #pending: PendingCalls;
+  readonly #handles: Record<Kind, Map<string, { handle: ForwardedHandle<never>; definition: unknown }>> = {
+    tool: new Map(),
+    prompt: new Map(),
+    resource: new Map(),
+    template: new Map(),
+  };
+  readonly #unsubscribe: (() => void)[] = [];
+  #search: ToolSearchIndex | undefined;
+
+  constructor(host: Host, options: GatewayOptions = {}) {
+    this.#host = host;
+    this.#exposure = options.exposure ?? 'all';
+    this.#pending = new PendingCalls(options.pending);
+    this.server = new McpServer(options.info ?? DEFAULT_INFO, {
+      ...options.server,
+      capabilities: {
+        tools: { listChanged: true },
+        prompts: { listChanged: true },
+        resources: { listChanged: true, subscribe: true },
+        completions: {},
+        ...options.server?.capabilities,
+      },
+    });
+    this.server.use(async (ctx, next) => {
+      if (ctx.method === 'resources/subscribe' || ctx.method === 'resources/unsubscribe') {
+        const uri = ctx.params['uri'];
+        if (typeof uri === 'string') {
+          const scope = { principal: ctx.principal, signal: ctx.signal };
+          await (ctx.method === 'resources/subscribe' ? host.subscribeResource(uri, scope) : host.unsubscribeResource(uri, scope)).catch((error: unknown) => {
+            throw toWireError(error);
+          });
+        }
+      }
+      return next();
+    });
+    if (this.#exposure === 'search') this.#registerSearchTools();
+    this.#unsubscribe.push(
+      host.onChange((change) => {
+        if (change !== 'servers') this.#sync();
+      }),
+      host.onResourceUpdated((_serverId, uri) => this.server.notifyResourceUpdated(uri)),
+    );
+    this.#sync();
+  }
+
+  /** How many forwarded calls wait for their upstream's answers. */
+  get pendingCalls(): number {
+    return this.#pending.size;
+  }
+
+  /** Stops following the host and abandons waiting calls (the host itself is not closed). */
+  async close(): Promise<void> {
+    for (const u of this.#unsubscribe.splice(0)) u();
+    this.#pending.clear('The gateway is closing');
+    await this.server.close();
+  }
+
+  // ---- keeping the forwarded entries in step with the host -----------------------------
+
+  #sync(): void {
+    void this.server.batchChanges(() => {
+      if (this.#exposure === 'all') {
+        this.#reconcile(
+          'tool',
+          this.#host.tools.map((t) => [t.name, t.tool]),
+          (tool) => this.server.forwardTool(tool as Tool, (params, ctx) => this.#callTool((tool as Tool).name, params, ctx)),
+        );
+      } else {
+        this.#search = undefined;
+      }
+      this.#reconcile(
+        'prompt',
+        this.#host.prompts.map((p) => [p.name, p.prompt]),
+        (prompt) =>
+          this.server.forwardPrompt(prompt as never, (params, ctx) => this.#getPrompt((prompt as { name: string }).name, params, ctx), {
+            complete: (params, ctx) => this.#complete(params, ctx),
+          }),
+      );
+      this.#reconcile(
+        'resource',
+        this.#host.resources.map((r) => [r.uri, r.resource]),
+        (resource) => this.server.forwardResource(resource as never, (params, ctx) => this.#readResource(params, ctx)),
+      );
+      this.#reconcile(
+        'template',
+        this.#host.templates.map((t) => [t.uriTemplate, t.template]),
+        (template) =>
+          this.server.forwardTemplate(template as never, (params, ctx) => this.#readResource(params, ctx), {
+            complete: (params, ctx) => this.#complete(params, ctx),
+          }),
+      );
+    });
+  }
+
+  #reconcile(kind: Kind, wanted: readonly (readonly [string, unknown])[], register: (definition: unknown) => ForwardedHandle<never>): void {
+    const handles = this.#handles[kind];
+    const keep = new Set<string>();
+    for (const [key, definition] of wanted) {
+      keep.add(key);
+      const known = handles.get(key);
+      if (known === undefined) handles.set(key, { handle: register(definition), definition });
+      else if (known.definition !== definition) {
+        known.handle.update(definition as never);
+        known.definition = definition;
+      }
+    }
+    for (const [key, known] of handles) {
+      if (keep.has(key)) continue;
+      known.handle.remove();
+      handles.delete(key);
+    }
+  }
+
+  // ---- forwarded requests --------------------------------------------------------------
+
+  #callTool(name: string, params: Readonly<Record<string, unknown>>, ctx: HandlerContext): Promise<Record<string, unknown>> {
+    const args = params['arguments'] as Record<string, unknown> | undefined;
+    return this.#bridge(params, ctx, 'tools/call', (scope, round) =>
+      this.#host.callTool(name, args, scope, (client, p, o) =>
+        client.callTool(p['name'] as string, p['arguments'] as Record<string, unknown> | undefined, manual(o, round)).then(attempt),
+      ),
+    );
+  }
+
+  #getPrompt(name: string, params: Readonly<Record<string, unknown>>, ctx: HandlerContext): Promise<Record<string, unknown>> {
+    const args = params['arguments'] as Record<string, string> | undefined;
+    return this.#bridge(params, ctx, 'prompts/get', (scope, round) =>
+      this.#host.getPrompt(name, args, scope, (client, p, o) =>
+        client.getPrompt(p['name'] as string, p['arguments'] as Record<string, string> | undefined, manual(o, round)).then(attempt),
+      ),
+    );
+  }
+
+  #readResource(params: Readonly<Record<string, unknown>>, ctx: HandlerContext): Promise<Record<string, unknown>> {
+    const uri = params['uri'] as string;
+    return this.#bridge(params, ctx, 'resources/read', (scope, round) =>
+      this.#host.readResource(uri, scope, (client, p, o) => client.readResource(p['uri'] as string, manual(o, round)).then(attempt)),
+    );
+  }
+
+  async #complete(params: Readonly<Record<string, unknown>>, ctx: HandlerContext): Promise<Record<string, unknown>> {
+    try {
+      return await this.#host.complete(params, scopeOf(ctx));
+    } catch (error) {
+      throw toWireError(error);
+    }
+  }
+
+  /**
+   * Runs one upstream request of a forwarded call: a new call, or the retry of one that
+   * asked a question (its `requestState`, sealed by the server layer, names it).
+   */
+  async #bridge(
+    params: Readonly<Record<string, unknown>>,
+    ctx: HandlerContext,
+    method: 'tools/call' | 'prompts/get' | 'resources/read',
+    launch: (scope: RequestScope, round: Round) => Promise<Attempt>,
+  ): Promise<Record<string, unknown>> {
+    const principal = ctx.principal?.id;
+    const driver: Driver = {
+      signal: ctx.signal,
+      progress: (p) => void ctx.progress(p.progress, p.total, p.message).catch(() => undefined),
+      canAsk: (m) => {
+        const capability = CAPABILITY[m];
+        return capability !== undefined && ctx.clientCapabilities[capability] !== undefined;
+      },
+    };
+    const state = params['requestState'];
+    try {
+      let call;
+      let step;
+      if (typeof state === 'string') {
+        call = this.#pending.take(state, principal);
+        if (call === undefined) throw JsonRpcError.invalidParams('The requestState names no waiting call (it expired, was answered, or belongs to another caller); send the request again without it');
+        step = await call.resume(driver, (params['inputResponses'] as Record<string, unknown> | undefined) ?? {});
+      } else {
+        const scope = scopeOf(ctx);
+        call = this.#pending.create(principal, (round) => launch({ ...scope, signal: round.signal }, round));
+        step = await call.start(driver);
+      }
+      if (step.kind === 'complete') return step.value;
+      this.#pending.park(call);
+      return { resultType: 'input_required', inputRequests: step.inputRequests as Record<string, InputRequest>, requestState: call.id };
+    } catch (error) {
+      if (method === 'tools/call' && isToolLevel(error)) {
+        return { content: [{ type: 'text', text: (error as Error).message }], isError: true };
+      }
+      throw toWireError(error);
+    }
+  }
+
+  // ---- exposure: "search" --------------------------------------------------------------
+
+  #registerSearchTools(): void {
+    this.server.tool(
+      SEARCH_TOOL,
+      {
+        title: 'Search tools',
+        description:
+          'Finds tools of the connected servers by what they do. Returns their full definitions (name, description, input schema); call one with call_tool.',
+        inputSchema: {
+          type: 'object',
+          properties: {
+            query: { type: 'string', description: 'What the tool should do, in a few words' },
+            limit: { type: 'integer', minimum: 1, maximum: 50, description: 'Most results (default 5)' },
+          },
+          required: ['query'],
+        },
+      },
+      async (args) => {
+        this.#search ??= new ToolSearchIndex(this.#host.tools.map((t) => ({ name: t.name, tool: t.tool })));
+        const hits = this.#search.search(String(args['query']), { limit: typeof args['limit'] === 'number' ? args['limit'] : 5 });
+        const tools = hits.map((h) => h.tool);
+        return { content: [{ type: 'text', text: JSON.stringify(tools) }], structuredContent: { tools } };
+      },
+    );
+    this.server.forwardTool(
+      {
+        name: CALL_TOOL,
+        title: 'Call a tool',
+        description: 'Calls a tool found with search_tools, by its exact name, with its arguments.',
+        inputSchema: {
+          type: 'object',
+          properties: { name: { type: 'string', description: 'The tool name search_tools returned' }, arguments: { type: 'object', description: 'The tool arguments' } },
+          required: ['name'],
+        },
+      } as Tool,
+      (params, ctx) => {
+        const args = (params['arguments'] ?? {}) as Record<string, unknown>;
+        const name = String(args['name']);
+        const inner = { ...params, arguments: (args['arguments'] ?? {}) as Record<string, unknown> };
+        if (this.#host.tool(name) === undefined) {
+          return Promise.resolve({ content: [{ type: 'text', text: `Unknown tool: ${name}. Use ${SEARCH_TOOL} to find tools.` }], isError: true });
+        }
+        return this.#callTool(name, inner, ctx);
+      },
+    );
+  }
+}
+
+function manual(o: { signal: AbortSignal; timeoutMs: number }, round: Round): CallOptions & { input: 'manual' } {
+  return {
+    signal: o.signal,
+    timeoutMs: o.timeoutMs,
+    onProgress: round.onProgress,
+    handlers: round.handlers,
+    input: 'manual',
+    ...(round.inputResponses !== undefined ? { inputResponses: round.inputResponses } : {}),
+    ...(round.requestState !== undefined ? { requestState: round.requestState } : {}),
+  };
+}
+
+function attempt(result: Record<string, unknown>): Attempt {
+  if (result['resultType'] === 'input_required') {
+    return {
+      kind: 'input',
+      inputRequests: (result['inputRequests'] ?? {}) as Record<string, InputRequest>,
+      requestState: typeof result['requestState'] === 'string' ? result['requestState'] : undefined,
+    };
+  }
+  return { kind: 'complete', value: result };
+}
+
+function scopeOf(ctx: HandlerContext): RequestScope {
+  return {
+    principal: ctx.principal,
+    session: ctx.session?.id,
+    signal: ctx.signal,
+    ...(ctx.clientCapabilities.elicitation !== undefined ? { elicit: (p) => ctx.elicit(p) } : {}),
+  };
+}
+
+/** Failures a model should see as a tool result (and can act on) rather than as a protocol error. */
+function isToolLevel(error: unknown): boolean {
+  if (error instanceof DeniedError) return true;
+  return isMcpError(error) && (error.code === McpErrorCode.ServerUnavailable || error.code === McpErrorCode.RequestTimeout || error.code === McpErrorCode.LimitExceeded);
+}
+
+/** A local failure as the JSON-RPC error the upstream gets. */
+function toWireError(error: unknown): unknown {
+  if (error instanceof JsonRpcError) return error;
+  if (error instanceof DeniedError) return new JsonRpcError(-32001, error.message, { interceptor: error.interceptor });
+  if (isMcpError(error)) {
+    if (error.code === McpErrorCode.InvalidArgument) return JsonRpcError.invalidParams(error.message);
+    return new JsonRpcError(-32603, error.message);
+  }
+  return error;
+}
