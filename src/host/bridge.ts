@@ -66,6 +66,7 @@ export class PendingCall {
   #mrtr: { readonly inputRequests: Readonly<Record<string, InputRequest>>; readonly requestState: string | undefined } | undefined;
   #attempt: Promise<Attempt> | undefined;
   #wake: (() => void) | undefined;
+  #fail: ((error: unknown) => void) | undefined;
   #driver: Driver | undefined;
   #seq = 0;
   #done = false;
@@ -83,6 +84,7 @@ export class PendingCall {
 
   /** Runs the first attempt, driven by `driver`, until it completes or has questions. */
   start(driver: Driver): Promise<Step> {
+    this.#driver = driver;
     this.#attempt = this.#run({});
     return this.#drive(driver);
   }
@@ -99,6 +101,7 @@ export class PendingCall {
       for (const key of Object.keys(own.inputRequests)) if (Object.hasOwn(inputResponses, key)) answers[key] = inputResponses[key];
       if (Object.keys(answers).length < Object.keys(own.inputRequests).length) return this.#drive(driver);
       this.#mrtr = undefined;
+      this.#driver = driver;
       this.#attempt = this.#run({ inputResponses: answers, ...(own.requestState !== undefined ? { requestState: own.requestState } : {}) });
     }
     for (const [key, question] of [...this.#asked]) {
@@ -118,6 +121,7 @@ export class PendingCall {
     this.#done = true;
     const error = new McpError(McpErrorCode.RequestCancelled, reason);
     this.#abort.abort(error);
+    this.#fail?.(error);
     for (const q of [...this.#fresh.values(), ...this.#asked.values()]) q.reject(error);
     this.#fresh.clear();
     this.#asked.clear();
@@ -132,9 +136,14 @@ export class PendingCall {
       for (;;) {
         if (this.#mrtr !== undefined) return { kind: 'input', inputRequests: { ...this.#mrtr.inputRequests } };
         if (this.#fresh.size > 0) return { kind: 'input', inputRequests: this.#takeFresh() };
-        const woken = new Promise<'wake'>((resolve) => (this.#wake = () => resolve('wake')));
-        const outcome = await Promise.race([this.#attempt as Promise<Attempt>, woken]);
-        this.#wake = undefined;
+        const woken = new Promise<'wake'>((resolve, reject) => {
+          this.#wake = () => resolve('wake');
+          this.#fail = reject;
+        });
+        const outcome = await Promise.race([this.#attempt as Promise<Attempt>, woken]).finally(() => {
+          this.#wake = undefined;
+          this.#fail = undefined;
+        });
         if (outcome === 'wake') continue;
         if (outcome.kind === 'complete') {
           this.#done = true;
@@ -162,12 +171,15 @@ export class PendingCall {
   }
 
   #run(round: { inputResponses?: Readonly<Record<string, unknown>>; requestState?: string }): Promise<Attempt> {
-    return this.#launch({
+    const attempt = this.#launch({
       ...round,
       handlers: this.#handlers(),
       signal: this.#abort.signal,
       onProgress: (p) => this.#driver?.progress(p),
     });
+    // Awaited by the driver; an abandoned call's failure has no one left to hear it.
+    attempt.catch(() => undefined);
+    return attempt;
   }
 
   /** The downstream call's own handlers: a stateful server's questions wait for the upstream's answer. */

@@ -1,0 +1,123 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { PendingCalls, type Attempt, type Driver, type Launch } from '../../../src/host/bridge.js';
+import type { ElicitResult } from '../../../src/protocol/model/elicitation.js';
+import { McpError } from '../../../src/util/errors.js';
+
+function driver(caps: string[] = ['elicitation/create', 'sampling/createMessage', 'roots/list']): Driver & { progressed: number[] } {
+  const progressed: number[] = [];
+  return { signal: new AbortController().signal, progress: (p) => progressed.push(p.progress), canAsk: (m) => caps.includes(m), progressed };
+}
+
+const accept = (name: string): ElicitResult => ({ action: 'accept', content: { name } });
+
+describe('host/bridge', () => {
+  it('a stateful server’s question becomes an input request; the answer goes back to the same downstream call, which completes', async () => {
+    const launches: number[] = [];
+    const launch: Launch = async (round) => {
+      launches.push(1);
+      round.onProgress({ progress: 1, total: 2 });
+      const answer = (await round.handlers.elicitation?.({ message: 'Name?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } } } }, { signal: new AbortController().signal, protocolVersion: '2025-11-25', via: 'request' })) as ElicitResult;
+      return { kind: 'complete', value: { content: [{ type: 'text', text: `hello ${String(answer.content?.['name'])}` }] } };
+    };
+    const table = new PendingCalls();
+    const call = table.create('alice', launch);
+    const d = driver();
+    const first = await call.start(d);
+    assert.equal(first.kind, 'input');
+    assert.deepEqual(d.progressed, [1]);
+    const keys = first.kind === 'input' ? Object.keys(first.inputRequests) : [];
+    assert.equal(keys.length, 1);
+    assert.equal(first.kind === 'input' && first.inputRequests[keys[0] as string]?.method, 'elicitation/create');
+    table.park(call);
+    const resumed = table.take(call.id, 'alice');
+    assert.ok(resumed);
+    const second = await resumed.resume(driver(), { [keys[0] as string]: accept('Ada') });
+    assert.deepEqual(second, { kind: 'complete', value: { content: [{ type: 'text', text: 'hello Ada' }] } });
+    assert.equal(launches.length, 1, 'the downstream call was made once and stayed open');
+  });
+
+  it('a 2026-07-28 server’s own input request is passed up, and the retry carries the server’s requestState and the answers', async () => {
+    const rounds: { inputResponses?: unknown; requestState?: string }[] = [];
+    const launch: Launch = (round): Promise<Attempt> => {
+      rounds.push({ ...(round.inputResponses !== undefined ? { inputResponses: round.inputResponses } : {}), ...(round.requestState !== undefined ? { requestState: round.requestState } : {}) });
+      if (round.requestState === undefined) return Promise.resolve({ kind: 'input', inputRequests: { who: { method: 'elicitation/create', params: { message: 'Who?', requestedSchema: { type: 'object', properties: {} } } } }, requestState: 'server-state-1' });
+      return Promise.resolve({ kind: 'complete', value: { ok: true } });
+    };
+    const table = new PendingCalls();
+    const call = table.create(undefined, launch);
+    const first = await call.start(driver());
+    assert.deepEqual(first.kind === 'input' ? Object.keys(first.inputRequests) : [], ['who']);
+    const second = await call.resume(driver(), { who: accept('Bob'), extra: accept('ignored') });
+    assert.deepEqual(second, { kind: 'complete', value: { ok: true } });
+    assert.deepEqual(rounds, [{}, { inputResponses: { who: accept('Bob') }, requestState: 'server-state-1' }]);
+  });
+
+  it('confused deputy: another caller cannot resume a call that is not theirs', async () => {
+    const table = new PendingCalls();
+    const call = table.create('alice', async (round) => {
+      await round.handlers.elicitation?.({ message: 'x', requestedSchema: { type: 'object', properties: {} } }, { signal: new AbortController().signal, protocolVersion: '2025-11-25', via: 'request' });
+      return { kind: 'complete', value: {} };
+    });
+    await call.start(driver());
+    table.park(call);
+    assert.equal(table.take(call.id, 'mallory'), undefined);
+    assert.equal(table.take(call.id, undefined), undefined);
+    assert.equal(table.take('not-an-id', 'alice'), undefined);
+    assert.ok(table.take(call.id, 'alice'), 'the owner still can');
+    call.abandon('test over');
+  });
+
+  it('a question the upstream client has no capability for fails downstream with a clear error, nothing is asked', async () => {
+    let failure: unknown;
+    const table = new PendingCalls();
+    const call = table.create(undefined, async (round) => {
+      try {
+        await round.handlers.sampling?.({ messages: [], maxTokens: 10 }, { signal: new AbortController().signal, protocolVersion: '2025-11-25', via: 'request' });
+      } catch (error) {
+        failure = error;
+      }
+      return { kind: 'complete', value: { done: true } };
+    });
+    const step = await call.start(driver(['elicitation/create']));
+    assert.deepEqual(step, { kind: 'complete', value: { done: true } });
+    assert.ok(failure instanceof McpError && failure.code === 'ERR_MCP_UNSUPPORTED' && /does not support sampling/.test(failure.message));
+  });
+
+  it('an abandoned call (no answer within the TTL) cancels the downstream call', async () => {
+    let downstreamSignal: AbortSignal | undefined;
+    const table = new PendingCalls({ ttlMs: 10 });
+    const call = table.create(undefined, async (round) => {
+      downstreamSignal = round.signal;
+      await round.handlers.elicitation?.({ message: 'x', requestedSchema: { type: 'object', properties: {} } }, { signal: new AbortController().signal, protocolVersion: '2025-11-25', via: 'request' });
+      return { kind: 'complete', value: {} };
+    });
+    await call.start(driver());
+    table.park(call);
+    await new Promise<void>((resolve) => downstreamSignal?.addEventListener('abort', () => resolve()));
+    assert.equal(call.done, true);
+    assert.equal(table.size, 0);
+  });
+
+  it('a flood of waiting calls beyond the bound is refused', () => {
+    const table = new PendingCalls({ max: 1 });
+    const call = table.create(undefined, () => new Promise(() => undefined));
+    table.park(call);
+    assert.throws(() => table.create(undefined, () => new Promise(() => undefined)), (e: unknown) => e instanceof McpError && e.code === 'ERR_MCP_LIMIT_EXCEEDED');
+    table.clear('test over');
+  });
+
+  it('cancelling the upstream request abandons the call', async () => {
+    const abort = new AbortController();
+    let downstreamSignal: AbortSignal | undefined;
+    const table = new PendingCalls();
+    const call = table.create(undefined, (round) => {
+      downstreamSignal = round.signal;
+      return new Promise(() => undefined);
+    });
+    const step = call.start({ ...driver(), signal: abort.signal });
+    abort.abort();
+    await assert.rejects(step, (e: unknown) => e instanceof McpError && e.code === 'ERR_MCP_REQUEST_CANCELLED');
+    assert.equal(downstreamSignal?.aborted, true);
+  });
+});
