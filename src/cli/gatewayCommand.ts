@@ -68,7 +68,9 @@ export async function gatewayCommand(argv: readonly string[]): Promise<void> {
   for (const warning of config.warnings) logger.warn(warning);
   await mkdir(config.stateDir, { recursive: true, mode: 0o700 });
   const stores = openStateStores(config.stateDir);
-  const consent = consentFor(options['yes'] === true, stores.launches, config);
+  // Over --stdio, stdin is the protocol: nobody can be asked there.
+  const interactive = options['stdio'] !== true && process.stdin.isTTY === true && process.stderr.isTTY === true;
+  const consent = consentFor(options['yes'] === true, interactive, stores.launches, config);
   const host = await Host.open({
     servers: await consent(config.servers),
     namespacing: config.namespacing,
@@ -84,7 +86,7 @@ export async function gatewayCommand(argv: readonly string[]): Promise<void> {
     else if (h.problem !== undefined) logger.warn(`server ${h.id}: ${h.problem}`);
   }
   const gateway = new Gateway(host, { exposure: config.exposure, server: { logger } });
-  const watcher = watchConfig(file, logger, async (next) => host.reconcile(await consentFor(options['yes'] === true, stores.launches, next)(next.servers)));
+  const watcher = watchConfig(file, logger, async (next) => host.reconcile(await consentFor(options['yes'] === true, interactive, stores.launches, next)(next.servers)));
   const shutdown = async (): Promise<void> => {
     watcher?.close();
     await gateway.close();
@@ -135,7 +137,7 @@ async function loadConfig(file: string): Promise<HostConfig> {
 }
 
 /** The servers that may start: enabled, and for stdio servers an approved launch. */
-function consentFor(yes: boolean, store: LaunchApprovalStore, config: HostConfig): (servers: readonly ServerConfig[]) => Promise<ServerConfig[]> {
+function consentFor(yes: boolean, interactive: boolean, store: LaunchApprovalStore, config: HostConfig): (servers: readonly ServerConfig[]) => Promise<ServerConfig[]> {
   return async (servers) => {
     const allowed: ServerConfig[] = [];
     for (const server of servers) {
@@ -149,7 +151,7 @@ function consentFor(yes: boolean, store: LaunchApprovalStore, config: HostConfig
             configApproved: config.approvedLaunches[server.id],
             store,
             yes,
-            ...(process.stdin.isTTY && process.stderr.isTTY ? { prompt: askYesNo } : {}),
+            ...(interactive ? { prompt: askYesNo } : {}),
           });
         } catch (error) {
           process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
