@@ -247,19 +247,26 @@ export class Downstream {
     if (this.#starts++ > 0) this.#restarts++;
     this.#setState('starting');
     let client: McpClient | undefined;
+    /** Set once ready: a close before that is the start's own failure, reported by the catch below. */
+    let live = false;
     try {
       const transport = await this.#options.transport(this.spec, { stderr: (chunk) => this.#stderr(chunk) });
       client = this.#newClient(generation);
-      await client.connect(watchClose(transport, (reason) => this.#closed(generation, reason)));
+      await client.connect(
+        watchClose(transport, (reason) => {
+          if (live) this.#closed(generation, reason);
+        }),
+      );
+      const catalog = await this.#fetchCatalog(client);
       if (generation !== this.#generation) {
         await client.close().catch(() => undefined);
         return;
       }
       this.#client = client;
-      this.#catalog = await this.#fetchCatalog(client);
-      if (generation !== this.#generation) return;
+      this.#catalog = catalog;
       this.#readySince = this.#now();
       this.#lastError = undefined;
+      live = true;
       this.#setState('ready');
       this.#options.onCatalog?.(this.#catalog);
       for (const waiter of [...this.#readyWaiters]) waiter();
