@@ -257,6 +257,8 @@ export class Downstream {
           if (live) this.#closed(generation, reason);
         }),
       );
+      // Ask for every log message: the gateway filters by each upstream client's own level.
+      if (client.serverCapabilities?.['logging'] !== undefined) await client.setLoggingLevel('debug').catch(() => undefined);
       const catalog = await this.#fetchCatalog(client);
       if (generation !== this.#generation) {
         await client.close().catch(() => undefined);

@@ -21,6 +21,7 @@ import type { ClientCapabilities } from '../protocol/model/capabilities.js';
 import type { Implementation } from '../protocol/model/common.js';
 import type { InputRequest } from '../protocol/model/mrtr.js';
 import type { Tool } from '../protocol/model/tool.js';
+import { missingRequiredClientCapability } from '../protocol/errors.js';
 import { McpServer, type McpServerOptions } from '../server/mcpServer.js';
 import type { HandlerContext, ForwardedHandle } from '../server/types.js';
 import { isMcpError, McpErrorCode } from '../util/errors.js';
@@ -244,6 +245,11 @@ export class Gateway {
         step = await call.start(driver);
       }
       if (step.kind === 'complete') return step.value;
+      const missing = missingCapabilities(step.inputRequests, ctx.clientCapabilities);
+      if (missing !== undefined) {
+        call.abandon('The upstream client cannot answer the server’s question');
+        throw missingRequiredClientCapability(missing);
+      }
       this.#pending.park(call);
       return { resultType: 'input_required', inputRequests: step.inputRequests as Record<string, InputRequest>, requestState: call.id };
     } catch (error) {
@@ -313,6 +319,16 @@ function manual(o: { signal: AbortSignal; timeoutMs: number }, round: Round): Ca
     ...(round.inputResponses !== undefined ? { inputResponses: round.inputResponses } : {}),
     ...(round.requestState !== undefined ? { requestState: round.requestState } : {}),
   };
+}
+
+/** The capabilities the upstream lacks to answer `requests` (a downstream 2026-07-28 server asked the host's client, which declares them all). */
+function missingCapabilities(requests: Readonly<Record<string, InputRequest>>, caps: ClientCapabilities): ClientCapabilities | undefined {
+  const missing: Record<string, object> = {};
+  for (const request of Object.values(requests)) {
+    const capability = CAPABILITY[request.method];
+    if (capability !== undefined && caps[capability] === undefined) missing[capability] = {};
+  }
+  return Object.keys(missing).length === 0 ? undefined : (missing as ClientCapabilities);
 }
 
 function attempt(result: Record<string, unknown>): Attempt {
