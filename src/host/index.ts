@@ -23,6 +23,7 @@ export {
   type Exposure,
   type ServerEra,
 } from './configTypes.js';
+export { compileGlob, compileToolFilter } from './toolFilter.js';
 export { EXPOSED_NAME_MAX_LENGTH, EXPOSED_NAME_PATTERN, isExposableName } from './nameRules.js';
 export {
   Namespacer,
