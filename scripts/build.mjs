@@ -10,8 +10,8 @@
 //
 // Every entry shares the same chunks, so a class has exactly one identity and `instanceof`
 // holds across `switchboard/server`, `switchboard/client`, … (STYLE.md section 3). The chunks
-// keep the layer rules: `core`, `server`, `client`, `auth` and `http` import no `node:*`
-// module, so the root export stays runtime-neutral; only `stdio`, `node` and the CLI do.
+// keep the layer rules: `core`, `server`, `client`, `auth`, `http` and `host` import no `node:*`
+// module, so the root export stays runtime-neutral; only `stdio`, `node`, `store` and the CLI do.
 //
 // Entries are read from package.json (every `exports` target, every `bin`) plus the extra
 // executables below, so a new subpath export cannot be forgotten. TypeScript is stripped per
@@ -34,6 +34,8 @@ const CHUNKS = [
   ['transport/stdio/', 'stdio'],
   ['transport/http/', 'http'],
   ['adapters/', 'node'],
+  ['store/', 'store'],
+  ['host/', 'host'],
   ['auth/', 'auth'],
   ['server/', 'server'],
   ['client/', 'client'],

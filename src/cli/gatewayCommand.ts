@@ -24,7 +24,7 @@ import type { HostConfig, ServerConfig } from '../host/configTypes.js';
 import { Gateway } from '../host/gateway.js';
 import { Host } from '../host/host.js';
 import { checkLaunch, launchSpecOf, type LaunchApprovalStore } from '../host/launchConsent.js';
-import { defaultTransportFactory } from '../host/transports.js';
+import { defaultTransportFactory } from '../adapters/hostTransports.js';
 import { openStateStores } from '../store/jsonFileStore.js';
 import { StdioServerTransport } from '../transport/stdio/server.js';
 import { createLineLogger, type Logger } from '../util/logger.js';

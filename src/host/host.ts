@@ -28,7 +28,7 @@ import { Downstream, type BackoffOptions, type Catalog, type ServerHealth, type 
 import { InterceptorChain, interceptContext, type InterceptedMethod, type InterceptContext, type Interceptor } from './interceptors.js';
 import { Namespacer, type NameAssignmentStore } from './namespacing.js';
 import type { DownstreamSpec } from './spec.js';
-import { toolAllowed } from './toolFilter.js';
+import { compileToolFilter } from './toolFilter.js';
 import { UriNamespacer } from './uriNamespacing.js';
 
 /** A tool as the host exposes it. */
@@ -114,6 +114,7 @@ export class Host {
   readonly #names: Namespacer;
   readonly #uris: UriNamespacer;
   readonly #servers = new Map<string, Downstream>();
+  readonly #filters = new WeakMap<Downstream, (name: string) => boolean>();
   /** Why a server's catalog is not exposed (a name it cannot get in `never` mode, ...). */
   readonly #problems = new Map<string, string>();
   readonly #listeners = new Set<(change: HostChange) => void>();
@@ -416,6 +417,16 @@ export class Host {
     return server;
   }
 
+  /** The compiled tool filter of a server (compiled once per spec). */
+  #filterOf(server: Downstream): (name: string) => boolean {
+    let filter = this.#filters.get(server);
+    if (filter === undefined) {
+      filter = compileToolFilter(server.spec.options.tools);
+      this.#filters.set(server, filter);
+    }
+    return filter;
+  }
+
   #downstream(serverId: string): Downstream {
     const server = this.#servers.get(serverId);
     if (server === undefined) throw new McpError(McpErrorCode.ServerUnavailable, `Server ${serverId} is not configured`);
@@ -430,8 +441,7 @@ export class Host {
     const templates: ExposedTemplate[] = [];
     for (const server of this.#servers.values()) {
       const catalog: Catalog = server.catalog;
-      const filter = server.spec.options.tools;
-      const allowed = catalog.tools.filter((t) => toolAllowed(t.name, filter));
+      const allowed = catalog.tools.filter((t) => this.#filterOf(server)(t.name));
       try {
         const toolNames = this.#names.assign('tool', server.id, allowed.map((t) => t.name));
         const promptNames = this.#names.assign('prompt', server.id, catalog.prompts.map((p) => p.name));

@@ -1,29 +1,29 @@
 /**
- * Per-server tool allow and deny lists: glob patterns with `*` (any run of characters) and
- * `?` (one character), matched against the server's own tool name; deny wins over allow, and
- * no allow list means every tool not denied.
+ * The per-server tool filter of `switchboard.servers.<id>.tools`: `allow` and `deny` lists of
+ * glob patterns where `*` matches any run of characters (also none) and `?` exactly one; every
+ * other character matches itself. A tool is exposed when it matches some `allow` pattern (or
+ * there is no `allow` list) and no `deny` pattern: deny wins. Matching is on the server's
+ * original tool name, case-sensitive, over the whole name.
  *
  * @module
  */
 import type { ToolFilter } from './configTypes.js';
 
-const compiled = new Map<string, RegExp>();
-
-/** True when `pattern` (a `*`/`?` glob) matches all of `name`. */
-export function globMatches(pattern: string, name: string): boolean {
-  let re = compiled.get(pattern);
-  if (re === undefined) {
-    const body = pattern.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.');
-    re = new RegExp(`^${body}$`, 's');
-    if (compiled.size > 1024) compiled.clear();
-    compiled.set(pattern, re);
+/** A compiled glob: true when `name` matches `pattern` as a whole. */
+export function compileGlob(pattern: string): (name: string) => boolean {
+  let source = '^';
+  for (const ch of pattern) {
+    if (ch === '*') source += '.*';
+    else if (ch === '?') source += '.';
+    else source += ch.replace(/[\\^$.|+(){}[\]]/g, '\\$&');
   }
-  return re.test(name);
+  const regex = new RegExp(`${source}$`, 'su');
+  return (name) => regex.test(name);
 }
 
-/** Whether a server's tool passes its filter. */
-export function toolAllowed(name: string, filter: ToolFilter | undefined): boolean {
-  if (filter === undefined) return true;
-  if (filter.deny.some((p) => globMatches(p, name))) return false;
-  return filter.allow === undefined || filter.allow.some((p) => globMatches(p, name));
+/** A compiled {@link ToolFilter}: true when the tool `name` may be exposed. */
+export function compileToolFilter(filter: ToolFilter): (name: string) => boolean {
+  const allow = filter.allow?.map(compileGlob);
+  const deny = filter.deny.map(compileGlob);
+  return (name) => (allow === undefined || allow.some((match) => match(name))) && !deny.some((match) => match(name));
 }

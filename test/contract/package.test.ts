@@ -45,6 +45,38 @@ describe('published build (dist/)', () => {
     assert.ok(existsSync(join(dist, 'index.js')), 'dist/ is not built: run `npm run build`');
   });
 
+  it('the exports map is pinned: adding or removing a subpath is a deliberate change', () => {
+    assert.deepEqual(Object.keys(pkg.exports), [
+      '.',
+      './util',
+      './jsonrpc',
+      './protocol',
+      './auth',
+      './transport',
+      './transport/stdio',
+      './transport/http',
+      './server',
+      './client',
+      './host',
+      './store',
+      './adapters/node',
+      './schemas/switchboard.config.schema.json',
+      './package.json',
+    ]);
+  });
+
+  it('the config JSON Schema is exported and shipped', async () => {
+    assert.equal(pkg.exports['./schemas/switchboard.config.schema.json'], './schemas/switchboard.config.schema.json');
+    assert.ok((JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { files: string[] }).files.includes('schemas'));
+    const schema = (await import('switchboard/schemas/switchboard.config.schema.json', { with: { type: 'json' } })) as { default: Record<string, unknown> };
+    assert.equal(schema.default['$schema'], 'https://json-schema.org/draft/2020-12/schema');
+  });
+
+  it('switchboard/host is runtime-neutral (no node:* in its static import graph); switchboard/store is where node:fs is', () => {
+    assert.deepEqual([...graph(['host/index.js']).external].filter((s) => s.startsWith('node:')), []);
+    assert.ok([...graph(['store/index.js']).external].some((s) => s.startsWith('node:fs')));
+  });
+
   it('every export target in package.json exists, with its declarations', () => {
     for (const [subpath, target] of Object.entries(pkg.exports)) {
       if (typeof target !== 'object' || target === null) continue;

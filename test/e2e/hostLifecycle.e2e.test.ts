@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import type { ServerConfig } from '../../src/host/configTypes.js';
 import type { ServerHealth } from '../../src/host/downstream.js';
 import { Host, type HostChange } from '../../src/host/host.js';
-import { defaultTransportFactory } from '../../src/host/transports.js';
+import { defaultTransportFactory } from '../../src/adapters/hostTransports.js';
 import { McpError } from '../../src/util/errors.js';
 
 const fixture = fileURLToPath(new URL('../fixtures/misbehavingServer.ts', import.meta.url));

@@ -15,7 +15,7 @@ import { LegacySseClientTransport } from '../transport/http/legacy/legacySseClie
 import { StdioClientTransport } from '../transport/stdio/client.js';
 import { defaultEnvironment } from '../transport/stdio/env.js';
 import type { Logger } from '../util/logger.js';
-import type { TransportFactory } from './downstream.js';
+import type { TransportFactory } from '../host/downstream.js';
 
 /** Options of {@link defaultTransportFactory}. */
 export interface DefaultTransportOptions {
