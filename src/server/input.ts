@@ -10,7 +10,7 @@
 import { ErrorCode, JsonRpcError } from '../jsonrpc/errors.js';
 import { loggingLevels, type LoggingLevel } from '../protocol/model/common.js';
 import { isStateless } from '../protocol/revisions.js';
-import { InputRequiredSignal, PeerInputBroker, RequestContext, StatelessInputBroker, type InputBroker } from './context.js';
+import { InputRequiredError, PeerInputBroker, RequestContext, StatelessInputBroker, type InputBroker } from './context.js';
 import type { ServerCore } from './core.js';
 import { isObject, readTrace, type Call } from './pipeline.js';
 import { digestParams, type StateBinding } from './requestState.js';
@@ -97,7 +97,7 @@ export async function withInput(core: ServerCore, call: Call, run: (context: Han
   try {
     return await run(context);
   } catch (error) {
-    if (!(error instanceof InputRequiredSignal)) throw error;
+    if (!(error instanceof InputRequiredError)) throw error;
     const sealed = await (await core.sealer()).seal(await bind(), {
       answers: broker.used,
       round,
