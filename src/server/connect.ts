@@ -8,7 +8,7 @@
 import { Connection, type RequestContext as ConnectionRequestContext } from '../jsonrpc/connection.js';
 import type { JsonRpcNotification, JsonRpcRequest, Params, RequestId } from '../jsonrpc/messages.js';
 import type { Logger } from '../util/logger.js';
-import type { DispatchEnv, MessageExtra, PeerRequester, SessionPeer, Transport } from '../transport/types.js';
+import { principalIn, type DispatchEnv, type MessageExtra, type PeerRequester, type Principal, type SessionPeer, type Transport } from '../transport/types.js';
 import type { ServerSession } from './session.js';
 
 /** What {@link connectTransport} needs from the server. */
@@ -71,6 +71,7 @@ export async function connectTransport(target: ConnectTarget, transport: Transpo
 class ConnectionEnv implements DispatchEnv {
   readonly #rctx: ConnectionRequestContext;
   readonly extra: MessageExtra | undefined;
+  readonly principal: Principal | undefined;
   readonly notify: (notification: JsonRpcNotification) => void;
   readonly peer: PeerRequester;
   readonly session: unknown;
@@ -78,6 +79,7 @@ class ConnectionEnv implements DispatchEnv {
   constructor(rctx: ConnectionRequestContext, notify: (notification: JsonRpcNotification) => void, peer: PeerRequester, session: unknown) {
     this.#rctx = rctx;
     this.extra = rctx.extra;
+    this.principal = principalIn(rctx.extra);
     this.notify = notify;
     this.peer = peer;
     this.session = session;

@@ -24,7 +24,7 @@ import type { InputRequest } from '../protocol/model/mrtr.js';
 import { CreateMessageResult, type CreateMessageParams } from '../protocol/model/sampling.js';
 import { ListRootsResult } from '../protocol/model/utilities.js';
 import type { ProtocolRevision } from '../protocol/revisions.js';
-import type { PeerRequester, MessageExtra } from '../transport/types.js';
+import type { PeerRequester, MessageExtra, Principal } from '../transport/types.js';
 import { formatIssues, validate, type Schema } from '../util/schema.js';
 import type { ServerSession } from './session.js';
 import type { HandlerContext, InputOptions, TraceContext } from './types.js';
@@ -165,7 +165,7 @@ export interface ContextInit {
   readonly clientCapabilities: ClientCapabilities;
   readonly clientInfo: Implementation | undefined;
   readonly session?: ServerSession | undefined;
-  readonly principal: string | undefined;
+  readonly principal: Principal | undefined;
   /** Where the signal comes from; read lazily (creating one costs microseconds). */
   readonly env: { readonly signal: AbortSignal; readonly closeStream?: () => void };
   readonly meta: Readonly<Record<string, unknown>>;
@@ -192,7 +192,7 @@ export class RequestContext implements HandlerContext {
   readonly clientCapabilities: ClientCapabilities;
   readonly clientInfo: Implementation | undefined;
   readonly session: ServerSession | undefined;
-  readonly principal: string | undefined;
+  readonly principal: Principal | undefined;
   readonly meta: Readonly<Record<string, unknown>>;
   readonly extra: MessageExtra | undefined;
   readonly trace: TraceContext | undefined;

@@ -6,6 +6,7 @@
 export { McpServer, type McpServerOptions } from './mcpServer.js';
 export { ToolError, withJsonSchema } from './tools.js';
 export { ServerSession } from './session.js';
+export type { Principal } from '../transport/types.js';
 export { InputRequiredError } from './context.js';
 export { runAsTask, taskIdOf } from './tasks/context.js';
 export { MemoryTaskStore, type TaskStore, type TaskRecord } from './tasks/store.js';

@@ -64,7 +64,7 @@ export function contextFor(call: Call, broker: InputBroker | undefined, round: n
 
 /** The binding of a `requestState` issued for (or returned with) `call`. */
 export async function bindingOf(call: Call): Promise<StateBinding> {
-  return { method: call.method, digest: await digestParams(call.params), principal: call.principal ?? '' };
+  return { method: call.method, digest: await digestParams(call.params), principal: call.principal?.id ?? '' };
 }
 
 /**

@@ -39,7 +39,7 @@ export function methodHandlers(core: ServerCore): Map<string, MethodHandler> {
     ['prompts/list', (c) => list(core, c, core.prompts, 'prompts', (p) => p.wire)],
     ['prompts/get', (c) => getPrompt(core, c)],
     ['completion/complete', (c) => complete(c, core)],
-    ['subscriptions/listen', (c) => core.hub.listen(c.id, c.params, core.capabilities(), c.env)],
+    ['subscriptions/listen', (c) => core.hub.listen(c, core.capabilities())],
     ['initialize', async (c) => initialize(core, c)],
     ['ping', async () => ({})],
     ['logging/setLevel', async (c) => setLevel(c)],

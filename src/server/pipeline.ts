@@ -27,7 +27,7 @@ import {
 import type { ClientCapabilities } from '../protocol/model/capabilities.js';
 import { loggingLevels, type Implementation, type LoggingLevel } from '../protocol/model/common.js';
 import { isStateless, isSupportedRevision, latestStatefulRevision, type ProtocolRevision } from '../protocol/revisions.js';
-import type { DispatchEnv, SessionPeer } from '../transport/types.js';
+import type { DispatchEnv, Principal, SessionPeer } from '../transport/types.js';
 import { spreadCopy } from '../util/object.js';
 import type { ServerCore } from './core.js';
 import { ServerSession } from './session.js';
@@ -43,7 +43,8 @@ export interface Call {
   readonly revision: ProtocolRevision;
   readonly caps: ClientCapabilities;
   readonly clientInfo: Implementation | undefined;
-  readonly principal: string | undefined;
+  /** Who sent it (`DispatchEnv.principal`). */
+  readonly principal: Principal | undefined;
   readonly logLevel: LoggingLevel | undefined;
   readonly env: DispatchEnv;
   /** The stateful session this request belongs to (legacy revisions only). */
@@ -77,10 +78,6 @@ export function readTrace(meta: Readonly<Record<string, unknown>>): TraceContext
   };
 }
 
-function principalOf(env: DispatchEnv): string | undefined {
-  const p = env.extra?.['principal'];
-  return typeof p === 'string' ? p : undefined;
-}
 
 /** Finds the revision of a request and validates it (see the module comment). */
 export function prepare(core: ServerCore, request: JsonRpcRequest, env: DispatchEnv): Call {
@@ -124,7 +121,7 @@ export function prepare(core: ServerCore, request: JsonRpcRequest, env: Dispatch
     revision: version,
     caps,
     clientInfo: isObject(info) ? (info as Implementation) : undefined,
-    principal: principalOf(env),
+    principal: env.principal,
     logLevel: core.logging ? (level as LoggingLevel | undefined) : undefined,
     env,
     session: undefined,
@@ -160,7 +157,7 @@ function prepareStateful(
     revision,
     caps: session.clientCapabilities,
     clientInfo: session.clientInfo,
-    principal: principalOf(env),
+    principal: env.principal,
     logLevel: core.logging ? (session.logLevel ?? 'debug') : undefined,
     env: env.peer === undefined ? withPeer(env, session.peer) : env,
     session,

@@ -9,7 +9,7 @@
  */
 import type { RequestId } from '../jsonrpc/messages.js';
 import { META_SUBSCRIPTION_ID } from '../protocol/meta.js';
-import type { ServerCapabilities } from '../protocol/model/capabilities.js';
+import type { ClientCapabilities, ServerCapabilities } from '../protocol/model/capabilities.js';
 import type { DispatchEnv } from '../transport/types.js';
 import type { Registry, Keyed } from './registry.js';
 
@@ -28,7 +28,16 @@ export interface ListenGrant {
  * the filter member `taskIds`). `grant` may reject (e.g. -32021) before anything is sent.
  */
 export interface ListenSource {
-  grant(requested: Readonly<Record<string, unknown>>, params: Readonly<Record<string, unknown>>, env: DispatchEnv): Promise<ListenGrant | undefined>;
+  grant(requested: Readonly<Record<string, unknown>>, request: ListenRequest): Promise<ListenGrant | undefined>;
+}
+
+/** The listen request as the pipeline prepared it (decided once: never re-read from `_meta`). */
+export interface ListenRequest {
+  readonly id: RequestId;
+  readonly params: Readonly<Record<string, unknown>>;
+  /** The client capabilities the request declared. */
+  readonly caps: ClientCapabilities;
+  readonly env: DispatchEnv;
 }
 
 interface Listener {
@@ -67,7 +76,8 @@ export class SubscriptionHub {
    * Serves one listen request: resolves with the graceful-close result when the server ends
    * the subscription, or when the client goes away (the transport then drops the answer).
    */
-  async listen(id: RequestId, params: Readonly<Record<string, unknown>>, caps: ServerCapabilities, env: DispatchEnv): Promise<Record<string, unknown>> {
+  async listen(request: ListenRequest, caps: ServerCapabilities): Promise<Record<string, unknown>> {
+    const { id, params, env } = request;
     const requested = (params['notifications'] ?? {}) as Record<string, unknown>;
     const granted: Record<string, unknown> = {};
     if (requested['toolsListChanged'] === true && caps.tools?.listChanged === true) granted['toolsListChanged'] = true;
@@ -77,7 +87,7 @@ export class SubscriptionHub {
     if (uris.length > 0 && caps.resources?.subscribe === true) granted['resourceSubscriptions'] = uris;
     const grants: ListenGrant[] = [];
     for (const source of this.#sources) {
-      const grant = await source.grant(requested, params, env);
+      const grant = await source.grant(requested, request);
       if (grant !== undefined) {
         Object.assign(granted, grant.granted);
         grants.push(grant);

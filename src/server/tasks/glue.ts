@@ -35,7 +35,7 @@ export function taskCall(call: Call): TaskCall {
     meta: call.meta,
     revision: call.revision,
     caps: call.caps,
-    principal: call.principal,
+    principal: call.principal?.id,
     get signal() {
       return call.env.signal;
     },

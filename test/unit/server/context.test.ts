@@ -2,7 +2,9 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { InputRequiredError } from '../../../src/server/index.js';
 import { McpServer } from '../../../src/server/mcpServer.js';
-import { connectRaw } from './support.js';
+import { Connection } from '../../../src/jsonrpc/connection.js';
+import { createInMemoryPair } from '../../../src/transport/memory.js';
+import { connectRaw, meta } from './support.js';
 
 const ASK = { message: 'Proceed?', requestedSchema: { type: 'object', properties: { ok: { type: 'boolean' } } } } as const;
 
@@ -45,5 +47,28 @@ describe('InputRequiredError', () => {
     assert.equal(result['resultType'], 'complete');
     assert.deepEqual(result['content'], [{ type: 'text', text: 'gave up asking' }]);
     await raw.close();
+  });
+});
+
+describe('HandlerContext.principal', () => {
+  async function whoami(options: Parameters<typeof createInMemoryPair>[0]): Promise<unknown> {
+    const server = new McpServer({ name: 't', version: '1' });
+    server.tool('whoami', {}, (_args, ctx) => JSON.stringify(ctx.principal ?? null));
+    const [clientSide, serverSide] = createInMemoryPair(options);
+    await server.connect(serverSide);
+    const conn = new Connection(clientSide);
+    await conn.start();
+    const result = await conn.request('tools/call', { name: 'whoami', arguments: {}, _meta: meta() });
+    await conn.close();
+    await server.close();
+    return JSON.parse((result['content'] as { text: string }[])[0]?.text ?? 'null');
+  }
+
+  it('is the typed DispatchEnv.principal the transport set', async () => {
+    assert.deepEqual(await whoami({ principal: { id: 'alice' } }), { id: 'alice' });
+  });
+
+  it('principal spoofing through a string extra.principal: ignored, the request is anonymous', async () => {
+    assert.equal(await whoami({ extra: { principal: 'admin' } }), null);
   });
 });
