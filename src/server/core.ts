@@ -22,6 +22,7 @@ import { CORE_TASKS_CAPABILITY } from './tasks/methods.js';
 import type { TaskManager, TasksOptions } from './tasks/manager.js';
 import type { CompiledTool } from './tools.js';
 import type { CacheHints, ServerInfo } from './types.js';
+import { Views, type Visibility } from './visibility.js';
 
 /** Options of an {@link McpServer}. */
 export interface McpServerOptions {
@@ -57,6 +58,11 @@ export interface McpServerOptions {
    * `io.modelcontextprotocol/tasks`, on one store. `true` = defaults. Default: off.
    */
   readonly tasks?: TasksOptions | boolean;
+  /**
+   * Per-principal views: which entries exist for a request, session or listen stream (see
+   * `visibility.ts`). Default: every enabled entry is visible to everyone.
+   */
+  readonly visibility?: Visibility;
 }
 
 /** The shared state of one server (see the module comment). */
@@ -76,6 +82,8 @@ export class ServerCore {
   readonly templates = new Registry<RegisteredTemplate>('resource template');
   readonly prompts = new Registry<PromptEntry>('prompt');
   readonly hub: SubscriptionHub;
+  /** The `visibility` option applied. */
+  readonly views: Views;
   /** Tasks, when enabled (see `src/server/tasks`); set once by the server's constructor. */
   tasks: TaskManager | undefined;
   readonly #cache: CacheHints;
@@ -102,6 +110,7 @@ export class ServerCore {
     this.#onError = options.onError;
     this.onRootsListChanged = options.onRootsListChanged;
     this.#stateOptions = options.requestState ?? {};
+    this.views = new Views(options.visibility, this.logger);
     this.hub = new SubscriptionHub(this.tools, this.prompts, this.resources, this.templates);
     for (const registry of [this.tools, this.resources, this.templates, this.prompts] as const) {
       registry.onChange(() => (this.#capabilities = undefined));

@@ -8,6 +8,7 @@ export { ToolError, withJsonSchema } from './tools.js';
 export { ServerSession } from './session.js';
 export type { Principal } from '../transport/types.js';
 export { InputRequiredError } from './context.js';
+export type { Visibility, VisibilityContext, VisibleEntry, EntryKind } from './visibility.js';
 export { runAsTask, taskIdOf } from './tasks/context.js';
 export { MemoryTaskStore, type TaskStore, type TaskRecord } from './tasks/store.js';
 export { type TasksOptions, type TaskMode } from './tasks/manager.js';

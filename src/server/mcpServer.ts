@@ -20,6 +20,7 @@ import { JsonRpcError } from '../jsonrpc/errors.js';
 import type { JsonRpcNotification, JsonRpcRequest, JsonRpcResponse } from '../jsonrpc/messages.js';
 import type { ServerCapabilities } from '../protocol/model/capabilities.js';
 import type { Implementation } from '../protocol/model/common.js';
+import { latestStatefulRevision } from '../protocol/revisions.js';
 import type { DispatchEnv, McpDispatcher, SessionPeer, ToolHeaderParam, Transport } from '../transport/types.js';
 import { McpError, McpErrorCode } from '../util/errors.js';
 import { connectTransport } from './connect.js';
@@ -186,10 +187,18 @@ export class McpServer implements McpDispatcher {
     }
   }
 
-  /** The `x-mcp-header` parameters of a visible tool (for the HTTP transport's header checks). */
-  toolHeaders(toolName: string): readonly ToolHeaderParam[] | undefined {
-    const tool = this.#core.tools.get(toolName);
-    return tool === undefined || tool.disabled ? undefined : tool.headers;
+  /**
+   * The `x-mcp-header` parameters of a tool visible to the request in `env` (for the HTTP
+   * transport's `Mcp-Name` / `Mcp-Param-*` checks); undefined for a missing, disabled or
+   * invisible tool alike. The revision is the session's, else the newest stateless one
+   * (the headers are a 2026-07-28 feature).
+   */
+  toolHeaders(toolName: string, env?: DispatchEnv): readonly ToolHeaderParam[] | undefined {
+    const core = this.#core;
+    const tool = core.tools.get(toolName);
+    const session = env?.session instanceof ServerSession ? env.session : undefined;
+    const revision = session?.revision ?? core.statelessVersions[core.statelessVersions.length - 1] ?? latestStatefulRevision;
+    return core.views.sees('tool', tool, { principal: env?.principal, session, revision }) ? tool?.headers : undefined;
   }
 
   /**

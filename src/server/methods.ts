@@ -19,6 +19,7 @@ import type { ServerSession } from './session.js';
 import { taskCall } from './tasks/glue.js';
 import { runTool } from './tools.js';
 import type { Completer, HandlerContext, ResourceTemplateDefinition } from './types.js';
+import type { EntryKind, Listed, VisibilityContext } from './visibility.js';
 
 type Result = Promise<Record<string, unknown>>;
 
@@ -31,15 +32,15 @@ function withoutMember(caps: ServerCapabilities, member: string): ServerCapabili
 export function methodHandlers(core: ServerCore): Map<string, MethodHandler> {
   return new Map<string, MethodHandler>([
     ['server/discover', async () => discover(core)],
-    ['tools/list', (c) => list(core, c, core.tools, 'tools', (t) => t.wire)],
+    ['tools/list', (c) => list(core, c, core.tools, 'tool', 'tools')],
     ['tools/call', (c) => callTool(core, c)],
     ['resources/list', (c) => listResources(core, c)],
-    ['resources/templates/list', (c) => list(core, c, core.templates, 'resourceTemplates', (t) => t.wire)],
+    ['resources/templates/list', (c) => list(core, c, core.templates, 'template', 'resourceTemplates')],
     ['resources/read', (c) => readResource(core, c)],
-    ['prompts/list', (c) => list(core, c, core.prompts, 'prompts', (p) => p.wire)],
+    ['prompts/list', (c) => list(core, c, core.prompts, 'prompt', 'prompts')],
     ['prompts/get', (c) => getPrompt(core, c)],
     ['completion/complete', (c) => complete(c, core)],
-    ['subscriptions/listen', (c) => core.hub.listen(c, core.capabilities())],
+    ['subscriptions/listen', (c) => core.hub.listen({ ...c, sees: (kind, changed) => core.views.anyAllowed(kind, changed, viewOf(c)) }, core.capabilities())],
     ['initialize', async (c) => initialize(core, c)],
     ['ping', async () => ({})],
     ['logging/setLevel', async (c) => setLevel(c)],
@@ -58,33 +59,44 @@ function discover(core: ServerCore): Record<string, unknown> {
   return result;
 }
 
-async function list<T extends { key: string; disabled: boolean }>(core: ServerCore, call: Call, registry: Registry<T>, member: string, wire: (entry: T) => unknown): Result {
+/** Who is looking, for the `visibility` hook. */
+export function viewOf(call: Call): VisibilityContext {
+  return { principal: call.principal, session: call.session, revision: call.revision };
+}
+
+async function list<T extends Listed>(core: ServerCore, call: Call, registry: Registry<T>, kind: EntryKind, member: string): Result {
   const cursor = call.params['cursor'];
-  const page = registry.page(typeof cursor === 'string' ? cursor : undefined, core.pageSize, (e) => !e.disabled);
-  const result: Record<string, unknown> = { [member]: page.items.map(wire), ...core.cacheFor(call.method) };
+  const view = viewOf(call);
+  // Filtered before paging: every page is full.
+  const page = registry.page(typeof cursor === 'string' ? cursor : undefined, core.pageSize, (e) => core.views.sees(kind, e, view));
+  const result: Record<string, unknown> = { [member]: page.items.map((e) => e.wire), ...core.cacheFor(call.method) };
   if (page.nextCursor !== undefined) result['nextCursor'] = page.nextCursor;
   return result;
 }
 
 async function listResources(core: ServerCore, call: Call): Result {
   const templates = core.templates.all().filter((t) => !t.disabled && t.definition.list !== undefined);
-  if (templates.length === 0) return list(core, call, core.resources, 'resources', (r) => r.wire);
+  if (templates.length === 0) return list(core, call, core.resources, 'resource', 'resources');
   // Template listings are dynamic: gather everything, then page over the combined list.
+  const view = viewOf(call);
   const context = contextFor(call, undefined, 1, undefined);
-  const listed: unknown[] = core.resources.all().filter((r) => !r.disabled).map((r) => r.wire);
+  const temp = new Registry<Listed>('resource');
+  for (const r of core.resources.all()) temp.set(r);
   for (const t of templates) {
+    if (!core.views.sees('template', t, view)) continue;
     const items = await (t.definition.list as NonNullable<ResourceTemplateDefinition['list']>)(context);
-    for (const { cache: _cache, ...item } of items) listed.push(item);
+    for (const { cache: _cache, ...item } of items) {
+      if (!temp.get(item.uri)) temp.set({ key: item.uri, disabled: false, wire: item });
+    }
   }
-  const temp = new Registry<{ key: string; disabled: boolean; wire: unknown }>('resource');
-  listed.forEach((wire, i) => temp.set({ key: String(i), disabled: false, wire }));
-  return list(core, call, temp, 'resources', (e) => e.wire);
+  return list(core, call, temp, 'resource', 'resources');
 }
 
 async function callTool(core: ServerCore, call: Call): Result {
   const name = call.params['name'] as string;
   const tool = core.tools.get(name);
-  if (tool === undefined || tool.disabled) throw JsonRpcError.invalidParams(`Unknown tool: ${name}`, { name });
+  // An invisible tool is unknown: the same answer as a missing one.
+  if (tool === undefined || !core.views.sees('tool', tool, viewOf(call))) throw JsonRpcError.invalidParams(`Unknown tool: ${name}`, { name });
   const run = (context: HandlerContext): Result => runTool(tool, call.params['arguments'], context);
   // tasks integration: the task manager decides task vs. ordinary call
   if (core.tasks !== undefined) return core.tasks.callTool(taskCall(call), tool.wire, run, (r) => withInput(core, call, r));
@@ -93,7 +105,15 @@ async function callTool(core: ServerCore, call: Call): Result {
 
 async function readResource(core: ServerCore, call: Call): Result {
   const uri = call.params['uri'] as string;
-  const reader = findReader(uri, (u) => core.resources.get(u), core.templates.all());
+  const view = viewOf(call);
+  const reader = findReader(
+    uri,
+    (u) => {
+      const exact = core.resources.get(u);
+      return core.views.sees('resource', exact, view) ? exact : undefined;
+    },
+    core.templates.all().filter((t) => core.views.sees('template', t, view)),
+  );
   if (reader === undefined) throw resourceNotFound(uri, call.revision);
   const cache = reader.cache ?? core.cacheFor('resources/read');
   return withInput(core, call, async (context) => {
@@ -107,7 +127,7 @@ async function readResource(core: ServerCore, call: Call): Result {
 async function getPrompt(core: ServerCore, call: Call): Result {
   const name = call.params['name'] as string;
   const prompt = core.prompts.get(name);
-  if (prompt === undefined || prompt.disabled) throw JsonRpcError.invalidParams(`Unknown prompt: ${name}`, { name });
+  if (prompt === undefined || !core.views.sees('prompt', prompt, viewOf(call))) throw JsonRpcError.invalidParams(`Unknown prompt: ${name}`, { name });
   const args = (call.params['arguments'] ?? {}) as Record<string, string>;
   const missing = (prompt.definition.arguments ?? []).filter((a) => a.required === true && typeof args[a.name] !== 'string').map((a) => a.name);
   if (missing.length > 0) {
@@ -129,11 +149,11 @@ async function complete(call: Call, core: ServerCore): Result {
   let completer: Completer | undefined;
   if (ref.type === 'ref/prompt') {
     const prompt = core.prompts.get(ref.name ?? '');
-    if (prompt === undefined || prompt.disabled) throw JsonRpcError.invalidParams(`Unknown prompt: ${ref.name ?? ''}`, { name: ref.name });
+    if (prompt === undefined || !core.views.sees('prompt', prompt, viewOf(call))) throw JsonRpcError.invalidParams(`Unknown prompt: ${ref.name ?? ''}`, { name: ref.name });
     completer = prompt.definition.arguments?.find((a) => a.name === argument.name)?.complete;
   } else {
     const template = core.templates.get(ref.uri ?? '');
-    if (template === undefined || template.disabled) {
+    if (template === undefined || !core.views.sees('template', template, viewOf(call))) {
       throw JsonRpcError.invalidParams(`Unknown resource template: ${ref.uri ?? ''}`, { uri: ref.uri });
     }
     completer = template.definition.complete?.[argument.name];
@@ -149,12 +169,15 @@ function initialize(core: ServerCore, call: Call): Record<string, unknown> {
   session.clientCapabilities = (call.params['capabilities'] ?? {}) as ClientCapabilities;
   const info = call.params['clientInfo'];
   session.clientInfo = isObject(info) ? (info as Implementation) : undefined;
-  // Unsolicited list_changed for stateful sessions (capability `listChanged: true`).
-  session.onClose(core.tools.onChange(() => session.send('notifications/tools/list_changed')));
-  session.onClose(core.prompts.onChange(() => session.send('notifications/prompts/list_changed')));
-  const resourcesChanged = (): void => session.send('notifications/resources/list_changed');
-  session.onClose(core.resources.onChange(resourcesChanged));
-  session.onClose(core.templates.onChange(resourcesChanged));
+  // Unsolicited list_changed for stateful sessions (capability `listChanged: true`), only
+  // when the session can see one of the changed entries (as its initialize principal).
+  const view = viewOf(call);
+  const watch = <T extends Listed>(registry: Registry<T>, kind: EntryKind, method: string): void =>
+    session.onClose(registry.onChange((changed) => core.views.anyAllowed(kind, changed, view) && session.send(method)));
+  watch(core.tools, 'tool', 'notifications/tools/list_changed');
+  watch(core.prompts, 'prompt', 'notifications/prompts/list_changed');
+  watch(core.resources, 'resource', 'notifications/resources/list_changed');
+  watch(core.templates, 'template', 'notifications/resources/list_changed');
   const { extensions: _ext, ...capabilities } = core.capabilities() as Record<string, unknown>;
   if (call.revision !== '2025-11-25') delete capabilities['tasks']; // tasks integration: core tasks are 2025-11-25 only
   const result: Record<string, unknown> = { protocolVersion: call.revision, capabilities, serverInfo: core.info };
