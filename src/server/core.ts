@@ -135,6 +135,20 @@ export class ServerCore {
     return (this.#capabilities = Object.freeze(caps) as ServerCapabilities);
   }
 
+  /**
+   * Runs `fn` with every registry held: all its changes send at most one `list_changed` per
+   * kind (and per listener), after `fn` settles.
+   */
+  async batch(fn: () => void | Promise<void>): Promise<void> {
+    const registries = [this.tools, this.prompts, this.resources, this.templates] as const;
+    for (const registry of registries) registry.hold();
+    try {
+      await fn();
+    } finally {
+      for (const registry of registries) registry.release();
+    }
+  }
+
   /** The cache hints of `method`'s results. */
   cacheFor(method: string): CacheHints {
     const hints = this.#methodCache[method] ?? this.#cache;
@@ -161,8 +175,8 @@ export class ServerCore {
 
   #hasCompleters(): boolean {
     return (
-      this.prompts.all().some((p) => p.definition.arguments?.some((a) => a.complete !== undefined) === true) ||
-      this.templates.all().some((t) => t.definition.complete !== undefined && Object.keys(t.definition.complete).length > 0)
+      this.prompts.all().some((p) => p.forwardComplete !== undefined || p.definition.arguments?.some((a) => a.complete !== undefined) === true) ||
+      this.templates.all().some((t) => t.forwardComplete !== undefined || (t.definition.complete !== undefined && Object.keys(t.definition.complete).length > 0))
     );
   }
 }

@@ -34,6 +34,21 @@ import { makeResource, makeTemplate, type RegisteredTemplate } from './resources
 import { ServerSession } from './session.js';
 import { installTasks } from './tasks/glue.js';
 import { compileTool } from './tools.js';
+import {
+  forwardedPrompt,
+  forwardedResource,
+  forwardedTemplate,
+  forwardedTool,
+  type ForwardCompleteOptions,
+  type ForwardedHandle,
+  type ForwardedHandler,
+  type ForwardToolOptions,
+} from './forward.js';
+import type { Prompt, GetPromptResult } from '../protocol/model/prompts.js';
+import type { Resource, ResourceTemplate } from '../protocol/model/resource.js';
+import type { ReadResourceResult } from '../protocol/model/resources.js';
+import type { Tool } from '../protocol/model/tool.js';
+import type { CallToolResult } from '../protocol/model/tools.js';
 import { preloadTracing, traced, tracingActive } from './tracing.js';
 import type {
   InferArgs,
@@ -113,6 +128,45 @@ export class McpServer implements McpDispatcher {
     const entry = makePrompt(name, definition, handler);
     this.#core.prompts.add(entry);
     return handleOf(this.#core.prompts, entry);
+  }
+
+  // ---- definitions from elsewhere (see forward.ts) -----------------------------------
+
+  /**
+   * Serves a tool defined elsewhere, its wire form kept byte for byte (`tools/list` returns it
+   * as given, key order included). Calls go to `handler` with the params as received;
+   * arguments are validated against `inputSchema` only with `validateArguments` (a schema the
+   * validators cannot compile then means no validation, with a logged warning).
+   */
+  forwardTool(tool: Tool, handler: ForwardedHandler<CallToolResult>, options: ForwardToolOptions = {}): ForwardedHandle<Tool> {
+    const logger = this.#core.logger;
+    return forwardedHandle(this.#core.tools, forwardedTool(tool, handler, options, logger), (d) => forwardedTool(d, handler, options, logger));
+  }
+
+  /** Serves a prompt defined elsewhere; `complete` serves its `completion/complete`. */
+  forwardPrompt(prompt: Prompt, handler: ForwardedHandler<GetPromptResult>, options: ForwardCompleteOptions = {}): ForwardedHandle<Prompt> {
+    const forward = handler as ForwardedHandler<Record<string, unknown>>;
+    return forwardedHandle(this.#core.prompts, forwardedPrompt(prompt, forward, options), (d) => forwardedPrompt(d, forward, options));
+  }
+
+  /** Serves a resource defined elsewhere: `resources/read` of its URI goes to `handler`. */
+  forwardResource(resource: Resource, handler: ForwardedHandler<ReadResourceResult>): ForwardedHandle<Resource> {
+    const forward = handler as ForwardedHandler<Record<string, unknown>>;
+    return forwardedHandle(this.#core.resources, forwardedResource(resource, forward), (d) => forwardedResource(d, forward));
+  }
+
+  /** Serves a template defined elsewhere: a read matching it goes to `handler`; `complete` serves completions. */
+  forwardTemplate(template: ResourceTemplate, handler: ForwardedHandler<ReadResourceResult>, options: ForwardCompleteOptions = {}): ForwardedHandle<ResourceTemplate> {
+    const forward = handler as ForwardedHandler<Record<string, unknown>>;
+    return forwardedHandle(this.#core.templates, forwardedTemplate(template, forward, options), (d) => forwardedTemplate(d, forward, options));
+  }
+
+  /**
+   * Runs `fn`; every add, update, remove, enable or disable inside it sends at most one
+   * `list_changed` per kind to each session or listen stream, once `fn` settles.
+   */
+  batchChanges(fn: () => void | Promise<void>): Promise<void> {
+    return this.#core.batch(fn);
   }
 
   /** Adds middleware around every request (outermost first). */
@@ -313,15 +367,37 @@ function middlewareContext(call: Call): MiddlewareContext {
   };
 }
 
+function forwardedHandle<T extends { key: string; disabled: boolean }, D>(registry: Registry<T>, first: T, make: (definition: D) => T): ForwardedHandle<D> {
+  registry.add(first);
+  let current = first;
+  return {
+    update: (definition) => {
+      const next = make(definition);
+      next.disabled = current.disabled;
+      const live = registry.get(current.key) === current;
+      if (live && next.key !== current.key) registry.delete(current.key);
+      current = next;
+      if (live) registry.set(next); // the same key keeps its position
+    },
+    remove: () => {
+      if (registry.get(current.key) === current) registry.delete(current.key);
+    },
+    enable: () => toggle(registry, current, false),
+    disable: () => toggle(registry, current, true),
+  };
+}
+
+function toggle<T extends { key: string; disabled: boolean }>(registry: Registry<T>, entry: T, disabled: boolean): void {
+  if (entry.disabled === disabled) return;
+  entry.disabled = disabled;
+  if (registry.get(entry.key) === entry) registry.set(entry);
+}
+
 function handleOf<T extends { key: string; disabled: boolean }>(registry: Registry<T>, entry: T): RegisteredHandle {
   return {
     remove: () => {
       if (registry.get(entry.key) === entry) registry.delete(entry.key);
     },
-    disable: (disabled = true) => {
-      if (entry.disabled === disabled) return;
-      entry.disabled = disabled;
-      if (registry.get(entry.key) === entry) registry.set(entry);
-    },
+    disable: (disabled = true) => toggle(registry, entry, disabled),
   };
 }

@@ -17,7 +17,8 @@ import { Registry } from './registry.js';
 import { findReader, toReadResult } from './resources.js';
 import type { ServerSession } from './session.js';
 import { taskCall } from './tasks/glue.js';
-import { runTool } from './tools.js';
+import { invalidArguments, runTool, type CompiledTool } from './tools.js';
+import type { ForwardedCompleter, ForwardedHandler } from './forward.js';
 import type { Completer, HandlerContext, ResourceTemplateDefinition } from './types.js';
 import type { EntryKind, Listed, VisibilityContext } from './visibility.js';
 
@@ -97,7 +98,9 @@ async function callTool(core: ServerCore, call: Call): Result {
   const tool = core.tools.get(name);
   // An invisible tool is unknown: the same answer as a missing one.
   if (tool === undefined || !core.views.sees('tool', tool, viewOf(call))) throw JsonRpcError.invalidParams(`Unknown tool: ${name}`, { name });
-  const run = (context: HandlerContext): Result => runTool(tool, call.params['arguments'], context);
+  const forward = tool.forward;
+  const run = (context: HandlerContext, params: Readonly<Record<string, unknown>> = call.params): Result =>
+    forward === undefined ? runTool(tool, call.params['arguments'], context) : runForwardedTool(tool, forward, params, context);
   // tasks integration: the task manager decides task vs. ordinary call
   if (core.tasks !== undefined) return core.tasks.callTool(taskCall(call), tool.wire, run, (r) => withInput(core, call, r));
   return withInput(core, call, run);
@@ -116,6 +119,8 @@ async function readResource(core: ServerCore, call: Call): Result {
   );
   if (reader === undefined) throw resourceNotFound(uri, call.revision);
   const cache = reader.cache ?? core.cacheFor('resources/read');
+  const forward = reader.forward;
+  if (forward !== undefined) return withInput(core, call, (context, params) => forward(params, context) as Result);
   return withInput(core, call, async (context) => {
     const result = toReadResult(await reader.read(context), uri);
     result['ttlMs'] = cache.ttlMs;
@@ -128,6 +133,8 @@ async function getPrompt(core: ServerCore, call: Call): Result {
   const name = call.params['name'] as string;
   const prompt = core.prompts.get(name);
   if (prompt === undefined || !core.views.sees('prompt', prompt, viewOf(call))) throw JsonRpcError.invalidParams(`Unknown prompt: ${name}`, { name });
+  const forward = prompt.forward;
+  if (forward !== undefined) return withInput(core, call, (context, params) => forward(params, context) as Result);
   const args = (call.params['arguments'] ?? {}) as Record<string, string>;
   const missing = (prompt.definition.arguments ?? []).filter((a) => a.required === true && typeof args[a.name] !== 'string').map((a) => a.name);
   if (missing.length > 0) {
@@ -150,17 +157,31 @@ async function complete(call: Call, core: ServerCore): Result {
   if (ref.type === 'ref/prompt') {
     const prompt = core.prompts.get(ref.name ?? '');
     if (prompt === undefined || !core.views.sees('prompt', prompt, viewOf(call))) throw JsonRpcError.invalidParams(`Unknown prompt: ${ref.name ?? ''}`, { name: ref.name });
+    if (prompt.forward !== undefined) return forwardedCompletion(prompt.forwardComplete, call);
     completer = prompt.definition.arguments?.find((a) => a.name === argument.name)?.complete;
   } else {
     const template = core.templates.get(ref.uri ?? '');
     if (template === undefined || !core.views.sees('template', template, viewOf(call))) {
       throw JsonRpcError.invalidParams(`Unknown resource template: ${ref.uri ?? ''}`, { uri: ref.uri });
     }
+    if (template.forward !== undefined) return forwardedCompletion(template.forwardComplete, call);
     completer = template.definition.complete?.[argument.name];
   }
   const values = completer === undefined ? [] : await completer(argument.value, { arguments: context?.arguments ?? {}, handler: contextFor(call, undefined, 1, undefined) });
   const first = values.slice(0, 100);
   return { completion: { values: first, total: values.length, hasMore: values.length > first.length } };
+}
+
+/** A forwarded tool's call: optional argument validation, then the handler with the params as received. */
+async function runForwardedTool(tool: CompiledTool, forward: ForwardedHandler<Record<string, unknown>>, params: Readonly<Record<string, unknown>>, context: HandlerContext): Result {
+  const checked = await tool.validateInput(params['arguments'] ?? {});
+  if (!checked.ok) return invalidArguments(tool.name, checked.issues);
+  return forward(params, context);
+}
+
+async function forwardedCompletion(complete: ForwardedCompleter | undefined, call: Call): Result {
+  if (complete === undefined) return { completion: { values: [], total: 0, hasMore: false } };
+  return (await complete(call.params, contextFor(call, undefined, 1, undefined))) as Record<string, unknown>;
 }
 
 function initialize(core: ServerCore, call: Call): Record<string, unknown> {

@@ -4,6 +4,7 @@
  * @see https://modelcontextprotocol.io/specification/2026-07-28/server/prompts
  * @module
  */
+import type { ForwardedCompleter, ForwardedHandler } from './forward.js';
 import type { PromptDefinition, PromptHandler } from './types.js';
 
 /** A registered prompt. */
@@ -13,6 +14,10 @@ export interface PromptEntry {
   readonly definition: PromptDefinition;
   readonly handler: PromptHandler;
   disabled: boolean;
+  /** Set for a forwarded prompt (`forwardPrompt`). */
+  readonly forward?: ForwardedHandler<Record<string, unknown>>;
+  /** `completion/complete` of a forwarded prompt. */
+  readonly forwardComplete?: ForwardedCompleter;
 }
 
 /** Builds the record of a prompt (its wire form drops the argument completers). */
