@@ -17,7 +17,6 @@ import {
   createOAuthClientProvider,
   followRedirectAuthorizer,
   protectedResourceMetadata,
-  type VerifiedPrincipal,
 } from 'switchboard/auth';
 import { createDevAuthorizationServer } from 'switchboard/auth/dev';
 import { McpClient } from 'switchboard/client';
@@ -44,8 +43,8 @@ const mcpHttp = await bind();
 const resource = `${mcpHttp.origin}/mcp`;
 const server = new McpServer({ name: 'protected-weather', version: '1.0.0' });
 server.tool('whoami', { description: 'Who the server thinks you are.' }, (_args, ctx) => {
-  const auth = ctx.extra?.['auth'] as VerifiedPrincipal | undefined; // claims only, never the token
-  return `${ctx.principal ?? 'nobody'} with scopes [${auth?.scopes.join(' ') ?? ''}]`;
+  const auth = ctx.principal?.auth; // claims only, never the token
+  return `${ctx.principal?.id ?? 'nobody'} with scopes [${auth?.scopes.join(' ') ?? ''}]`;
 });
 server.tool('deploy', { description: 'Needs the mcp:deploy scope.' }, () => 'deployed the forecast model');
 

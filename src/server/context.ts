@@ -3,7 +3,7 @@
  *
  * - {@link StatelessInputBroker} (2026-07-28, MRTR): answers come from the retry's
  *   `inputResponses` and from earlier rounds sealed in `requestState`; a question without an
- *   answer stops the handler with an {@link InputRequiredSignal}, which the server turns
+ *   answer stops the handler with an {@link InputRequiredError}, which the server turns
  *   into an `InputRequiredResult`. The handler runs again, from the top, on the retry.
  * - {@link PeerInputBroker} (stateful revisions): each question is a real JSON-RPC request
  *   to the client, awaited.
@@ -24,17 +24,25 @@ import type { InputRequest } from '../protocol/model/mrtr.js';
 import { CreateMessageResult, type CreateMessageParams } from '../protocol/model/sampling.js';
 import { ListRootsResult } from '../protocol/model/utilities.js';
 import type { ProtocolRevision } from '../protocol/revisions.js';
-import type { PeerRequester, MessageExtra } from '../transport/types.js';
+import type { PeerRequester, MessageExtra, Principal } from '../transport/types.js';
 import { formatIssues, validate, type Schema } from '../util/schema.js';
 import type { ServerSession } from './session.js';
 import type { HandlerContext, InputOptions, TraceContext } from './types.js';
 
-/** Thrown (internally) when a stateless handler needs answers the client has not given yet. */
-export class InputRequiredSignal {
-  constructor(
-    /** The questions of this round, by key. */
-    readonly requests: Readonly<Record<string, InputRequest>>,
-  ) {}
+/**
+ * Thrown (internally) when a stateless (2026-07-28) handler needs answers the client has not
+ * given yet: the server catches it and answers with an `InputRequiredResult`. A handler that
+ * catches errors broadly should rethrow it (`if (e instanceof InputRequiredError) throw e`).
+ */
+export class InputRequiredError extends Error {
+  override readonly name = 'InputRequiredError';
+  /** The questions of this round, by key. */
+  readonly requests: Readonly<Record<string, InputRequest>>;
+
+  constructor(requests: Readonly<Record<string, InputRequest>>) {
+    super(`input required: ${Object.keys(requests).join(', ')}`);
+    this.requests = requests;
+  }
 }
 
 /** Gets answers to input requests. */
@@ -112,7 +120,7 @@ export class StatelessInputBroker implements InputBroker {
     }
     if (missing !== undefined) {
       checkCapabilities(missing, this.#caps);
-      throw new InputRequiredSignal(missing);
+      throw new InputRequiredError(missing);
     }
     return out;
   }
@@ -157,7 +165,7 @@ export interface ContextInit {
   readonly clientCapabilities: ClientCapabilities;
   readonly clientInfo: Implementation | undefined;
   readonly session?: ServerSession | undefined;
-  readonly principal: string | undefined;
+  readonly principal: Principal | undefined;
   /** Where the signal comes from; read lazily (creating one costs microseconds). */
   readonly env: { readonly signal: AbortSignal; readonly closeStream?: () => void };
   readonly meta: Readonly<Record<string, unknown>>;
@@ -184,7 +192,7 @@ export class RequestContext implements HandlerContext {
   readonly clientCapabilities: ClientCapabilities;
   readonly clientInfo: Implementation | undefined;
   readonly session: ServerSession | undefined;
-  readonly principal: string | undefined;
+  readonly principal: Principal | undefined;
   readonly meta: Readonly<Record<string, unknown>>;
   readonly extra: MessageExtra | undefined;
   readonly trace: TraceContext | undefined;

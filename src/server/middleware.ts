@@ -7,7 +7,7 @@
  */
 import type { RequestId } from '../jsonrpc/messages.js';
 import type { ProtocolRevision } from '../protocol/revisions.js';
-import type { MessageExtra } from '../transport/types.js';
+import type { MessageExtra, Principal } from '../transport/types.js';
 
 /** What middleware sees of one request (after protocol validation, before the handler). */
 export interface MiddlewareContext {
@@ -16,7 +16,8 @@ export interface MiddlewareContext {
   /** The validated params (treat as read-only). */
   readonly params: Readonly<Record<string, unknown>>;
   readonly protocolVersion: ProtocolRevision;
-  readonly principal: string | undefined;
+  /** Who sent the request (see `HandlerContext.principal`). */
+  readonly principal: Principal | undefined;
   readonly extra: MessageExtra | undefined;
   readonly signal: AbortSignal;
   /** A bag for middleware to pass data down the chain. */

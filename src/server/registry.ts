@@ -2,8 +2,10 @@
  * Ordered registries for tools, prompts, resources and templates, shared by every request.
  *
  * Entries keep registration order, so lists are deterministic (the spec asks for a stable
- * order across calls). A registry notifies listeners when its membership changes, which the
- * server turns into `list_changed` notifications. Pagination uses opaque cursors.
+ * order across calls). A registry notifies listeners when its membership changes, with the
+ * entries that changed (old and new versions), which the server turns into `list_changed`
+ * notifications for those who can see one of them. Changes made while the registry is held
+ * ({@link Registry.hold}) are reported once, together, on release. Pagination uses opaque cursors.
  *
  * @see https://modelcontextprotocol.io/specification/2026-07-28/server/utilities/pagination
  * @module
@@ -24,7 +26,10 @@ export interface Page<T> {
 /** An ordered, keyed collection with change notification and a cached snapshot. */
 export class Registry<T extends Keyed> {
   readonly #entries = new Map<string, T>();
-  readonly #listeners = new Set<() => void>();
+  readonly #listeners = new Set<(changed: readonly T[]) => void>();
+  /** Changes made while held, reported on the last release. */
+  #held: T[] | undefined;
+  #holds = 0;
   readonly #kind: string;
   #snapshot: readonly T[] | undefined;
   /** Bumped on every change; cursors carry it so a changed list is detectable. */
@@ -41,8 +46,9 @@ export class Registry<T extends Keyed> {
 
   /** Adds or replaces an entry. Replacing keeps its position. */
   set(entry: T): void {
+    const old = this.#entries.get(entry.key);
     this.#entries.set(entry.key, entry);
-    this.#changed();
+    this.#changed(old === undefined || old === entry ? [entry] : [old, entry]);
   }
 
   /** Adds an entry; throws when the key is taken. */
@@ -53,9 +59,11 @@ export class Registry<T extends Keyed> {
 
   /** Removes an entry; returns whether it existed. */
   delete(key: string): boolean {
-    const had = this.#entries.delete(key);
-    if (had) this.#changed();
-    return had;
+    const old = this.#entries.get(key);
+    if (old === undefined) return false;
+    this.#entries.delete(key);
+    this.#changed([old]);
+    return true;
   }
 
   /** The entry with this key. */
@@ -68,8 +76,11 @@ export class Registry<T extends Keyed> {
     return (this.#snapshot ??= Object.freeze([...this.#entries.values()]));
   }
 
-  /** Calls `listener` after every membership change; returns an unsubscribe function. */
-  onChange(listener: () => void): () => void {
+  /**
+   * Calls `listener` after every membership change (or once per held batch) with the entries
+   * that changed; returns an unsubscribe function.
+   */
+  onChange(listener: (changed: readonly T[]) => void): () => void {
     this.#listeners.add(listener);
     return () => this.#listeners.delete(listener);
   }
@@ -88,10 +99,28 @@ export class Registry<T extends Keyed> {
     return end < all.length ? { items, nextCursor: encodeCursor(end, this.#version) } : { items };
   }
 
-  #changed(): void {
+  /** Holds change reports until the matching {@link release}. Holds nest. */
+  hold(): void {
+    this.#holds++;
+  }
+
+  /** Ends a {@link hold}; the last release reports every held change at once. */
+  release(): void {
+    if (this.#holds === 0 || --this.#holds > 0) return;
+    const held = this.#held;
+    this.#held = undefined;
+    if (held !== undefined) this.#report(held);
+  }
+
+  #changed(changed: T[]): void {
     this.#snapshot = undefined;
     this.#version++;
-    for (const listener of this.#listeners) listener();
+    if (this.#holds > 0) (this.#held ??= []).push(...changed);
+    else this.#report(changed);
+  }
+
+  #report(changed: readonly T[]): void {
+    for (const listener of this.#listeners) listener(changed);
   }
 }
 

@@ -6,6 +6,7 @@
  * @module
  */
 import { UriTemplate } from '../util/uriTemplate.js';
+import type { ForwardedCompleter, ForwardedHandler } from './forward.js';
 import type { CacheHints, HandlerContext, ResourceDefinition, ResourceHandler, ResourceReturn, ResourceTemplateDefinition, TemplateHandler } from './types.js';
 
 /** A registered fixed resource. */
@@ -16,6 +17,8 @@ export interface RegisteredResource {
   readonly handler: ResourceHandler;
   readonly cache: CacheHints | undefined;
   disabled: boolean;
+  /** Set for a forwarded resource (`forwardResource`). */
+  readonly forward?: ForwardedHandler<Record<string, unknown>>;
 }
 
 /** A registered resource template. */
@@ -26,6 +29,10 @@ export interface RegisteredTemplate {
   readonly definition: ResourceTemplateDefinition;
   readonly handler: TemplateHandler;
   disabled: boolean;
+  /** Set for a forwarded template (`forwardTemplate`). */
+  readonly forward?: ForwardedHandler<Record<string, unknown>>;
+  /** `completion/complete` of a forwarded template. */
+  readonly forwardComplete?: ForwardedCompleter;
 }
 
 function describe(def: Omit<ResourceDefinition, 'cache'>): Record<string, unknown> {
@@ -71,13 +78,17 @@ export function findReader(
   uri: string,
   byUri: (uri: string) => RegisteredResource | undefined,
   templates: readonly RegisteredTemplate[],
-): { read: (context: HandlerContext) => Promise<ResourceReturn>; cache: CacheHints | undefined } | undefined {
+): { read: (context: HandlerContext) => Promise<ResourceReturn>; cache: CacheHints | undefined; forward?: ForwardedHandler<Record<string, unknown>> } | undefined {
   const exact = byUri(uri);
-  if (exact !== undefined && !exact.disabled) return { read: async (ctx) => exact.handler(uri, ctx), cache: exact.cache };
+  if (exact !== undefined && !exact.disabled) {
+    return { read: async (ctx) => exact.handler(uri, ctx), cache: exact.cache, ...(exact.forward !== undefined ? { forward: exact.forward } : {}) };
+  }
   for (const t of templates) {
     if (t.disabled) continue;
     const variables = t.template.match(uri);
-    if (variables !== undefined) return { read: async (ctx) => t.handler(uri, variables, ctx), cache: t.definition.cache };
+    if (variables !== undefined) {
+      return { read: async (ctx) => t.handler(uri, variables, ctx), cache: t.definition.cache, ...(t.forward !== undefined ? { forward: t.forward } : {}) };
+    }
   }
   return undefined;
 }

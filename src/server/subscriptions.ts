@@ -9,9 +9,9 @@
  */
 import type { RequestId } from '../jsonrpc/messages.js';
 import { META_SUBSCRIPTION_ID } from '../protocol/meta.js';
-import type { ServerCapabilities } from '../protocol/model/capabilities.js';
+import type { ClientCapabilities, ServerCapabilities } from '../protocol/model/capabilities.js';
 import type { DispatchEnv } from '../transport/types.js';
-import type { Registry, Keyed } from './registry.js';
+import type { EntryKind, Listed } from './visibility.js';
 
 /**
  * Part of a listen filter granted by a {@link ListenSource}, and how to start delivering it.
@@ -28,7 +28,23 @@ export interface ListenGrant {
  * the filter member `taskIds`). `grant` may reject (e.g. -32021) before anything is sent.
  */
 export interface ListenSource {
-  grant(requested: Readonly<Record<string, unknown>>, params: Readonly<Record<string, unknown>>, env: DispatchEnv): Promise<ListenGrant | undefined>;
+  grant(requested: Readonly<Record<string, unknown>>, request: ListenRequest): Promise<ListenGrant | undefined>;
+}
+
+/** The listen request as the pipeline prepared it (decided once: never re-read from `_meta`). */
+export interface ListenRequest {
+  readonly id: RequestId;
+  readonly params: Readonly<Record<string, unknown>>;
+  /** The client capabilities the request declared. */
+  readonly caps: ClientCapabilities;
+  readonly env: DispatchEnv;
+  /** Whether the listener can see one of the changed entries (default: yes). */
+  readonly sees?: (kind: EntryKind, changed: readonly Listed[]) => boolean;
+}
+
+/** A registry as the hub watches it. */
+export interface ChangeSource {
+  onChange(listener: (changed: readonly Listed[]) => void): () => void;
 }
 
 interface Listener {
@@ -39,14 +55,14 @@ interface Listener {
 
 /** Fans registry changes and resource updates out to listen streams. */
 export class SubscriptionHub {
-  readonly #tools: Registry<Keyed>;
-  readonly #prompts: Registry<Keyed>;
-  readonly #resources: Registry<Keyed>;
-  readonly #templates: Registry<Keyed>;
+  readonly #tools: ChangeSource;
+  readonly #prompts: ChangeSource;
+  readonly #resources: ChangeSource;
+  readonly #templates: ChangeSource;
   readonly #listeners = new Set<Listener>();
   readonly #sources: ListenSource[] = [];
 
-  constructor(tools: Registry<Keyed>, prompts: Registry<Keyed>, resources: Registry<Keyed>, templates: Registry<Keyed>) {
+  constructor(tools: ChangeSource, prompts: ChangeSource, resources: ChangeSource, templates: ChangeSource) {
     this.#tools = tools;
     this.#prompts = prompts;
     this.#resources = resources;
@@ -67,7 +83,8 @@ export class SubscriptionHub {
    * Serves one listen request: resolves with the graceful-close result when the server ends
    * the subscription, or when the client goes away (the transport then drops the answer).
    */
-  async listen(id: RequestId, params: Readonly<Record<string, unknown>>, caps: ServerCapabilities, env: DispatchEnv): Promise<Record<string, unknown>> {
+  async listen(request: ListenRequest, caps: ServerCapabilities): Promise<Record<string, unknown>> {
+    const { id, params, env } = request;
     const requested = (params['notifications'] ?? {}) as Record<string, unknown>;
     const granted: Record<string, unknown> = {};
     if (requested['toolsListChanged'] === true && caps.tools?.listChanged === true) granted['toolsListChanged'] = true;
@@ -77,7 +94,7 @@ export class SubscriptionHub {
     if (uris.length > 0 && caps.resources?.subscribe === true) granted['resourceSubscriptions'] = uris;
     const grants: ListenGrant[] = [];
     for (const source of this.#sources) {
-      const grant = await source.grant(requested, params, env);
+      const grant = await source.grant(requested, request);
       if (grant !== undefined) {
         Object.assign(granted, grant.granted);
         grants.push(grant);
@@ -92,11 +109,15 @@ export class SubscriptionHub {
     send('notifications/subscriptions/acknowledged', { notifications: granted });
 
     const cleanups: (() => void)[] = grants.map((grant) => grant.attach(send));
-    if (granted['toolsListChanged'] === true) cleanups.push(this.#tools.onChange(() => send('notifications/tools/list_changed')));
-    if (granted['promptsListChanged'] === true) cleanups.push(this.#prompts.onChange(() => send('notifications/prompts/list_changed')));
+    const sees = request.sees ?? (() => true);
+    const watch = (registry: ChangeSource, kind: EntryKind, method: string): void => {
+      cleanups.push(registry.onChange((changed) => sees(kind, changed) && send(method)));
+    };
+    if (granted['toolsListChanged'] === true) watch(this.#tools, 'tool', 'notifications/tools/list_changed');
+    if (granted['promptsListChanged'] === true) watch(this.#prompts, 'prompt', 'notifications/prompts/list_changed');
     if (granted['resourcesListChanged'] === true) {
-      const notify = (): void => send('notifications/resources/list_changed');
-      cleanups.push(this.#resources.onChange(notify), this.#templates.onChange(notify));
+      watch(this.#resources, 'resource', 'notifications/resources/list_changed');
+      watch(this.#templates, 'template', 'notifications/resources/list_changed');
     }
 
     await new Promise<void>((resolve) => {

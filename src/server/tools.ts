@@ -17,6 +17,7 @@ import { extractMcpHeaders } from '../protocol/xMcpHeader.js';
 import type { ToolHeaderParam } from '../transport/types.js';
 import { McpError, McpErrorCode } from '../util/errors.js';
 import { formatIssues, type Issue } from '../util/schema.js';
+import type { ForwardedHandler } from './forward.js';
 import type { HandlerContext, JsonSchemaObject, StandardSchemaV1, ToolDefinition, ToolHandler, ToolReturn } from './types.js';
 
 /**
@@ -34,7 +35,8 @@ export class ToolError extends Error {
   }
 }
 
-type Validator = (value: unknown) => Promise<{ ok: true; value: unknown } | { ok: false; issues: readonly Issue[] }> | { ok: true; value: unknown } | { ok: false; issues: readonly Issue[] };
+/** Validates a value (sync or async). */
+export type Validator = (value: unknown) => Promise<{ ok: true; value: unknown } | { ok: false; issues: readonly Issue[] }> | { ok: true; value: unknown } | { ok: false; issues: readonly Issue[] };
 
 /** A tool ready to serve. */
 export interface CompiledTool {
@@ -47,6 +49,8 @@ export interface CompiledTool {
   readonly validateOutput: Validator | undefined;
   readonly headers: readonly ToolHeaderParam[];
   disabled: boolean;
+  /** Set for a forwarded tool (`forwardTool`): serves calls with the params as received. */
+  readonly forward?: ForwardedHandler<Record<string, unknown>>;
 }
 
 const EMPTY_INPUT: JsonSchemaObject = Object.freeze({ type: 'object', additionalProperties: false });
@@ -170,6 +174,11 @@ export function compileTool(name: string, definition: ToolDefinition, handler: T
 /** A `CallToolResult` as the server sends it (before revision stamping). */
 export type CallToolResultBody = Record<string, unknown> & { content: unknown[]; isError?: boolean; structuredContent?: unknown };
 
+/** The `isError` result of arguments that fail a tool's input schema. */
+export function invalidArguments(name: string, issues: readonly Issue[]): CallToolResultBody {
+  return errorResult(`Invalid arguments for tool ${name}: ${formatIssues(issues.map((i) => ({ path: ['arguments', ...i.path], message: i.message })))}`);
+}
+
 function errorResult(text: string, structuredContent?: unknown): CallToolResultBody {
   const result: CallToolResultBody = { content: [{ type: 'text', text }], isError: true };
   if (structuredContent !== undefined) result.structuredContent = structuredContent;
@@ -196,9 +205,7 @@ export function toCallToolResult(value: ToolReturn): CallToolResultBody {
  */
 export async function runTool(tool: CompiledTool, args: unknown, context: HandlerContext): Promise<CallToolResultBody> {
   const checked = await tool.validateInput(args ?? {});
-  if (!checked.ok) {
-    return errorResult(`Invalid arguments for tool ${tool.name}: ${formatIssues(checked.issues.map((i) => ({ path: ['arguments', ...i.path], message: i.message })))}`);
-  }
+  if (!checked.ok) return invalidArguments(tool.name, checked.issues);
   let returned: ToolReturn;
   try {
     returned = await (tool.handler as ToolHandler<unknown>)(checked.value, context);

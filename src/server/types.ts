@@ -21,7 +21,7 @@ import type { CreateMessageParams, CreateMessageResult } from '../protocol/model
 import type { ToolAnnotations, ToolExecution } from '../protocol/model/tool.js';
 import type { ListRootsResult } from '../protocol/model/utilities.js';
 import type { ProtocolRevision } from '../protocol/revisions.js';
-import type { MessageExtra } from '../transport/types.js';
+import type { MessageExtra, Principal } from '../transport/types.js';
 import type { ServerSession } from './session.js';
 
 /** A JSON Schema object (2020-12 unless `$schema` says otherwise). */
@@ -82,8 +82,12 @@ export interface HandlerContext {
    * `server.notifyElicitationComplete(session, id)` after a URL-mode elicitation.
    */
   readonly session: ServerSession | undefined;
-  /** The authenticated principal (set by the HTTP layer's authentication), if any. */
-  readonly principal: string | undefined;
+  /**
+   * Who sent the request (`DispatchEnv.principal`: the HTTP `auth` option's verified token,
+   * or what the transport was told), if anyone. `principal.id` is what `requestState`,
+   * sessions and tasks are bound to; `principal.auth` holds the token's claims and scopes.
+   */
+  readonly principal: Principal | undefined;
   /** Aborted when the client cancels or goes away. */
   readonly signal: AbortSignal;
   /** The request's `_meta` as received (read-only). */

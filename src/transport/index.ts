@@ -6,3 +6,4 @@
  */
 export type { Transport, TransportSink, SendOptions, MessageExtra } from './types.js';
 export { createInMemoryPair, type InMemoryOptions } from './memory.js';
+export { PRINCIPAL, principalIn, withPrincipal, type Principal } from './principal.js';

@@ -8,14 +8,17 @@
 import { decodeFrame, defaultDecodeLimits, type DecodeLimits } from '../jsonrpc/decode.js';
 import type { JsonRpcMessage } from '../jsonrpc/messages.js';
 import { McpError, McpErrorCode } from '../util/errors.js';
+import { withPrincipal, type Principal } from './principal.js';
 import type { MessageExtra, SendOptions, Transport, TransportSink } from './types.js';
 
 /** Options for {@link createInMemoryPair}. */
 export interface InMemoryOptions {
   /** Decoder limits applied on each side. */
   readonly limits?: DecodeLimits;
-  /** Facts attached to every message each side receives (e.g. a fake principal). */
+  /** Facts attached to every message each side receives. */
   readonly extra?: MessageExtra;
+  /** The principal of every message each side receives (`DispatchEnv.principal` on a served side). */
+  readonly principal?: Principal;
 }
 
 class InMemoryTransport implements Transport {
@@ -76,8 +79,9 @@ class InMemoryTransport implements Transport {
  */
 export function createInMemoryPair(options: InMemoryOptions = {}): [Transport, Transport] {
   const limits = options.limits ?? defaultDecodeLimits;
-  const a = new InMemoryTransport(limits, options.extra);
-  const b = new InMemoryTransport(limits, options.extra);
+  const extra = options.principal === undefined ? options.extra : withPrincipal(options.extra ?? {}, options.principal);
+  const a = new InMemoryTransport(limits, extra);
+  const b = new InMemoryTransport(limits, extra);
   a.link(b);
   b.link(a);
   return [a, b];

@@ -13,6 +13,9 @@
  */
 import type { Channel, MessageExtra } from '../jsonrpc/channel.js';
 import type { JsonRpcNotification, JsonRpcRequest, JsonRpcResponse, Params } from '../jsonrpc/messages.js';
+import type { Principal } from './principal.js';
+
+export { PRINCIPAL, principalIn, withPrincipal, type Principal } from './principal.js';
 
 export type { ChannelSink as TransportSink, SendOptions, MessageExtra } from '../jsonrpc/channel.js';
 
@@ -35,8 +38,13 @@ export interface SessionPeer extends PeerRequester {
 export interface DispatchEnv {
   /** Aborted when the client cancels (HTTP: closes the response stream) or the transport closes. */
   readonly signal: AbortSignal;
-  /** Transport facts: HTTP headers, the authenticated principal, ... */
+  /** Transport facts: HTTP headers, ... */
   readonly extra: MessageExtra | undefined;
+  /**
+   * Who sent the message, when the transport authenticated it (HTTP `auth`) or was told
+   * (an application `extra` hook, `createInMemoryPair({ principal })`); see `principal.ts`.
+   */
+  readonly principal?: Principal | undefined;
   /**
    * Sends a notification tied to this message (progress, log, listen-stream traffic). On
    * HTTP the first one turns the response into an SSE stream. Ignored once the exchange ended.

@@ -61,8 +61,8 @@ const origin = (running: ListeningServer): string => running.url.replace(/\/$/, 
 function mcpServer(): McpServer {
   const server = new McpServer({ name: 'protected', version: '1.0.0' });
   server.tool('whoami', { description: 'The caller as the server sees it.' }, (_args, ctx) => {
-    const auth = ctx.extra?.['auth'] as VerifiedPrincipal | undefined;
-    return JSON.stringify({ principal: ctx.principal ?? null, subject: auth?.subject ?? null, scopes: auth?.scopes ?? [], frozen: auth === undefined ? null : Object.isFrozen(auth) });
+    const auth: VerifiedPrincipal | undefined = ctx.principal?.auth;
+    return JSON.stringify({ principal: ctx.principal?.id ?? null, subject: auth?.subject ?? null, scopes: auth?.scopes ?? [], frozen: auth === undefined ? null : Object.isFrozen(auth) });
   });
   server.tool('deploy', { description: 'Needs mcp:deploy.' }, () => 'deployed');
   server.tool('forward', { description: 'Tries to pass the caller token upstream (it must find none).' }, (_args, ctx) => {

@@ -208,7 +208,7 @@ async function openWorld(transport: TransportName, revision: Revision, options: 
     const { createInMemoryPair } = await import('../../src/transport/memory.js');
     return {
       async connect(connectOptions) {
-        const [client, serverSide] = createInMemoryPair(connectOptions.principal !== undefined ? { extra: { principal: connectOptions.principal } } : {});
+        const [client, serverSide] = createInMemoryPair(connectOptions.principal !== undefined ? { principal: { id: connectOptions.principal } } : {});
         await server.connect(serverSide);
         return track(await StreamPeer.open('memory', revision, client, connectOptions));
       },

@@ -20,7 +20,7 @@ import type { InputRequest } from '../../protocol/model/mrtr.js';
 import type { CreateMessageParams, CreateMessageResult } from '../../protocol/model/sampling.js';
 import type { ListRootsResult } from '../../protocol/model/utilities.js';
 import type { ProtocolRevision } from '../../protocol/revisions.js';
-import type { MessageExtra } from '../../transport/types.js';
+import type { MessageExtra, Principal } from '../../transport/types.js';
 import type { HandlerContext, InputOptions, TraceContext } from '../types.js';
 
 /** What a context knows about its task: the id once the run is a task, and how to become one. */
@@ -93,7 +93,7 @@ export class SwitchableContext implements HandlerContext {
   get session(): ServerSession | undefined {
     return this.#inner.session;
   }
-  get principal(): string | undefined {
+  get principal(): Principal | undefined {
     return this.#inner.principal;
   }
   get signal(): AbortSignal {

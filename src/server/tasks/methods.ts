@@ -18,12 +18,11 @@
  */
 import { JsonRpcError } from '../../jsonrpc/errors.js';
 import { missingRequiredClientCapability } from '../../protocol/errors.js';
-import { META_CLIENT_CAPABILITIES, META_RELATED_TASK, TASKS_EXTENSION_ID } from '../../protocol/meta.js';
-import { hasExtension, type ClientCapabilities } from '../../protocol/model/capabilities.js';
+import { META_RELATED_TASK, TASKS_EXTENSION_ID } from '../../protocol/meta.js';
+import { hasExtension } from '../../protocol/model/capabilities.js';
 import { isTerminalTaskStatus } from '../../protocol/model/tasks.js';
 import { isStateless } from '../../protocol/revisions.js';
-import type { DispatchEnv } from '../../transport/types.js';
-import type { ListenGrant, ListenSource } from '../subscriptions.js';
+import type { ListenGrant, ListenRequest, ListenSource } from '../subscriptions.js';
 import type { TaskCall, TaskManager } from './manager.js';
 import { InvalidCursorError, ownedBy, type TaskRecord } from './store.js';
 import { coreTask, detailedTask } from './wire.js';
@@ -107,14 +106,11 @@ async function taskResult(manager: TaskManager, call: TaskCall, first: TaskRecor
  */
 export function taskListenSource(manager: TaskManager): ListenSource {
   return {
-    async grant(requested: Readonly<Record<string, unknown>>, params: Readonly<Record<string, unknown>>, env: DispatchEnv): Promise<ListenGrant | undefined> {
+    async grant(requested: Readonly<Record<string, unknown>>, { caps, env }: ListenRequest): Promise<ListenGrant | undefined> {
       const ids = requested['taskIds'];
       if (!Array.isArray(ids) || ids.length === 0) return undefined;
-      const meta = params['_meta'];
-      const caps = (isObject(meta) ? meta[META_CLIENT_CAPABILITIES] : undefined) as ClientCapabilities | undefined;
       if (!hasExtension(caps, TASKS_EXTENSION_ID)) throw missingRequiredClientCapability({ extensions: { [TASKS_EXTENSION_ID]: {} } });
-      const principal = env.extra?.['principal'];
-      const owner = { principal: typeof principal === 'string' ? principal : '' };
+      const owner = { principal: env.principal?.id ?? '' };
       const granted: string[] = [];
       for (const id of new Set(ids)) {
         if (typeof id !== 'string') continue;

@@ -104,7 +104,7 @@ export interface Client {
 
 /** Connects a raw client, as `principal` when given; `answer` serves server→client requests. */
 export async function connect(server: McpServer, principal?: string, answer?: (request: JsonRpcRequest) => Record<string, unknown>): Promise<Client> {
-  const [clientSide, serverSide] = createInMemoryPair(principal === undefined ? {} : { extra: { principal } });
+  const [clientSide, serverSide] = createInMemoryPair(principal === undefined ? {} : { principal: { id: principal } });
   await server.connect(serverSide);
   const notifications: JsonRpcNotification[] = [];
   const requests: JsonRpcRequest[] = [];

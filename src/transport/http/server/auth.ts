@@ -17,7 +17,7 @@
  * | `Authorization: DPoP` without the server nonce (when the verifier demands one) | 401 `DPoP …, error="use_dpop_nonce"` plus `DPoP-Nonce` |
  * | token lacks a scope the method, tool, prompt or resource needs | 403 `error="insufficient_scope", scope="<all needed>"` |
  * | the verifier cannot check tokens (JWKS/introspection down) | 503, no challenge |
- * | accepted | dispatched with `extra.principal` (a string) and `extra.auth` (the frozen {@link VerifiedPrincipal}) |
+ * | accepted | dispatched with `DispatchEnv.principal` = `{ id, auth }` (`auth` the frozen {@link VerifiedPrincipal}) |
  *
  * POST bodies are authenticated after they are decoded, so the required scopes can depend on
  * the JSON-RPC method and the tool name ({@link scopesForRequest}); GET streams and DELETE need
@@ -34,6 +34,7 @@
 import { AuthError, AuthErrorCode, oauthErrorName } from '../../../auth/errors.js';
 import type { BearerVerifier } from '../../../auth/resource/bearerVerifier.js';
 import type { VerifiedPrincipal } from '../../../auth/resource/principal.js';
+import { withPrincipal } from '../../principal.js';
 import type { ProtectedResourceMetadata } from '../../../auth/resource/protectedResourceMetadata.js';
 import { scopesForRequest, type ScopePolicy } from '../../../auth/resource/scopesForRequest.js';
 import { unionScopes } from '../../../auth/scopes.js';
@@ -64,7 +65,7 @@ export interface HttpAuthOptions {
    */
   readonly publicMethods?: readonly string[];
   /**
-   * The string `extra.principal` carries (sessions, `requestState` and tasks are bound to it).
+   * The id of `DispatchEnv.principal` (sessions, `requestState` and tasks are bound to it).
    * Default: the token's `sub`; a token without one is refused (401). Pass e.g. `(p) => \`${p.issuer} ${p.subject}\`` when the
    * verifier trusts several issuers whose subjects could collide.
    */
@@ -83,7 +84,7 @@ export interface HttpAuth {
   authenticate(request: HttpRequestLike, body: { readonly bytes: Uint8Array; readonly decoded: DecodeResult } | undefined): Promise<HttpResponseLike | undefined>;
   /** The header view handlers get: credentials redacted. */
   redact(header: HeaderGetter): HeaderGetter;
-  /** `base` with `principal` and `auth` set from the verified token (or removed when there is none). */
+  /** `base` carrying the verified token's principal (see `transport/principal.ts`), or none: never a hook's. */
   extra(request: HttpRequestLike, base: MessageExtra): MessageExtra;
   /** When the token a request was authenticated with expires (ms since the epoch), if it does. */
   expiresAt(request: HttpRequestLike): number | undefined;
@@ -252,8 +253,8 @@ export function createHttpAuth(options: HttpAuthOptions, limits: DecodeLimits, l
 
     extra(request, base) {
       const found = verified.get(request);
-      const { principal: _p, auth: _a, ...rest } = base;
-      return found === undefined ? rest : { ...rest, principal: found.id, auth: found.principal };
+      // This option owns the principal: whatever a hook put there is dropped.
+      return withPrincipal(base, found === undefined ? undefined : Object.freeze({ id: found.id, auth: found.principal }));
     },
   };
 }

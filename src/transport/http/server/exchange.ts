@@ -11,6 +11,7 @@ import type { MessageExtra } from '../../../jsonrpc/channel.js';
 import { ErrorCode, JsonRpcError } from '../../../jsonrpc/errors.js';
 import type { JsonRpcNotification, JsonRpcRequest, JsonRpcResponse, RequestId } from '../../../jsonrpc/messages.js';
 import type { Logger } from '../../../util/logger.js';
+import { principalIn, type Principal } from '../../principal.js';
 import type { DispatchEnv, McpDispatcher } from '../../types.js';
 import { encodeSseComment, encodeSseJson } from '../sse.js';
 import { PushSseStream } from './sseStream.js';
@@ -47,6 +48,7 @@ export async function readBody(body: HttpRequestBody | undefined, max: number): 
  */
 export class Exchange extends LazyAbort implements DispatchEnv {
   readonly extra: MessageExtra;
+  readonly principal: Principal | undefined;
   readonly #parent: AbortSignal | undefined;
   readonly #keepAliveMs: number;
   readonly #maxSseBufferedBytes: number;
@@ -58,6 +60,7 @@ export class Exchange extends LazyAbort implements DispatchEnv {
   constructor(req: HttpRequestLike, extra: MessageExtra, keepAliveMs: number, maxSseBufferedBytes: number) {
     super();
     this.extra = extra;
+    this.principal = principalIn(extra);
     this.#keepAliveMs = keepAliveMs;
     this.#maxSseBufferedBytes = maxSseBufferedBytes;
     const parent = req.signal;

@@ -129,8 +129,9 @@ export interface StreamableHttpServerOptions extends StatefulOptions {
   /** Diagnostics. Default: silent. */
   readonly logger?: Logger;
   /**
-   * Adds facts to `DispatchEnv.extra` (e.g. the authenticated principal). The handler always
-   * sets `extra.http` ({@link HttpExtra}); a hook key named `http` is overwritten.
+   * Adds facts to `DispatchEnv.extra`. The handler always sets `extra.http` ({@link HttpExtra});
+   * a hook key named `http` is overwritten. Without `auth`, a hook that authenticates by other
+   * means sets `DispatchEnv.principal` by returning `{ [PRINCIPAL]: { id } }`.
    */
   readonly extra?: (request: HttpRequestLike) => MessageExtra | undefined | Promise<MessageExtra | undefined>;
   /** Interval of SSE comment keep-alives on open streams, in ms; 0 disables. Default 15,000. */
@@ -153,9 +154,9 @@ export interface StreamableHttpServerOptions extends StatefulOptions {
   /**
    * OAuth 2.1 protection (see `auth.ts`): serves the Protected Resource Metadata at its
    * well-known paths and authenticates every MCP request (POST, GET stream, DELETE) before
-   * dispatch. The verified principal reaches handlers as `extra.principal` (a string: sessions,
-   * `requestState` and tasks are bound to it) and `extra.auth` (the frozen `VerifiedPrincipal`);
-   * both keys are owned by this option, and `extra.http.getHeader` no longer reveals credentials.
+   * dispatch. The verified principal reaches the dispatcher as `DispatchEnv.principal`
+   * (`{ id, auth }`: sessions, `requestState` and tasks are bound to `id`; `auth` is the frozen
+   * `VerifiedPrincipal`); this option owns it, and `extra.http.getHeader` no longer reveals credentials.
    */
   readonly auth?: HttpAuthOptions;
   /**

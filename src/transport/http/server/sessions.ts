@@ -46,7 +46,7 @@ const PRIMING_SINCE = '2025-11-25';
 export class HttpSession implements SessionPeer, StreamHost {
   /** The `Mcp-Session-Id`. */
   readonly id: string;
-  /** `extra.principal` at `initialize`; later requests must carry the same. */
+  /** The principal's id at `initialize`; later requests must carry the same. */
   readonly principal: string | undefined;
   /** The dispatcher's state for the session (`createSession`'s result). */
   state: unknown;

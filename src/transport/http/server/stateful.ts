@@ -27,6 +27,7 @@ import { JsonRpcError } from '../../../jsonrpc/errors.js';
 import type { JsonRpcMessage, JsonRpcNotification, JsonRpcRequest, JsonRpcResponse, RequestId } from '../../../jsonrpc/messages.js';
 import { META_PROTOCOL_VERSION } from '../../../protocol/meta.js';
 import type { Logger } from '../../../util/logger.js';
+import { principalIn } from '../../principal.js';
 import type { McpDispatcher } from '../../types.js';
 import { InMemoryEventStore, parseEventId, type EventStore } from './eventStore.js';
 import { trimOws } from '../headerValue.js';
@@ -100,8 +101,7 @@ function carries2026Meta(message: JsonRpcMessage): boolean {
 }
 
 function principalOf(extra: MessageExtra): string | undefined {
-  const p = extra['principal'];
-  return typeof p === 'string' ? p : undefined;
+  return principalIn(extra)?.id;
 }
 
 function startsWithBracket(bytes: Uint8Array): boolean {
@@ -119,8 +119,8 @@ function newSessionId(): string {
 
 /**
  * The stateful path of one handler. `DispatchEnv.extra` of stateful messages carries the
- * handler's `extra` output, `http`, and `sessionId`; the principal (`extra.principal`, a
- * string) seen at `initialize` is bound to the session.
+ * handler's `extra` output, `http`, and `sessionId`; the principal's id
+ * (`DispatchEnv.principal`) seen at `initialize` is bound to the session.
  */
 export class StatefulHttp {
   readonly #dispatcher: McpDispatcher;
@@ -175,7 +175,7 @@ export class StatefulHttp {
   }
 
   /**
-   * Creates a session bound to `extra.principal` (`createSession`, then registered for the cap
+   * Creates a session bound to the principal of `extra` (`createSession`, then registered for the cap
    * and the idle sweep); undefined at `maxSessions` (answer {@link busyAnswer}). `make` builds
    * the session object from a fresh random id.
    */
@@ -375,6 +375,7 @@ export class StatefulHttp {
     const env = {
       signal: new AbortController().signal,
       extra,
+      principal: principalIn(extra),
       notify: (n: JsonRpcNotification) => session.notify(n),
       peer: session,
       session: session.state,

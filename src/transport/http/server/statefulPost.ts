@@ -15,6 +15,7 @@
 import type { MessageExtra } from '../../../jsonrpc/channel.js';
 import { JsonRpcError } from '../../../jsonrpc/errors.js';
 import type { JsonRpcMessage, JsonRpcNotification, JsonRpcRequest, JsonRpcResponse, Params } from '../../../jsonrpc/messages.js';
+import { principalIn, type Principal } from '../../principal.js';
 import type { DispatchEnv, McpDispatcher, PeerRequester } from '../../types.js';
 import type { Abortable, HttpSession, MessageTarget } from './sessions.js';
 import type { SessionStream } from './sessionStream.js';
@@ -40,6 +41,7 @@ export class RequestEnv extends LazyAbort implements Abortable {}
 class PostEnv implements DispatchEnv {
   readonly #request: RequestEnv;
   readonly extra: MessageExtra;
+  readonly principal: Principal | undefined;
   readonly notify: (notification: JsonRpcNotification) => void;
   readonly peer: PeerRequester;
   readonly session: unknown;
@@ -47,6 +49,7 @@ class PostEnv implements DispatchEnv {
   constructor(request: RequestEnv, extra: MessageExtra, notify: (notification: JsonRpcNotification) => void, peer: PeerRequester, session: unknown) {
     this.#request = request;
     this.extra = extra;
+    this.principal = principalIn(extra);
     this.notify = notify;
     this.peer = peer;
     this.session = session;

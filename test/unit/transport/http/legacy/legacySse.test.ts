@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { PRINCIPAL } from '../../../../../src/transport/principal.js';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import * as jose from 'jose';
@@ -158,7 +159,7 @@ describe('legacy HTTP+SSE (2024-11-05): positives', () => {
 describe('legacy HTTP+SSE (2024-11-05): attacks', () => {
   it('session hijack: a POST to another principal’s session → 404, nothing dispatched', async () => {
     let principal = 'alice';
-    const { h } = make({ extra: () => ({ principal }) });
+    const { h } = make({ extra: () => ({ [PRINCIPAL]: { id: principal } }) });
     const o = await initialized(h);
     principal = 'mallory';
     const res = await send(h, o, rpc('echo', { steal: true }, 9));

@@ -10,6 +10,7 @@ import { describe, it } from 'node:test';
 import * as jose from 'jose';
 import { allowInsecureRequests } from '../../../../../src/auth/http.js';
 import { createBearerVerifier, type BearerVerifierOptions } from '../../../../../src/auth/resource/bearerVerifier.js';
+import { PRINCIPAL } from '../../../../../src/transport/principal.js';
 import type { VerifiedPrincipal } from '../../../../../src/auth/resource/principal.js';
 import { protectedResourceMetadata } from '../../../../../src/auth/resource/protectedResourceMetadata.js';
 import type { ScopePolicy } from '../../../../../src/auth/resource/scopesForRequest.js';
@@ -104,15 +105,16 @@ describe('http auth: positives', () => {
     assert.equal(preflight.status, 204);
   });
 
-  it('dispatches a valid token with extra.principal (the subject) and the frozen extra.auth; handlers cannot read the credentials', async () => {
+  it('dispatches a valid token with env.principal (id = the subject, auth = the frozen VerifiedPrincipal); handlers cannot read the credentials', async () => {
     const d = fakeDispatcher();
     const handler = protect(d, { scopes: POLICY });
     const token = await sign({ scope: 'mcp:read' });
     const r = await handler.handle(post(request('echo', { x: 1 }), { ...bearer(token), 'x-trace': 't1' }));
     assert.equal(r.status, 200, JSON.stringify(json(r)));
     const extra = d.envs[0]?.extra as MessageExtra;
-    assert.equal(extra['principal'], 'alice');
-    const auth = extra['auth'] as VerifiedPrincipal;
+    assert.equal(d.envs[0]?.principal?.id, 'alice');
+    assert.equal(extra['principal'], undefined, 'no string principal in extra any more');
+    const auth = d.envs[0]?.principal?.auth as VerifiedPrincipal;
     assert.ok(Object.isFrozen(auth));
     assert.equal(auth.subject, 'alice');
     assert.deepEqual(auth.scopes, ['mcp:read']);
@@ -130,10 +132,10 @@ describe('http auth: positives', () => {
 
   it('serves publicMethods without a token (and without a principal)', async () => {
     const d = fakeDispatcher();
-    const handler = protect(d, { scopes: POLICY, publicMethods: ['echo'] }, { extra: () => ({ principal: 'hook-said-so' }) });
+    const handler = protect(d, { scopes: POLICY, publicMethods: ['echo'] }, { extra: () => ({ [PRINCIPAL]: { id: 'hook-said-so' } }) });
     const r = await handler.handle(post(request('echo')));
     assert.equal(r.status, 200);
-    assert.equal(d.envs[0]?.extra?.['principal'], undefined);
+    assert.equal(d.envs[0]?.principal, undefined);
   });
 
   it('binds 2025-11-25 sessions to the principal: the owner uses its session, GET stream and DELETE', async () => {
@@ -306,13 +308,13 @@ describe('http auth: attacks', () => {
     await handler.close();
   });
 
-  it('principal spoofing through the extra hook: auth owns extra.principal', async () => {
+  it('principal spoofing through the extra hook: auth owns env.principal', async () => {
     const d = fakeDispatcher();
-    const handler = protect(d, {}, { extra: () => ({ principal: 'admin', auth: { subject: 'admin' } }) });
+    const handler = protect(d, {}, { extra: () => ({ [PRINCIPAL]: { id: 'admin', auth: { subject: 'admin' } } }) });
     const r = await handler.handle(post(request('echo'), bearer(await sign({ sub: 'alice' }))));
     assert.equal(r.status, 200);
-    assert.equal(d.envs[0]?.extra?.['principal'], 'alice');
-    assert.equal((d.envs[0]?.extra?.['auth'] as VerifiedPrincipal).subject, 'alice');
+    assert.equal(d.envs[0]?.principal?.id, 'alice');
+    assert.equal(d.envs[0]?.principal?.auth?.subject, 'alice');
   });
 
   it('key set unavailable: 503 without a challenge (fail closed)', async () => {

@@ -78,13 +78,13 @@ function assertDpopRefusal(r: HttpResponseLike, error: string, status = 401): vo
 }
 
 describe('http auth with DPoP: positives', () => {
-  it('dispatches a DPoP request with extra.auth.jkt; handlers cannot read the DPoP or Authorization header', async () => {
+  it('dispatches a DPoP request with env.principal.auth.jkt; handlers cannot read the DPoP or Authorization header', async () => {
     const d = fakeDispatcher();
     const r = await protect(d).handle(post(request('echo'), { ...(await dpopHeaders(await token())), 'x-trace': 't1' }));
     assert.equal(r.status, 200, JSON.stringify(json(r)));
     const extra = d.envs[0]?.extra ?? {};
-    assert.equal(extra['principal'], 'alice');
-    assert.equal((extra['auth'] as VerifiedPrincipal).jkt, jkt);
+    assert.equal(d.envs[0]?.principal?.id, 'alice');
+    assert.equal((d.envs[0]?.principal?.auth as VerifiedPrincipal).jkt, jkt);
     const http = extra['http'] as HttpExtra;
     for (const name of ['dpop', 'DPoP', 'authorization']) assert.equal(http.getHeader(name), undefined, name);
     assert.equal(http.getHeader('x-trace'), 't1');
@@ -110,7 +110,7 @@ describe('http auth with DPoP: positives', () => {
     const d = fakeDispatcher();
     const r = await protect(d).handle(post(request('echo'), { authorization: `Bearer ${await token({})}` }));
     assert.equal(r.status, 200);
-    assert.equal((d.envs[0]?.extra?.['auth'] as VerifiedPrincipal).jkt, undefined);
+    assert.equal((d.envs[0]?.principal?.auth as VerifiedPrincipal).jkt, undefined);
   });
 
   it('end to end: the client transport with the OAuth provider (DPoP key, DPoP token) answers the use_dpop_nonce challenge and gets through', async () => {
@@ -135,7 +135,7 @@ describe('http auth with DPoP: positives', () => {
     await connection.request('tools/list', { _meta: meta });
     await connection.request('tools/list', { _meta: meta });
     assert.deepEqual(statuses, [401, 200, 200], 'one nonce round trip, then the remembered nonce is used');
-    assert.equal((d.envs[0]?.extra?.['auth'] as VerifiedPrincipal).jkt, jkt);
+    assert.equal((d.envs[0]?.principal?.auth as VerifiedPrincipal).jkt, jkt);
     await connection.close();
   });
 });

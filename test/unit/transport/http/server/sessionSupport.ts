@@ -79,7 +79,7 @@ export function fakeStatefulDispatcher(): FakeStatefulDispatcher {
           return ok(id, { protocolVersion: version, capabilities: {}, serverInfo: { name: 'fake', version: '1' } });
         }
         case 'echo':
-          return ok(id, { echo: params, principal: env.extra?.['principal'] ?? null, hasSession: session !== undefined });
+          return ok(id, { echo: params, principal: env.principal?.id ?? null, hasSession: session !== undefined });
         case 'progress': {
           const n = typeof params['count'] === 'number' ? params['count'] : 2;
           for (let i = 0; i < n; i++) {

@@ -1,3 +1,4 @@
+import { PRINCIPAL } from '../../../../../src/transport/principal.js';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { createStreamableHttpHandler, type StreamableHttpServerOptions } from '../../../../../src/transport/http/server/server.js';
@@ -132,7 +133,7 @@ describe('http sessions · lifecycle', () => {
 
   it('principal binding: the same id with another principal → 404, never the session', async () => {
     let principal = 'alice';
-    const { h, d } = make({ extra: () => ({ principal }) });
+    const { h, d } = make({ extra: () => ({ [PRINCIPAL]: { id: principal } }) });
     const { id } = await init(h);
     principal = 'mallory';
     for (const method of ['POST', 'GET', 'DELETE']) {

@@ -1,0 +1,182 @@
+/**
+ * The state one `McpServer` shares with its request pipeline, method handlers, sessions and
+ * extensions: options, the four registries, the listen hub, open sessions, the sealer of
+ * `requestState`, and the few helpers they all use (capabilities, cache hints, error
+ * reporting). Internal: the public surface is `McpServer`.
+ *
+ * @module
+ */
+import type { RequestId } from '../jsonrpc/messages.js';
+import { TASKS_EXTENSION_ID } from '../protocol/meta.js';
+import type { ServerCapabilities } from '../protocol/model/capabilities.js';
+import type { Implementation } from '../protocol/model/common.js';
+import { isStateless, supportedRevisions, type ProtocolRevision } from '../protocol/revisions.js';
+import { silentLogger, type Logger } from '../util/logger.js';
+import type { PromptEntry } from './prompts.js';
+import { Registry } from './registry.js';
+import { RequestStateSealer, type RequestStateOptions } from './requestState.js';
+import type { RegisteredResource, RegisteredTemplate } from './resources.js';
+import type { ServerSession } from './session.js';
+import { SubscriptionHub } from './subscriptions.js';
+import { CORE_TASKS_CAPABILITY } from './tasks/methods.js';
+import type { TaskManager, TasksOptions } from './tasks/manager.js';
+import type { CompiledTool } from './tools.js';
+import type { CacheHints, ServerInfo } from './types.js';
+import { Views, type Visibility } from './visibility.js';
+
+/** Options of an {@link McpServer}. */
+export interface McpServerOptions {
+  /** Where the server logs (never stdout). */
+  readonly logger?: Logger;
+  /** Entries per page of the list methods. Default 100. */
+  readonly pageSize?: number;
+  /** Cache hints on cacheable results (2026-07-28). Default `{ ttlMs: 0, cacheScope: 'private' }`. */
+  readonly cache?: CacheHints;
+  /**
+   * Cache hints per method, over `cache`: `server/discover`, `tools/list`, `prompts/list`,
+   * `resources/list`, `resources/templates/list`, `resources/read` (a resource's own `cache`
+   * still wins for its reads).
+   */
+  readonly methodCache?: Readonly<Partial<Record<string, CacheHints>>>;
+  /** Keys, lifetime and replay store of sealed `requestState` (MRTR). */
+  readonly requestState?: RequestStateOptions;
+  /** Revisions served. Default: all supported. */
+  readonly versions?: readonly ProtocolRevision[];
+  /** Declare the (deprecated) logging capability and honour log levels. Default true. */
+  readonly logging?: boolean;
+  /** Extra capabilities to declare (merged over the computed ones). */
+  readonly capabilities?: ServerCapabilities;
+  /**
+   * Called when a stateful-session client sends `notifications/roots/list_changed` (its roots
+   * changed; ask again with `roots/list` when you need them).
+   */
+  readonly onRootsListChanged?: (session: ServerSession) => void;
+  /** Receives the real error when a handler throws something that is not a `JsonRpcError`. */
+  readonly onError?: (error: unknown, info: { readonly method: string; readonly requestId: RequestId }) => void;
+  /**
+   * Tasks (long-running tool calls): 2025-11-25 core tasks and the 2026-07-28 extension
+   * `io.modelcontextprotocol/tasks`, on one store. `true` = defaults. Default: off.
+   */
+  readonly tasks?: TasksOptions | boolean;
+  /**
+   * Per-principal views: which entries exist for a request, session or listen stream (see
+   * `visibility.ts`). Default: every enabled entry is visible to everyone.
+   */
+  readonly visibility?: Visibility;
+}
+
+/** The shared state of one server (see the module comment). */
+export class ServerCore {
+  readonly info: Implementation;
+  readonly instructions: string | undefined;
+  readonly logger: Logger;
+  readonly pageSize: number;
+  readonly logging: boolean;
+  readonly versions: readonly ProtocolRevision[];
+  readonly statelessVersions: readonly ProtocolRevision[];
+  readonly statefulVersions: readonly ProtocolRevision[];
+  readonly onRootsListChanged: McpServerOptions['onRootsListChanged'];
+  readonly sessions = new Set<ServerSession>();
+  readonly tools = new Registry<CompiledTool>('tool');
+  readonly resources = new Registry<RegisteredResource>('resource');
+  readonly templates = new Registry<RegisteredTemplate>('resource template');
+  readonly prompts = new Registry<PromptEntry>('prompt');
+  readonly hub: SubscriptionHub;
+  /** The `visibility` option applied. */
+  readonly views: Views;
+  /** Tasks, when enabled (see `src/server/tasks`); set once by the server's constructor. */
+  tasks: TaskManager | undefined;
+  readonly #cache: CacheHints;
+  readonly #methodCache: Readonly<Partial<Record<string, CacheHints>>>;
+  readonly #extraCaps: ServerCapabilities | undefined;
+  readonly #onError: McpServerOptions['onError'];
+  readonly #stateOptions: RequestStateOptions;
+  #sealer: Promise<RequestStateSealer> | undefined;
+  #capabilities: ServerCapabilities | undefined;
+
+  constructor(info: ServerInfo, options: McpServerOptions) {
+    const { instructions, ...identity } = info;
+    this.info = Object.freeze({ ...identity });
+    this.instructions = instructions;
+    this.logger = options.logger ?? silentLogger;
+    this.pageSize = options.pageSize ?? 100;
+    this.#cache = options.cache ?? { ttlMs: 0, cacheScope: 'private' };
+    this.#methodCache = options.methodCache ?? {};
+    this.versions = options.versions ?? supportedRevisions;
+    this.statelessVersions = this.versions.filter(isStateless);
+    this.statefulVersions = this.versions.filter((v) => !isStateless(v));
+    this.logging = options.logging ?? true;
+    this.#extraCaps = options.capabilities;
+    this.#onError = options.onError;
+    this.onRootsListChanged = options.onRootsListChanged;
+    this.#stateOptions = options.requestState ?? {};
+    this.views = new Views(options.visibility, this.logger);
+    this.hub = new SubscriptionHub(this.tools, this.prompts, this.resources, this.templates);
+    for (const registry of [this.tools, this.resources, this.templates, this.prompts] as const) {
+      registry.onChange(() => (this.#capabilities = undefined));
+    }
+  }
+
+  /** The capabilities this server declares, computed from what is registered (cached until a change). */
+  capabilities(): ServerCapabilities {
+    if (this.#capabilities !== undefined) return this.#capabilities;
+    const caps: Record<string, unknown> = {};
+    if (this.tools.size > 0) caps['tools'] = { listChanged: true };
+    if (this.prompts.size > 0) caps['prompts'] = { listChanged: true };
+    if (this.resources.size > 0 || this.templates.size > 0) caps['resources'] = { subscribe: true, listChanged: true };
+    if (this.#hasCompleters()) caps['completions'] = {};
+    if (this.logging) caps['logging'] = {};
+    if (this.tasks !== undefined) {
+      // tasks integration: `tasks` is for 2025-11-25 initialize, `extensions` for server/discover
+      caps['tasks'] = CORE_TASKS_CAPABILITY;
+      caps['extensions'] = { [TASKS_EXTENSION_ID]: {} };
+    }
+    Object.assign(caps, this.#extraCaps);
+    return (this.#capabilities = Object.freeze(caps) as ServerCapabilities);
+  }
+
+  /**
+   * Runs `fn` with every registry held: all its changes send at most one `list_changed` per
+   * kind (and per listener), after `fn` settles.
+   */
+  async batch(fn: () => void | Promise<void>): Promise<void> {
+    const registries = [this.tools, this.prompts, this.resources, this.templates] as const;
+    for (const registry of registries) registry.hold();
+    try {
+      await fn();
+    } finally {
+      for (const registry of registries) registry.release();
+    }
+  }
+
+  /** The cache hints of `method`'s results. */
+  cacheFor(method: string): CacheHints {
+    const hints = this.#methodCache[method] ?? this.#cache;
+    return { ttlMs: hints.ttlMs, cacheScope: hints.cacheScope };
+  }
+
+  /** The sealer of `requestState` (created on first use). */
+  sealer(): Promise<RequestStateSealer> {
+    return (this.#sealer ??= RequestStateSealer.create(this.#stateOptions));
+  }
+
+  /** Hands a handler failure to `onError`, or logs it. */
+  reportError(error: unknown, method: string, requestId: RequestId): void {
+    if (this.#onError !== undefined) {
+      try {
+        this.#onError(error, { method, requestId });
+      } catch {
+        // the reporter must not change the answer
+      }
+    } else {
+      this.logger.error('a handler failed', { method, requestId, error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
+    }
+  }
+
+  #hasCompleters(): boolean {
+    return (
+      this.prompts.all().some((p) => p.forwardComplete !== undefined || p.definition.arguments?.some((a) => a.complete !== undefined) === true) ||
+      this.templates.all().some((t) => t.forwardComplete !== undefined || (t.definition.complete !== undefined && Object.keys(t.definition.complete).length > 0))
+    );
+  }
+}
