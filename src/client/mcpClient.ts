@@ -25,7 +25,7 @@ import { McpError, McpErrorCode } from '../util/errors.js';
 import { silentLogger, type Logger } from '../util/logger.js';
 import { ResultCache } from './cache.js';
 import { capabilitiesFor, legacyRequestHandler } from './inputs.js';
-import { ListenHub, subscriptionIdOf, TapChannel } from './listen.js';
+import { ListenHub, subscriptionIdOf } from './listen.js';
 import { runWithInput, type RoundResult } from './mrtr.js';
 import { negotiate } from './negotiate.js';
 import { SignalFanout } from './signals.js';
@@ -64,7 +64,6 @@ export class McpClient extends McpClientCalls {
   readonly #listens = new ListenHub();
   readonly #signals = new SignalFanout();
   #connection: Connection | undefined;
-  #tap: TapChannel | undefined;
   #description: ServerDescription | undefined;
   #logLevel: LoggingLevel | undefined;
 
@@ -120,8 +119,7 @@ export class McpClient extends McpClientCalls {
    */
   async connect(transport: Transport, options: ConnectOptions = {}): Promise<void> {
     if (this.#connection !== undefined) throw new McpError(McpErrorCode.AlreadyStarted, 'The client is already connected');
-    const tap = new TapChannel(transport);
-    const connection = new Connection(tap, {
+    const connection = new Connection(transport, {
       logger: this.#logger,
       defaultTimeoutMs: this.#options.defaultTimeoutMs ?? 60_000,
       maxTotalTimeoutMs: this.#options.maxTotalTimeoutMs ?? 0,
@@ -135,7 +133,6 @@ export class McpClient extends McpClientCalls {
       onHandlerError: (error, request) =>
         this.#logger.warn('a client handler failed', { method: request.method, error: error instanceof Error ? error.message : String(error) }),
     });
-    this.#tap = tap;
     this.#connection = connection;
     await connection.start();
     try {
@@ -184,8 +181,8 @@ export class McpClient extends McpClientCalls {
     }
     const connection = this.#connection as Connection;
     return this.#listens.open(filter, options, {
-      tap: this.#tap as TapChannel,
-      send: (params, signal) => connection.request('subscriptions/listen', this.#stamp(description.protocolVersion, params), { signal, timeoutMs: 0, maxTotalTimeoutMs: 0 }),
+      send: (params, signal, onId) =>
+        connection.request('subscriptions/listen', this.#stamp(description.protocolVersion, params), { signal, onId, timeoutMs: 0, maxTotalTimeoutMs: 0 }),
       ackTimeoutMs: this.#options.defaultTimeoutMs ?? 60_000,
     });
   }
