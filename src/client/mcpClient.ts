@@ -26,10 +26,10 @@ import { silentLogger, type Logger } from '../util/logger.js';
 import { ResultCache } from './cache.js';
 import { capabilitiesFor, legacyRequestHandler } from './inputs.js';
 import { ListenHub, subscriptionIdOf } from './listen.js';
-import { runWithInput, type RoundResult } from './mrtr.js';
+import { retryFields, runWithInput, type RoundResult } from './mrtr.js';
 import { negotiate } from './negotiate.js';
 import { SignalFanout } from './signals.js';
-import { McpClientCalls } from './calls.js';
+import { McpClientCalls, type SendOutcome } from './calls.js';
 import type { CallOptions, ConnectOptions, Era, ListenOptions, McpClientOptions, ServerDescription, Subscription } from './types.js';
 
 const LIST_CHANGED: Readonly<Record<string, readonly string[]>> = {
@@ -201,9 +201,10 @@ export class McpClient extends McpClientCalls {
 
   /**
    * @internal Sends one request and decodes its result. MRTR-capable methods on the
-   * stateless era are driven to a complete result; `rounds` counts the input rounds taken.
+   * stateless era are driven to a complete result (unless `input: 'manual'`); `rounds`
+   * counts the input rounds taken.
    */
-  protected override async send(method: string, params: Params, options: CallOptions): Promise<{ value: Record<string, unknown>; rounds: number }> {
+  protected override async send(method: string, params: Params, options: CallOptions): Promise<SendOutcome> {
     const { protocolVersion } = this.#require();
     if (options.signal === undefined) return this.#send(method, params, options, protocolVersion);
     const link = this.#signals.link(options.signal);
@@ -214,7 +215,7 @@ export class McpClient extends McpClientCalls {
     }
   }
 
-  async #send(method: string, params: Params, options: CallOptions, protocolVersion: ProtocolRevision): Promise<{ value: Record<string, unknown>; rounds: number }> {
+  async #send(method: string, params: Params, options: CallOptions, protocolVersion: ProtocolRevision): Promise<SendOutcome> {
     const connection = this.#connection as Connection;
     const once = async (p: Params): Promise<RoundResult> => {
       const raw = await connection.request(method, this.#stamp(protocolVersion, p), requestOptions(options));
@@ -223,15 +224,21 @@ export class McpClient extends McpClientCalls {
       if (!decoded.ok) throw decoded.error;
       return { value: decoded.value, resultType: decoded.resultType };
     };
-    if (!isStateless(protocolVersion) || lookupMethod(protocolVersion, method)?.mrtr !== true) {
-      return { value: (await once(params)).value, rounds: 0 };
+    const mrtr = isStateless(protocolVersion) && lookupMethod(protocolVersion, method)?.mrtr === true;
+    // Retry fields only exist on MRTR-capable methods of the stateless era.
+    const retry = mrtr ? retryFields(options) : undefined;
+    if (!mrtr || options.input === 'manual') {
+      const { value, resultType } = await once(retry === undefined ? params : { ...params, ...retry });
+      return { value, rounds: 0, resultType };
     }
-    return runWithInput(
+    const outcome = await runWithInput(
       method,
       params,
       { handlers: this.#options.handlers ?? {}, capabilities: this.#capabilities, revision: protocolVersion, maxRounds: this.#options.maxInputRounds ?? 8, send: once },
       options.signal,
+      retry,
     );
+    return { ...outcome, resultType: 'complete' };
   }
 
   #require(): ServerDescription {

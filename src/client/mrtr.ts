@@ -41,9 +41,25 @@ export interface MrtrOutcome {
   readonly rounds: number;
 }
 
-/** Runs `method` with `params` to a complete result, answering input requests on the way. */
-export async function runWithInput(method: string, params: Params, deps: MrtrDeps, signal: AbortSignal | undefined): Promise<MrtrOutcome> {
-  let retry: Params | undefined;
+/**
+ * The retry fields a caller continuing a manual round gave (`inputResponses`, and
+ * `requestState` exactly as received), or undefined when it gave none.
+ */
+export function retryFields(options: { readonly inputResponses?: Readonly<Record<string, unknown>>; readonly requestState?: string }): Params | undefined {
+  if (options.inputResponses === undefined && options.requestState === undefined) return undefined;
+  const fields: Params = {};
+  if (options.inputResponses !== undefined) fields['inputResponses'] = options.inputResponses;
+  if (options.requestState !== undefined) fields['requestState'] = options.requestState;
+  return fields;
+}
+
+/**
+ * Runs `method` with `params` to a complete result, answering input requests on the way.
+ * `first` holds the retry fields of the first round (a caller continuing a manual round);
+ * later rounds are built from `params` alone plus that round's answers.
+ */
+export async function runWithInput(method: string, params: Params, deps: MrtrDeps, signal: AbortSignal | undefined, first?: Params): Promise<MrtrOutcome> {
+  let retry: Params | undefined = first;
   for (let round = 0; ; round++) {
     const { value, resultType } = await deps.send(retry === undefined ? params : { ...params, ...retry });
     if (resultType !== 'input_required') return { value, rounds: round };

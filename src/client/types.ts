@@ -14,6 +14,7 @@ import type { Progress } from '../jsonrpc/connection.js';
 import type { ClientCapabilities } from '../protocol/model/capabilities.js';
 import type { Implementation, LoggingLevel } from '../protocol/model/common.js';
 import type { ElicitParams, ElicitResult } from '../protocol/model/elicitation.js';
+import type { InputRequiredResult } from '../protocol/model/mrtr.js';
 import type { CreateMessageParams, CreateMessageResult } from '../protocol/model/sampling.js';
 import type { SubscriptionFilter } from '../protocol/model/subscriptions.js';
 import type { ListRootsResult, LoggingMessageParams, ProgressParams, Root } from '../protocol/model/utilities.js';
@@ -109,6 +110,21 @@ export interface ConnectOptions {
   readonly signal?: AbortSignal;
 }
 
+/**
+ * What a call does with an `InputRequiredResult` (2026-07-28 MRTR): `auto` (the default)
+ * answers its input requests with the handlers and retries until the result is complete;
+ * `manual` hands it to the caller, who answers and retries with
+ * {@link CallOptions.inputResponses} and {@link CallOptions.requestState}. Stateful servers
+ * never answer `input_required` (they send real requests, answered by the handlers), so there
+ * both modes resolve with the complete result.
+ *
+ * @see https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr
+ */
+export type InputMode = 'auto' | 'manual';
+
+/** The interim MRTR answer a `manual` call resolves with; see {@link isInputRequired}. */
+export type { InputRequiredResult };
+
 /** Options of one request. */
 export interface CallOptions {
   /** Cancels the call (the server is told with `notifications/cancelled` where the transport allows). */
@@ -119,7 +135,23 @@ export interface CallOptions {
   readonly maxTotalTimeoutMs?: number;
   /** Receives progress; also makes progress reset the timeout. */
   readonly onProgress?: (progress: Progress) => void;
+  /** `manual`: resolve with an `InputRequiredResult` instead of answering it. Default `auto`. */
+  readonly input?: InputMode;
+  /**
+   * The retry of a `manual` round: the answers to the previous result's `inputRequests`,
+   * keyed as asked, sent as the request's `inputResponses`. Only MRTR-capable methods
+   * (`tools/call`, `prompts/get`, `resources/read`) on 2026-07-28 carry it; ignored elsewhere.
+   */
+  readonly inputResponses?: Readonly<Record<string, unknown>>;
+  /** The retry of a `manual` round: the previous result's `requestState`, echoed unchanged. */
+  readonly requestState?: string;
 }
+
+/** {@link CallOptions} of a call that hands `input_required` back to the caller. */
+export type ManualCallOptions = CallOptions & { readonly input: 'manual' };
+
+/** {@link CallOptions} of a call that answers `input_required` itself (the default). */
+export type AutoCallOptions = CallOptions & { readonly input?: 'auto' };
 
 /** Options of the list methods. */
 export interface ListOptions extends CallOptions {
