@@ -12,7 +12,7 @@
  * @module
  */
 import { Connection, type RequestOptions } from '../jsonrpc/connection.js';
-import type { JsonRpcNotification, Params } from '../jsonrpc/messages.js';
+import type { JsonRpcNotification, Params, RequestId } from '../jsonrpc/messages.js';
 import { decodeResult, encodeRequestParams } from '../protocol/codec.js';
 import { lookupMethod } from '../protocol/methods.js';
 import type { ClientCapabilities } from '../protocol/model/capabilities.js';
@@ -24,10 +24,11 @@ import type { Transport } from '../transport/types.js';
 import { McpError, McpErrorCode } from '../util/errors.js';
 import { silentLogger, type Logger } from '../util/logger.js';
 import { ResultCache } from './cache.js';
-import { capabilitiesFor, legacyRequestHandler } from './inputs.js';
+import { capabilitiesFor, handlersFor, legacyRequestHandler } from './inputs.js';
 import { ListenHub, subscriptionIdOf } from './listen.js';
 import { retryFields, runWithInput, type RoundResult } from './mrtr.js';
 import { negotiate } from './negotiate.js';
+import { CallRegistry } from './routing.js';
 import { SignalFanout } from './signals.js';
 import { McpClientCalls, type SendOutcome } from './calls.js';
 import type { CallOptions, ConnectOptions, Era, ListenOptions, McpClientOptions, ServerDescription, Subscription } from './types.js';
@@ -63,6 +64,7 @@ export class McpClient extends McpClientCalls {
   readonly #versions: readonly ProtocolRevision[];
   readonly #listens = new ListenHub();
   readonly #signals = new SignalFanout();
+  readonly #calls = new CallRegistry();
   #connection: Connection | undefined;
   #description: ServerDescription | undefined;
   #logLevel: LoggingLevel | undefined;
@@ -128,6 +130,7 @@ export class McpClient extends McpClientCalls {
         capabilities: () => this.#capabilities,
         revision: () => this.#description?.protocolVersion,
         stateful: () => this.#description?.era === 'stateful',
+        attribute: (extra) => this.#calls.attribute(extra),
       }),
       onNotification: (n) => this.#onNotification(n),
       onHandlerError: (error, request) =>
@@ -218,11 +221,24 @@ export class McpClient extends McpClientCalls {
   async #send(method: string, params: Params, options: CallOptions, protocolVersion: ProtocolRevision): Promise<SendOutcome> {
     const connection = this.#connection as Connection;
     const once = async (p: Params): Promise<RoundResult> => {
-      const raw = await connection.request(method, this.#stamp(protocolVersion, p), requestOptions(options));
-      if (lookupMethod(protocolVersion, method)?.result === undefined) return { value: raw, resultType: 'complete' };
+      let requestId: RequestId | undefined;
+      let raw: Record<string, unknown>;
+      try {
+        raw = await connection.request(method, this.#stamp(protocolVersion, p), {
+          ...requestOptions(options),
+          // In flight under its id, so the server's questions about it can be attributed to it.
+          onId: (id) => {
+            requestId = id;
+            this.#calls.open(id, options.handlers);
+          },
+        });
+      } finally {
+        if (requestId !== undefined) this.#calls.close(requestId);
+      }
+      if (lookupMethod(protocolVersion, method)?.result === undefined) return { value: raw, resultType: 'complete', requestId: requestId as RequestId };
       const decoded = decodeResult(protocolVersion, method, raw);
       if (!decoded.ok) throw decoded.error;
-      return { value: decoded.value, resultType: decoded.resultType };
+      return { value: decoded.value, resultType: decoded.resultType, requestId: requestId as RequestId };
     };
     const mrtr = isStateless(protocolVersion) && lookupMethod(protocolVersion, method)?.mrtr === true;
     // Retry fields only exist on MRTR-capable methods of the stateless era.
@@ -234,7 +250,7 @@ export class McpClient extends McpClientCalls {
     const outcome = await runWithInput(
       method,
       params,
-      { handlers: this.#options.handlers ?? {}, capabilities: this.#capabilities, revision: protocolVersion, maxRounds: this.#options.maxInputRounds ?? 8, send: once },
+      { handlers: handlersFor(this.#options.handlers ?? {}, options.handlers), capabilities: this.#capabilities, revision: protocolVersion, maxRounds: this.#options.maxInputRounds ?? 8, send: once },
       options.signal,
       retry,
     );

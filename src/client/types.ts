@@ -9,7 +9,7 @@
  * @see https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr
  * @module
  */
-import type { JsonRpcNotification } from '../jsonrpc/messages.js';
+import type { JsonRpcNotification, RequestId } from '../jsonrpc/messages.js';
 import type { Progress } from '../jsonrpc/connection.js';
 import type { ClientCapabilities } from '../protocol/model/capabilities.js';
 import type { Implementation, LoggingLevel } from '../protocol/model/common.js';
@@ -37,6 +37,13 @@ export interface InputContext {
   readonly key?: string;
   /** MRTR: the method of the request being retried (`tools/call`, `prompts/get`, `resources/read`). */
   readonly method?: string;
+  /**
+   * The JSON-RPC id of the client's request the question belongs to: MRTR, the request whose
+   * answer carried it; a server request, the call it was attributed to (on Streamable HTTP
+   * the POST whose stream it arrived on; over stdio the only call in flight). Absent when it
+   * belongs to no known call.
+   */
+  readonly relatedRequestId?: RequestId;
 }
 
 /**
@@ -127,6 +134,13 @@ export type { InputRequiredResult };
 
 /** Options of one request. */
 export interface CallOptions {
+  /**
+   * This call's own handlers, kind by kind over the client's: they answer its MRTR rounds
+   * (2026-07-28) and, on stateful servers, the server→client requests attributed to it (see
+   * {@link InputContext.relatedRequestId}), and no other call's questions. A question the
+   * client did not declare the capability for is still refused.
+   */
+  readonly handlers?: ClientHandlers;
   /** Cancels the call (the server is told with `notifications/cancelled` where the transport allows). */
   readonly signal?: AbortSignal;
   /** Per-request timeout in ms (each MRTR round is one request). Default: the client's. */
