@@ -13,6 +13,7 @@ export { httpStatusOf } from './negotiate.js';
 export type {
   AutoCallOptions,
   CallOptions,
+  ClientClosedEvent,
   ClientEvents,
   ClientHandlers,
   ConnectOptions,
@@ -28,4 +29,5 @@ export type {
   McpClientOptions,
   ServerDescription,
   Subscription,
+  TransportFactory,
 } from './types.js';

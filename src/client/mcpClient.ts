@@ -27,11 +27,21 @@ import { ResultCache } from './cache.js';
 import { capabilitiesFor, handlersFor, legacyRequestHandler } from './inputs.js';
 import { ListenHub, subscriptionIdOf } from './listen.js';
 import { retryFields, runWithInput, type RoundResult } from './mrtr.js';
-import { negotiate } from './negotiate.js';
+import { mcpErrorIn, negotiate } from './negotiate.js';
 import { CallRegistry } from './routing.js';
 import { SignalFanout } from './signals.js';
 import { McpClientCalls, type SendOutcome } from './calls.js';
-import type { CallOptions, ConnectOptions, Era, ListenOptions, McpClientOptions, ServerDescription, Subscription } from './types.js';
+import type {
+  CallOptions,
+  ClientClosedEvent,
+  ConnectOptions,
+  Era,
+  ListenOptions,
+  McpClientOptions,
+  ServerDescription,
+  Subscription,
+  TransportFactory,
+} from './types.js';
 
 const LIST_CHANGED: Readonly<Record<string, readonly string[]>> = {
   'notifications/tools/list_changed': ['tools/list'],
@@ -68,6 +78,14 @@ export class McpClient extends McpClientCalls {
   #connection: Connection | undefined;
   #description: ServerDescription | undefined;
   #logLevel: LoggingLevel | undefined;
+  #factory: TransportFactory | undefined;
+  #closed!: Promise<ClientClosedEvent>;
+  #resolveClosed!: (event: ClientClosedEvent) => void;
+  #closedSettled = false;
+  /** Set while `close()`/`reconnect()` end the connection. */
+  #closingByClient = false;
+  /** Why the client itself ended a failed connection (an expired HTTP session). */
+  #failure: unknown;
 
   constructor(info: Implementation, options: McpClientOptions = {}) {
     const logger = options.logger ?? silentLogger;
@@ -78,6 +96,15 @@ export class McpClient extends McpClientCalls {
     this.#capabilities = options.capabilities ?? capabilitiesFor(options.handlers ?? {});
     this.#versions = options.versions ?? DEFAULT_VERSIONS;
     if (this.#versions.length === 0) throw new McpError(McpErrorCode.InvalidArgument, '`versions` must name at least one revision');
+    this.#armClosed();
+  }
+
+  /**
+   * Settles when the current (or, before `connect`, the next) connection ends, with why
+   * (never rejects). After `reconnect()` it is a new promise, for the new connection.
+   */
+  get closed(): Promise<ClientClosedEvent> {
+    return this.#closed;
   }
 
   /** The negotiated revision (undefined before `connect`). */
@@ -116,11 +143,37 @@ export class McpClient extends McpClientCalls {
   }
 
   /**
-   * Starts `transport` and negotiates the era and version. Rejects (and closes the
-   * transport) with `ERR_MCP_UNSUPPORTED_VERSION` when no common version exists.
+   * Starts a transport and negotiates the era and version. Rejects (and closes the
+   * transport) with `ERR_MCP_UNSUPPORTED_VERSION` when no common version exists. Given a
+   * {@link TransportFactory} instead of a transport, the client calls it now and again on
+   * every `reconnect()` without an argument.
    */
-  async connect(transport: Transport, options: ConnectOptions = {}): Promise<void> {
-    if (this.#connection !== undefined) throw new McpError(McpErrorCode.AlreadyStarted, 'The client is already connected');
+  async connect(transport: Transport | TransportFactory, options: ConnectOptions = {}): Promise<void> {
+    if (this.#connection !== undefined && !this.#connection.closed) throw new McpError(McpErrorCode.AlreadyStarted, 'The client is already connected');
+    if (typeof transport === 'function') {
+      this.#factory = transport;
+      await this.#open(await transport(), options);
+    } else await this.#open(transport, options);
+  }
+
+  /**
+   * Ends the current connection (if still open: `on.closed` then reports `byClient`) and
+   * connects again, re-negotiating from scratch: to `transport` when given, else to a new one
+   * from the factory given to `connect` (`ERR_MCP_INVALID_ARGUMENT` when there is neither).
+   * Open subscriptions end; cached results of the client's own cache are dropped; calls in
+   * flight fail with `ERR_MCP_CONNECTION_CLOSED` (retry them after it resolves).
+   */
+  async reconnect(transport?: Transport, options: ConnectOptions = {}): Promise<void> {
+    if (transport === undefined && this.#factory === undefined) {
+      throw new McpError(McpErrorCode.InvalidArgument, 'reconnect() needs a transport: pass one, or give connect() a transport factory');
+    }
+    await this.#end();
+    await this.#open(transport ?? (await (this.#factory as TransportFactory)()), options);
+  }
+
+  async #open(transport: Transport, options: ConnectOptions): Promise<void> {
+    if (this.#closedSettled) this.#armClosed();
+    this.#description = undefined;
     const connection = new Connection(transport, {
       logger: this.#logger,
       defaultTimeoutMs: this.#options.defaultTimeoutMs ?? 60_000,
@@ -137,8 +190,8 @@ export class McpClient extends McpClientCalls {
         this.#logger.warn('a client handler failed', { method: request.method, error: error instanceof Error ? error.message : String(error) }),
     });
     this.#connection = connection;
-    await connection.start();
     try {
+      await connection.start();
       this.#description = await negotiate({
         send: (revision, method, params, opts) => connection.request(method, this.#stamp(revision, params), opts),
         notify: (method, params) => connection.notify(method, params),
@@ -151,16 +204,67 @@ export class McpClient extends McpClientCalls {
         signal: options.signal,
       });
     } catch (error) {
+      // A connection that never negotiated reports through this rejection, not `closed`.
+      this.#connection = undefined;
       await connection.close().catch(() => undefined);
       throw error;
     }
+    connection.onClose((reason) => this.#onClosed(connection, reason));
   }
 
   /** Ends every subscription and closes the connection; pending calls fail with `ERR_MCP_CONNECTION_CLOSED`. */
   async close(): Promise<void> {
+    await this.#end();
+  }
+
+  /**
+   * Tells a stateful server that the client's roots changed (`notifications/roots/list_changed`;
+   * declare `capabilities.roots.listChanged` to promise it). The stateless era has no such
+   * notification (a server asks for roots when it needs them): there it is a no-op, logged at
+   * debug level.
+   *
+   * @see https://modelcontextprotocol.io/specification/2025-11-25/client/roots#root-list-changes
+   */
+  async notifyRootsListChanged(): Promise<void> {
+    const { era, protocolVersion } = this.#require();
+    if (era !== 'stateful') {
+      this.#logger.debug('notifications/roots/list_changed does not exist on this revision; not sent', { protocolVersion });
+      return;
+    }
+    await (this.#connection as Connection).notify('notifications/roots/list_changed');
+  }
+
+  async #end(): Promise<void> {
     this.#listens.abortAll();
     if (this.#options.cache === undefined) this.cache.clear();
-    await this.#connection?.close();
+    const connection = this.#connection;
+    if (connection === undefined || connection.closed) return;
+    this.#closingByClient = true;
+    try {
+      await connection.close();
+    } finally {
+      this.#closingByClient = false;
+    }
+  }
+
+  #armClosed(): void {
+    this.#closedSettled = false;
+    this.#closed = new Promise((resolve) => (this.#resolveClosed = resolve));
+  }
+
+  #onClosed(connection: Connection, reason: Error | undefined): void {
+    if (connection !== this.#connection || this.#closedSettled) return;
+    const cause = reason ?? this.#failure;
+    this.#failure = undefined;
+    const event: ClientClosedEvent = cause === undefined ? { byClient: this.#closingByClient } : { cause, byClient: this.#closingByClient };
+    this.#listens.abortAll();
+    this.#closedSettled = true;
+    this.#resolveClosed(event);
+    try {
+      this.#options.on?.closed?.(event);
+    } catch (error) {
+      this.#logger.warn('the closed hook threw', { error: String(error) });
+    }
   }
 
   /**
@@ -209,13 +313,24 @@ export class McpClient extends McpClientCalls {
    */
   protected override async send(method: string, params: Params, options: CallOptions): Promise<SendOutcome> {
     const { protocolVersion } = this.#require();
-    if (options.signal === undefined) return this.#send(method, params, options, protocolVersion);
-    const link = this.#signals.link(options.signal);
+    const link = options.signal === undefined ? undefined : this.#signals.link(options.signal);
     try {
-      return await this.#send(method, params, { ...options, signal: link.signal }, protocolVersion);
+      return await this.#send(method, params, link === undefined ? options : { ...options, signal: link.signal }, protocolVersion);
+    } catch (error) {
+      const expired = mcpErrorIn(error, McpErrorCode.SessionExpired);
+      if (expired !== undefined) this.#sessionLost(expired);
+      throw error;
     } finally {
-      link.release();
+      link?.release();
     }
+  }
+
+  /** The server forgot the stateful session: the connection is over (reported with that cause). */
+  #sessionLost(error: McpError): void {
+    const connection = this.#connection;
+    if (connection === undefined || connection.closed) return;
+    this.#failure = error;
+    connection.close().catch(() => undefined);
   }
 
   async #send(method: string, params: Params, options: CallOptions, protocolVersion: ProtocolRevision): Promise<SendOutcome> {

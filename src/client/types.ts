@@ -19,6 +19,7 @@ import type { CreateMessageParams, CreateMessageResult } from '../protocol/model
 import type { SubscriptionFilter } from '../protocol/model/subscriptions.js';
 import type { ListRootsResult, LoggingMessageParams, ProgressParams, Root } from '../protocol/model/utilities.js';
 import type { ProtocolRevision } from '../protocol/revisions.js';
+import type { Transport } from '../transport/types.js';
 import type { Logger } from '../util/logger.js';
 import type { ResultCache } from './cache.js';
 
@@ -76,7 +77,32 @@ export interface ClientEvents {
   logMessage?(params: LoggingMessageParams): void;
   /** `notifications/progress` that no call asked for through its own `onProgress`. */
   progress?(params: ProgressParams): void;
+  /** The connection ended (once per connection; see {@link ClientClosedEvent}). */
+  closed?(event: ClientClosedEvent): void;
 }
+
+/**
+ * Why a connection of the client ended, as `on.closed` and `client.closed` report it.
+ *
+ * - `client.close()` or `reconnect()` ended it: `byClient` true, no `cause`.
+ * - The transport closed cleanly (the server ended the stream): `byClient` false, no `cause`.
+ * - The transport failed: `cause` is its reason, e.g. the stdio server process exiting
+ *   (`ERR_MCP_CONNECTION_CLOSED` whose `cause` is `{ code, signal }`), or on Streamable HTTP
+ *   the server forgetting the session (`ERR_MCP_SESSION_EXPIRED`, cause `{ status: 404 }`),
+ *   which ends a stateful connection: `reconnect()` starts a new session.
+ */
+export interface ClientClosedEvent {
+  /** What ended the connection, when it did not end cleanly. */
+  readonly cause?: unknown;
+  /** True when this client ended it (`close()`, `reconnect()`); false when the other side or the transport did. */
+  readonly byClient: boolean;
+}
+
+/**
+ * Makes a fresh transport for {@link McpClient.connect}; `reconnect()` calls it again for
+ * each new connection (a stdio server is respawned, an HTTP session started anew).
+ */
+export type TransportFactory = () => Transport | Promise<Transport>;
 
 /** Options of an {@link McpClient}. */
 export interface McpClientOptions {
