@@ -29,6 +29,7 @@ import { ListenHub, subscriptionIdOf } from './listen.js';
 import { retryFields, runWithInput, type RoundResult } from './mrtr.js';
 import { mcpErrorIn, negotiate } from './negotiate.js';
 import { CallRegistry } from './routing.js';
+import { StatefulListens } from './statefulListen.js';
 import { SignalFanout } from './signals.js';
 import { McpClientCalls, type SendOutcome } from './calls.js';
 import type {
@@ -73,6 +74,7 @@ export class McpClient extends McpClientCalls {
   readonly #capabilities: ClientCapabilities;
   readonly #versions: readonly ProtocolRevision[];
   readonly #listens = new ListenHub();
+  readonly #statefulListens = new StatefulListens();
   readonly #signals = new SignalFanout();
   readonly #calls = new CallRegistry();
   #connection: Connection | undefined;
@@ -236,6 +238,7 @@ export class McpClient extends McpClientCalls {
 
   async #end(): Promise<void> {
     this.#listens.abortAll();
+    this.#statefulListens.abortAll();
     if (this.#options.cache === undefined) this.cache.clear();
     const connection = this.#connection;
     if (connection === undefined || connection.closed) return;
@@ -256,6 +259,7 @@ export class McpClient extends McpClientCalls {
     if (connection !== this.#connection || this.#closedSettled) return;
     const cause = reason ?? this.#failure;
     this.#failure = undefined;
+    this.#statefulListens.abortAll();
     const event: ClientClosedEvent = cause === undefined ? { byClient: this.#closingByClient } : { cause, byClient: this.#closingByClient };
     this.#listens.abortAll();
     this.#closedSettled = true;
@@ -277,16 +281,30 @@ export class McpClient extends McpClientCalls {
   }
 
   /**
-   * Opens a `subscriptions/listen` stream (stateless era) and resolves once the server
-   * acknowledged it, with the granted filter. Its notifications go to `options.onNotification`
-   * (and the client's own hooks and cache invalidation).
+   * Subscribes to change notifications and resolves with the granted filter. Its
+   * notifications go to `options.onNotification` (and the client's own hooks and cache
+   * invalidation).
+   *
+   * - Stateless era: opens a `subscriptions/listen` stream and resolves once the server
+   *   acknowledged it.
+   * - Stateful era: mapped onto that era's notifications (see `statefulListen.ts`): the
+   *   `*ListChanged` flags are granted when the server declared `listChanged` (those
+   *   notifications arrive unsolicited), `resourceSubscriptions` when it declared
+   *   `resources.subscribe` (each URI is `resources/subscribe`d, and unsubscribed when the
+   *   last subscription naming it closes); `taskIds` is never granted.
    */
   listen(filter: SubscriptionFilter, options: ListenOptions = {}): Promise<Subscription> {
     const description = this.#require();
-    if (description.era !== 'stateless') {
-      return Promise.reject(new McpError(McpErrorCode.Unsupported, 'subscriptions/listen needs the stateless era; use subscribeResource on stateful servers'));
-    }
     const connection = this.#connection as Connection;
+    if (description.era === 'stateful') {
+      return this.#statefulListens.open(filter, options, {
+        serverCapabilities: description.serverCapabilities,
+        request: async (method, uri, signal) => {
+          await this.send(method, { uri }, signal === undefined ? {} : { signal });
+        },
+        warn: (message, fields) => this.#logger.warn(message, fields),
+      });
+    }
     return this.#listens.open(filter, options, {
       send: (params, signal, onId) =>
         connection.request('subscriptions/listen', this.#stamp(description.protocolVersion, params), { signal, onId, timeoutMs: 0, maxTotalTimeoutMs: 0 }),
@@ -400,6 +418,7 @@ export class McpClient extends McpClientCalls {
       return;
     }
     this.#announce(notification);
+    if (this.#description?.era === 'stateful' && this.#statefulListens.size > 0) this.#statefulListens.deliver(notification);
     this.#options.onNotification?.(notification);
   }
 
