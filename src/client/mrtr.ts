@@ -47,7 +47,7 @@ export interface MrtrOutcome {
  * The retry fields a caller continuing a manual round gave (`inputResponses`, and
  * `requestState` exactly as received), or undefined when it gave none.
  */
-export function retryFields(options: { readonly inputResponses?: Readonly<Record<string, unknown>>; readonly requestState?: string }): Params | undefined {
+export function retryFields(options: { readonly inputResponses?: Readonly<Record<string, unknown>> | undefined; readonly requestState?: string | undefined }): Params | undefined {
   if (options.inputResponses === undefined && options.requestState === undefined) return undefined;
   const fields: Params = {};
   if (options.inputResponses !== undefined) fields['inputResponses'] = options.inputResponses;

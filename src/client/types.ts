@@ -182,9 +182,9 @@ export interface CallOptions {
    * keyed as asked, sent as the request's `inputResponses`. Only MRTR-capable methods
    * (`tools/call`, `prompts/get`, `resources/read`) on 2026-07-28 carry it; ignored elsewhere.
    */
-  readonly inputResponses?: Readonly<Record<string, unknown>>;
+  readonly inputResponses?: Readonly<Record<string, unknown>> | undefined;
   /** The retry of a `manual` round: the previous result's `requestState`, echoed unchanged. */
-  readonly requestState?: string;
+  readonly requestState?: string | undefined;
 }
 
 /** {@link CallOptions} of a call that hands `input_required` back to the caller. */
