@@ -80,6 +80,10 @@ function isBatch(message: JsonRpcMessage | readonly JsonRpcMessage[]): message i
  *   POSTed and the exchange is then closed.
  * - `close()` aborts every exchange and stream, DELETEs the session (405 is fine) and closes
  *   the sink.
+ * - Each message a POST's SSE stream carries reaches the sink with the `MessageExtra`
+ *   `{ relatedRequestId: <that POST's request id> }`, and each one of the standalone GET stream
+ *   with `{ relatedRequestId: null }`: a client can tell which of its calls a server→client
+ *   request belongs to.
  *
  * @example
  * ```ts
