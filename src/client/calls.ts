@@ -8,6 +8,8 @@
  */
 import { ErrorCode, JsonRpcError } from '../jsonrpc/errors.js';
 import type { Params } from '../jsonrpc/messages.js';
+import type { ResultType } from '../protocol/model/common.js';
+import type { InputRequiredResult } from '../protocol/model/mrtr.js';
 import type { Prompt, GetPromptResult } from '../protocol/model/prompts.js';
 import type { Resource, ResourceTemplate } from '../protocol/model/resource.js';
 import type { ReadResourceResult } from '../protocol/model/resources.js';
@@ -19,7 +21,7 @@ import type { Logger } from '../util/logger.js';
 import { formatIssues, validate, type Schema } from '../util/schema.js';
 import type { ResultCache } from './cache.js';
 import { ToolIndex } from './toolIndex.js';
-import type { CallOptions, ListOptions, ServerDescription } from './types.js';
+import type { AutoCallOptions, CallOptions, ListOptions, ManualCallOptions, ServerDescription } from './types.js';
 
 /** One page of a list result. */
 export interface Page<K extends string, T> {
@@ -34,6 +36,35 @@ export interface StandardSchemaLike<T> {
   readonly '~standard': {
     readonly validate: (value: unknown) => { readonly value: T; readonly issues?: undefined } | { readonly issues: readonly { readonly message: string }[] } | Promise<unknown>;
   };
+}
+
+/** What the seam's `send` resolves with: the decoded result and how it was reached. */
+export interface SendOutcome {
+  /** The decoded result (an `InputRequiredResult` only for `input: 'manual'`). */
+  readonly value: Record<string, unknown>;
+  /** Input rounds the client answered itself (0: answered at once). */
+  readonly rounds: number;
+  /** The result's `resultType` (`complete` on the stateful era). */
+  readonly resultType: ResultType;
+}
+
+/**
+ * True when a call's result is an `InputRequiredResult` (only `input: 'manual'` calls resolve
+ * with one): answer its `inputRequests` and retry with `inputResponses` and `requestState`.
+ */
+export function isInputRequired(result: object): result is InputRequiredResult {
+  return (result as { resultType?: unknown }).resultType === 'input_required';
+}
+
+/** True when the options continue a manual MRTR round (the answer must not come from or go to the cache). */
+function isRetry(options: CallOptions): boolean {
+  return options.inputResponses !== undefined || options.requestState !== undefined;
+}
+
+/** True for one of our schemas or a Standard Schema (as opposed to call options). */
+function isSchema(value: unknown): value is Schema<unknown> | StandardSchemaLike<unknown> {
+  if (typeof value !== 'object' || value === null) return false;
+  return '~standard' in value || (typeof (value as { check?: unknown }).check === 'function' && typeof (value as { expected?: unknown }).expected === 'string');
 }
 
 const MAX_PAGES = 1000;
@@ -55,7 +86,7 @@ export abstract class McpClientCalls {
   /** @internal */
   protected abstract cacheKey(): string | undefined;
   /** @internal */
-  protected abstract send(method: string, params: Params, options: CallOptions): Promise<{ value: Record<string, unknown>; rounds: number }>;
+  protected abstract send(method: string, params: Params, options: CallOptions): Promise<SendOutcome>;
 
   async #page<K extends string, T>(method: string, key: K, cursor: string | undefined, options: ListOptions): Promise<Page<K, T>> {
     const arg = cursor ?? '';
@@ -109,11 +140,16 @@ export abstract class McpClientCalls {
   /**
    * Calls a tool. Protocol errors reject with a `JsonRpcError`; tool failures resolve with
    * `isError: true`. When the tool is known from `listTools`, `structuredContent` is checked
-   * against its `outputSchema` (`ERR_MCP_INVALID_RESPONSE` on mismatch).
+   * against its `outputSchema` (`ERR_MCP_INVALID_RESPONSE` on mismatch). With
+   * `{ input: 'manual' }` an `InputRequiredResult` is returned as is ({@link isInputRequired}).
    */
-  async callTool(name: string, args?: Readonly<Record<string, unknown>>, options: CallOptions = {}): Promise<CallToolResult> {
+  callTool(name: string, args: Readonly<Record<string, unknown>> | undefined, options: ManualCallOptions): Promise<CallToolResult | InputRequiredResult>;
+  callTool(name: string, args?: Readonly<Record<string, unknown>>, options?: AutoCallOptions): Promise<CallToolResult>;
+  callTool(name: string, args: Readonly<Record<string, unknown>> | undefined, options: CallOptions): Promise<CallToolResult | InputRequiredResult>;
+  async callTool(name: string, args?: Readonly<Record<string, unknown>>, options: CallOptions = {}): Promise<CallToolResult | InputRequiredResult> {
     const params: Params = args === undefined ? { name } : { name, arguments: args };
-    const result = (await this.send('tools/call', params, options)).value as CallToolResult;
+    const result = (await this.send('tools/call', params, options)).value as CallToolResult | InputRequiredResult;
+    if (isInputRequired(result)) return result;
     await this.tools.check(name, result);
     return result;
   }
@@ -128,10 +164,16 @@ export abstract class McpClientCalls {
     return this.#page('prompts/list', 'prompts', cursor, options);
   }
 
-  /** Renders a prompt (answering input requests on the stateless era). */
-  async getPrompt(name: string, args?: Readonly<Record<string, string>>, options: CallOptions = {}): Promise<GetPromptResult> {
+  /**
+   * Renders a prompt (answering input requests on the stateless era, or, with
+   * `{ input: 'manual' }`, returning the `InputRequiredResult`).
+   */
+  getPrompt(name: string, args: Readonly<Record<string, string>> | undefined, options: ManualCallOptions): Promise<GetPromptResult | InputRequiredResult>;
+  getPrompt(name: string, args?: Readonly<Record<string, string>>, options?: AutoCallOptions): Promise<GetPromptResult>;
+  getPrompt(name: string, args: Readonly<Record<string, string>> | undefined, options: CallOptions): Promise<GetPromptResult | InputRequiredResult>;
+  async getPrompt(name: string, args?: Readonly<Record<string, string>>, options: CallOptions = {}): Promise<GetPromptResult | InputRequiredResult> {
     const params: Params = args === undefined ? { name } : { name, arguments: args };
-    return (await this.send('prompts/get', params, options)).value as GetPromptResult;
+    return (await this.send('prompts/get', params, options)).value as GetPromptResult | InputRequiredResult;
   }
 
   /** Every resource (all pages, cached). */
@@ -154,14 +196,22 @@ export abstract class McpClientCalls {
     return this.#page('resources/templates/list', 'resourceTemplates', cursor, options);
   }
 
-  /** Reads a resource (cached per URI while fresh; answers after MRTR rounds are never cached). */
-  async readResource(uri: string, options: ListOptions = {}): Promise<ReadResourceResult> {
+  /**
+   * Reads a resource (cached per URI while fresh; answers after MRTR rounds are never
+   * cached, and a retry with `inputResponses`/`requestState` never comes from the cache).
+   * With `{ input: 'manual' }` an `InputRequiredResult` is returned as is.
+   */
+  readResource(uri: string, options: ListOptions & ManualCallOptions): Promise<ReadResourceResult | InputRequiredResult>;
+  readResource(uri: string, options?: ListOptions & AutoCallOptions): Promise<ReadResourceResult>;
+  readResource(uri: string, options: ListOptions): Promise<ReadResourceResult | InputRequiredResult>;
+  async readResource(uri: string, options: ListOptions = {}): Promise<ReadResourceResult | InputRequiredResult> {
     const key = this.cacheKey();
-    const hit = options.fresh === false ? undefined : this.cache.get('resources/read', uri, key);
+    const retry = isRetry(options);
+    const hit = options.fresh === false || retry ? undefined : this.cache.get('resources/read', uri, key);
     if (hit !== undefined) return hit as ReadResourceResult;
-    const { value, rounds } = await this.send('resources/read', { uri }, options);
-    if (rounds === 0) this.cache.set('resources/read', uri, value, key);
-    return value as ReadResourceResult;
+    const { value, rounds, resultType } = await this.send('resources/read', { uri }, options);
+    if (rounds === 0 && !retry && resultType === 'complete') this.cache.set('resources/read', uri, value, key);
+    return value as ReadResourceResult | InputRequiredResult;
   }
 
   /** `completion/complete` for a prompt argument or a resource-template variable. */
@@ -193,13 +243,22 @@ export abstract class McpClientCalls {
   }
 
   /**
-   * Sends any request (stamped and decoded like the typed calls; MRTR-capable methods are
-   * driven to completion). With `resultSchema` (ours, or a Standard Schema such as zod),
-   * the result is validated (`ERR_MCP_INVALID_RESPONSE`).
+   * Sends any request as is: stamped for the negotiated revision (the 2026-07-28 `_meta`),
+   * and its result decoded for that revision when the method is one of it (an unknown method
+   * resolves with the raw result). MRTR-capable methods are driven to completion, unless
+   * `options.input` is `manual`: then an `InputRequiredResult` is returned too, for a caller
+   * that forwards the question (retry with `options.inputResponses`/`requestState`).
+   *
+   * With a `resultSchema` (ours, or a Standard Schema such as zod) before the options, the
+   * result is validated (`ERR_MCP_INVALID_RESPONSE`).
    */
-  async request<T = Record<string, unknown>>(method: string, params: Params = {}, resultSchema?: Schema<T> | StandardSchemaLike<T>, options: CallOptions = {}): Promise<T> {
+  request<T>(method: string, params: Params | undefined, resultSchema: Schema<T> | StandardSchemaLike<T>, options?: CallOptions): Promise<T>;
+  request(method: string, params?: Params, options?: CallOptions): Promise<Record<string, unknown>>;
+  async request<T>(method: string, params: Params = {}, third?: Schema<T> | StandardSchemaLike<T> | CallOptions, fourth: CallOptions = {}): Promise<T | Record<string, unknown>> {
+    const resultSchema = isSchema(third) ? (third as Schema<T> | StandardSchemaLike<T>) : undefined;
+    const options = resultSchema === undefined ? ((third as CallOptions | undefined) ?? {}) : fourth;
     const { value } = await this.send(method, params, options);
-    if (resultSchema === undefined) return value as T;
+    if (resultSchema === undefined) return value;
     if ('~standard' in resultSchema) {
       const outcome = (await resultSchema['~standard'].validate(value)) as { value?: T; issues?: readonly { message: string }[] };
       if (outcome.issues !== undefined) {

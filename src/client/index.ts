@@ -5,23 +5,29 @@
  * @module
  */
 export { McpClient } from './mcpClient.js';
-export { McpClientCalls, type Page, type StandardSchemaLike } from './calls.js';
+export { isInputRequired, McpClientCalls, type Page, type SendOutcome, type StandardSchemaLike } from './calls.js';
 export { ResultCache, type ResultCacheOptions } from './cache.js';
 export { ToolIndex } from './toolIndex.js';
 export { applyElicitationDefaults, capabilitiesFor } from './inputs.js';
 export { httpStatusOf } from './negotiate.js';
 export type {
+  AutoCallOptions,
   CallOptions,
+  ClientClosedEvent,
   ClientEvents,
   ClientHandlers,
   ConnectOptions,
   Era,
   InputContext,
+  InputMode,
+  InputRequiredResult,
   ListenEnd,
   ListenOptions,
   ListOptions,
   LoggingLevel,
+  ManualCallOptions,
   McpClientOptions,
   ServerDescription,
   Subscription,
+  TransportFactory,
 } from './types.js';

@@ -12,6 +12,7 @@
  * @module
  */
 import { JsonRpcError } from '../jsonrpc/errors.js';
+import type { MessageExtra } from '../jsonrpc/channel.js';
 import type { RequestHandler } from '../jsonrpc/connection.js';
 import { hasCapability, type ClientCapabilities } from '../protocol/model/capabilities.js';
 import { ElicitParams, ElicitResult, type RequestedSchema } from '../protocol/model/elicitation.js';
@@ -20,6 +21,7 @@ import { ListRootsResult, type Root } from '../protocol/model/utilities.js';
 import type { ProtocolRevision } from '../protocol/revisions.js';
 import { McpError, McpErrorCode } from '../util/errors.js';
 import { formatIssues, validate, type Schema } from '../util/schema.js';
+import type { Attribution } from './routing.js';
 import type { ClientHandlers, InputContext } from './types.js';
 
 /** The capabilities a set of handlers implies. */
@@ -127,6 +129,7 @@ export async function answer(
 
 /** What the legacy request handler needs from the client. */
 export interface LegacyRequestDeps {
+  /** The client-level handlers. */
   readonly handlers: ClientHandlers;
   /** The capabilities declared in `initialize`. */
   capabilities(): ClientCapabilities;
@@ -134,12 +137,20 @@ export interface LegacyRequestDeps {
   revision(): ProtocolRevision | undefined;
   /** True on the stateful era (the only one where servers send requests). */
   stateful(): boolean;
+  /** The call a server request belongs to, from the transport's facts about it. */
+  attribute(extra: MessageExtra | undefined): Attribution;
+}
+
+/** The handlers that answer for a call: the call's own (when it has any), kind by kind, over the client's. */
+export function handlersFor(client: ClientHandlers, call: ClientHandlers | undefined): ClientHandlers {
+  return call === undefined ? client : { ...client, ...call };
 }
 
 /**
  * The `Connection` request handler of a client: answers `ping` (any era) and, on the
  * stateful era, `elicitation/create`, `sampling/createMessage` and `roots/list` through the
- * handlers. Anything else, or a question without a handler, is -32601.
+ * handlers of the call the request belongs to (see `routing.ts`), else the client's.
+ * Anything else, or a question without a handler, is -32601.
  */
 export function legacyRequestHandler(deps: LegacyRequestDeps): RequestHandler {
   return async (request, rctx) => {
@@ -147,14 +158,13 @@ export function legacyRequestHandler(deps: LegacyRequestDeps): RequestHandler {
     const revision = deps.revision();
     if (!deps.stateful() || revision === undefined) throw JsonRpcError.methodNotFound(request.method);
     const params = request.params ?? {};
+    const { relatedRequestId, handlers } = deps.attribute(rctx.extra);
+    const context: InputContext =
+      relatedRequestId === undefined
+        ? { signal: rctx.signal, protocolVersion: revision, via: 'request' }
+        : { signal: rctx.signal, protocolVersion: revision, via: 'request', relatedRequestId };
     try {
-      return await answer(
-        deps.handlers,
-        deps.capabilities(),
-        { method: request.method, params },
-        { signal: rctx.signal, protocolVersion: revision, via: 'request' },
-        (message) => JsonRpcError.invalidParams(message),
-      );
+      return await answer(handlersFor(deps.handlers, handlers), deps.capabilities(), { method: request.method, params }, context, (message) => JsonRpcError.invalidParams(message));
     } catch (error) {
       if (error instanceof McpError && error.code === McpErrorCode.Unsupported) throw JsonRpcError.methodNotFound(request.method);
       throw error;

@@ -6,46 +6,17 @@
  * result, or when the client aborts it (on message-stream transports the connection then
  * sends `notifications/cancelled`).
  *
- * The request id is learned from a thin channel wrapper ({@link TapChannel}) that sees each
- * request as the connection writes it.
+ * The request id is learned from the connection as it numbers the request
+ * (`RequestOptions.onId`), before the request is written.
  *
  * @see https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/subscriptions
  * @module
  */
-import type { Channel, ChannelSink, SendOptions } from '../jsonrpc/channel.js';
-import type { JsonRpcMessage, JsonRpcNotification, RequestId } from '../jsonrpc/messages.js';
+import type { JsonRpcNotification, RequestId } from '../jsonrpc/messages.js';
 import { META_SUBSCRIPTION_ID } from '../protocol/meta.js';
 import type { SubscriptionFilter } from '../protocol/model/subscriptions.js';
-import type { Transport } from '../transport/types.js';
 import { McpError, McpErrorCode } from '../util/errors.js';
 import type { ListenEnd, ListenOptions, Subscription } from './types.js';
-
-/** Forwards everything to a transport and remembers the last request written. */
-export class TapChannel implements Channel {
-  readonly #inner: Transport;
-  /** The id and method of the last request sent (set synchronously by `send`). */
-  lastRequest: { readonly id: RequestId; readonly method: string } | undefined;
-
-  constructor(inner: Transport) {
-    this.#inner = inner;
-  }
-
-  start(sink: ChannelSink): Promise<void> {
-    return this.#inner.start(sink);
-  }
-
-  send(message: JsonRpcMessage | readonly JsonRpcMessage[], options?: SendOptions): Promise<void> {
-    if (!Array.isArray(message)) {
-      const single = message as JsonRpcMessage;
-      if ('method' in single && 'id' in single) this.lastRequest = { id: single.id, method: single.method };
-    }
-    return this.#inner.send(message, options);
-  }
-
-  close(): Promise<void> {
-    return this.#inner.close();
-  }
-}
 
 /** The subscription id a notification is tagged with, if any. */
 export function subscriptionIdOf(notification: JsonRpcNotification): RequestId | undefined {
@@ -63,9 +34,11 @@ interface Listener {
 
 /** What opening a subscription needs from the client. */
 export interface ListenDeps {
-  readonly tap: TapChannel;
-  /** Sends the listen request (stamped); resolves with the graceful result. */
-  send(params: Record<string, unknown>, signal: AbortSignal): Promise<Record<string, unknown>>;
+  /**
+   * Sends the listen request (stamped); resolves with the graceful result. Calls `onId`
+   * synchronously with the request's id before anything is written.
+   */
+  send(params: Record<string, unknown>, signal: AbortSignal, onId: (id: RequestId) => void): Promise<Record<string, unknown>>;
   /** How long to wait for the acknowledgement. 0 = forever. */
   readonly ackTimeoutMs: number;
 }
@@ -113,9 +86,7 @@ export class ListenHub {
       resolveAck = resolve;
       rejectAck = reject;
     });
-    const pending = deps.send({ notifications: filter }, controller.signal);
-    const sent = deps.tap.lastRequest;
-    const id = sent?.method === 'subscriptions/listen' ? sent.id : undefined;
+    let id: RequestId | undefined;
     const listener: Listener = {
       ack: (granted) => {
         if (acked) return;
@@ -128,7 +99,11 @@ export class ListenHub {
       },
       abort: () => controller.abort(new McpError(McpErrorCode.ConnectionClosed, 'The client closed')),
     };
-    if (id !== undefined) this.#listeners.set(id, listener);
+    // Registered before the request is written, so not even an immediate acknowledgement is missed.
+    const pending = deps.send({ notifications: filter }, controller.signal, (requestId) => {
+      id = requestId;
+      this.#listeners.set(requestId, listener);
+    });
     const ackTimer =
       deps.ackTimeoutMs > 0
         ? setTimeout(() => {

@@ -12,7 +12,7 @@
  * @module
  */
 import { Connection, type RequestOptions } from '../jsonrpc/connection.js';
-import type { JsonRpcNotification, Params } from '../jsonrpc/messages.js';
+import type { JsonRpcNotification, Params, RequestId } from '../jsonrpc/messages.js';
 import { decodeResult, encodeRequestParams } from '../protocol/codec.js';
 import { lookupMethod } from '../protocol/methods.js';
 import type { ClientCapabilities } from '../protocol/model/capabilities.js';
@@ -24,13 +24,25 @@ import type { Transport } from '../transport/types.js';
 import { McpError, McpErrorCode } from '../util/errors.js';
 import { silentLogger, type Logger } from '../util/logger.js';
 import { ResultCache } from './cache.js';
-import { capabilitiesFor, legacyRequestHandler } from './inputs.js';
-import { ListenHub, subscriptionIdOf, TapChannel } from './listen.js';
-import { runWithInput, type RoundResult } from './mrtr.js';
-import { negotiate } from './negotiate.js';
+import { capabilitiesFor, handlersFor, legacyRequestHandler } from './inputs.js';
+import { ListenHub, subscriptionIdOf } from './listen.js';
+import { retryFields, runWithInput, type RoundResult } from './mrtr.js';
+import { mcpErrorIn, negotiate } from './negotiate.js';
+import { CallRegistry } from './routing.js';
+import { StatefulListens } from './statefulListen.js';
 import { SignalFanout } from './signals.js';
-import { McpClientCalls } from './calls.js';
-import type { CallOptions, ConnectOptions, Era, ListenOptions, McpClientOptions, ServerDescription, Subscription } from './types.js';
+import { McpClientCalls, type SendOutcome } from './calls.js';
+import type {
+  CallOptions,
+  ClientClosedEvent,
+  ConnectOptions,
+  Era,
+  ListenOptions,
+  McpClientOptions,
+  ServerDescription,
+  Subscription,
+  TransportFactory,
+} from './types.js';
 
 const LIST_CHANGED: Readonly<Record<string, readonly string[]>> = {
   'notifications/tools/list_changed': ['tools/list'],
@@ -62,11 +74,20 @@ export class McpClient extends McpClientCalls {
   readonly #capabilities: ClientCapabilities;
   readonly #versions: readonly ProtocolRevision[];
   readonly #listens = new ListenHub();
+  readonly #statefulListens = new StatefulListens();
   readonly #signals = new SignalFanout();
+  readonly #calls = new CallRegistry();
   #connection: Connection | undefined;
-  #tap: TapChannel | undefined;
   #description: ServerDescription | undefined;
   #logLevel: LoggingLevel | undefined;
+  #factory: TransportFactory | undefined;
+  #closed!: Promise<ClientClosedEvent>;
+  #resolveClosed!: (event: ClientClosedEvent) => void;
+  #closedSettled = false;
+  /** Set while `close()`/`reconnect()` end the connection. */
+  #closingByClient = false;
+  /** Why the client itself ended a failed connection (an expired HTTP session). */
+  #failure: unknown;
 
   constructor(info: Implementation, options: McpClientOptions = {}) {
     const logger = options.logger ?? silentLogger;
@@ -77,6 +98,15 @@ export class McpClient extends McpClientCalls {
     this.#capabilities = options.capabilities ?? capabilitiesFor(options.handlers ?? {});
     this.#versions = options.versions ?? DEFAULT_VERSIONS;
     if (this.#versions.length === 0) throw new McpError(McpErrorCode.InvalidArgument, '`versions` must name at least one revision');
+    this.#armClosed();
+  }
+
+  /**
+   * Settles when the current (or, before `connect`, the next) connection ends, with why
+   * (never rejects). After `reconnect()` it is a new promise, for the new connection.
+   */
+  get closed(): Promise<ClientClosedEvent> {
+    return this.#closed;
   }
 
   /** The negotiated revision (undefined before `connect`). */
@@ -115,13 +145,38 @@ export class McpClient extends McpClientCalls {
   }
 
   /**
-   * Starts `transport` and negotiates the era and version. Rejects (and closes the
-   * transport) with `ERR_MCP_UNSUPPORTED_VERSION` when no common version exists.
+   * Starts a transport and negotiates the era and version. Rejects (and closes the
+   * transport) with `ERR_MCP_UNSUPPORTED_VERSION` when no common version exists. Given a
+   * {@link TransportFactory} instead of a transport, the client calls it now and again on
+   * every `reconnect()` without an argument.
    */
-  async connect(transport: Transport, options: ConnectOptions = {}): Promise<void> {
-    if (this.#connection !== undefined) throw new McpError(McpErrorCode.AlreadyStarted, 'The client is already connected');
-    const tap = new TapChannel(transport);
-    const connection = new Connection(tap, {
+  async connect(transport: Transport | TransportFactory, options: ConnectOptions = {}): Promise<void> {
+    if (this.#connection !== undefined && !this.#connection.closed) throw new McpError(McpErrorCode.AlreadyStarted, 'The client is already connected');
+    if (typeof transport === 'function') {
+      this.#factory = transport;
+      await this.#open(await transport(), options);
+    } else await this.#open(transport, options);
+  }
+
+  /**
+   * Ends the current connection (if still open: `on.closed` then reports `byClient`) and
+   * connects again, re-negotiating from scratch: to `transport` when given, else to a new one
+   * from the factory given to `connect` (`ERR_MCP_INVALID_ARGUMENT` when there is neither).
+   * Open subscriptions end; cached results of the client's own cache are dropped; calls in
+   * flight fail with `ERR_MCP_CONNECTION_CLOSED` (retry them after it resolves).
+   */
+  async reconnect(transport?: Transport, options: ConnectOptions = {}): Promise<void> {
+    if (transport === undefined && this.#factory === undefined) {
+      throw new McpError(McpErrorCode.InvalidArgument, 'reconnect() needs a transport: pass one, or give connect() a transport factory');
+    }
+    await this.#end();
+    await this.#open(transport ?? (await (this.#factory as TransportFactory)()), options);
+  }
+
+  async #open(transport: Transport, options: ConnectOptions): Promise<void> {
+    if (this.#closedSettled) this.#armClosed();
+    this.#description = undefined;
+    const connection = new Connection(transport, {
       logger: this.#logger,
       defaultTimeoutMs: this.#options.defaultTimeoutMs ?? 60_000,
       maxTotalTimeoutMs: this.#options.maxTotalTimeoutMs ?? 0,
@@ -130,15 +185,15 @@ export class McpClient extends McpClientCalls {
         capabilities: () => this.#capabilities,
         revision: () => this.#description?.protocolVersion,
         stateful: () => this.#description?.era === 'stateful',
+        attribute: (extra) => this.#calls.attribute(extra),
       }),
       onNotification: (n) => this.#onNotification(n),
       onHandlerError: (error, request) =>
         this.#logger.warn('a client handler failed', { method: request.method, error: error instanceof Error ? error.message : String(error) }),
     });
-    this.#tap = tap;
     this.#connection = connection;
-    await connection.start();
     try {
+      await connection.start();
       this.#description = await negotiate({
         send: (revision, method, params, opts) => connection.request(method, this.#stamp(revision, params), opts),
         notify: (method, params) => connection.notify(method, params),
@@ -151,16 +206,69 @@ export class McpClient extends McpClientCalls {
         signal: options.signal,
       });
     } catch (error) {
+      // A connection that never negotiated reports through this rejection, not `closed`.
+      this.#connection = undefined;
       await connection.close().catch(() => undefined);
       throw error;
     }
+    connection.onClose((reason) => this.#onClosed(connection, reason));
   }
 
   /** Ends every subscription and closes the connection; pending calls fail with `ERR_MCP_CONNECTION_CLOSED`. */
   async close(): Promise<void> {
+    await this.#end();
+  }
+
+  /**
+   * Tells a stateful server that the client's roots changed (`notifications/roots/list_changed`;
+   * declare `capabilities.roots.listChanged` to promise it). The stateless era has no such
+   * notification (a server asks for roots when it needs them): there it is a no-op, logged at
+   * debug level.
+   *
+   * @see https://modelcontextprotocol.io/specification/2025-11-25/client/roots#root-list-changes
+   */
+  async notifyRootsListChanged(): Promise<void> {
+    const { era, protocolVersion } = this.#require();
+    if (era !== 'stateful') {
+      this.#logger.debug('notifications/roots/list_changed does not exist on this revision; not sent', { protocolVersion });
+      return;
+    }
+    await (this.#connection as Connection).notify('notifications/roots/list_changed');
+  }
+
+  async #end(): Promise<void> {
     this.#listens.abortAll();
+    this.#statefulListens.abortAll();
     if (this.#options.cache === undefined) this.cache.clear();
-    await this.#connection?.close();
+    const connection = this.#connection;
+    if (connection === undefined || connection.closed) return;
+    this.#closingByClient = true;
+    try {
+      await connection.close();
+    } finally {
+      this.#closingByClient = false;
+    }
+  }
+
+  #armClosed(): void {
+    this.#closedSettled = false;
+    this.#closed = new Promise((resolve) => (this.#resolveClosed = resolve));
+  }
+
+  #onClosed(connection: Connection, reason: Error | undefined): void {
+    if (connection !== this.#connection || this.#closedSettled) return;
+    const cause = reason ?? this.#failure;
+    this.#failure = undefined;
+    this.#statefulListens.abortAll();
+    const event: ClientClosedEvent = cause === undefined ? { byClient: this.#closingByClient } : { cause, byClient: this.#closingByClient };
+    this.#listens.abortAll();
+    this.#closedSettled = true;
+    this.#resolveClosed(event);
+    try {
+      this.#options.on?.closed?.(event);
+    } catch (error) {
+      this.#logger.warn('the closed hook threw', { error: String(error) });
+    }
   }
 
   /**
@@ -173,19 +281,33 @@ export class McpClient extends McpClientCalls {
   }
 
   /**
-   * Opens a `subscriptions/listen` stream (stateless era) and resolves once the server
-   * acknowledged it, with the granted filter. Its notifications go to `options.onNotification`
-   * (and the client's own hooks and cache invalidation).
+   * Subscribes to change notifications and resolves with the granted filter. Its
+   * notifications go to `options.onNotification` (and the client's own hooks and cache
+   * invalidation).
+   *
+   * - Stateless era: opens a `subscriptions/listen` stream and resolves once the server
+   *   acknowledged it.
+   * - Stateful era: mapped onto that era's notifications (see `statefulListen.ts`): the
+   *   `*ListChanged` flags are granted when the server declared `listChanged` (those
+   *   notifications arrive unsolicited), `resourceSubscriptions` when it declared
+   *   `resources.subscribe` (each URI is `resources/subscribe`d, and unsubscribed when the
+   *   last subscription naming it closes); `taskIds` is never granted.
    */
   listen(filter: SubscriptionFilter, options: ListenOptions = {}): Promise<Subscription> {
     const description = this.#require();
-    if (description.era !== 'stateless') {
-      return Promise.reject(new McpError(McpErrorCode.Unsupported, 'subscriptions/listen needs the stateless era; use subscribeResource on stateful servers'));
-    }
     const connection = this.#connection as Connection;
+    if (description.era === 'stateful') {
+      return this.#statefulListens.open(filter, options, {
+        serverCapabilities: description.serverCapabilities,
+        request: async (method, uri, signal) => {
+          await this.send(method, { uri }, signal === undefined ? {} : { signal });
+        },
+        warn: (message, fields) => this.#logger.warn(message, fields),
+      });
+    }
     return this.#listens.open(filter, options, {
-      tap: this.#tap as TapChannel,
-      send: (params, signal) => connection.request('subscriptions/listen', this.#stamp(description.protocolVersion, params), { signal, timeoutMs: 0, maxTotalTimeoutMs: 0 }),
+      send: (params, signal, onId) =>
+        connection.request('subscriptions/listen', this.#stamp(description.protocolVersion, params), { signal, onId, timeoutMs: 0, maxTotalTimeoutMs: 0 }),
       ackTimeoutMs: this.#options.defaultTimeoutMs ?? 60_000,
     });
   }
@@ -204,37 +326,68 @@ export class McpClient extends McpClientCalls {
 
   /**
    * @internal Sends one request and decodes its result. MRTR-capable methods on the
-   * stateless era are driven to a complete result; `rounds` counts the input rounds taken.
+   * stateless era are driven to a complete result (unless `input: 'manual'`); `rounds`
+   * counts the input rounds taken.
    */
-  protected override async send(method: string, params: Params, options: CallOptions): Promise<{ value: Record<string, unknown>; rounds: number }> {
+  protected override async send(method: string, params: Params, options: CallOptions): Promise<SendOutcome> {
     const { protocolVersion } = this.#require();
-    if (options.signal === undefined) return this.#send(method, params, options, protocolVersion);
-    const link = this.#signals.link(options.signal);
+    const link = options.signal === undefined ? undefined : this.#signals.link(options.signal);
     try {
-      return await this.#send(method, params, { ...options, signal: link.signal }, protocolVersion);
+      return await this.#send(method, params, link === undefined ? options : { ...options, signal: link.signal }, protocolVersion);
+    } catch (error) {
+      const expired = mcpErrorIn(error, McpErrorCode.SessionExpired);
+      if (expired !== undefined) this.#sessionLost(expired);
+      throw error;
     } finally {
-      link.release();
+      link?.release();
     }
   }
 
-  async #send(method: string, params: Params, options: CallOptions, protocolVersion: ProtocolRevision): Promise<{ value: Record<string, unknown>; rounds: number }> {
+  /** The server forgot the stateful session: the connection is over (reported with that cause). */
+  #sessionLost(error: McpError): void {
+    const connection = this.#connection;
+    if (connection === undefined || connection.closed) return;
+    this.#failure = error;
+    connection.close().catch(() => undefined);
+  }
+
+  async #send(method: string, params: Params, options: CallOptions, protocolVersion: ProtocolRevision): Promise<SendOutcome> {
     const connection = this.#connection as Connection;
     const once = async (p: Params): Promise<RoundResult> => {
-      const raw = await connection.request(method, this.#stamp(protocolVersion, p), requestOptions(options));
-      if (lookupMethod(protocolVersion, method)?.result === undefined) return { value: raw, resultType: 'complete' };
+      let requestId: RequestId | undefined;
+      let raw: Record<string, unknown>;
+      try {
+        raw = await connection.request(method, this.#stamp(protocolVersion, p), {
+          ...requestOptions(options),
+          // In flight under its id, so the server's questions about it can be attributed to it.
+          onId: (id) => {
+            requestId = id;
+            this.#calls.open(id, options.handlers);
+          },
+        });
+      } finally {
+        if (requestId !== undefined) this.#calls.close(requestId);
+      }
+      if (lookupMethod(protocolVersion, method)?.result === undefined) return { value: raw, resultType: 'complete', requestId: requestId as RequestId };
       const decoded = decodeResult(protocolVersion, method, raw);
       if (!decoded.ok) throw decoded.error;
-      return { value: decoded.value, resultType: decoded.resultType };
+      return { value: decoded.value, resultType: decoded.resultType, requestId: requestId as RequestId };
     };
-    if (!isStateless(protocolVersion) || lookupMethod(protocolVersion, method)?.mrtr !== true) {
-      return { value: (await once(params)).value, rounds: 0 };
+    const mrtr = isStateless(protocolVersion) && lookupMethod(protocolVersion, method)?.mrtr === true;
+    // Retry fields only exist on MRTR-capable methods of the stateless era.
+    const retry = mrtr ? retryFields(options) : undefined;
+    if (!mrtr || options.input === 'manual') {
+      const { value, resultType } = await once(retry === undefined ? params : { ...params, ...retry });
+      return { value, rounds: 0, resultType };
     }
-    return runWithInput(
+    const outcome = await runWithInput(
       method,
       params,
-      { handlers: this.#options.handlers ?? {}, capabilities: this.#capabilities, revision: protocolVersion, maxRounds: this.#options.maxInputRounds ?? 8, send: once },
+      { handlers: handlersFor(this.#options.handlers ?? {}, options.handlers), capabilities: this.#capabilities, revision: protocolVersion, maxRounds: this.#options.maxInputRounds ?? 8, send: once },
       options.signal,
+      retry,
     );
+    return { ...outcome, resultType: 'complete' };
   }
 
   #require(): ServerDescription {
@@ -265,6 +418,7 @@ export class McpClient extends McpClientCalls {
       return;
     }
     this.#announce(notification);
+    if (this.#description?.era === 'stateful' && this.#statefulListens.size > 0) this.#statefulListens.deliver(notification);
     this.#options.onNotification?.(notification);
   }
 

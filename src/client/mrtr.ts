@@ -11,7 +11,7 @@
  * @see https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr
  * @module
  */
-import type { Params } from '../jsonrpc/messages.js';
+import type { Params, RequestId } from '../jsonrpc/messages.js';
 import type { ResultType } from '../protocol/model/common.js';
 import type { ProtocolRevision } from '../protocol/revisions.js';
 import { McpError, McpErrorCode } from '../util/errors.js';
@@ -23,6 +23,8 @@ import type { ClientCapabilities } from '../protocol/model/capabilities.js';
 export interface RoundResult {
   readonly value: Record<string, unknown>;
   readonly resultType: ResultType;
+  /** The JSON-RPC id of the round's request (the related request of its input requests). */
+  readonly requestId?: RequestId;
 }
 
 /** What the MRTR loop needs. */
@@ -41,11 +43,27 @@ export interface MrtrOutcome {
   readonly rounds: number;
 }
 
-/** Runs `method` with `params` to a complete result, answering input requests on the way. */
-export async function runWithInput(method: string, params: Params, deps: MrtrDeps, signal: AbortSignal | undefined): Promise<MrtrOutcome> {
-  let retry: Params | undefined;
+/**
+ * The retry fields a caller continuing a manual round gave (`inputResponses`, and
+ * `requestState` exactly as received), or undefined when it gave none.
+ */
+export function retryFields(options: { readonly inputResponses?: Readonly<Record<string, unknown>> | undefined; readonly requestState?: string | undefined }): Params | undefined {
+  if (options.inputResponses === undefined && options.requestState === undefined) return undefined;
+  const fields: Params = {};
+  if (options.inputResponses !== undefined) fields['inputResponses'] = options.inputResponses;
+  if (options.requestState !== undefined) fields['requestState'] = options.requestState;
+  return fields;
+}
+
+/**
+ * Runs `method` with `params` to a complete result, answering input requests on the way.
+ * `first` holds the retry fields of the first round (a caller continuing a manual round);
+ * later rounds are built from `params` alone plus that round's answers.
+ */
+export async function runWithInput(method: string, params: Params, deps: MrtrDeps, signal: AbortSignal | undefined, first?: Params): Promise<MrtrOutcome> {
+  let retry: Params | undefined = first;
   for (let round = 0; ; round++) {
-    const { value, resultType } = await deps.send(retry === undefined ? params : { ...params, ...retry });
+    const { value, resultType, requestId } = await deps.send(retry === undefined ? params : { ...params, ...retry });
     if (resultType !== 'input_required') return { value, rounds: round };
     if (round >= deps.maxRounds) {
       throw new McpError(McpErrorCode.LimitExceeded, `${method} still asked for input after ${deps.maxRounds} rounds`, { cause: value });
@@ -60,7 +78,14 @@ export async function runWithInput(method: string, params: Params, deps: MrtrDep
           deps.handlers,
           deps.capabilities,
           { method: request.method, params: request.params ?? {} },
-          { signal: signal ?? new AbortController().signal, protocolVersion: deps.revision, via: 'mrtr', key, method },
+          {
+            signal: signal ?? new AbortController().signal,
+            protocolVersion: deps.revision,
+            via: 'mrtr',
+            key,
+            method,
+            ...(requestId !== undefined ? { relatedRequestId: requestId } : {}),
+          },
           (message) => new McpError(McpErrorCode.InvalidResponse, `Invalid input request ${JSON.stringify(key)}: ${message}`, { cause: value }),
         );
       }

@@ -47,17 +47,20 @@ export interface NegotiationDeps {
 /** The codes that prove the peer speaks the stateless era. */
 const MODERN_CODES: ReadonlySet<number> = new Set([ErrorCode.HeaderMismatch, ErrorCode.MissingRequiredClientCapability, ErrorCode.UnsupportedProtocolVersion]);
 
-/** The HTTP status behind a failed send (`ERR_MCP_HTTP_STATUS` anywhere in the cause chain). */
-export function httpStatusOf(error: unknown): number | undefined {
+/** The first `McpError` with `code` in a failure's cause chain (a failed send wraps the transport's), if any. */
+export function mcpErrorIn(error: unknown, code: string): McpError | undefined {
   let node: unknown = error;
   for (let depth = 0; depth < 4 && node instanceof Error; depth++) {
-    if (node instanceof McpError && node.code === McpErrorCode.HttpStatus) {
-      const status = (node.cause as { status?: unknown } | undefined)?.status;
-      return typeof status === 'number' ? status : undefined;
-    }
+    if (node instanceof McpError && node.code === code) return node;
     node = node.cause;
   }
   return undefined;
+}
+
+/** The HTTP status behind a failed send (`ERR_MCP_HTTP_STATUS` anywhere in the cause chain). */
+export function httpStatusOf(error: unknown): number | undefined {
+  const status = (mcpErrorIn(error, McpErrorCode.HttpStatus)?.cause as { status?: unknown } | undefined)?.status;
+  return typeof status === 'number' ? status : undefined;
 }
 
 /** The first of `preferred` that `offered` lists and that is stateless. */

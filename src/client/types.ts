@@ -9,15 +9,17 @@
  * @see https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr
  * @module
  */
-import type { JsonRpcNotification } from '../jsonrpc/messages.js';
+import type { JsonRpcNotification, RequestId } from '../jsonrpc/messages.js';
 import type { Progress } from '../jsonrpc/connection.js';
 import type { ClientCapabilities } from '../protocol/model/capabilities.js';
 import type { Implementation, LoggingLevel } from '../protocol/model/common.js';
 import type { ElicitParams, ElicitResult } from '../protocol/model/elicitation.js';
+import type { InputRequiredResult } from '../protocol/model/mrtr.js';
 import type { CreateMessageParams, CreateMessageResult } from '../protocol/model/sampling.js';
 import type { SubscriptionFilter } from '../protocol/model/subscriptions.js';
 import type { ListRootsResult, LoggingMessageParams, ProgressParams, Root } from '../protocol/model/utilities.js';
 import type { ProtocolRevision } from '../protocol/revisions.js';
+import type { Transport } from '../transport/types.js';
 import type { Logger } from '../util/logger.js';
 import type { ResultCache } from './cache.js';
 
@@ -36,6 +38,13 @@ export interface InputContext {
   readonly key?: string;
   /** MRTR: the method of the request being retried (`tools/call`, `prompts/get`, `resources/read`). */
   readonly method?: string;
+  /**
+   * The JSON-RPC id of the client's request the question belongs to: MRTR, the request whose
+   * answer carried it; a server request, the call it was attributed to (on Streamable HTTP
+   * the POST whose stream it arrived on; over stdio the only call in flight). Absent when it
+   * belongs to no known call.
+   */
+  readonly relatedRequestId?: RequestId;
 }
 
 /**
@@ -68,7 +77,32 @@ export interface ClientEvents {
   logMessage?(params: LoggingMessageParams): void;
   /** `notifications/progress` that no call asked for through its own `onProgress`. */
   progress?(params: ProgressParams): void;
+  /** The connection ended (once per connection; see {@link ClientClosedEvent}). */
+  closed?(event: ClientClosedEvent): void;
 }
+
+/**
+ * Why a connection of the client ended, as `on.closed` and `client.closed` report it.
+ *
+ * - `client.close()` or `reconnect()` ended it: `byClient` true, no `cause`.
+ * - The transport closed cleanly (the server ended the stream): `byClient` false, no `cause`.
+ * - The transport failed: `cause` is its reason, e.g. the stdio server process exiting
+ *   (`ERR_MCP_CONNECTION_CLOSED` whose `cause` is `{ code, signal }`), or on Streamable HTTP
+ *   the server forgetting the session (`ERR_MCP_SESSION_EXPIRED`, cause `{ status: 404 }`),
+ *   which ends a stateful connection: `reconnect()` starts a new session.
+ */
+export interface ClientClosedEvent {
+  /** What ended the connection, when it did not end cleanly. */
+  readonly cause?: unknown;
+  /** True when this client ended it (`close()`, `reconnect()`); false when the other side or the transport did. */
+  readonly byClient: boolean;
+}
+
+/**
+ * Makes a fresh transport for {@link McpClient.connect}; `reconnect()` calls it again for
+ * each new connection (a stdio server is respawned, an HTTP session started anew).
+ */
+export type TransportFactory = () => Transport | Promise<Transport>;
 
 /** Options of an {@link McpClient}. */
 export interface McpClientOptions {
@@ -109,8 +143,30 @@ export interface ConnectOptions {
   readonly signal?: AbortSignal;
 }
 
+/**
+ * What a call does with an `InputRequiredResult` (2026-07-28 MRTR): `auto` (the default)
+ * answers its input requests with the handlers and retries until the result is complete;
+ * `manual` hands it to the caller, who answers and retries with
+ * {@link CallOptions.inputResponses} and {@link CallOptions.requestState}. Stateful servers
+ * never answer `input_required` (they send real requests, answered by the handlers), so there
+ * both modes resolve with the complete result.
+ *
+ * @see https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr
+ */
+export type InputMode = 'auto' | 'manual';
+
+/** The interim MRTR answer a `manual` call resolves with; see {@link isInputRequired}. */
+export type { InputRequiredResult };
+
 /** Options of one request. */
 export interface CallOptions {
+  /**
+   * This call's own handlers, kind by kind over the client's: they answer its MRTR rounds
+   * (2026-07-28) and, on stateful servers, the server→client requests attributed to it (see
+   * {@link InputContext.relatedRequestId}), and no other call's questions. A question the
+   * client did not declare the capability for is still refused.
+   */
+  readonly handlers?: ClientHandlers;
   /** Cancels the call (the server is told with `notifications/cancelled` where the transport allows). */
   readonly signal?: AbortSignal;
   /** Per-request timeout in ms (each MRTR round is one request). Default: the client's. */
@@ -119,7 +175,23 @@ export interface CallOptions {
   readonly maxTotalTimeoutMs?: number;
   /** Receives progress; also makes progress reset the timeout. */
   readonly onProgress?: (progress: Progress) => void;
+  /** `manual`: resolve with an `InputRequiredResult` instead of answering it. Default `auto`. */
+  readonly input?: InputMode;
+  /**
+   * The retry of a `manual` round: the answers to the previous result's `inputRequests`,
+   * keyed as asked, sent as the request's `inputResponses`. Only MRTR-capable methods
+   * (`tools/call`, `prompts/get`, `resources/read`) on 2026-07-28 carry it; ignored elsewhere.
+   */
+  readonly inputResponses?: Readonly<Record<string, unknown>> | undefined;
+  /** The retry of a `manual` round: the previous result's `requestState`, echoed unchanged. */
+  readonly requestState?: string | undefined;
 }
+
+/** {@link CallOptions} of a call that hands `input_required` back to the caller. */
+export type ManualCallOptions = CallOptions & { readonly input: 'manual' };
+
+/** {@link CallOptions} of a call that answers `input_required` itself (the default). */
+export type AutoCallOptions = CallOptions & { readonly input?: 'auto' };
 
 /** Options of the list methods. */
 export interface ListOptions extends CallOptions {

@@ -10,9 +10,28 @@ import type { JsonRpcMessage, RequestId } from './messages.js';
 
 /**
  * Transport-specific facts about one incoming message (for example the HTTP request's
- * headers, or the authenticated principal). Opaque to the JSON-RPC layer.
+ * headers, or the authenticated principal). Opaque to the JSON-RPC layer, except for
+ * {@link RELATED_REQUEST_ID}.
  */
 export type MessageExtra = Readonly<Record<string, unknown>>;
+
+/**
+ * The {@link MessageExtra} key under which a stream-per-request transport names the
+ * outgoing request whose response stream an incoming message arrived on (the HTTP client: the
+ * POST's JSON-RPC request id), or `null` for a stream tied to no request (the standalone GET
+ * stream). Absent when the transport cannot tell (stdio, the in-memory pair).
+ */
+export const RELATED_REQUEST_ID = 'relatedRequestId';
+
+/**
+ * The related request an incoming message's {@link MessageExtra} names: its id, `null` when
+ * the transport says it relates to none, or undefined when the transport cannot tell.
+ */
+export function relatedRequestIdOf(extra: MessageExtra | undefined): RequestId | null | undefined {
+  const value = extra?.[RELATED_REQUEST_ID];
+  if (value === null) return null;
+  return typeof value === 'string' || typeof value === 'number' ? value : undefined;
+}
 
 /** Where a transport delivers what it reads. */
 export interface ChannelSink {

@@ -57,6 +57,13 @@ export interface RequestOptions {
   readonly notifyCancel?: boolean;
   /** The incoming request this one is made on behalf of (for stream-routing transports). */
   readonly relatedRequestId?: RequestId;
+  /**
+   * Called synchronously with the request's JSON-RPC id once it is numbered, before the
+   * message is handed to the channel: the id a later message may name (a subscription id,
+   * a `notifications/cancelled`, the related request of a server→client request). Not
+   * called when the request is refused before it is numbered (closed, already aborted).
+   */
+  readonly onId?: (id: RequestId) => void;
 }
 
 /** What an incoming-request handler gets besides the request. */
@@ -234,6 +241,7 @@ export class Connection {
       return Promise.reject(new McpError(McpErrorCode.RequestCancelled, `Request ${method} was cancelled before it was sent`, { cause: signal.reason }));
     }
     const id = this.#nextId++;
+    options.onId?.(id);
     const onProgress = options.onProgress;
     let sentParams = params;
     if (onProgress !== undefined) {

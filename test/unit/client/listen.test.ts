@@ -78,3 +78,72 @@ describe('McpClient listen', () => {
     await client.close();
   });
 });
+
+/** Collects notifications and lets a test wait for the next one of a method. */
+function inbox() {
+  const seen: JsonRpcNotification[] = [];
+  const waiters: { method: string; resolve: (n: JsonRpcNotification) => void }[] = [];
+  return {
+    seen,
+    onNotification: (n: JsonRpcNotification) => {
+      seen.push(n);
+      for (const w of waiters.splice(0)) {
+        if (w.method === n.method) w.resolve(n);
+        else waiters.push(w);
+      }
+    },
+    next: (method: string) => new Promise<JsonRpcNotification>((resolve) => waiters.push({ method, resolve })),
+  };
+}
+
+describe('McpClient listen on a stateful server (mapped onto unsolicited notifications and resources/subscribe)', () => {
+  it('grants what the server declared, delivers list_changed and resource updates, and unsubscribes with the last subscription of a URI', async () => {
+    const uri = 'test://watched-resource';
+    const { client, server, wire, close } = await connectEverything({ era: 'stateful' });
+    try {
+      assert.equal(client.era, 'stateful');
+      const first = inbox();
+      const sub = await client.listen({ toolsListChanged: true, resourceSubscriptions: [uri], taskIds: ['t-1'] }, { onNotification: first.onNotification });
+      assert.deepEqual(sub.granted, { toolsListChanged: true, resourceSubscriptions: [uri] });
+      assert.equal(wire.requests('resources/subscribe').length, 1);
+      assert.deepEqual(wire.requests('resources/subscribe')[0]?.params, { uri });
+
+      const toolsChanged = first.next('notifications/tools/list_changed');
+      await client.callTool('test_trigger_tool_change');
+      await toolsChanged;
+      const updated = first.next('notifications/resources/updated');
+      server.notifyResourceUpdated(uri);
+      assert.equal((await updated).params?.['uri'], uri);
+
+      const second = inbox();
+      const again = await client.listen({ promptsListChanged: true, resourceSubscriptions: [uri] }, { onNotification: second.onNotification });
+      assert.equal(wire.requests('resources/subscribe').length, 1, 'a URI already subscribed is not subscribed twice');
+      const promptsChanged = second.next('notifications/prompts/list_changed');
+      await client.callTool('test_trigger_prompt_change');
+      await promptsChanged;
+      assert.ok(!first.seen.some((n) => n.method === 'notifications/prompts/list_changed'), 'a subscription never gets what it was not granted');
+
+      sub.close();
+      assert.deepEqual(await sub.ended, { reason: 'aborted' });
+      assert.equal(wire.requests('resources/unsubscribe').length, 0, 'still wanted by the other subscription');
+      const controller = new AbortController();
+      const third = await client.listen({ resourcesListChanged: true }, { signal: controller.signal });
+      controller.abort();
+      assert.deepEqual(await third.ended, { reason: 'aborted' });
+      again.close();
+      await again.ended;
+      // The unsubscribe is sent right after the last subscription of the URI ends.
+      await client.ping();
+      assert.deepEqual(wire.requests('resources/unsubscribe').map((r) => r.params), [{ uri }]);
+    } finally {
+      await close();
+    }
+  });
+
+  it('ends every stateful subscription when the client closes', async () => {
+    const { client, close } = await connectEverything({ era: 'stateful' });
+    const sub = await client.listen({ toolsListChanged: true });
+    await close();
+    assert.deepEqual(await sub.ended, { reason: 'aborted' });
+  });
+});

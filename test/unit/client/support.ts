@@ -62,6 +62,11 @@ export interface Setup {
 export async function connectEverything(options: McpClientOptions = {}, serverVersions?: readonly ProtocolRevision[]): Promise<Setup> {
   const server =
     serverVersions === undefined ? createEverythingServer({ watchIntervalMs: 0 }) : buildRestricted(serverVersions);
+  return connectServer(server, options);
+}
+
+/** `server` over an in-memory pair, and a client connected to it through a {@link WireTap}. */
+export async function connectServer(server: McpServer, options: McpClientOptions = {}): Promise<Setup> {
   const [clientSide, serverSide] = createInMemoryPair();
   await server.connect(serverSide);
   const wire = new WireTap(clientSide);

@@ -55,6 +55,25 @@ describe('jsonrpc/connection: correlation', () => {
     assert.deepEqual(results.map((r) => r['i']), Array.from({ length: 50 }, (_, i) => i));
   });
 
+  it('reports each request id through onId before the message reaches the channel', async () => {
+    const { conn, peer } = await connectionWithRawPeer();
+    const reported: unknown[] = [];
+    const pending = [conn.request('m', { i: 0 }, { onId: (id) => reported.push(id) }), conn.request('m', { i: 1 }, { onId: (id) => reported.push(id) })];
+    // Synchronous: both ids are known before anything was written.
+    assert.equal(reported.length, 2);
+    await peer.waitFor(2);
+    assert.deepEqual(peer.messages.map((m) => m['id']), reported);
+    for (const m of peer.messages) await peer.send({ jsonrpc: '2.0', id: m['id'], result: {} });
+    await Promise.all(pending);
+  });
+
+  it('does not call onId for a request refused before it is numbered', async () => {
+    const { conn } = await connectionWithRawPeer();
+    const reported: unknown[] = [];
+    await assert.rejects(conn.request('m', {}, { signal: AbortSignal.abort(), onId: (id) => reported.push(id) }), isCode(McpErrorCode.RequestCancelled));
+    assert.deepEqual(reported, []);
+  });
+
   it('matches responses that arrive out of order', async () => {
     const gates: Deferred<void>[] = Array.from({ length: 5 }, () => deferred());
     const { a } = await connectedPair(

@@ -19,7 +19,7 @@
  * @see https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#streamable-http
  * @module
  */
-import type { ChannelSink, SendOptions } from '../../../jsonrpc/channel.js';
+import { RELATED_REQUEST_ID, type ChannelSink, type MessageExtra, type SendOptions } from '../../../jsonrpc/channel.js';
 import { decodeFrame, defaultDecodeLimits, isBatchResult, type DecodeLimits, type DecodeResult, type DecodedItem } from '../../../jsonrpc/decode.js';
 import { isErrorResponse, isRequest, isRequestId, type JsonRpcMessage, type RequestId } from '../../../jsonrpc/messages.js';
 import { McpError, McpErrorCode } from '../../../util/errors.js';
@@ -39,6 +39,11 @@ interface Exchange {
   readonly controller: AbortController;
   /** Ids of the requests sent whose responses have not arrived yet. */
   readonly awaiting: RequestId[];
+  /**
+   * What the server's messages on this exchange's stream relate to (the
+   * `MessageExtra` of each): the POST's request, when it carried exactly one.
+   */
+  readonly extra: MessageExtra | undefined;
   readonly method: string;
   readonly modern: boolean;
   readonly limits: DecodeLimits;
@@ -51,6 +56,8 @@ interface Exchange {
 type Watch = 'initialize' | 'list' | 'list+';
 
 const JSON_ACCEPT = 'application/json, text/event-stream';
+/** The extra of messages on the standalone GET stream: related to no request. */
+const UNRELATED: MessageExtra = Object.freeze({ [RELATED_REQUEST_ID]: null });
 const DELETE_TIMEOUT_MS = 5000;
 const MAX_ERROR_BODY = 1024 * 1024;
 
@@ -73,6 +80,10 @@ function isBatch(message: JsonRpcMessage | readonly JsonRpcMessage[]): message i
  *   POSTed and the exchange is then closed.
  * - `close()` aborts every exchange and stream, DELETEs the session (405 is fine) and closes
  *   the sink.
+ * - Each message a POST's SSE stream carries reaches the sink with the `MessageExtra`
+ *   `{ relatedRequestId: <that POST's request id> }`, and each one of the standalone GET stream
+ *   with `{ relatedRequestId: null }`: a client can tell which of its calls a server→client
+ *   request belongs to.
  *
  * @example
  * ```ts
@@ -172,16 +183,17 @@ export class StreamableHttpClientTransport implements Transport {
       if (method === 'initialize') this.#watch.set(single.id, 'initialize');
       else if (method === 'tools/list') this.#watch.set(single.id, single.params?.['cursor'] === undefined ? 'list' : 'list+');
     }
+    const requestId = awaiting.length === 1 && single !== undefined ? awaiting[0] : undefined;
     const exchange: Exchange = {
       controller: new AbortController(),
       awaiting,
+      extra: requestId === undefined ? undefined : { [RELATED_REQUEST_ID]: requestId },
       method,
       modern: version !== undefined,
       limits: single === undefined || this.#session.allowsBatches ? this.#batchLimits : this.#limits,
       session: version === undefined ? headers[H.sessionId] : undefined,
       newSession: undefined,
     };
-    const requestId = awaiting.length === 1 && single !== undefined ? awaiting[0] : undefined;
     this.#controllers.add(exchange.controller);
     if (requestId !== undefined) this.#requests.set(requestId, exchange);
     try {
@@ -337,11 +349,15 @@ export class StreamableHttpClientTransport implements Transport {
       });
   }
 
-  /** Hands a decoded frame to the sink, noting answered requests and watched results. */
+  /**
+   * Hands a decoded frame to the sink, noting answered requests and watched results. A
+   * message on a POST's stream carries that POST's request id as its related request
+   * (`MessageExtra` {@link RELATED_REQUEST_ID}); one on the standalone GET stream carries `null`.
+   */
   #deliver(frame: DecodeResult, exchange: Exchange | undefined): void {
     if (isBatchResult(frame)) for (const item of frame.batch) this.#note(item, exchange);
     else this.#note(frame, exchange);
-    this.#sink?.receive(frame);
+    this.#sink?.receive(frame, exchange === undefined ? UNRELATED : exchange.extra);
   }
 
   #note(item: DecodedItem, exchange: Exchange | undefined): void {
