@@ -21,7 +21,7 @@ import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { basename, dirname, resolve as resolvePath } from 'node:path';
 import { parseConfig } from '../host/config.js';
 import type { HostConfig, ServerConfig } from '../host/configTypes.js';
-import { Gateway } from '../host/gateway.js';
+import { Gateway, GATEWAY_CLIENT_CAPABILITIES } from '../host/gateway.js';
 import { Host } from '../host/host.js';
 import { checkLaunch, launchSpecOf, type LaunchApprovalStore } from '../host/launchConsent.js';
 import { defaultTransportFactory } from '../adapters/hostTransports.js';
@@ -66,6 +66,12 @@ export async function gatewayCommand(argv: readonly string[]): Promise<void> {
   const file = resolvePath(typeof options['config'] === 'string' ? options['config'] : 'switchboard.json');
   const config = await loadConfig(file);
   for (const warning of config.warnings) logger.warn(warning);
+  // Checked before any server starts, so a bad flag leaves nothing running.
+  const host_ = typeof options['host'] === 'string' ? options['host'] : config.gateway.host;
+  const port = portOption(options['port'], config.gateway.port);
+  const noAuth = options['no-auth'] === true || config.gateway.auth.kind === 'none';
+  if (options['stdio'] !== true && noAuth && !isLoopback(host_)) throw new UsageError(`--no-auth is allowed only on loopback (127.0.0.1, ::1, localhost), not on ${host_}`);
+  if (options['stdio'] !== true && config.gateway.auth.kind === 'oauth') throw new UsageError('gateway.auth "oauth" is not served yet: use the default bearer token for now');
   await mkdir(config.stateDir, { recursive: true, mode: 0o700 });
   const stores = openStateStores(config.stateDir);
   // Over --stdio, stdin is the protocol: nobody can be asked there.
@@ -79,6 +85,7 @@ export async function gatewayCommand(argv: readonly string[]): Promise<void> {
     transport: defaultTransportFactory({ environment: process.env, logger }),
     logger,
     clientInfo: { name: 'switchboard-gateway', version: '0.1.0' },
+    capabilities: GATEWAY_CLIENT_CAPABILITIES,
   });
   await host.start();
   for (const h of host.health()) {
@@ -101,13 +108,17 @@ export async function gatewayCommand(argv: readonly string[]): Promise<void> {
     return;
   }
 
-  const host_ = typeof options['host'] === 'string' ? options['host'] : config.gateway.host;
-  const port = portOption(options['port'], config.gateway.port);
-  const noAuth = options['no-auth'] === true || config.gateway.auth.kind === 'none';
-  if (noAuth && !isLoopback(host_)) throw new UsageError(`--no-auth is allowed only on loopback (127.0.0.1, ::1, localhost), not on ${host_}`);
-  const token = noAuth ? undefined : await gatewayToken(config.stateDir);
-  const { serveGatewayHttp } = await import('./gatewayHttp.js');
-  const running = await serveGatewayHttp(gateway, host, { host: host_, port, path: config.gateway.path, logger, token: token?.value });
+  let token: Awaited<ReturnType<typeof gatewayToken>> | undefined;
+  let running: Awaited<ReturnType<typeof import('./gatewayHttp.js').serveGatewayHttp>>;
+  try {
+    token = noAuth ? undefined : await gatewayToken(config.stateDir);
+    const { serveGatewayHttp } = await import('./gatewayHttp.js');
+    running = await serveGatewayHttp(gateway, host, { host: host_, port, path: config.gateway.path, logger, token: token?.value });
+  } catch (error) {
+    // The servers are running: stop them, or the process would outlive its failure.
+    await shutdown();
+    throw error;
+  }
   const url = new URL(config.gateway.path, running.url).href;
   process.stderr.write(`Switchboard gateway: ${url} (${host.serverIds.length} servers)\n`);
   if (noAuth) process.stderr.write('WARNING: --no-auth: any local process can use this gateway without a token.\n');

@@ -6,9 +6,7 @@
  * @module
  */
 import { listen, type ListeningServer } from '../adapters/nodeHttp.js';
-import { createStaticTokenVerifier } from '../auth/resource/staticToken.js';
-import { protectedResourceMetadata } from '../auth/resource/protectedResourceMetadata.js';
-import { allowInsecureRequests } from '../auth/http.js';
+import { timingSafeEqual } from 'node:crypto';
 import type { Gateway } from '../host/gateway.js';
 import type { Host } from '../host/host.js';
 import { createStreamableHttpHandler, type StreamableHttpHandler } from '../transport/http/server/server.js';
@@ -38,9 +36,18 @@ export async function serveGatewayHttp(gateway: Gateway, host: Host, options: Ga
     return json(ready ? 200 : 503, { status: ready ? 'ready' : 'not ready', servers });
   };
   const unavailable: HttpResponseLike = json(503, { status: 'starting' });
+  const expected = options.token === undefined ? undefined : Buffer.from(`Bearer ${options.token}`);
+  /** The gateway's own credential: one bearer token, compared in constant time; never passed downstream. */
+  const refused = (request: HttpRequestLike): HttpResponseLike | undefined => {
+    if (expected === undefined || request.method === 'OPTIONS') return undefined;
+    const presented = Buffer.from(request.header('authorization')?.trim() ?? '');
+    if (presented.length === expected.length && timingSafeEqual(presented, expected)) return undefined;
+    const error = presented.length === 0 ? '' : ', error="invalid_token"';
+    return { ...json(401, { error: 'a valid bearer token is required (see the gateway-token file in the state folder)' }), headers: { 'content-type': 'application/json', 'www-authenticate': `Bearer realm="switchboard"${error}` } };
+  };
   const handler: StreamableHttpHandler = {
     handle: (request) => {
-      const answered = health(request);
+      const answered = health(request) ?? refused(request);
       if (answered !== undefined) return Promise.resolve(answered);
       return late.inner?.handle(request) ?? Promise.resolve(unavailable);
     },
@@ -52,19 +59,7 @@ export async function serveGatewayHttp(gateway: Gateway, host: Host, options: Ga
     close: () => late.inner?.close() ?? Promise.resolve(),
   };
   const running = await listen(handler, { host: options.host, port: options.port, logger: options.logger });
-  const resource = new URL(options.path, running.url).href;
-  late.inner = createStreamableHttpHandler(gateway.server, {
-    path: options.path,
-    logger: options.logger,
-    ...(options.token === undefined
-      ? {}
-      : {
-          auth: {
-            verifier: createStaticTokenVerifier({ resource, token: options.token }),
-            resourceMetadata: protectedResourceMetadata({ resource, authorizationServers: [], resourceName: 'Switchboard gateway', [allowInsecureRequests]: true }),
-          },
-        }),
-  });
+  late.inner = createStreamableHttpHandler(gateway.server, { path: options.path, logger: options.logger });
   return running;
 }
 

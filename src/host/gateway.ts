@@ -23,7 +23,12 @@ import type { InputRequest } from '../protocol/model/mrtr.js';
 import type { Tool } from '../protocol/model/tool.js';
 import { missingRequiredClientCapability } from '../protocol/errors.js';
 import { McpServer, type McpServerOptions } from '../server/mcpServer.js';
-import type { HandlerContext, ForwardedHandle } from '../server/types.js';
+import type { ForwardedHandle } from '../server/forward.js';
+import type { ServerSession } from '../server/session.js';
+import type { HandlerContext } from '../server/types.js';
+import type { CallToolResult } from '../protocol/model/tools.js';
+import type { GetPromptResult } from '../protocol/model/prompts.js';
+import type { ReadResourceResult } from '../protocol/model/resources.js';
 import { isMcpError, McpErrorCode } from '../util/errors.js';
 import { PendingCalls, type Attempt, type Driver, type LaunchRound as Round, type PendingCallsOptions } from './bridge.js';
 import type { Host, RequestScope } from './host.js';
@@ -43,6 +48,12 @@ export interface GatewayOptions {
 }
 
 const DEFAULT_INFO = { name: 'switchboard-gateway', version: '0.1.0' } as const;
+
+/**
+ * What a gateway's downstream clients declare: everything it can bridge to an upstream
+ * client. Whether the upstream can answer is checked for each question.
+ */
+export const GATEWAY_CLIENT_CAPABILITIES: ClientCapabilities = Object.freeze({ elicitation: { form: {}, url: {} }, sampling: {}, roots: {} });
 
 /** The name of the search tool in `exposure: "search"`. */
 export const SEARCH_TOOL = 'search_tools';
@@ -129,7 +140,7 @@ export class Gateway {
         this.#reconcile(
           'tool',
           this.#host.tools.map((t) => [t.name, t.tool]),
-          (tool) => this.server.forwardTool(tool as Tool, (params, ctx) => this.#callTool((tool as Tool).name, params, ctx)),
+          (tool) => this.server.forwardTool(tool as Tool, (params, ctx) => this.#callTool((tool as Tool).name, params, ctx) as Promise<CallToolResult>),
         );
       } else {
         this.#search = undefined;
@@ -138,21 +149,21 @@ export class Gateway {
         'prompt',
         this.#host.prompts.map((p) => [p.name, p.prompt]),
         (prompt) =>
-          this.server.forwardPrompt(prompt as never, (params, ctx) => this.#getPrompt((prompt as { name: string }).name, params, ctx), {
-            complete: (params, ctx) => this.#complete(params, ctx),
+          this.server.forwardPrompt(prompt as never, (params, ctx) => this.#getPrompt((prompt as { name: string }).name, params, ctx) as Promise<GetPromptResult>, {
+            complete: (params, ctx) => this.#complete(params, ctx) as never,
           }),
       );
       this.#reconcile(
         'resource',
         this.#host.resources.map((r) => [r.uri, r.resource]),
-        (resource) => this.server.forwardResource(resource as never, (params, ctx) => this.#readResource(params, ctx)),
+        (resource) => this.server.forwardResource(resource as never, (params, ctx) => this.#readResource(params, ctx) as Promise<ReadResourceResult>),
       );
       this.#reconcile(
         'template',
         this.#host.templates.map((t) => [t.uriTemplate, t.template]),
         (template) =>
-          this.server.forwardTemplate(template as never, (params, ctx) => this.#readResource(params, ctx), {
-            complete: (params, ctx) => this.#complete(params, ctx),
+          this.server.forwardTemplate(template as never, (params, ctx) => this.#readResource(params, ctx) as Promise<ReadResourceResult>, {
+            complete: (params, ctx) => this.#complete(params, ctx) as never,
           }),
       );
     });
@@ -296,14 +307,14 @@ export class Gateway {
           required: ['name'],
         },
       } as Tool,
-      (params, ctx) => {
+      (params, ctx): Promise<CallToolResult> => {
         const args = (params['arguments'] ?? {}) as Record<string, unknown>;
         const name = String(args['name']);
         const inner = { ...params, arguments: (args['arguments'] ?? {}) as Record<string, unknown> };
         if (this.#host.tool(name) === undefined) {
           return Promise.resolve({ content: [{ type: 'text', text: `Unknown tool: ${name}. Use ${SEARCH_TOOL} to find tools.` }], isError: true });
         }
-        return this.#callTool(name, inner, ctx);
+        return this.#callTool(name, inner, ctx) as Promise<CallToolResult>;
       },
     );
   }
@@ -342,10 +353,23 @@ function attempt(result: Record<string, unknown>): Attempt {
   return { kind: 'complete', value: result };
 }
 
+const sessionIds = new WeakMap<ServerSession, string>();
+
+/** A stable id for an upstream stateful session (for interceptors and audit). */
+function sessionId(session: ServerSession | undefined): string | undefined {
+  if (session === undefined) return undefined;
+  let id = sessionIds.get(session);
+  if (id === undefined) {
+    id = crypto.randomUUID();
+    sessionIds.set(session, id);
+  }
+  return id;
+}
+
 function scopeOf(ctx: HandlerContext): RequestScope {
   return {
     principal: ctx.principal,
-    session: ctx.session?.id,
+    session: sessionId(ctx.session),
     signal: ctx.signal,
     ...(ctx.clientCapabilities.elicitation !== undefined ? { elicit: (p) => ctx.elicit(p) } : {}),
   };

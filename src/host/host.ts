@@ -15,6 +15,7 @@
 import type { McpClient } from '../client/mcpClient.js';
 import type { ClientHandlers } from '../client/types.js';
 import type { Progress } from '../jsonrpc/connection.js';
+import type { ClientCapabilities } from '../protocol/model/capabilities.js';
 import type { Implementation } from '../protocol/model/common.js';
 import type { ElicitParams, ElicitResult } from '../protocol/model/elicitation.js';
 import type { Prompt } from '../protocol/model/prompts.js';
@@ -88,6 +89,12 @@ export interface HostOptions {
   readonly backoff?: BackoffOptions;
   /** Answers what a server asks when no call-specific handler does (default: nothing is declared). */
   readonly handlers?: ClientHandlers;
+  /**
+   * The capabilities each server's client declares (default: derived from `handlers`). A
+   * gateway declares what it can bridge ({@link GATEWAY_CLIENT_CAPABILITIES}); the upstream
+   * client's own capabilities are checked per question.
+   */
+  readonly capabilities?: ClientCapabilities;
 }
 
 /** Who is asking, for one request through the host. */
@@ -357,7 +364,7 @@ export class Host {
     } else {
       throw new McpError(McpErrorCode.InvalidArgument, 'completion/complete needs a ref of type ref/prompt (with name) or ref/resource (with uri)');
     }
-    const defaultRoute: DownstreamRoute<R> = (client, p, o) => client.request('completion/complete', p, undefined, o) as Promise<R>;
+    const defaultRoute: DownstreamRoute<R> = (client, p, o) => client.request('completion/complete', p, o) as Promise<R>;
     return this.#route('completion/complete', serverId, exposedName, undefined, { ...params, ref: ownRef }, options, route ?? defaultRoute);
   }
 
@@ -401,6 +408,7 @@ export class Host {
       logger: this.#logger,
       ...(this.#options.backoff !== undefined ? { backoff: this.#options.backoff } : {}),
       ...(this.#options.handlers !== undefined ? { handlers: this.#options.handlers } : {}),
+      ...(this.#options.capabilities !== undefined ? { capabilities: this.#options.capabilities } : {}),
       onHealth: () => this.#emit('servers'),
       onCatalog: () => {
         if (!this.#starting && this.#servers.get(spec.id) === server) this.#rebuild();

@@ -82,6 +82,6 @@ export {
   type ServerIdentity,
   type Next,
 } from './interceptors.js';
-export { Gateway, SEARCH_TOOL, CALL_TOOL, type GatewayOptions } from './gateway.js';
+export { Gateway, GATEWAY_CLIENT_CAPABILITIES, SEARCH_TOOL, CALL_TOOL, type GatewayOptions } from './gateway.js';
 export { PendingCall, PendingCalls, type PendingCallsOptions, type Attempt, type Launch, type LaunchRound, type Step, type Driver } from './bridge.js';
 export { agentTools, type AgentTools, type AnthropicToolUse, type OpenAIToolCall, type OpenAIToolMessage } from './agentTools.js';

@@ -4,7 +4,8 @@
 // third-party @modelcontextprotocol/server-memory over stdio.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { Client as ClientV2, StreamableHTTPClientTransport as HttpV2, StdioClientTransport as StdioV2 } from '@modelcontextprotocol/client';
+import { Client as ClientV2, StreamableHTTPClientTransport as HttpV2 } from '@modelcontextprotocol/client';
+import { StdioClientTransport as StdioV2 } from '@modelcontextprotocol/client/stdio';
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport as StdioV1 } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport as HttpV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
