@@ -56,7 +56,8 @@ export function headerKeys(inner: string): string[] | undefined {
   }
 }
 
-const HEADER = /^[ \t]*\[(\[?)([^\][]*?)\]\1?[ \t]*(#.*)?\r?$/;
+/** `[table]` or `[[array.of.tables]]`, with an optional comment; group 1 or 2 is the key. */
+const HEADER = /^[ \t]*(?:\[\[([^\][]*)\]\]|\[([^\][]*)\])[ \t]*(#.*)?\r?$/;
 
 /** Every table block of `text`, in order. Text before the first header is not a block. */
 export function tomlBlocks(text: string): TomlBlock[] {
@@ -69,7 +70,7 @@ export function tomlBlocks(text: string): TomlBlock[] {
     offset += line.length + 1;
     if (depth === 0 && multiline === undefined) {
       const match = HEADER.exec(line);
-      const keys = match === null ? undefined : headerKeys(match[2] as string);
+      const keys = match === null ? undefined : headerKeys((match[1] ?? match[2]) as string);
       if (keys !== undefined) {
         headers.push({ keys, start: lineStart });
         continue;
