@@ -74,7 +74,7 @@ export function wrapCommand(argv: readonly string[]): Promise<number> {
   const wrapped = format.wrap(text, file, gatewayLaunch(configFile));
   const backup = backupFile(file);
   out(`backed up ${file} to ${backup}`);
-  for (const skipped of parsed.skipped) err(`note: ${skipped}`);
+  for (const skipped of parsed.skipped) err(`note: ${skipped} (wrap takes it out of the client's list too; unwrap puts it back)`);
   for (const note of notes) err(`note: ${note}`);
   if (newConfig !== configText) writeAtomic(configFile, newConfig);
   out(`${configText === undefined ? 'created' : 'updated'} ${configFile}: ${Object.keys(added).length} server${Object.keys(added).length === 1 ? '' : 's'} added`);

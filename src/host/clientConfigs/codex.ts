@@ -127,7 +127,9 @@ export function codexFormat(): ClientFormat {
       const gateway = mcpBlocks(text).filter((b) => b.keys[1] === GATEWAY_ENTRY_ID);
       const expected: Record<string, unknown> = Object.fromEntries(kept.map((k) => [k, current[k]]));
       for (const [k, v] of Object.entries(isRecord(original) ? original : {})) if (!kept.includes(k)) expected[k] = v;
-      const out = spliceBlocks(text, gateway, restore.map((b) => backup.slice(b.start, b.end)).join(''));
+      let out = spliceBlocks(text, gateway, restore.map((b) => backup.slice(b.start, b.end)).join(''));
+      // Wrap appended the table after a blank line to a file that had none: take that line back.
+      if (restore.length === 0 && gateway.at(-1)?.end === text.length) out = out.replace(/(\r?\n)\r?\n$/, '$1');
       return checked(out, file, doc, Object.keys(expected).length === 0 && original === undefined ? undefined : expected);
     },
   };
