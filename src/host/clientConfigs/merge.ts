@@ -47,9 +47,10 @@ function suffixed(base: string, taken: (id: string) => boolean): string {
 
 /** Merges `incoming` into `existing` (the current `mcpServers` map, left untouched). */
 export function mergeServers(existing: Readonly<Record<string, unknown>>, incoming: readonly SourcedServer[]): MergeResult {
-  const added: Record<string, ServerEntry> = {};
+  // A Map, so an id like `__proto__` is an entry like any other (never an object's prototype).
+  const added = new Map<string, ServerEntry>();
   const notes: string[] = [];
-  const current = (id: string): unknown => (Object.hasOwn(added, id) ? added[id] : Object.hasOwn(existing, id) ? existing[id] : undefined);
+  const current = (id: string): unknown => (added.has(id) ? added.get(id) : Object.hasOwn(existing, id) ? existing[id] : undefined);
   for (const { source, server } of incoming) {
     const label = `${JSON.stringify(server.id)} (${source})`;
     if (isGatewayEntry(server)) {
@@ -66,7 +67,7 @@ export function mergeServers(existing: Readonly<Record<string, unknown>>, incomi
         continue;
       }
       const base = id;
-      const same = Object.keys({ ...existing, ...added }).find((k) => k.startsWith(`${base}-`) && sameJson(current(k), entry));
+      const same = [...Object.keys(existing), ...added.keys()].find((k) => k.startsWith(`${base}-`) && sameJson(current(k), entry));
       if (same !== undefined) {
         notes.push(`${label}: identical to ${JSON.stringify(same)} already merged; kept once`);
         continue;
@@ -74,9 +75,9 @@ export function mergeServers(existing: Readonly<Record<string, unknown>>, incomi
       id = suffixed(base, (candidate) => current(candidate) !== undefined);
       notes.push(`${label}: a different ${JSON.stringify(base)} is already there; added as ${JSON.stringify(id)}`);
     }
-    added[id] = server.entry;
+    added.set(id, server.entry);
   }
-  return { added, notes };
+  return { added: Object.fromEntries(added), notes };
 }
 
 /** A complete Switchboard config holding `servers` (see the README's config section). */

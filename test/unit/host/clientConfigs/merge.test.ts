@@ -38,6 +38,14 @@ describe('mergeServers', () => {
     assert.deepEqual(notes, ['"local tools" (codex): option "a" has no Switchboard equivalent; not carried over', '"local tools" (codex): renamed to "local-tools" (ids are letters, digits, _ and -, at most 32)']);
   });
 
+  it('prototype pollution: a server named __proto__ is an own entry and changes no prototype', () => {
+    const { added } = mergeServers({}, [{ source: 'cursor', server: server('__proto__', 'evil') }]);
+    assert.ok(Object.hasOwn(added, '__proto__'));
+    assert.equal(Object.getPrototypeOf(added), Object.prototype);
+    assert.deepEqual(JSON.parse(addServersToConfig(undefined, 'switchboard.json', added)), JSON.parse('{"mcpServers":{"__proto__":{"command":"evil"}}}'));
+    assert.equal(({} as Record<string, unknown>)['command'], undefined);
+  });
+
   it('never imports the gateway entry itself (a loop through Switchboard)', () => {
     const gateway: ImportedServer = { id: 'switchboard', entry: { command: '/usr/bin/node', args: ['/x/dist/cli/main.js', 'gateway', '--stdio'] }, notes: [] };
     const { added, notes } = mergeServers({}, [{ source: 'cursor', server: gateway }]);
