@@ -13,6 +13,9 @@ Commands:
   everything    run the demo MCP server (Streamable HTTP or stdio)
   tools         list the tools of an MCP server (URL or stdio command)
   call          call one tool of an MCP server and print the result
+  import        print one Switchboard config with the servers of every MCP client found
+  wrap          point an MCP client at the Switchboard gateway (backup, merge, rewrite)
+  unwrap        give a wrapped MCP client its own servers back
 
 Options:
   --help        show help (also: switchboard <command> --help)
@@ -41,6 +44,18 @@ const commands: Readonly<Record<string, () => Promise<Command>>> = {
   call: async () => {
     const m = await import('./callCommand.js');
     return { run: m.callCommand, help: m.callHelp };
+  },
+  import: async () => {
+    const m = await import('./importCommand.js');
+    return { run: m.importCommand, help: m.importHelp };
+  },
+  wrap: async () => {
+    const m = await import('./wrapCommand.js');
+    return { run: m.wrapCommand, help: m.wrapHelp };
+  },
+  unwrap: async () => {
+    const m = await import('./wrapCommand.js');
+    return { run: m.unwrapCommand, help: m.unwrapHelp };
   },
 };
 
