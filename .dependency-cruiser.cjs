@@ -1,4 +1,4 @@
-// Import boundaries of ../shared/STYLE.md section 1, enforced in `npm test`.
+// Import boundaries (STYLE.md section 1; the layers are listed in README.md, Architecture), enforced in `npm test`.
 // Layers, lowest first:
 //   util < jsonrpc < protocol < auth < transport < {server, client} < host < {store, adapters, console} < cli
 // A layer may import itself and anything below it, never above or sideways (except where noted).
