@@ -283,6 +283,77 @@ export function createStreamableHttpHandler(dispatcher: McpDispatcher, options: 
     return errorResponse(status, JsonRpcError.invalidRequest(detail), undefined, headers);
   }
 
+  /** The stateless 2026-07-28 path: one decoded POST body, its header rules, then dispatch. */
+  async function stateless(req: HttpRequestLike, decoded: DecodeResult): Promise<HttpResponseLike> {
+    const get = req.header;
+    if (isBatchResult(decoded)) return reject(400, 'the body must be a single JSON-RPC message, not a batch');
+    if (!decoded.ok) {
+      return errorResponse(400, decoded.error, decoded.id === null || decoded.isResponse ? undefined : decoded.id);
+    }
+    const message = decoded.message;
+    if (!('method' in message)) return reject(400, 'the body must be a JSON-RPC request or notification, not a response');
+    const isRequest = 'id' in message;
+    const id = isRequest ? (message as JsonRpcRequest).id : undefined;
+
+    const headerError = checkStandardHeaders(message, get, isRequest);
+    if (headerError !== undefined) return errorResponse(400, headerError, id);
+
+    if (supported !== undefined) {
+      const version = get('mcp-protocol-version');
+      if (version !== undefined && !supported.has(trimOws(version))) {
+        const error = new JsonRpcError(ErrorCode.UnsupportedProtocolVersion, 'Unsupported protocol version', {
+          supported: [...supported],
+          requested: trimOws(version),
+        });
+        return errorResponse(400, error, id);
+      }
+    }
+
+    let extra: MessageExtra;
+    const http: HttpExtra = { getHeader: get, method: req.method, path: req.path };
+    if (auth !== undefined) {
+      extra = await makeExtra(req);
+    } else if (extraHook === undefined) {
+      extra = { http };
+    } else {
+      let added = extraHook(req);
+      if (isThenable<MessageExtra | undefined>(added)) added = await added;
+      extra = added === undefined ? { http } : { ...added, http };
+    }
+    const exchange = new Exchange(req, extra, keepAliveMs, maxSseBufferedBytes);
+
+    if (message.method === 'tools/call' && dispatcher.toolHeaders !== undefined) {
+      const name = message.params?.['name'];
+      if (typeof name === 'string') {
+        const params = dispatcher.toolHeaders(name, exchange);
+        if (params !== undefined && params.length > 0) {
+          const paramError = checkParamHeaders(message.params?.['arguments'], params, get);
+          if (paramError !== undefined) {
+            exchange.dispose();
+            return errorResponse(400, paramError, id);
+          }
+        }
+      }
+    }
+    if (!isRequest) {
+      let answer: JsonRpcResponse | undefined;
+      try {
+        answer = await dispatcher.dispatch(message, exchange);
+      } catch (e) {
+        logger.error('dispatcher rejected a notification', { method: message.method, error: String(e) });
+        return errorResponse(500, JsonRpcError.internal());
+      } finally {
+        exchange.dispose();
+      }
+      if (answer !== undefined && 'error' in answer) {
+        const error = JsonRpcError.fromObject(answer.error);
+        return errorResponse(400, error);
+      }
+      return ACCEPTED;
+    }
+    return exchange.run(dispatcher, message as JsonRpcRequest, logger);
+  }
+
   async function handleInner(req: HttpRequestLike): Promise<HttpResponseLike> {
     const get = req.header;
     // DNS-rebinding defence first: nothing else is revealed to a foreign page.
@@ -353,72 +424,7 @@ export function createStreamableHttpHandler(dispatcher: McpDispatcher, options: 
     const era = routePost(req, decoded, stateful);
     if (era.to === 'initialize') return era.stateful.initialize(req, era.message);
     if (era.to === 'session') return era.stateful.sessionPost(req, era.sessionId, bytes, decoded);
-    if (isBatchResult(decoded)) return reject(400, 'the body must be a single JSON-RPC message, not a batch');
-    if (!decoded.ok) {
-      return errorResponse(400, decoded.error, decoded.id === null || decoded.isResponse ? undefined : decoded.id);
-    }
-    const message = decoded.message;
-    if (!('method' in message)) return reject(400, 'the body must be a JSON-RPC request or notification, not a response');
-    const isRequest = 'id' in message;
-    const id = isRequest ? (message as JsonRpcRequest).id : undefined;
-
-    const headerError = checkStandardHeaders(message, get, isRequest);
-    if (headerError !== undefined) return errorResponse(400, headerError, id);
-
-    if (supported !== undefined) {
-      const version = get('mcp-protocol-version');
-      if (version !== undefined && !supported.has(trimOws(version))) {
-        const error = new JsonRpcError(ErrorCode.UnsupportedProtocolVersion, 'Unsupported protocol version', {
-          supported: [...supported],
-          requested: trimOws(version),
-        });
-        return errorResponse(400, error, id);
-      }
-    }
-
-    let extra: MessageExtra;
-    const http: HttpExtra = { getHeader: get, method: req.method, path: req.path };
-    if (auth !== undefined) {
-      extra = await makeExtra(req);
-    } else if (extraHook === undefined) {
-      extra = { http };
-    } else {
-      let added = extraHook(req);
-      if (isThenable<MessageExtra | undefined>(added)) added = await added;
-      extra = added === undefined ? { http } : { ...added, http };
-    }
-    const exchange = new Exchange(req, extra, keepAliveMs, maxSseBufferedBytes);
-
-    if (message.method === 'tools/call' && dispatcher.toolHeaders !== undefined) {
-      const name = message.params?.['name'];
-      if (typeof name === 'string') {
-        const params = dispatcher.toolHeaders(name, exchange);
-        if (params !== undefined && params.length > 0) {
-          const paramError = checkParamHeaders(message.params?.['arguments'], params, get);
-          if (paramError !== undefined) {
-            exchange.dispose();
-            return errorResponse(400, paramError, id);
-          }
-        }
-      }
-    }
-    if (!isRequest) {
-      let answer: JsonRpcResponse | undefined;
-      try {
-        answer = await dispatcher.dispatch(message, exchange);
-      } catch (e) {
-        logger.error('dispatcher rejected a notification', { method: message.method, error: String(e) });
-        return errorResponse(500, JsonRpcError.internal());
-      } finally {
-        exchange.dispose();
-      }
-      if (answer !== undefined && 'error' in answer) {
-        const error = JsonRpcError.fromObject(answer.error);
-        return errorResponse(400, error);
-      }
-      return ACCEPTED;
-    }
-    return exchange.run(dispatcher, message as JsonRpcRequest, logger);
+    return stateless(req, decoded);
   }
 
   async function handle(req: HttpRequestLike): Promise<HttpResponseLike> {
