@@ -1,4 +1,4 @@
-// Import boundaries of ../shared/STYLE.md section 1, enforced in `npm test`.
+// Import boundaries (STYLE.md section 1; the layers are listed in README.md, Architecture), enforced in `npm test`.
 // Layers, lowest first:
 //   util < jsonrpc < protocol < auth < transport < {server, client} < host < {store, adapters, console} < cli
 // A layer may import itself and anything below it, never above or sideways (except where noted).
@@ -79,6 +79,8 @@ module.exports = {
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
+    // The `@example` bodies are user code (any layer, valibot), type-checked but never built.
+    exclude: { path: '\\.examples\\.ts$' },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
     enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default', 'types'], extensions: ['.ts', '.js'] },

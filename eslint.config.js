@@ -29,6 +29,12 @@ export default tseslint.config(
     },
   },
   {
+    // The `@example` bodies (STYLE.md section 7): user code, which reads process and shows the
+    // values it gets without using them.
+    files: ['src/**/*.examples.ts'],
+    rules: { 'no-restricted-globals': 'off', '@typescript-eslint/no-unused-vars': 'off' },
+  },
+  {
     files: ['src/cli/**/*.ts', 'scripts/**', 'test/**', 'examples/**', 'bench/**'],
     rules: { 'no-console': 'off' },
   },

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Runs the official MCP conformance suite (the referee, pinned in referee/package.json) against
-// Switchboard and prints the counts. See ../shared/conformance/HOWTO.md.
+// Switchboard and prints the counts. See README.md (Testing, conformance and benchmarks) and
+// https://github.com/modelcontextprotocol/conformance.
 //
 //   node scripts/conformance.mjs [server] [client] [--requirements 2026-07-28,2025-11-25] [--scenario NAME --spec-version REV]
 //

@@ -3,7 +3,7 @@
  * official referee, once connected: the calls each scenario's mock server expects, in order.
  * Unknown scenarios get the generic "list tools, call the first one" walk.
  *
- * @see /work/shared/conformance/HOWTO.md section 6
+ * @see https://github.com/modelcontextprotocol/conformance (the referee; run by `scripts/conformance.mjs`)
  * @module
  */
 import type { McpClient } from '../client/mcpClient.js';

@@ -27,6 +27,7 @@ import { checkLaunch, launchSpecOf, type LaunchApprovalStore } from '../host/lau
 import { defaultTransportFactory } from '../adapters/hostTransports.js';
 import { openStateStores } from '../store/jsonFileStore.js';
 import { StdioServerTransport } from '../transport/stdio/server.js';
+import type { ListeningServer } from '../adapters/nodeHttp.js';
 import { createLineLogger, type Logger } from '../util/logger.js';
 import { parseArgs, portOption, UsageError } from './args.js';
 
@@ -109,7 +110,7 @@ export async function gatewayCommand(argv: readonly string[]): Promise<void> {
   }
 
   let token: Awaited<ReturnType<typeof gatewayToken>> | undefined;
-  let running: Awaited<ReturnType<typeof import('./gatewayHttp.js').serveGatewayHttp>>;
+  let running: ListeningServer;
   try {
     token = noAuth ? undefined : await gatewayToken(config.stateDir);
     const { serveGatewayHttp } = await import('./gatewayHttp.js');

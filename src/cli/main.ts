@@ -14,6 +14,9 @@ Commands:
   tools         list the tools of an MCP server (URL or stdio command)
   call          call one tool of an MCP server and print the result
   gateway       serve many MCP servers behind one guarded endpoint (HTTP or stdio)
+  import        print one Switchboard config with the servers of every MCP client found
+  wrap          point an MCP client at the Switchboard gateway (backup, merge, rewrite)
+  unwrap        give a wrapped MCP client its own servers back
 
 Options:
   --help        show help (also: switchboard <command> --help)
@@ -46,6 +49,18 @@ const commands: Readonly<Record<string, () => Promise<Command>>> = {
   gateway: async () => {
     const m = await import('./gatewayCommand.js');
     return { run: m.gatewayCommand, help: m.gatewayHelp };
+  },
+  import: async () => {
+    const m = await import('./importCommand.js');
+    return { run: m.importCommand, help: m.importHelp };
+  },
+  wrap: async () => {
+    const m = await import('./wrapCommand.js');
+    return { run: m.wrapCommand, help: m.wrapHelp };
+  },
+  unwrap: async () => {
+    const m = await import('./wrapCommand.js');
+    return { run: m.unwrapCommand, help: m.unwrapHelp };
   },
 };
 

@@ -1,6 +1,7 @@
 /**
  * The server-side MUSTs of MCP 2026-07-28 that the end-to-end suite shows on the wire, by
- * their number in `/work/shared/spec/CHECKLIST.md` section 4. Pure data: every id here must
+ * their number in the project's MUST checklist of https://modelcontextprotocol.io/specification/2026-07-28
+ * (section 4; the ids are that checklist's numbering). Pure data: every id here must
  * be cited by at least one `verifies(id, ...)` (enforced by `coverage.test.ts`).
  *
  * Skipped on purpose (not server-side, or not wire-visible from a server's end):

@@ -143,14 +143,18 @@ export class LegacySseEndpoint {
     this.#context = context;
   }
 
-  /** Undefined (synchronously) when the path is not a legacy one; else the answer. */
-  handle(req: HttpRequestLike): Promise<HttpResponseLike> | undefined {
-    if (req.path === this.#options.path) return req.method === 'GET' ? this.#open(req) : Promise.resolve(notAllowed('GET'));
-    if (req.path === this.#options.messagesPath) return req.method === 'POST' ? this.#post(req) : Promise.resolve(notAllowed('POST'));
-    return undefined;
+  /** The path of the SSE stream (GET), for the handler's routing. */
+  get path(): string {
+    return this.#options.path;
   }
 
-  async #open(req: HttpRequestLike): Promise<HttpResponseLike> {
+  /** The path of the client's POSTs, for the handler's routing. */
+  get messagesPath(): string {
+    return this.#options.messagesPath;
+  }
+
+  /** `GET <path>` (routed by `routing.ts`): a new session and its stream. */
+  async open(req: HttpRequestLike): Promise<HttpResponseLike> {
     const context = this.#context;
     const refused = await context.authenticate?.(req, undefined);
     if (refused !== undefined) return refused;
@@ -168,7 +172,8 @@ export class LegacySseEndpoint {
     return { status: 200, headers: SSE_HEADERS, body: session.stream };
   }
 
-  async #post(req: HttpRequestLike): Promise<HttpResponseLike> {
+  /** `POST <messagesPath>` (routed by `routing.ts`): one message of a session, answered on its stream. */
+  async post(req: HttpRequestLike): Promise<HttpResponseLike> {
     const context = this.#context;
     const max = context.maxBodyBytes;
     if (!isJsonContentType(req.header('content-type'))) return refuse(415, JsonRpcError.invalidRequest('the Content-Type must be application/json'));
@@ -223,8 +228,4 @@ export class LegacySseEndpoint {
     );
     return ACCEPTED;
   }
-}
-
-function notAllowed(allow: string): HttpResponseLike {
-  return refuse(405, JsonRpcError.invalidRequest(`this endpoint accepts ${allow}`), undefined, { 'content-type': 'application/json', allow });
 }

@@ -9,7 +9,10 @@
  * hot path); {@link StreamableHttpHandler.fetch} is the web-standard entry built on it, and
  * `adapters/nodeHttp.ts` is the Node one. This module is runtime-neutral.
  *
- * Request pipeline, first failure wins:
+ * Request pipeline, first failure wins. Which path serves a request (legacy HTTP+SSE,
+ * stateful, stateless) is decided once, from its method, path and headers and, for a POST,
+ * its decoded body (`routing.ts`); the `Host`/`Origin`/auth checks and the `route` hook run
+ * at their places around that decision:
  *
  * | Check | Failure |
  * |---|---|
@@ -45,6 +48,7 @@ import { createHttpAuth, type HttpAuthOptions } from './auth.js';
 import { Exchange, isThenable, readBody } from './exchange.js';
 import { trimOws } from '../headerValue.js';
 import { LegacySseEndpoint, type LegacySseOptions } from '../legacy/legacySse.js';
+import { routePost, routeRequest, type RoutingConfig } from './routing.js';
 import { StatefulHttp, type StatefulOptions } from './stateful.js';
 import { DEFAULT_MAX_SSE_BUFFERED_BYTES, PushSseStream } from './sseStream.js';
 import type { HttpExtra, HttpRequestLike, HttpResponseLike } from './types.js';
@@ -191,6 +195,7 @@ export interface StreamableHttpHandler {
 const JSON_HEADERS: Readonly<Record<string, string>> = Object.freeze({ 'content-type': 'application/json' });
 const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
 const ALLOW_POST: Readonly<Record<string, string>> = Object.freeze({ 'content-type': 'application/json', allow: 'POST' });
+const ALLOW_GET: Readonly<Record<string, string>> = Object.freeze({ 'content-type': 'application/json', allow: 'GET' });
 const ACCEPTED: HttpResponseLike = Object.freeze({ status: 202, headers: NO_HEADERS });
 
 /** Serializes an error response; the id is omitted when it could not be read (2026-07-28 `JSONRPCErrorResponse.id?`). */
@@ -272,81 +277,16 @@ export function createStreamableHttpHandler(dispatcher: McpDispatcher, options: 
           extra: makeExtra,
           authenticate: auth === undefined ? undefined : (req, body) => auth.authenticate(req, body),
         });
+  const routing: RoutingConfig = { endpoint, legacy, stateful };
 
   function reject(status: number, detail: string, headers?: Readonly<Record<string, string>>): HttpResponseLike {
     logger.debug('http request rejected', { status, detail });
     return errorResponse(status, JsonRpcError.invalidRequest(detail), undefined, headers);
   }
 
-  async function handleInner(req: HttpRequestLike): Promise<HttpResponseLike> {
+  /** The stateless 2026-07-28 path: one decoded POST body, its header rules, then dispatch. */
+  async function stateless(req: HttpRequestLike, decoded: DecodeResult): Promise<HttpResponseLike> {
     const get = req.header;
-    // DNS-rebinding defence first: nothing else is revealed to a foreign page.
-    if (hosts !== undefined) {
-      const host = get('host');
-      if (host !== undefined && !isAllowedHost(trimOws(host), hosts)) return reject(403, 'the Host header is not allowed');
-    }
-    if (auth !== undefined) {
-      // The metadata is public and CORS-enabled: served before the Origin check.
-      const metadata = auth.wellKnown(req);
-      if (metadata !== undefined) return metadata;
-    }
-    if (origins !== undefined) {
-      const origin = get('origin');
-      if (origin !== undefined && !isAllowedOrigin(trimOws(origin), origins)) return reject(403, 'the Origin header is not allowed');
-    }
-    if (legacy !== undefined) {
-      // The deprecated HTTP+SSE transport's two paths (auth and body limits applied there).
-      const answered = legacy.handle(req);
-      if (answered !== undefined) return answered;
-    }
-    if (endpoint !== undefined && req.path !== endpoint) return reject(404, `no MCP endpoint at ${req.path}`);
-    if (req.method !== 'POST') {
-      // CORS preflights never carry credentials (Fetch standard); everything else must.
-      if (auth !== undefined && req.method !== 'OPTIONS') {
-        const refused = await auth.authenticate(req, undefined);
-        if (refused !== undefined) return refused;
-      }
-      if (route !== undefined) {
-        const routed = await route(req, undefined);
-        if (routed !== undefined) return routed;
-      }
-      if (stateful !== undefined) {
-        const answered = await stateful.handleOther(req);
-        if (answered !== undefined) return answered;
-      }
-      return reject(405, `method ${req.method} is not allowed; the MCP endpoint accepts POST`, ALLOW_POST);
-    }
-    if (!isJsonContentType(get('content-type'))) return reject(415, 'the Content-Type must be application/json');
-    if (!acceptsJsonAndSse(get('accept'))) return reject(406, 'the Accept header must list application/json and text/event-stream');
-    const declared = get('content-length');
-    if (declared !== undefined && Number(declared) > maxBodyBytes) {
-      return reject(413, `the body is larger than ${maxBodyBytes} bytes`);
-    }
-    let bytes: Uint8Array | undefined;
-    try {
-      bytes = await readBody(req.body, maxBodyBytes);
-    } catch (e) {
-      logger.debug('reading the request body failed', { error: String(e) });
-      return reject(400, 'the request body could not be read');
-    }
-    if (bytes === undefined) return reject(413, `the body is larger than ${maxBodyBytes} bytes`);
-    const decoded = decodeFrame(bytes, limits);
-    if (auth !== undefined) {
-      const refused = await auth.authenticate(req, { bytes, decoded });
-      if (refused !== undefined) return refused;
-    }
-    if (route !== undefined) {
-      const routed = await route(req, { bytes, decoded });
-      if (routed !== undefined) return routed;
-    }
-    if (stateful !== undefined) {
-      // Synchronously undefined when the stateless path keeps the request (no extra tick).
-      const taken = stateful.handlePost(req, bytes, decoded);
-      if (taken !== undefined) {
-        const answered = await taken;
-        if (answered !== undefined) return answered;
-      }
-    }
     if (isBatchResult(decoded)) return reject(400, 'the body must be a single JSON-RPC message, not a batch');
     if (!decoded.ok) {
       return errorResponse(400, decoded.error, decoded.id === null || decoded.isResponse ? undefined : decoded.id);
@@ -413,6 +353,79 @@ export function createStreamableHttpHandler(dispatcher: McpDispatcher, options: 
       return ACCEPTED;
     }
     return exchange.run(dispatcher, message as JsonRpcRequest, logger);
+  }
+
+  async function handleInner(req: HttpRequestLike): Promise<HttpResponseLike> {
+    const get = req.header;
+    // DNS-rebinding defence first: nothing else is revealed to a foreign page.
+    if (hosts !== undefined) {
+      const host = get('host');
+      if (host !== undefined && !isAllowedHost(trimOws(host), hosts)) return reject(403, 'the Host header is not allowed');
+    }
+    if (auth !== undefined) {
+      // The metadata is public and CORS-enabled: served before the Origin check.
+      const metadata = auth.wellKnown(req);
+      if (metadata !== undefined) return metadata;
+    }
+    if (origins !== undefined) {
+      const origin = get('origin');
+      if (origin !== undefined && !isAllowedOrigin(trimOws(origin), origins)) return reject(403, 'the Origin header is not allowed');
+    }
+    const target = routeRequest(req, routing);
+    switch (target.to) {
+      case 'post':
+        break;
+      // The deprecated HTTP+SSE transport's two paths (auth and body limits applied there).
+      case 'legacy-stream':
+        return target.legacy.open(req);
+      case 'legacy-message':
+        return target.legacy.post(req);
+      case 'legacy-not-allowed':
+        return reject(405, `this endpoint accepts ${target.allow}`, target.allow === 'GET' ? ALLOW_GET : ALLOW_POST);
+      case 'not-found':
+        return reject(404, `no MCP endpoint at ${req.path}`);
+      default: {
+        // CORS preflights never carry credentials (Fetch standard); everything else must.
+        if (auth !== undefined && req.method !== 'OPTIONS') {
+          const refused = await auth.authenticate(req, undefined);
+          if (refused !== undefined) return refused;
+        }
+        if (route !== undefined) {
+          const routed = await route(req, undefined);
+          if (routed !== undefined) return routed;
+        }
+        if (target.to === 'session-stream') return target.stateful.openStream(req, target.sessionId);
+        if (target.to === 'session-delete') return target.stateful.deleteSession(req, target.sessionId);
+        return reject(405, `method ${req.method} is not allowed; the MCP endpoint accepts POST`, ALLOW_POST);
+      }
+    }
+    if (!isJsonContentType(get('content-type'))) return reject(415, 'the Content-Type must be application/json');
+    if (!acceptsJsonAndSse(get('accept'))) return reject(406, 'the Accept header must list application/json and text/event-stream');
+    const declared = get('content-length');
+    if (declared !== undefined && Number(declared) > maxBodyBytes) {
+      return reject(413, `the body is larger than ${maxBodyBytes} bytes`);
+    }
+    let bytes: Uint8Array | undefined;
+    try {
+      bytes = await readBody(req.body, maxBodyBytes);
+    } catch (e) {
+      logger.debug('reading the request body failed', { error: String(e) });
+      return reject(400, 'the request body could not be read');
+    }
+    if (bytes === undefined) return reject(413, `the body is larger than ${maxBodyBytes} bytes`);
+    const decoded = decodeFrame(bytes, limits);
+    if (auth !== undefined) {
+      const refused = await auth.authenticate(req, { bytes, decoded });
+      if (refused !== undefined) return refused;
+    }
+    if (route !== undefined) {
+      const routed = await route(req, { bytes, decoded });
+      if (routed !== undefined) return routed;
+    }
+    const era = routePost(req, decoded, stateful);
+    if (era.to === 'initialize') return era.stateful.initialize(req, era.message);
+    if (era.to === 'session') return era.stateful.sessionPost(req, era.sessionId, bytes, decoded);
+    return stateless(req, decoded);
   }
 
   async function handle(req: HttpRequestLike): Promise<HttpResponseLike> {

@@ -14,8 +14,9 @@
  * | GET + `Last-Event-ID` | replay of THAT stream after the id, then its continuation |
  * | DELETE | `closeSession`, 200; the id then gets 404 |
  *
- * A request whose body carries the 2026 `_meta` protocol version is left to the stateless
- * path, session header or not (2026-07-28 ignores `Mcp-Session-Id`).
+ * Which requests come here is decided by `routing.ts`: a request whose body carries the 2026
+ * `_meta` protocol version goes to the stateless path, session header or not (2026-07-28
+ * ignores `Mcp-Session-Id`).
  *
  * @see https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#streamable-http
  * @see https://modelcontextprotocol.io/specification/2025-03-26/basic/transports#streamable-http
@@ -24,8 +25,7 @@
 import type { MessageExtra } from '../../../jsonrpc/channel.js';
 import { decodeFrame, isBatchResult, type DecodeLimits, type DecodeResult, type DecodedItem } from '../../../jsonrpc/decode.js';
 import { JsonRpcError } from '../../../jsonrpc/errors.js';
-import type { JsonRpcMessage, JsonRpcNotification, JsonRpcRequest, JsonRpcResponse, RequestId } from '../../../jsonrpc/messages.js';
-import { META_PROTOCOL_VERSION } from '../../../protocol/meta.js';
+import type { JsonRpcNotification, JsonRpcRequest, JsonRpcResponse, RequestId } from '../../../jsonrpc/messages.js';
 import type { Logger } from '../../../util/logger.js';
 import { principalIn } from '../../principal.js';
 import type { McpDispatcher } from '../../types.js';
@@ -92,12 +92,6 @@ function errorAnswer(status: number, error: JsonRpcError, id?: RequestId, header
 export function busyAnswer(id?: RequestId): HttpResponseLike {
   const error = new JsonRpcError(-32000, 'Server busy: the maximum number of sessions is reached; retry later', { retryAfterSeconds: 5 });
   return errorAnswer(503, error, id, { 'content-type': 'application/json', 'retry-after': '5' });
-}
-
-function carries2026Meta(message: JsonRpcMessage): boolean {
-  if (!('method' in message)) return false;
-  const meta = message.params?.['_meta'];
-  return typeof meta === 'object' && meta !== null && META_PROTOCOL_VERSION in meta;
 }
 
 function principalOf(extra: MessageExtra): string | undefined {
@@ -234,18 +228,20 @@ export class StatefulHttp {
     return { session, extra };
   }
 
-  /** GET and DELETE with a session id; undefined for anything else (→ 405). */
-  async handleOther(req: HttpRequestLike): Promise<HttpResponseLike | undefined> {
-    const id = req.header('mcp-session-id');
-    if (id === undefined || (req.method !== 'GET' && req.method !== 'DELETE')) return undefined;
-    const found = await this.#session(req, trimOws(id));
+  /** DELETE with a session id (routed by `routing.ts`): `closeSession`, 200; or the session's error answer. */
+  async deleteSession(req: HttpRequestLike, sessionId: string): Promise<HttpResponseLike> {
+    const found = await this.#session(req, sessionId);
+    if (!('session' in found)) return found;
+    this.#registry.delete(found.session);
+    this.#end(found.session);
+    return OK_EMPTY;
+  }
+
+  /** GET with a session id (routed by `routing.ts`): the standalone stream, or a replay after `Last-Event-ID`. */
+  async openStream(req: HttpRequestLike, sessionId: string): Promise<HttpResponseLike> {
+    const found = await this.#session(req, sessionId);
     if (!('session' in found)) return found;
     const { session } = found;
-    if (req.method === 'DELETE') {
-      this.#registry.delete(session);
-      this.#end(session);
-      return OK_EMPTY;
-    }
     if (!acceptsSse(req.header('accept'))) {
       return errorAnswer(406, JsonRpcError.invalidRequest('the Accept header must list text/event-stream'));
     }
@@ -265,25 +261,10 @@ export class StatefulHttp {
     return { status: 200, headers: SSE_HEADERS, body: standalone.open().body };
   }
 
-  /**
-   * A POST: undefined leaves it to the stateless path. Synchronous when it does (no promise
-   * and no extra tick on the stateless hot path); a promise when the stateful path takes it.
-   */
-  handlePost(req: HttpRequestLike, bytes: Uint8Array, decoded: DecodeResult): Promise<HttpResponseLike | undefined> | undefined {
-    const rawId = req.header('mcp-session-id');
-    if (!isBatchResult(decoded) && decoded.ok && carries2026Meta(decoded.message)) return undefined;
-    if (rawId === undefined) {
-      if (!isBatchResult(decoded) && decoded.ok && 'method' in decoded.message && decoded.message.method === 'initialize' && 'id' in decoded.message) {
-        return this.#initialize(req, decoded.message as JsonRpcRequest);
-      }
-      return undefined;
-    }
-    return this.#sessionPost(req, rawId, bytes, decoded);
-  }
-
-  async #sessionPost(req: HttpRequestLike, rawId: string, bytes: Uint8Array, decoded: DecodeResult): Promise<HttpResponseLike | undefined> {
+  /** A POST with a session id (routed by `routing.ts`): its message(s) in that session, or the session's error answer. */
+  async sessionPost(req: HttpRequestLike, sessionId: string, bytes: Uint8Array, decoded: DecodeResult): Promise<HttpResponseLike> {
     const requestId = !isBatchResult(decoded) && decoded.ok && 'id' in decoded.message && 'method' in decoded.message ? decoded.message.id : undefined;
-    const found = await this.#session(req, trimOws(rawId), requestId);
+    const found = await this.#session(req, sessionId, requestId);
     if (!('session' in found)) return found;
     const { session, extra } = found;
     if (startsWithBracket(bytes)) {
@@ -299,7 +280,8 @@ export class StatefulHttp {
     return this.#messages(session, extra, [decoded], false);
   }
 
-  async #initialize(req: HttpRequestLike, message: JsonRpcRequest): Promise<HttpResponseLike> {
+  /** An `initialize` request without a session id (routed by `routing.ts`): a new session, or 503 at `maxSessions`. */
+  async initialize(req: HttpRequestLike, message: JsonRpcRequest): Promise<HttpResponseLike> {
     const registry = this.#registry;
     const extra = await this.#context.extra(req);
     const session = this.openSession(extra, (id, principal, settings, now) => new HttpSession(id, principal, settings, now));
