@@ -31,7 +31,7 @@ import { loggingLevels, type Implementation, type LoggingLevel } from '../protoc
 import { isStateless, isSupportedRevision, latestStatefulRevision, supportedRevisions, type ProtocolRevision } from '../protocol/revisions.js';
 import type { DispatchEnv, McpDispatcher, MessageExtra, PeerRequester, SessionPeer, ToolHeaderParam, Transport } from '../transport/types.js';
 import { McpError, McpErrorCode } from '../util/errors.js';
-import { silentLogger, type Logger } from '../util/logger.js';
+import { consoleErrorLogger, type Logger } from '../util/logger.js';
 import { RequestContext, InputRequiredSignal, PeerInputBroker, StatelessInputBroker, type InputBroker } from './context.js';
 import { compose, type Middleware, type MiddlewareContext, type Terminal } from './middleware.js';
 import { Registry } from './registry.js';
@@ -68,7 +68,7 @@ import { CORE_TASKS_CAPABILITY, serveTaskMethod, TASK_METHODS, taskListenSource 
 
 /** Options of an {@link McpServer}. */
 export interface McpServerOptions {
-  /** Where the server logs (never stdout). */
+  /** Where the server logs (never stdout). Default {@link consoleErrorLogger}: warnings and errors on stderr. */
   readonly logger?: Logger;
   /** Entries per page of the list methods. Default 100. */
   readonly pageSize?: number;
@@ -197,7 +197,7 @@ export class McpServer implements McpDispatcher {
     const { instructions, ...identity } = info;
     this.info = Object.freeze({ ...identity });
     this.#instructions = instructions;
-    this.#logger = options.logger ?? silentLogger;
+    this.#logger = options.logger ?? consoleErrorLogger;
     this.#pageSize = options.pageSize ?? 100;
     this.#cache = options.cache ?? { ttlMs: 0, cacheScope: 'private' };
     this.#methodCache = options.methodCache ?? {};
