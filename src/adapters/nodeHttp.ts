@@ -20,6 +20,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { pathOf, type StreamableHttpHandler } from '../transport/http/server/server.js';
 import { isSseStream, type HttpRequestLike, type HttpResponseLike } from '../transport/http/server/types.js';
+import { McpError, McpErrorCode } from '../util/errors.js';
 import { silentLogger, type Logger } from '../util/logger.js';
 import { spreadCopy } from '../util/object.js';
 
@@ -98,7 +99,7 @@ function writeResponse(req: IncomingMessage, res: ServerResponse, response: Http
   }
   res.writeHead(response.status, response.headers);
   res.flushHeaders();
-  const onClose = (): void => body.cancel(new Error('the client closed the response stream'));
+  const onClose = (): void => body.cancel(clientGone());
   res.once('close', onClose);
   body.start({
     write: (chunk) => {
@@ -115,6 +116,9 @@ function writeResponse(req: IncomingMessage, res: ServerResponse, response: Http
     },
   });
 }
+
+/** The abort reason of a request whose client disconnected (an ordinary end, see `isCancellation`). */
+const clientGone = (): McpError => new McpError(McpErrorCode.ConnectionClosed, 'The client closed the connection');
 
 /**
  * Wraps a Streamable HTTP handler as a Node `http` request listener.
@@ -136,7 +140,7 @@ export function toNodeHandler(handler: StreamableHttpHandler, options: NodeHandl
       res.once('close', () => {
         if (res.writableFinished) return;
         gone = true;
-        onGone?.(new Error('the client closed the connection'));
+        onGone?.(clientGone());
       });
       const headers = req.headers;
       const target = req.url ?? '/';
@@ -151,7 +155,7 @@ export function toNodeHandler(handler: StreamableHttpHandler, options: NodeHandl
         },
         body: (limit) => readNodeBody(req, Math.min(limit, max)),
         onAbort: (listener) => {
-          if (gone) listener(new Error('the client closed the connection'));
+          if (gone) listener(clientGone());
           else onGone = listener;
         },
       };

@@ -30,7 +30,7 @@ import type { ClientCapabilities, ServerCapabilities } from '../protocol/model/c
 import { loggingLevels, type Implementation, type LoggingLevel } from '../protocol/model/common.js';
 import { isStateless, isSupportedRevision, latestStatefulRevision, supportedRevisions, type ProtocolRevision } from '../protocol/revisions.js';
 import type { DispatchEnv, McpDispatcher, MessageExtra, PeerRequester, SessionPeer, ToolHeaderParam, Transport } from '../transport/types.js';
-import { McpError, McpErrorCode } from '../util/errors.js';
+import { isCancellation, McpError, McpErrorCode } from '../util/errors.js';
 import { consoleErrorLogger, type Logger } from '../util/logger.js';
 import { RequestContext, InputRequiredSignal, PeerInputBroker, StatelessInputBroker, type InputBroker } from './context.js';
 import { compose, type Middleware, type MiddlewareContext, type Terminal } from './middleware.js';
@@ -625,6 +625,7 @@ export class McpServer implements McpDispatcher {
   }
 
   #reportError(error: unknown, method: string, requestId: RequestId): void {
+    if (isCancellation(error)) return this.#logger.debug('a request ended early: the client cancelled or went away', { method, requestId, reason: String(error) });
     if (this.#onError !== undefined) {
       try {
         this.#onError(error, { method, requestId });

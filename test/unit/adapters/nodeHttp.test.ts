@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { request as httpRequest } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { listen, type ListeningServer } from '../../../src/adapters/nodeHttp.js';
+import { McpServer } from '../../../src/server/mcpServer.js';
 import { SseParser } from '../../../src/transport/http/sse.js';
 import { createStreamableHttpHandler } from '../../../src/transport/http/server/server.js';
 import { fakeDispatcher, request, standardHeaders, type FakeDispatcher } from '../transport/http/server/support.js';
@@ -181,5 +182,42 @@ describe('adapters · node http', () => {
       }),
     );
     assert.deepEqual(results, Array.from({ length: 200 }, (_, i) => `r${i}`));
+  });
+});
+
+describe('adapters/nodeHttp: a client that disconnects mid-call', () => {
+  it('is an ordinary end of the request: a debug entry, no error and no stack trace', async () => {
+    const entries: { level: string; message: string; fields: Record<string, unknown> | undefined }[] = [];
+    let logged!: () => void;
+    const ended = new Promise<void>((resolve) => (logged = resolve));
+    const at = (level: string) => (message: string, fields?: Record<string, unknown>) => {
+      entries.push({ level, message, fields });
+      if (message.startsWith('a request ended early')) logged();
+    };
+    const logger = { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
+    let started!: () => void;
+    const inHandler = new Promise<void>((resolve) => (started = resolve));
+    const mcp = new McpServer({ name: 'gone', version: '1.0.0' }, { logger });
+    mcp.tool('wait', { inputSchema: { type: 'object' } }, (_args, ctx) => {
+      started();
+      return new Promise((_resolve, reject) => ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason as Error), { once: true }));
+    });
+    const http = await listen(createStreamableHttpHandler(mcp, { logger }), { port: 0, logger });
+    try {
+      const controller = new AbortController();
+      const body = request('tools/call', { name: 'wait', arguments: {} });
+      const pending = fetch(`${http.url}mcp`, { method: 'POST', headers: headersFor(body), body: JSON.stringify(body), signal: controller.signal }).catch((e: unknown) => e);
+      await inHandler;
+      controller.abort();
+      await pending;
+      await ended;
+      assert.deepEqual(entries.filter((e) => e.level === 'error' || e.level === 'warn'), []);
+      const entry = entries.find((e) => e.message.startsWith('a request ended early'));
+      assert.equal(entry?.level, 'debug');
+      assert.doesNotMatch(String(entry?.fields?.['reason']), /\n\s+at /);
+    } finally {
+      await http.close();
+      await mcp.close();
+    }
   });
 });
