@@ -17,9 +17,10 @@
  * @module
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { pathOf, type StreamableHttpHandler } from '../transport/http/server/server.js';
 import { isSseStream, type HttpRequestLike, type HttpResponseLike } from '../transport/http/server/types.js';
+import { McpError, McpErrorCode } from '../util/errors.js';
 import { silentLogger, type Logger } from '../util/logger.js';
 import { spreadCopy } from '../util/object.js';
 
@@ -27,6 +28,51 @@ import { spreadCopy } from '../util/object.js';
 export interface NodeHandlerOptions {
   /** Diagnostics. Default: silent. */
   readonly logger?: Logger;
+  /**
+   * Lingering close after a 413 sent before the body was read: how long the rest of the
+   * body is read and discarded, so a client still sending it (one that writes the whole
+   * request before reading, like Python's `http.client`) gets the 413 instead of a broken
+   * pipe. Default 2,000 ms.
+   */
+  readonly lingerMs?: number;
+  /** Lingering close: how many more bytes are read and discarded at most. Default 32 MiB. */
+  readonly lingerBytes?: number;
+}
+
+/** The bounds of a lingering close. */
+interface Linger {
+  readonly ms: number;
+  readonly bytes: number;
+}
+
+/**
+ * A lingering close for a response sent before the request body was read (413): the rest of
+ * the body is read and discarded (through the request, so Node's HTTP parser keeps reading),
+ * and when Node's HTTP server closes the socket after the `Connection: close` response
+ * (`destroySoon()`), the socket is only half-closed instead of destroyed: destroying it while
+ * request bytes still arrive sends a TCP reset, which discards the response on the client.
+ * The socket is destroyed once the client closes its side, `linger.bytes` more arrived or
+ * `linger.ms` passed.
+ */
+function closeLingering(req: IncomingMessage, linger: Linger): void {
+  const socket = req.socket;
+  let discarded = 0;
+  const stop = (): void => {
+    clearTimeout(timer);
+    socket.destroy();
+  };
+  const timer = setTimeout(stop, linger.ms);
+  timer.unref();
+  req.on('data', (chunk: Buffer) => {
+    discarded += chunk.length;
+    if (discarded > linger.bytes) stop();
+  });
+  req.resume();
+  socket.once('error', stop);
+  (socket as Socket & { destroySoon?: () => void }).destroySoon = () => {
+    socket.once('end', stop);
+    socket.end();
+  };
 }
 
 /** A Node request listener. */
@@ -72,7 +118,7 @@ function readNodeBody(req: IncomingMessage, max: number): Promise<Uint8Array | u
   });
 }
 
-function writeResponse(req: IncomingMessage, res: ServerResponse, response: HttpResponseLike): void {
+function writeResponse(req: IncomingMessage, res: ServerResponse, response: HttpResponseLike, linger: Linger): void {
   const body = response.body;
   if (res.destroyed || res.writableEnded) {
     if (isSseStream(body)) body.cancel(new Error('the client closed the connection'));
@@ -89,8 +135,9 @@ function writeResponse(req: IncomingMessage, res: ServerResponse, response: Http
     const headers: Record<string, string | number> = spreadCopy(response.headers);
     headers['content-length'] = length;
     if (response.status === 413 && !req.complete) {
-      // The rest of an oversized body is never read: close rather than drain it.
+      // The rest of an oversized body is never parsed: close, lingering so the 413 arrives.
       headers['connection'] = 'close';
+      closeLingering(req, linger);
     }
     res.writeHead(response.status, headers);
     res.end(body);
@@ -98,7 +145,7 @@ function writeResponse(req: IncomingMessage, res: ServerResponse, response: Http
   }
   res.writeHead(response.status, response.headers);
   res.flushHeaders();
-  const onClose = (): void => body.cancel(new Error('the client closed the response stream'));
+  const onClose = (): void => body.cancel(clientGone());
   res.once('close', onClose);
   body.start({
     write: (chunk) => {
@@ -116,6 +163,9 @@ function writeResponse(req: IncomingMessage, res: ServerResponse, response: Http
   });
 }
 
+/** The abort reason of a request whose client disconnected (an ordinary end, see `isCancellation`). */
+const clientGone = (): McpError => new McpError(McpErrorCode.ConnectionClosed, 'The client closed the connection');
+
 /**
  * Wraps a Streamable HTTP handler as a Node `http` request listener.
  *
@@ -128,6 +178,7 @@ function writeResponse(req: IncomingMessage, res: ServerResponse, response: Http
 export function toNodeHandler(handler: StreamableHttpHandler, options: NodeHandlerOptions = {}): NodeRequestListener {
   const logger = options.logger ?? silentLogger;
   const max = handler.maxBodyBytes;
+  const linger: Linger = { ms: options.lingerMs ?? 2000, bytes: options.lingerBytes ?? 32 * 1024 * 1024 };
   return (req, res) => {
     try {
       // A plain listener instead of an AbortController: creating AbortSignals is slow on Node 20.
@@ -136,7 +187,7 @@ export function toNodeHandler(handler: StreamableHttpHandler, options: NodeHandl
       res.once('close', () => {
         if (res.writableFinished) return;
         gone = true;
-        onGone?.(new Error('the client closed the connection'));
+        onGone?.(clientGone());
       });
       const headers = req.headers;
       const target = req.url ?? '/';
@@ -151,14 +202,14 @@ export function toNodeHandler(handler: StreamableHttpHandler, options: NodeHandl
         },
         body: (limit) => readNodeBody(req, Math.min(limit, max)),
         onAbort: (listener) => {
-          if (gone) listener(new Error('the client closed the connection'));
+          if (gone) listener(clientGone());
           else onGone = listener;
         },
       };
       handler.handle(request).then(
         (response) => {
           try {
-            writeResponse(req, res, response);
+            writeResponse(req, res, response, linger);
           } catch (e) {
             logger.error('writing the HTTP response failed', { error: String(e) });
             res.destroy();

@@ -39,6 +39,14 @@ export interface ChannelSink {
   receive(frame: DecodeResult, extra?: MessageExtra): void;
   /** The channel is closed for good; `reason` is set when it did not close cleanly. */
   closed(reason?: Error): void;
+  /**
+   * Stops the timers of every pending request until the returned function is called: the
+   * channel is waiting on a person (an interactive sign-in) and that wait must not count
+   * against any request timeout. On resume each request gets its full timeout again (the
+   * channel sends it anew) and what was left of its total cap. Calls nest; the resume
+   * function is idempotent. Optional: a sink without it keeps its timers running.
+   */
+  suspendTimers?(): () => void;
 }
 
 /** Options for one {@link Channel.send}. */

@@ -151,6 +151,12 @@ interface Pending {
   readonly relatedRequestId: RequestId | undefined;
   timer: ReturnType<typeof setTimeout> | undefined;
   totalTimer: ReturnType<typeof setTimeout> | undefined;
+  /** The total cap in ms; 0 = none. */
+  readonly totalMs: number;
+  /** What is left of the total cap (ms) when its timer is not running; 0 = no cap. */
+  totalLeftMs: number;
+  /** When the total timer was last armed. */
+  totalSince: number;
   signal: AbortSignal | undefined;
   abortListener: (() => void) | undefined;
 }
@@ -167,6 +173,8 @@ export class Connection {
   readonly #logger: Logger;
   readonly #defaultTimeoutMs: number;
   readonly #maxTotalTimeoutMs: number;
+  /** Open {@link ChannelSink.suspendTimers} calls. */
+  #suspensions = 0;
   readonly #onRequest: RequestHandler | undefined;
   readonly #onNotification: NotificationHandler | undefined;
   readonly #onHandlerError: ((error: unknown, request: JsonRpcRequest) => void) | undefined;
@@ -213,6 +221,7 @@ export class Connection {
     const sink: ChannelSink = {
       receive: (frame, extra) => this.#receive(frame, extra),
       closed: (reason) => this.#handleClosed(reason),
+      suspendTimers: () => this.#suspendTimers(),
     };
     await this.#channel.start(sink);
   }
@@ -264,16 +273,16 @@ export class Connection {
         relatedRequestId: options.relatedRequestId,
         timer: undefined,
         totalTimer: undefined,
+        totalMs: options.maxTotalTimeoutMs ?? this.#maxTotalTimeoutMs,
+        totalLeftMs: options.maxTotalTimeoutMs ?? this.#maxTotalTimeoutMs,
+        totalSince: 0,
         signal,
         abortListener: undefined,
       };
       this.#pending.set(id, entry);
       if (onProgress !== undefined) this.#byProgressToken.set(id, entry);
       this.#armTimer(entry);
-      const total = options.maxTotalTimeoutMs ?? this.#maxTotalTimeoutMs;
-      if (total > 0) {
-        entry.totalTimer = setTimeout(() => this.#expire(entry, `Request ${method} exceeded its maximum total time of ${total} ms`), total);
-      }
+      this.#armTotalTimer(entry);
       if (signal !== undefined) {
         const listener = (): void => this.#abort(entry, signal.reason);
         entry.abortListener = listener;
@@ -323,12 +332,45 @@ export class Connection {
 
   #armTimer(entry: Pending): void {
     if (entry.timer !== undefined) clearTimeout(entry.timer);
-    if (entry.timeoutMs > 0) {
+    entry.timer = undefined;
+    if (entry.timeoutMs > 0 && this.#suspensions === 0) {
       entry.timer = setTimeout(
         () => this.#expire(entry, `Request ${entry.method} timed out after ${entry.timeoutMs} ms`),
         entry.timeoutMs,
       );
     }
+  }
+
+  #armTotalTimer(entry: Pending): void {
+    if (entry.totalLeftMs <= 0 || this.#suspensions > 0) return;
+    entry.totalSince = Date.now();
+    entry.totalTimer = setTimeout(() => this.#expire(entry, `Request ${entry.method} exceeded its maximum total time of ${entry.totalMs} ms`), entry.totalLeftMs);
+  }
+
+  /** See {@link ChannelSink.suspendTimers}. */
+  #suspendTimers(): () => void {
+    if (this.#suspensions++ === 0) {
+      const now = Date.now();
+      for (const entry of this.#pending.values()) {
+        if (entry.timer !== undefined) clearTimeout(entry.timer);
+        entry.timer = undefined;
+        if (entry.totalTimer !== undefined) {
+          clearTimeout(entry.totalTimer);
+          entry.totalTimer = undefined;
+          entry.totalLeftMs = Math.max(1, entry.totalLeftMs - (now - entry.totalSince));
+        }
+      }
+    }
+    let resumed = false;
+    return () => {
+      if (resumed) return;
+      resumed = true;
+      if (--this.#suspensions > 0) return;
+      for (const entry of this.#pending.values()) {
+        this.#armTimer(entry);
+        this.#armTotalTimer(entry);
+      }
+    };
   }
 
   /** Removes a pending entry and its timers/listeners. False when it was already settled. */

@@ -11,7 +11,8 @@ import { TASKS_EXTENSION_ID } from '../protocol/meta.js';
 import type { ServerCapabilities } from '../protocol/model/capabilities.js';
 import type { Implementation } from '../protocol/model/common.js';
 import { isStateless, supportedRevisions, type ProtocolRevision } from '../protocol/revisions.js';
-import { silentLogger, type Logger } from '../util/logger.js';
+import { isCancellation } from '../util/errors.js';
+import { consoleErrorLogger, type Logger } from '../util/logger.js';
 import type { PromptEntry } from './prompts.js';
 import { Registry } from './registry.js';
 import { RequestStateSealer, type RequestStateOptions } from './requestState.js';
@@ -26,7 +27,7 @@ import { Views, type Visibility } from './visibility.js';
 
 /** Options of an {@link McpServer}. */
 export interface McpServerOptions {
-  /** Where the server logs (never stdout). */
+  /** Where the server logs (never stdout). Default {@link consoleErrorLogger}: warnings and errors on stderr. */
   readonly logger?: Logger;
   /** Entries per page of the list methods. Default 100. */
   readonly pageSize?: number;
@@ -98,7 +99,7 @@ export class ServerCore {
     const { instructions, ...identity } = info;
     this.info = Object.freeze({ ...identity });
     this.instructions = instructions;
-    this.logger = options.logger ?? silentLogger;
+    this.logger = options.logger ?? consoleErrorLogger;
     this.pageSize = options.pageSize ?? 100;
     this.#cache = options.cache ?? { ttlMs: 0, cacheScope: 'private' };
     this.#methodCache = options.methodCache ?? {};
@@ -162,6 +163,7 @@ export class ServerCore {
 
   /** Hands a handler failure to `onError`, or logs it. */
   reportError(error: unknown, method: string, requestId: RequestId): void {
+    if (isCancellation(error)) return this.logger.debug('a request ended early: the client cancelled or went away', { method, requestId, reason: String(error) });
     if (this.#onError !== undefined) {
       try {
         this.#onError(error, { method, requestId });

@@ -7,7 +7,7 @@
  */
 import { UriTemplate } from '../util/uriTemplate.js';
 import type { ForwardedCompleter, ForwardedHandler } from './forward.js';
-import type { CacheHints, HandlerContext, ResourceDefinition, ResourceHandler, ResourceReturn, ResourceTemplateDefinition, TemplateHandler } from './types.js';
+import type { CacheHints, HandlerContext, ResourceContentsInput, ResourceDefinition, ResourceHandler, ResourceReturn, ResourceTemplateDefinition, TemplateHandler } from './types.js';
 
 /** A registered fixed resource. */
 export interface RegisteredResource {
@@ -73,7 +73,24 @@ export function toReadResult(returned: ResourceReturn, uri: string): Record<stri
   return result;
 }
 
-/** The handler that serves `uri`, with its cache hints, or undefined. */
+/**
+ * `returned` with the declared `mimeType` on each content of `uri` (or without a uri) that
+ * gives none: a resource declared `application/json` reads back as `application/json`.
+ */
+export function withDeclaredMimeType(returned: ResourceReturn, mimeType: unknown, uri: string): ResourceReturn {
+  if (typeof mimeType !== 'string') return returned;
+  const fill = (contents: readonly ResourceContentsInput[]): ResourceContentsInput[] =>
+    contents.map((c) => {
+      if (typeof c !== 'object' || c === null || 'mimeType' in c) return c;
+      const own = (c as { uri?: unknown }).uri;
+      return own === undefined || own === uri ? { ...c, mimeType } : c;
+    });
+  if (Array.isArray(returned)) return fill(returned as readonly ResourceContentsInput[]);
+  const whole = returned as Exclude<ResourceReturn, readonly ResourceContentsInput[]>;
+  return { ...whole, contents: fill(whole.contents) };
+}
+
+/** The handler that serves `uri` (contents carry the declared `mimeType`), with its cache hints, or undefined. */
 export function findReader(
   uri: string,
   byUri: (uri: string) => RegisteredResource | undefined,
@@ -81,13 +98,13 @@ export function findReader(
 ): { read: (context: HandlerContext) => Promise<ResourceReturn>; cache: CacheHints | undefined; forward?: ForwardedHandler<Record<string, unknown>> } | undefined {
   const exact = byUri(uri);
   if (exact !== undefined && !exact.disabled) {
-    return { read: async (ctx) => exact.handler(uri, ctx), cache: exact.cache, ...(exact.forward !== undefined ? { forward: exact.forward } : {}) };
+    return { read: async (ctx) => withDeclaredMimeType(await exact.handler(uri, ctx), exact.wire['mimeType'], uri), cache: exact.cache, ...(exact.forward !== undefined ? { forward: exact.forward } : {}) };
   }
   for (const t of templates) {
     if (t.disabled) continue;
     const variables = t.template.match(uri);
     if (variables !== undefined) {
-      return { read: async (ctx) => t.handler(uri, variables, ctx), cache: t.definition.cache, ...(t.forward !== undefined ? { forward: t.forward } : {}) };
+      return { read: async (ctx) => withDeclaredMimeType(await t.handler(uri, variables, ctx), t.wire['mimeType'], uri), cache: t.definition.cache, ...(t.forward !== undefined ? { forward: t.forward } : {}) };
     }
   }
   return undefined;

@@ -79,3 +79,13 @@ export class McpError extends Error {
 export function isMcpError(error: unknown, code?: McpErrorCode): error is McpError {
   return error instanceof McpError && (code === undefined || error.code === code);
 }
+
+/**
+ * True when `error` says the request was cancelled or its client went away (an
+ * `ERR_MCP_REQUEST_CANCELLED` or `ERR_MCP_CONNECTION_CLOSED`, or an `AbortError`): an ordinary
+ * end of a request, not a handler failure.
+ */
+export function isCancellation(error: unknown): boolean {
+  if (error instanceof McpError) return error.code === McpErrorCode.RequestCancelled || error.code === McpErrorCode.ConnectionClosed;
+  return error instanceof Error && error.name === 'AbortError';
+}

@@ -1,7 +1,8 @@
 /**
- * The logging seam. Library code never writes to the console or to stdout; it reports
- * through a {@link Logger}, which applications point wherever they like (on stdio servers,
- * stderr). The default drops everything.
+ * The logging seam. Library code never writes to stdout; it reports through a {@link Logger},
+ * which applications point wherever they like. Most defaults drop everything
+ * ({@link silentLogger}); `McpServer` defaults to {@link consoleErrorLogger}, so a handler that
+ * throws is never invisible.
  *
  * @module
  */
@@ -47,3 +48,14 @@ export function createLineLogger(write: (line: string) => void, level: LogLevel 
     error: (m, f) => emit('error', m, f),
   };
 }
+
+/**
+ * Warnings and errors as JSON lines on the console's error stream (`console.error`: stderr
+ * under Node, never stdout, so a stdio server's protocol stream stays clean); debug and info
+ * are dropped. The default logger of `McpServer`; pass {@link silentLogger} to silence it, or
+ * {@link createLineLogger} to choose the stream and level.
+ */
+export const consoleErrorLogger: Logger = Object.freeze(
+  // eslint-disable-next-line no-console -- the one default that must not be silent: a failing handler has to show somewhere
+  createLineLogger((line) => console.error(line.trimEnd()), 'warn'),
+);

@@ -16,7 +16,9 @@
  *    credentials, or the JWT bearer grant;
  * 4. scopes: challenge scope ∪ previously requested scopes → PRM `scopes_supported` → omitted;
  *    `offline_access` only when the AS lists it;
- * 5. at most `maxAuthorizationAttempts` (default 3) challenge-driven authorizations within
+ * 5. one authorization at a time: a challenge that arrives while one is under way waits for
+ *    it and retries with its token;
+ * 6. at most `maxAuthorizationAttempts` (default 3) challenge-driven authorizations within
  *    `attemptWindowMs` (default 60 s): repeated `insufficient_scope` cannot loop forever.
  *
  * An AS change in the PRM (migration) drops tokens from the former AS and registers anew;
@@ -136,6 +138,8 @@ export function createOAuthClientProvider(options: OAuthClientProviderOptions): 
   let attempts: { count: number; last: number } = { count: 0, last: 0 };
   /** The access token last obtained by refreshing in answer to a 401 (refresh at most once per token). */
   let refreshedOnChallenge: string | undefined;
+  /** The authorization under way: concurrent challenges wait for it instead of starting another (one user agent, one redirect listener). */
+  let acquiring: Promise<void> | undefined;
 
   const context = async (as: AuthorizationServerMetadata, signal?: AbortSignal): Promise<TokenEndpointContext> => {
     const client = await obtainClientRegistration(as, {
@@ -305,12 +309,25 @@ export function createOAuthClientProvider(options: OAuthClientProviderOptions): 
         }
       }
 
+      if (acquiring !== undefined) {
+        try {
+          await acquiring;
+          return true;
+        } catch {
+          return false;
+        }
+      }
       const t = now();
       if (t - attempts.last > windowMs) attempts = { count: 0, last: t };
       if (attempts.count >= maxAttempts) return false;
       attempts = { count: attempts.count + 1, last: t };
 
-      await acquire(discovered, selectScopes(challenged, previous, prm, as), input.signal);
+      acquiring = acquire(discovered, selectScopes(challenged, previous, prm, as), input.signal);
+      try {
+        await acquiring;
+      } finally {
+        acquiring = undefined;
+      }
       return true;
     },
   };

@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { request as httpRequest } from 'node:http';
+import { spawn } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import { listen, type ListeningServer } from '../../../src/adapters/nodeHttp.js';
+import { McpServer } from '../../../src/server/mcpServer.js';
 import { SseParser } from '../../../src/transport/http/sse.js';
 import { createStreamableHttpHandler } from '../../../src/transport/http/server/server.js';
 import { fakeDispatcher, request, standardHeaders, type FakeDispatcher } from '../transport/http/server/support.js';
@@ -28,6 +30,44 @@ before(async () => {
 after(async () => {
   await server.close();
 });
+
+/**
+ * A raw node:net client in its own process (so it cannot read while this one writes) that
+ * writes the whole request, headers and an oversized body, in one go, as Python's http.client
+ * does, and reads nothing before the write is done. Resolves with what it read before the
+ * connection ended and the socket error, if any.
+ */
+function oneShotPost(bodyBytes: number, chunked: boolean): Promise<{ received: string; error: string | null }> {
+  const { port, hostname } = new URL(url);
+  const head = Object.entries(headersFor(request('echo')))
+    .map(([k, v]) => `${k}: ${v}\r\n`)
+    .join('');
+  const client = `
+    const { connect } = require('node:net');
+    const [host, port, head, size, chunked] = process.argv.slice(1);
+    const body = 'x'.repeat(Number(size));
+    const framing = chunked === 'true' ? 'transfer-encoding: chunked' : 'content-length: ' + body.length;
+    const payload = chunked === 'true' ? body.length.toString(16) + '\\r\\n' + body + '\\r\\n0\\r\\n\\r\\n' : body;
+    let received = '';
+    let error = null;
+    const socket = connect(Number(port), host, () => {
+      socket.pause();
+      socket.write('POST /mcp HTTP/1.1\\r\\nhost: ' + host + ':' + port + '\\r\\n' + head + framing + '\\r\\n\\r\\n' + payload, () => socket.resume());
+    });
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk) => (received += chunk));
+    socket.on('error', (e) => (error = e.code || e.message));
+    socket.on('close', () => process.stdout.write(JSON.stringify({ received, error })));
+  `;
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['-e', client, hostname, port, head, String(bodyBytes), String(chunked)], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.setEncoding('utf8');
+    child.stdout.on('data', (c: string) => (out += c));
+    child.on('error', reject);
+    child.on('close', () => resolve(JSON.parse(out) as { received: string; error: string | null }));
+  });
+}
 
 /** Raw node:http POST with a chunked body written piece by piece until the server answers. */
 function rawStreamingPost(totalBytes: number): Promise<{ status: number; body: string }> {
@@ -124,6 +164,15 @@ describe('adapters · node http', () => {
     assert.match(body, /larger than 8192 bytes/);
   });
 
+  it('413 reaches a client that writes an oversized body in one go (lingering close), by Content-Length and while reading', async () => {
+    for (const chunked of [false, true]) {
+      const { received, error } = await oneShotPost(16 * 1024 * 1024, chunked);
+      assert.match(received, /^HTTP\/1\.1 413 /, `chunked: ${chunked}, socket error: ${String(error)}`);
+      assert.match(received, /connection: close/i);
+      assert.match(received, /larger than 8192 bytes/);
+    }
+  });
+
   it('the server still answers after an oversized upload', async () => {
     const res = await call(request('echo'));
     assert.equal(res.status, 200);
@@ -181,5 +230,42 @@ describe('adapters · node http', () => {
       }),
     );
     assert.deepEqual(results, Array.from({ length: 200 }, (_, i) => `r${i}`));
+  });
+});
+
+describe('adapters/nodeHttp: a client that disconnects mid-call', () => {
+  it('is an ordinary end of the request: a debug entry, no error and no stack trace', async () => {
+    const entries: { level: string; message: string; fields: Record<string, unknown> | undefined }[] = [];
+    let logged!: () => void;
+    const ended = new Promise<void>((resolve) => (logged = resolve));
+    const at = (level: string) => (message: string, fields?: Record<string, unknown>) => {
+      entries.push({ level, message, fields });
+      if (message.startsWith('a request ended early')) logged();
+    };
+    const logger = { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
+    let started!: () => void;
+    const inHandler = new Promise<void>((resolve) => (started = resolve));
+    const mcp = new McpServer({ name: 'gone', version: '1.0.0' }, { logger });
+    mcp.tool('wait', { inputSchema: { type: 'object' } }, (_args, ctx) => {
+      started();
+      return new Promise((_resolve, reject) => ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason as Error), { once: true }));
+    });
+    const http = await listen(createStreamableHttpHandler(mcp, { logger }), { port: 0, logger });
+    try {
+      const controller = new AbortController();
+      const body = request('tools/call', { name: 'wait', arguments: {} });
+      const pending = fetch(`${http.url}mcp`, { method: 'POST', headers: headersFor(body), body: JSON.stringify(body), signal: controller.signal }).catch((e: unknown) => e);
+      await inHandler;
+      controller.abort();
+      await pending;
+      await ended;
+      assert.deepEqual(entries.filter((e) => e.level === 'error' || e.level === 'warn'), []);
+      const entry = entries.find((e) => e.message.startsWith('a request ended early'));
+      assert.equal(entry?.level, 'debug');
+      assert.doesNotMatch(String(entry?.fields?.['reason']), /\n\s+at /);
+    } finally {
+      await http.close();
+      await mcp.close();
+    }
   });
 });

@@ -1,7 +1,8 @@
 // `switchboard tools --oauth` end to end: a protected resource in front of `everything`, the
 // dev authorization server, and this test playing the browser (it reads the printed URL, lets
 // the AS approve, and follows the redirect to the CLI's loopback listener). The second run
-// reuses the stored token without any authorization.
+// reuses the stored token without any authorization. A second test has the person approve
+// only after 10 s, longer than the 5 s server/discover probe.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm, stat } from 'node:fs/promises';
@@ -34,15 +35,20 @@ async function sendWeb(res: ServerResponse, response: Response): Promise<void> {
   res.end(Buffer.from(await response.arrayBuffer()));
 }
 
+interface Run {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
 describe('switchboard tools --oauth', () => {
   const cleanups: (() => Promise<void>)[] = [];
   after(async () => {
     for (const c of cleanups.reverse()) await c();
   });
 
-  it('authorizes through the loopback listener, stores the token (0600) and reuses it', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'sb-oauth-cli-'));
-    cleanups.push(() => rm(dir, { recursive: true, force: true }));
+  /** A protected `everything` at `${base}/mcp` and the dev AS at `${base}/as`; `issued` collects the bearer tokens seen. */
+  async function protectedEverything(): Promise<{ base: string; as: Awaited<ReturnType<typeof createDevAuthorizationServer>>; issued: Set<string> }> {
     const everything = createEverythingServer({ watchIntervalMs: 0 });
     const mcp = toNodeHandler(createStreamableHttpHandler(everything, { path: '/mcp' }));
     let base = '';
@@ -75,30 +81,52 @@ describe('switchboard tools --oauth', () => {
       await new Promise((r) => server.close(r));
       await everything.close();
     });
+    return { base, as, issued };
+  }
 
-    const redirectPort = String(20000 + Math.floor(Math.random() * 20000));
-    const run = (): Promise<{ code: number | null; stdout: string; stderr: string }> =>
-      new Promise((resolve) => {
-        const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'tools', '--oauth', '--redirect-port', redirectPort, `${base}/mcp`], {
-          cwd: root,
-          env: { ...process.env, NODE_OPTIONS: '', SWITCHBOARD_OAUTH_DIR: dir },
-        });
-        let stdout = '';
-        let stderr = '';
-        child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-        child.stderr.on('data', (c: Buffer) => {
-          stderr += c.toString();
-          const url = /^\s+(http:\/\/\S+\/authorize\S*)$/m.exec(stderr)?.[1];
-          if (url !== undefined && !stderr.includes('#browsed')) {
-            stderr += '#browsed';
-            // The "browser": the dev AS approves at once; follow its redirect to the loopback.
-            void fetch(url, { redirect: 'manual' }).then((r) => fetch(r.headers.get('location') as string));
-          }
-        });
-        child.on('close', (code) => resolve({ code, stdout, stderr }));
+  /** A token directory removed after the suite. */
+  async function tokenDir(): Promise<string> {
+    const dir = await mkdtemp(join(tmpdir(), 'sb-oauth-cli-'));
+    cleanups.push(() => rm(dir, { recursive: true, force: true }));
+    return dir;
+  }
+
+  /**
+   * Runs the CLI; this test plays the person with the browser: `thinkMs` after the URL is
+   * printed it opens it (the dev AS approves at once) and follows the redirect to the loopback.
+   */
+  function run(argv: readonly string[], dir: string, thinkMs = 0): Promise<Run> {
+    return new Promise((resolve) => {
+      const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...argv], {
+        cwd: root,
+        env: { ...process.env, NODE_OPTIONS: '', SWITCHBOARD_OAUTH_DIR: dir },
       });
+      let stdout = '';
+      let stderr = '';
+      let browsed = false;
+      child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+      child.stderr.on('data', (c: Buffer) => {
+        stderr += c.toString();
+        const url = /^\s+(http:\/\/\S+\/authorize\S*)$/m.exec(stderr)?.[1];
+        if (url !== undefined && !browsed) {
+          browsed = true;
+          const browse = (): void => void fetch(url, { redirect: 'manual' }).then((r) => fetch(r.headers.get('location') as string));
+          if (thinkMs > 0) setTimeout(browse, thinkMs);
+          else browse();
+        }
+      });
+      child.on('close', (code) => resolve({ code, stdout, stderr }));
+    });
+  }
 
-    const first = await run();
+  const redirectPort = (): string => String(20000 + Math.floor(Math.random() * 20000));
+
+  it('authorizes through the loopback listener, stores the token (0600) and reuses it', async () => {
+    const dir = await tokenDir();
+    const { base, as, issued } = await protectedEverything();
+    const argv = ['tools', '--oauth', '--redirect-port', redirectPort(), `${base}/mcp`];
+
+    const first = await run(argv, dir);
     assert.equal(first.code, 0, first.stderr);
     assert.match(first.stderr, /Open this URL in a browser/);
     assert.match(first.stdout, /^echo +Echo/m);
@@ -106,10 +134,26 @@ describe('switchboard tools --oauth', () => {
     const authorizations = as.events.filter((e) => e.endpoint === 'authorize').length;
     assert.equal(authorizations, 1);
 
-    const second = await run();
+    const second = await run(argv, dir);
     assert.equal(second.code, 0, second.stderr);
     assert.doesNotMatch(second.stderr, /Open this URL/);
     assert.equal(as.events.filter((e) => e.endpoint === 'authorize').length, 1);
     assert.equal(issued.size, 1);
+  });
+
+  it('a person who approves after 10 s: no request timeout (probe or forced stateless era) and one loopback listener', async () => {
+    const { base, as } = await protectedEverything();
+    // 10 s of think time is longer than the 5 s server/discover probe; both runs wait in parallel.
+    const [probing, stateless] = await Promise.all([
+      run(['tools', '--oauth', '--redirect-port', redirectPort(), `${base}/mcp`], await tokenDir(), 10_000),
+      run(['tools', '--oauth', '--era', 'stateless', '--redirect-port', redirectPort(), `${base}/mcp`], await tokenDir(), 10_000),
+    ]);
+    for (const result of [probing, stateless]) {
+      assert.equal(result.code, 0, result.stderr);
+      assert.doesNotMatch(result.stderr, /EADDRINUSE|timed out/);
+      assert.equal(result.stderr.match(/Open this URL in a browser/g)?.length, 1);
+      assert.match(result.stdout, /^echo +Echo/m);
+    }
+    assert.equal(as.events.filter((e) => e.endpoint === 'authorize').length, 2);
   });
 });

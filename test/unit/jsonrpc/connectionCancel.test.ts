@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it, type TestContext } from 'node:test';
-import { CancelledNotification, ProgressNotification, type Progress, type RequestContext } from '../../../src/jsonrpc/connection.js';
+import { CancelledNotification, Connection, ProgressNotification, type Progress, type RequestContext } from '../../../src/jsonrpc/connection.js';
 import { McpErrorCode, isMcpError } from '../../../src/util/errors.js';
-import { capturingLogger, connectedPair, connectionWithRawPeer, deferred, flush, type RawPeer } from './support.js';
+import { ScriptedChannel, capturingLogger, connectedPair, connectionWithRawPeer, deferred, flush, type RawPeer } from './support.js';
 
 /** Watches a promise without letting its rejection go unhandled. */
 function watch<T>(promise: Promise<T>): { readonly settled: boolean; readonly outcome: Promise<T | unknown> } {
@@ -333,6 +333,56 @@ describe('jsonrpc/connection: timeouts (fake timers)', () => {
     t.mock.timers.tick(1000);
     await flush();
     assert.deepEqual(cancellations(peer), []);
+  });
+
+  it('suspendTimers: a sign-in of any length does not count; on resume each request gets its full timeout and what was left of its cap', async (t) => {
+    t.mock.timers.enable({ apis: ['setTimeout', 'Date'] });
+    const channel = new ScriptedChannel();
+    const conn = new Connection(channel);
+    await conn.start();
+    const sink = channel.sink!;
+    const call = watch(conn.request('m', {}, { timeoutMs: 1000, maxTotalTimeoutMs: 3000 }));
+    t.mock.timers.tick(600);
+    const resume = sink.suspendTimers!();
+    const nested = sink.suspendTimers!();
+    // A person takes ten minutes to approve.
+    t.mock.timers.tick(600_000);
+    await flush();
+    assert.equal(call.settled, false);
+    const late = watch(conn.request('n', {}, { timeoutMs: 1000 }));
+    resume();
+    resume();
+    t.mock.timers.tick(600_000);
+    await flush();
+    assert.equal(call.settled, false, 'one suspension is still open');
+    nested();
+    t.mock.timers.tick(999);
+    await flush();
+    assert.equal(call.settled, false);
+    assert.equal(late.settled, false);
+    t.mock.timers.tick(1);
+    assert.ok(isMcpError(await call.outcome, McpErrorCode.RequestTimeout));
+    assert.ok(isMcpError(await late.outcome, McpErrorCode.RequestTimeout));
+  });
+
+  it('suspendTimers: the total cap keeps counting only outside suspensions', async (t) => {
+    t.mock.timers.enable({ apis: ['setTimeout', 'Date'] });
+    const channel = new ScriptedChannel();
+    const conn = new Connection(channel);
+    await conn.start();
+    const call = watch(conn.request('long', {}, { timeoutMs: 1000, maxTotalTimeoutMs: 1500 }));
+    t.mock.timers.tick(900);
+    const resume = channel.sink!.suspendTimers!();
+    t.mock.timers.tick(100_000);
+    resume();
+    // 600 ms of the cap are left, less than the fresh 1,000 ms timeout.
+    t.mock.timers.tick(599);
+    await flush();
+    assert.equal(call.settled, false);
+    t.mock.timers.tick(1);
+    const error = await call.outcome;
+    assert.ok(isMcpError(error, McpErrorCode.RequestTimeout));
+    assert.match((error as Error).message, /maximum total time of 1500 ms/);
   });
 });
 

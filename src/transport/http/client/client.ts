@@ -284,7 +284,7 @@ export class StreamableHttpClientTransport implements Transport {
 
   /** One HTTP request to the endpoint with auth (and its retries); see {@link authorizedFetch}. */
   #request(method: string, headers: HeaderMap, body: string | null, signal: AbortSignal, mayRetry: boolean): Promise<Response> {
-    return authorizedFetch(this.#fetch, this.#auth, { method, url: this.#url, headers, body, signal, mayRetry });
+    return authorizedFetch(this.#fetch, this.#auth, { method, url: this.#url, headers, body, signal, mayRetry, sink: this.#sink });
   }
 
   /** Follows an SSE body (resuming it when it drops); see {@link followSse}. */

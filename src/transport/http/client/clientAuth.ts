@@ -6,6 +6,7 @@
  * @see https://modelcontextprotocol.io/specification/2026-07-28/basic/authorization
  * @module
  */
+import type { ChannelSink } from '../../../jsonrpc/channel.js';
 import { H, type HeaderMap } from './clientHeaders.js';
 import type { FetchLike, StreamableHttpClientOptions, UnauthorizedInfo } from './clientOptions.js';
 import { discard } from './clientStream.js';
@@ -35,12 +36,18 @@ export interface AuthorizedRequest {
   readonly signal: AbortSignal;
   /** False: a 401/403 is returned as is, without calling `onUnauthorized`. */
   readonly mayRetry: boolean;
+  /**
+   * The transport's sink: its request timers are suspended while `onUnauthorized` runs (it
+   * may wait for a person to sign in); see {@link ChannelSink.suspendTimers}.
+   */
+  readonly sink?: ChannelSink | undefined;
 }
 
 /**
  * Sends one HTTP request with auth: headers from `authorizationHeaders` (or a bearer token
  * from `authorize`); after a 401 (or a 403 with a challenge) that `onUnauthorized` resolves
- * true for, it is retried, at most {@link MAX_AUTH_RETRIES} times. Resolves with the last
+ * true for, it is retried, at most {@link MAX_AUTH_RETRIES} times. No request timer runs
+ * while `onUnauthorized` does (`sink.suspendTimers`): a sign-in takes as long as the person needs. Resolves with the last
  * response, whatever its status; rejects only when `fetch` or a hook does.
  */
 export async function authorizedFetch(fetch: FetchLike, hooks: ClientAuthHooks, request: AuthorizedRequest): Promise<Response> {
@@ -61,7 +68,14 @@ export async function authorizedFetch(fetch: FetchLike, hooks: ClientAuthHooks, 
     if (request.mayRetry && attempt < MAX_AUTH_RETRIES && hooks.onUnauthorized !== undefined && (status === 401 || (status === 403 && challenge !== null))) {
       const nonce = response.headers.get('dpop-nonce');
       const info: UnauthorizedInfo = { status, wwwAuthenticate: challenge ?? undefined, url, ...(nonce !== null ? { dpopNonce: nonce } : {}) };
-      if (await hooks.onUnauthorized(info)) {
+      const resume = request.sink?.suspendTimers?.();
+      let retry: boolean;
+      try {
+        retry = await hooks.onUnauthorized(info);
+      } finally {
+        resume?.();
+      }
+      if (retry) {
         discard(response);
         continue;
       }

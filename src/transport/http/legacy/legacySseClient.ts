@@ -146,6 +146,7 @@ export class LegacySseClientTransport implements Transport {
         body: JSON.stringify(message),
         signal,
         mayRetry: true,
+        sink: this.#sink,
       });
       if (response.status >= 200 && response.status <= 299) {
         // Read the short acknowledgement ("Accepted") so the connection goes back to the pool.
@@ -175,7 +176,7 @@ export class LegacySseClientTransport implements Transport {
     const signal = this.#stream.signal;
     let response: Response;
     try {
-      response = await authorizedFetch(this.#fetch, this.#auth, { method: 'GET', url: this.#url.href, headers: this.#getHeaders, body: null, signal, mayRetry: true });
+      response = await authorizedFetch(this.#fetch, this.#auth, { method: 'GET', url: this.#url.href, headers: this.#getHeaders, body: null, signal, mayRetry: true, sink: this.#sink });
       const type = mediaType(response.headers.get(H.contentType));
       if (response.status < 200 || response.status > 299 || type !== 'text/event-stream') {
         const text = lossyText(await readBody(response.body, ERROR_BODY_SNIPPET));

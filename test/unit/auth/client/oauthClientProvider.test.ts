@@ -140,6 +140,46 @@ describe('OAuth client provider, end to end against the dev AS', () => {
     assert.equal(authorizeEvents(w.as).length, 2);
   });
 
+  it('concurrent challenges share one authorization (one user agent, one redirect listener)', async () => {
+    const w = await world();
+    const inner = followRedirectAuthorizer(w.fetch);
+    let calls = 0;
+    let entered!: () => void;
+    const inAuthorize = new Promise<void>((resolve) => (entered = resolve));
+    let release!: () => void;
+    const approved = new Promise<void>((resolve) => (release = resolve));
+    const provider = w.provider({
+      authorize: async (url, context) => {
+        calls++;
+        entered();
+        await approved;
+        return inner(url, context);
+      },
+    });
+    // The second challenge reads the store right before it decides whether to authorize.
+    let secondReadStore!: () => void;
+    const secondAtDecision = new Promise<void>((resolve) => (secondReadStore = resolve));
+    const getTokens = w.store.getTokens.bind(w.store);
+    const probe = await w.fetch(MCP_URL, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}' });
+    const challenge = { status: probe.status, wwwAuthenticate: probe.headers.get('www-authenticate') };
+    const first = provider.handleChallenge(challenge);
+    await inAuthorize;
+    w.store.getTokens = async (url) => {
+      const tokens = await getTokens(url);
+      secondReadStore();
+      return tokens;
+    };
+    const second = provider.handleChallenge(challenge);
+    await secondAtDecision;
+    await new Promise((resolve) => setImmediate(resolve));
+    // The person approves while both requests wait.
+    release();
+    assert.deepEqual(await Promise.all([first, second]), [true, true]);
+    assert.equal(calls, 1);
+    assert.equal(authorizeEvents(w.as).length, 1);
+    assert.equal((await callWithAuth(provider, w.fetch, 'tools/list')).status, 200);
+  });
+
   it('client credentials grant with a client secret', async () => {
     const w = await world();
     w.as.registerClient({ clientId: 'svc', clientSecret: 'svc-secret', redirectUris: [], tokenEndpointAuthMethod: 'client_secret_post', grantTypes: ['client_credentials'] });

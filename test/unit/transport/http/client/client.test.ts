@@ -181,6 +181,42 @@ describe('http client · 2026-07-28 request headers', () => {
     assert.equal(sink.messages.length, 1);
   });
 
+  it('suspends the connection timers while onUnauthorized runs (a person signing in), and resumes them after', async () => {
+    const { url } = await mock((r, res) => {
+      if (r.headers['authorization'] !== 'Bearer good') {
+        res.writeHead(401, { 'www-authenticate': 'Bearer resource_metadata="x"' }).end();
+        return;
+      }
+      sendJson(res, result(r, {}));
+    });
+    let open = 0;
+    const during: number[] = [];
+    let token = 'none';
+    const t = new StreamableHttpClientTransport({
+      url,
+      authorize: () => Promise.resolve(token),
+      onUnauthorized: () => {
+        during.push(open);
+        token = 'good';
+        return Promise.resolve(true);
+      },
+    });
+    const received: unknown[] = [];
+    await t.start({
+      receive: (frame) => received.push(frame),
+      closed: () => undefined,
+      suspendTimers: () => {
+        open++;
+        return () => void open--;
+      },
+    });
+    await t.send(req('tools/list'));
+    assert.deepEqual(during, [1]);
+    assert.equal(open, 0);
+    assert.equal(received.length, 1);
+    await t.close();
+  });
+
   it('stops retrying after three auth retries of one request', async () => {
     const { url, seen } = await mock((_r, res) => void res.writeHead(401, { 'www-authenticate': 'Bearer' }).end());
     const { t } = await transport(url, { onUnauthorized: () => Promise.resolve(true) });
