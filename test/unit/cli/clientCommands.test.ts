@@ -44,8 +44,8 @@ describe('switchboard tools', () => {
     const { code, stdout } = await cli('tools', url);
     assert.equal(code, 0);
     const lines = stdout.trimEnd().split('\n');
-    assert.match(lines.find((l) => l.startsWith('echo ')) ?? '', /^echo +Echo — Returns the message it is given/);
-    assert.ok(lines.some((l) => /^test_simple_text +— Tests simple text content response$/.test(l)));
+    assert.match(lines.find((l) => l.startsWith('echo(')) ?? '', /^echo\(message: string\) +Echo — Returns the message it is given/);
+    assert.ok(lines.some((l) => /^test_simple_text\(\) +Tests simple text content response$/.test(l)));
   });
 
   it('--json prints the raw tool list', async () => {
@@ -58,7 +58,7 @@ describe('switchboard tools', () => {
   it('lists tools over stdio (command line in one argument)', async () => {
     const { code, stdout } = await cli('tools', STDIO_SERVER);
     assert.equal(code, 0, stdout);
-    assert.match(stdout, /^echo +Echo/m);
+    assert.match(stdout, /^echo\(message: string\) +Echo/m);
   });
 
   it('an unreachable server exits 1 with a message; a bad option exits 2 with the help', async () => {
@@ -77,7 +77,7 @@ describe('switchboard tools / call --legacy-sse (the 2024-11-05 HTTP+SSE transpo
     const sse = new URL('/sse', running.url).href;
     const tools = await cli('tools', '--legacy-sse', sse);
     assert.equal(tools.code, 0, tools.stderr);
-    assert.ok(tools.stdout.split('\n').some((l) => l.startsWith('echo ')));
+    assert.ok(tools.stdout.split('\n').some((l) => l.startsWith('echo(')));
     const call = await cli('call', '--legacy-sse', sse, 'echo', '{"message":"over sse"}');
     assert.equal(call.code, 0, call.stderr);
     assert.match(call.stdout, /over sse/);
