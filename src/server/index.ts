@@ -32,6 +32,9 @@ export type {
   CacheHints,
   ServerInfo,
   StandardSchemaV1,
+  InferArgs,
+  InferStructured,
+  FromJsonSchema,
   JsonSchemaObject,
   RegisteredHandle,
 } from './types.js';
