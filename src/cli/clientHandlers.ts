@@ -19,6 +19,7 @@ import type { Progress } from '../jsonrpc/connection.js';
 import type { ElicitParams, ElicitResult } from '../protocol/model/elicitation.js';
 import type { CreateMessageParams, CreateMessageResult } from '../protocol/model/sampling.js';
 import type { LoggingMessageParams } from '../protocol/model/utilities.js';
+import type { Logger } from '../util/logger.js';
 import type { ParsedArgs } from './args.js';
 import { splitCommandLine } from './clientConnect.js';
 
@@ -116,16 +117,31 @@ export function runSamplingCommand(commandLine: string, params: CreateMessagePar
   });
 }
 
+/** Why a sampling request is refused without `--sampling-command`, and how to enable it. */
+export const SAMPLING_REFUSED =
+  'the server asked for a model completion (sampling); refused: no --sampling-command is configured (add --sampling-command "<cmd>": it gets the request JSON on stdin and prints a CreateMessageResult JSON)';
+
+/**
+ * Wraps the command's logger so that a failed answer to a server's request (logged by the
+ * client as `a client handler failed`) reads as one plain line instead of a JSON log entry.
+ */
+export function handlerFailureLogger(logger: Logger, io: HandlerIo = processIo()): Logger {
+  return {
+    ...logger,
+    warn: (message, fields) => {
+      if (message === 'a client handler failed' && typeof fields?.['error'] === 'string') io.write(`switchboard: answering ${String(fields['method'])} failed: ${fields['error']}\n`);
+      else logger.warn(message, fields);
+    },
+  };
+}
+
 /** The handlers of a client command. */
-export function clientHandlers(options: ParsedArgs['options'], io: HandlerIo = processIo()): ClientHandlers {
+export function clientHandlers(options: ParsedArgs['options']): ClientHandlers {
   const command = options['sampling-command'];
   return {
-    elicitation: (params) => elicit(params, io),
-    sampling: (params) => {
-      if (typeof command === 'string') return runSamplingCommand(command, params);
-      const message = 'the server asked for a model completion (sampling); refused: no --sampling-command is configured (add --sampling-command "<cmd>": it gets the request JSON on stdin and prints a CreateMessageResult JSON)';
-      io.write(`switchboard: ${message}\n`);
-      return Promise.reject(new Error(message));
-    },
+    elicitation: (params) => elicit(params, processIo()),
+    // Refused: on 2026-07-28 the failure ends the call and is printed then; a legacy
+    // request's failure is reported by the client's logger (see handlerFailureLogger).
+    sampling: (params) => (typeof command === 'string' ? runSamplingCommand(command, params) : Promise.reject(new Error(SAMPLING_REFUSED))),
   };
 }

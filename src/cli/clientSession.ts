@@ -11,7 +11,7 @@ import type { Progress } from '../jsonrpc/connection.js';
 import type { OptionSpec } from './args.js';
 import { commandLogger, connectClient, parseClientArgs, type ClientArgs } from './clientConnect.js';
 import { explainFailure } from './clientErrors.js';
-import { clientEvents, clientHandlers, progressPrinter } from './clientHandlers.js';
+import { clientEvents, clientHandlers, handlerFailureLogger, progressPrinter } from './clientHandlers.js';
 
 /** What a command body gets. */
 export interface ClientSession {
@@ -33,12 +33,19 @@ export async function runClientCommand<T>(
 ): Promise<number> {
   const args = parseClientArgs(argv, extra);
   const checked = check(args);
-  const logger = commandLogger(args.options);
+  const logger = handlerFailureLogger(commandLogger(args.options));
   const context = { options: args.options, ...(args.target.kind === 'http' ? { url: args.target.url } : { command: args.target.command }) };
   let client: McpClient;
   try {
     client = await connectClient(args, logger, { handlers: clientHandlers(args.options), on: clientEvents(args.options) });
   } catch (error) {
+    throw explainFailure(error, context);
+  }
+  // Ask for the server's log messages from info up, to show them while calls run.
+  try {
+    if (args.options['quiet'] !== true && client.serverCapabilities?.['logging'] !== undefined) await client.setLoggingLevel('info');
+  } catch (error) {
+    await client.close().catch(() => undefined);
     throw explainFailure(error, context);
   }
   try {

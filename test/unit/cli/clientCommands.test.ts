@@ -1,30 +1,14 @@
 // `switchboard tools` and `switchboard call` run as real processes (through tsx) against
 // `switchboard everything`: in-process over HTTP, and spawned over stdio.
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import { listen, type ListeningServer } from '../../../src/adapters/nodeHttp.js';
 import { createEverythingServer } from '../../../src/cli/everything/server.js';
 import { createStreamableHttpHandler } from '../../../src/transport/http/server.js';
+import { cli as run, STDIO_SERVER, type Outcome } from './cliProcess.js';
 
-const root = new URL('../../../', import.meta.url).pathname;
-const CLI = ['--import', 'tsx', 'src/cli/main.ts'];
-const STDIO_SERVER = `${JSON.stringify(process.execPath)} --import tsx src/cli/main.ts everything --stdio --log-level error`;
-
-interface Outcome {
-  readonly code: number;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-function cli(...args: string[]): Promise<Outcome> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, [...CLI, ...args], { cwd: root, timeout: 60_000, env: { ...process.env, NODE_OPTIONS: '' } }, (error, stdout, stderr) => {
-      const code = error === null ? 0 : typeof error.code === 'number' ? error.code : 1;
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
+/** Runs the CLI with these arguments. */
+const cli = (...args: string[]): Promise<Outcome> => run(args);
 
 let running: ListeningServer;
 let url: string;
