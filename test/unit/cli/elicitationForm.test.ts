@@ -93,7 +93,11 @@ describe('elicitation in a terminal (a pseudo-terminal through util-linux script
     const seen: Array<[RegExp, () => void]> = [];
     child.stdout.on('data', (chunk: Buffer) => {
       text += chunk.toString('utf8');
-      for (const entry of [...seen]) if (entry[0].test(text)) (seen.splice(seen.indexOf(entry), 1), entry[1]());
+      for (const entry of [...seen]) {
+        if (!entry[0].test(text)) continue;
+        seen.splice(seen.indexOf(entry), 1);
+        entry[1]();
+      }
     });
     const ended = new Promise<number>((resolve) => child.once('exit', (code) => resolve(code ?? 1)));
     const printed = (pattern: RegExp): Promise<void> =>
