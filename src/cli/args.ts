@@ -5,12 +5,12 @@
  * @module
  */
 
-/** The declared options of a command: name → kind. */
-export type OptionSpec = Readonly<Record<string, 'boolean' | 'string'>>;
+/** The declared options of a command: name → kind (`list`: a repeatable string option). */
+export type OptionSpec = Readonly<Record<string, 'boolean' | 'string' | 'list'>>;
 
-/** Parsed arguments. */
+/** Parsed arguments (a `list` option holds every value given, in order). */
 export interface ParsedArgs {
-  readonly options: Readonly<Record<string, string | boolean>>;
+  readonly options: Readonly<Record<string, string | boolean | readonly string[]>>;
   readonly positionals: readonly string[];
 }
 
@@ -19,9 +19,14 @@ export class UsageError extends Error {
   override readonly name = 'UsageError';
 }
 
+/** A failure already phrased for the user (what happened, what to do): printed alone, exit 1. */
+export class CliFailure extends Error {
+  override readonly name = 'CliFailure';
+}
+
 /** Parses `argv` against `spec`. Throws {@link UsageError}. */
 export function parseArgs(argv: readonly string[], spec: OptionSpec): ParsedArgs {
-  const options: Record<string, string | boolean> = {};
+  const options: Record<string, string | boolean | string[]> = {};
   const positionals: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] as string;
@@ -44,13 +49,21 @@ export function parseArgs(argv: readonly string[], spec: OptionSpec): ParsedArgs
     }
     const value = eq !== -1 ? arg.slice(eq + 1) : argv[++i];
     if (value === undefined) throw new UsageError(`--${name} needs a value`);
-    options[name] = value;
+    if (kind === 'list') {
+      const list = options[name];
+      options[name] = Array.isArray(list) ? [...list, value] : [value];
+    } else options[name] = value;
   }
   return { options, positionals };
 }
 
+/** The values of a `list` option (none when absent). */
+export function listOption(value: string | boolean | readonly string[] | undefined): readonly string[] {
+  return Array.isArray(value) ? value : [];
+}
+
 /** Reads a port option: an integer in 0..65535. */
-export function portOption(value: string | boolean | undefined, fallback: number): number {
+export function portOption(value: string | boolean | readonly string[] | undefined, fallback: number): number {
   if (value === undefined) return fallback;
   const port = Number(value);
   if (typeof value !== 'string' || !Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`invalid port ${String(value)}`);

@@ -2,13 +2,16 @@
  * `switchboard call <server> <tool> [json-args]`: connects to an MCP server, calls one tool
  * and prints the result: text content as is, other content as a one-line summary, and
  * `structuredContent` as JSON (or, with `--json`, the whole raw result). Exits 1 when the
- * tool reports `isError` or the call fails (protocol error, unreachable server).
+ * tool reports `isError` or the call fails (protocol error, unreachable server). The
+ * server's progress and log messages go to stderr while the call runs (not with `--quiet`).
  *
  * @module
  */
 import type { CallToolResult } from '../protocol/model/tools.js';
 import { UsageError } from './args.js';
-import { CLIENT_OPTIONS_HELP, commandLogger, connectClient, parseClientArgs } from './clientConnect.js';
+import { CLIENT_OPTIONS_HELP, type ClientArgs } from './clientConnect.js';
+import { runClientCommand } from './clientSession.js';
+import { formatContentBlocks } from './contentFormat.js';
 
 /** Help text of the command. */
 export const callHelp = `Usage: switchboard call [options] <server> <tool> [json-args]
@@ -37,54 +40,28 @@ export function parseToolArguments(text: string | undefined): Record<string, unk
 
 /** The human-readable rendering of a tool result. */
 export function formatToolResult(result: CallToolResult): string {
-  const lines: string[] = [];
-  for (const item of result.content ?? []) {
-    const c = item as Record<string, unknown>;
-    switch (c['type']) {
-      case 'text':
-        lines.push(String(c['text']));
-        break;
-      case 'image':
-      case 'audio':
-        lines.push(`[${String(c['type'])} ${String(c['mimeType'])}, ${Math.floor((String(c['data']).length * 3) / 4)} bytes]`);
-        break;
-      case 'resource': {
-        const r = (c['resource'] ?? {}) as Record<string, unknown>;
-        lines.push(`[resource ${String(r['uri'])}]`);
-        if (typeof r['text'] === 'string') lines.push(r['text']);
-        break;
-      }
-      case 'resource_link':
-        lines.push(`[link ${String(c['uri'])}${typeof c['name'] === 'string' ? ` ${c['name']}` : ''}]`);
-        break;
-      default:
-        lines.push(JSON.stringify(c));
-    }
-  }
+  const lines = formatContentBlocks(result.content ?? []);
   if (result.structuredContent !== undefined) lines.push(JSON.stringify(result.structuredContent, null, 2));
   return lines.length > 0 ? lines.join('\n') + '\n' : '';
 }
 
 /** Runs the command; resolves with the exit code. */
-export async function callCommand(argv: readonly string[]): Promise<number> {
-  const args = parseClientArgs(argv, { json: 'boolean' });
-  const [tool, json, extra] = args.rest;
-  if (tool === undefined) throw new UsageError('missing <tool>');
-  if (extra !== undefined) throw new UsageError(`unexpected argument ${JSON.stringify(extra)}`);
-  const toolArgs = parseToolArguments(json);
-  const logger = commandLogger(args.options);
-  const client = await connectClient(args, logger);
-  try {
+export function callCommand(argv: readonly string[]): Promise<number> {
+  const check = (args: ClientArgs): { tool: string; toolArgs: Record<string, unknown> } => {
+    const [tool, json, extra] = args.rest;
+    if (tool === undefined) throw new UsageError('missing <tool>');
+    if (extra !== undefined) throw new UsageError(`unexpected argument ${JSON.stringify(extra)}`);
+    return { tool, toolArgs: parseToolArguments(json) };
+  };
+  return runClientCommand(argv, { json: 'boolean' }, check, async ({ client, args, onProgress }, { tool, toolArgs }) => {
     // Listing first lets the client mirror x-mcp-header parameters and check the output schema.
     await client.listTools().catch(() => undefined);
-    const result = await client.callTool(tool, toolArgs);
+    const result = await client.callTool(tool, toolArgs, onProgress === undefined ? {} : { onProgress });
     process.stdout.write(args.options['json'] === true ? `${JSON.stringify(result, null, 2)}\n` : formatToolResult(result));
     if (result.isError === true) {
       process.stderr.write(`switchboard call: tool ${JSON.stringify(tool)} reported an error\n`);
       return 1;
     }
     return 0;
-  } finally {
-    await client.close().catch(() => undefined);
-  }
+  });
 }

@@ -13,7 +13,7 @@ import { nodeFetch } from '../adapters/nodeFetch.js';
 import { createOAuthClientProvider } from '../auth/client/oauthClientProvider.js';
 import { allowInsecureRequests } from '../auth/http.js';
 import { McpClient } from '../client/mcpClient.js';
-import type { Era } from '../client/types.js';
+import type { ClientEvents, ClientHandlers, Era } from '../client/types.js';
 import { StreamableHttpClientTransport } from '../transport/http/client/client.js';
 import { LegacySseClientTransport } from '../transport/http/legacy/legacySseClient.js';
 import { StdioClientTransport } from '../transport/stdio/client.js';
@@ -21,6 +21,7 @@ import { defaultEnvironment } from '../transport/stdio/env.js';
 import type { Transport } from '../transport/types.js';
 import { createLineLogger, type Logger } from '../util/logger.js';
 import { parseArgs, portOption, UsageError, type OptionSpec, type ParsedArgs } from './args.js';
+import { schemelessUrl } from './clientErrors.js';
 import { oauthTransportHooks } from './oauthTransport.js';
 import { FileTokenStore } from './oauthFileStore.js';
 import { DEFAULT_REDIRECT_PORT, loopbackAuthorizer, loopbackRedirectUri } from './oauthLoopback.js';
@@ -33,6 +34,8 @@ export const CLIENT_OPTIONS: OptionSpec = {
   'legacy-sse': 'boolean',
   'redirect-port': 'string',
   'log-level': 'string',
+  quiet: 'boolean',
+  'sampling-command': 'string',
 };
 
 /** The help lines of {@link CLIENT_OPTIONS}. */
@@ -47,6 +50,13 @@ export const CLIENT_OPTIONS_HELP = `  --header K:V        add an HTTP header (re
   --legacy-sse        the URL is an HTTP+SSE endpoint of the deprecated 2024-11-05 transport
                       (often .../sse); implies --era stateful
   --log-level L       debug | info | warn | error (default warn; logs go to stderr)
+  --quiet             do not show the server's progress and log messages (stderr)
+  --sampling-command C  answer the server's sampling requests with command C: it gets the
+                      request params as JSON on stdin and prints a CreateMessageResult JSON
+                      (without it, sampling is refused)
+
+A server's elicitation (a question for the user) is answered at the prompt when run in a
+terminal, and declined otherwise.
 
 <server> is an http:// or https:// URL, or a stdio command line in one argument
 ("npx -y some-server --flag", split like a shell would, without running one); or put
@@ -151,6 +161,8 @@ export function parseClientArgs(argv: readonly string[], extra: OptionSpec = {})
     const [server, ...others] = positionals;
     if (server === undefined || server.trim() === '') throw new UsageError('missing <server>');
     rest = others;
+    const guessed = schemelessUrl(server);
+    if (guessed !== undefined) throw new UsageError(`${JSON.stringify(server)} has no scheme: write ${guessed}`);
     if (/^https?:\/\//i.test(server)) {
       try {
         target = { kind: 'http', url: new URL(server).href };
@@ -172,6 +184,11 @@ export function parseClientArgs(argv: readonly string[], extra: OptionSpec = {})
   const timeout = options['timeout'];
   if (timeout !== undefined && (typeof timeout !== 'string' || !/^\d+$/.test(timeout))) throw new UsageError(`invalid --timeout ${String(timeout)}`);
   return { target, rest, options, headers };
+}
+
+/** For commands that take nothing after `<server>`: throws on a leftover positional. */
+export function noMorePositionals(args: ClientArgs): void {
+  if (args.rest.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(args.rest[0])}`);
 }
 
 /** The logger of a client command (stderr, `--log-level`, default warn). */
@@ -213,12 +230,13 @@ export function clientTransport(args: ClientArgs, logger: Logger): Transport {
 }
 
 /** Connects a client to the server `args` name. The caller closes it. */
-export async function connectClient(args: ClientArgs, logger: Logger): Promise<McpClient> {
+export async function connectClient(args: ClientArgs, logger: Logger, answer: { handlers?: ClientHandlers; on?: ClientEvents } = {}): Promise<McpClient> {
   const timeout = args.options['timeout'];
   const client = new McpClient(
     { name: 'switchboard-cli', version: '0.1.0' },
     {
       logger,
+      ...answer,
       ...(typeof timeout === 'string' ? { defaultTimeoutMs: Number(timeout) } : {}),
       ...(args.options['legacy-sse'] === true ? { era: 'stateful' as const } : typeof args.options['era'] === 'string' ? { era: args.options['era'] as Era } : {}),
     },

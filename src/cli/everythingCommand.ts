@@ -10,17 +10,22 @@
  */
 import { StdioServerTransport } from '../transport/stdio/server.js';
 import { createLineLogger, type Logger } from '../util/logger.js';
-import { parseArgs, portOption, UsageError } from './args.js';
+import { CliFailure, listOption, parseArgs, portOption, UsageError } from './args.js';
 import { createEverythingServer } from './everything/server.js';
 
 /** Help text of the command. */
-export const everythingHelp = `Usage: switchboard everything [--http] [--port N] [--host H] [--path /mcp] [--auth [--auth-port N]] [--legacy-sse] | --stdio
+export const everythingHelp = `Usage: switchboard everything [--http] [--port N] [--host H] [--path /mcp] [--allowed-host H]... [--allowed-origin O]... [--auth [--auth-port N]] [--legacy-sse] | --stdio
 
 Runs the demo MCP server (tools, resources, prompts, completions, MRTR, listen).
 
   --http          serve Streamable HTTP (default)
-  --port N        port to listen on (default 3000; 0 picks a free one)
+  --port N        port to listen on (default: $PORT when set, else 3000; 0 picks a free one)
   --host H        interface to bind (default 127.0.0.1)
+  --allowed-host H  also accept requests whose Host header is H (repeatable): needed when
+                  the server is reached by a name other than localhost (DNS-rebinding
+                  defence; a bare name matches any port, name:port exactly)
+  --allowed-origin O  also accept browser requests from origin O (repeatable), e.g.
+                  https://app.example.com
   --path P        endpoint path (default /mcp)
   --auth          require OAuth bearer tokens from a DEVELOPMENT-ONLY authorization
                   server started in-process (auto-approves everyone; never deploy it)
@@ -43,10 +48,15 @@ export async function everythingCommand(argv: readonly string[]): Promise<void> 
     auth: 'boolean',
     'auth-port': 'string',
     'legacy-sse': 'boolean',
+    'allowed-host': 'list',
+    'allowed-origin': 'list',
   });
   if (options['http'] === true && options['stdio'] === true) throw new UsageError('choose one of --http and --stdio');
   if (options['auth'] === true && options['stdio'] === true) throw new UsageError('--auth protects the HTTP server; it cannot be combined with --stdio');
   if (options['legacy-sse'] === true && options['stdio'] === true) throw new UsageError('--legacy-sse is an HTTP transport; it cannot be combined with --stdio');
+  if ((options['allowed-host'] !== undefined || options['allowed-origin'] !== undefined) && options['stdio'] === true) {
+    throw new UsageError('--allowed-host and --allowed-origin protect the HTTP server; they cannot be combined with --stdio');
+  }
   const level = options['log-level'] ?? 'info';
   if (level !== 'debug' && level !== 'info' && level !== 'warn' && level !== 'error') throw new UsageError(`invalid --log-level ${String(level)}`);
   const logger: Logger = createLineLogger((line) => process.stderr.write(line), level);
@@ -63,10 +73,31 @@ export async function everythingCommand(argv: readonly string[]): Promise<void> 
     logger,
     path: typeof options['path'] === 'string' ? options['path'] : '/mcp',
     host: typeof options['host'] === 'string' ? options['host'] : '127.0.0.1',
-    port: portOption(options['port'], 3000),
+    port: portOption(options['port'] ?? nonEmpty(process.env['PORT']), 3000),
+    allowedHosts: listOption(options['allowed-host']),
+    allowedOrigins: listOption(options['allowed-origin']),
     auth: options['auth'] === true ? { port: portOption(options['auth-port'], 0) } : undefined,
     legacySse: options['legacy-sse'] === true,
   };
+  if (!['127.0.0.1', 'localhost', '::1', '[::1]'].includes(where.host) && where.allowedHosts.length === 0) {
+    process.stderr.write(`note: only requests with Host localhost/127.0.0.1 are accepted; add --allowed-host <name> for the name clients use to reach ${where.host}\n`);
+  }
   const { serveEverythingHttp } = await import('./everythingHttp.js');
-  await serveEverythingHttp(server, where);
+  try {
+    await serveEverythingHttp(server, where);
+  } catch (error) {
+    const code = (error as { code?: unknown } | null)?.code;
+    if (code === 'EADDRINUSE') {
+      throw new CliFailure(`port ${where.port} on ${where.host} is already in use: stop what runs there, or choose another port with --port N (0 picks a free one)`, { cause: error });
+    }
+    if (code === 'EADDRNOTAVAIL' || code === 'EACCES') {
+      throw new CliFailure(`cannot listen on ${where.host}:${where.port} (${String(code)}): check --host and --port`, { cause: error });
+    }
+    throw error;
+  }
+}
+
+/** `value` unless it is empty or absent. */
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value.trim() === '' ? undefined : value.trim();
 }

@@ -28,7 +28,14 @@ export interface EverythingHttpOptions {
   readonly auth: { readonly port: number } | undefined;
   /** `--legacy-sse`: also serve the 2024-11-05 HTTP+SSE transport at `/sse` + `/messages`. */
   readonly legacySse: boolean;
+  /** `--allowed-host` values, accepted besides the loopback names (none: loopback only). */
+  readonly allowedHosts?: readonly string[];
+  /** `--allowed-origin` values, accepted besides the loopback origins. */
+  readonly allowedOrigins?: readonly string[];
 }
+
+/** The loopback names the HTTP handler accepts by default (kept when more are allowed). */
+const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '[::1]'];
 
 /** Serves `server` over Streamable HTTP until SIGINT/SIGTERM. */
 export async function serveEverythingHttp(server: McpServer, options: EverythingHttpOptions): Promise<void> {
@@ -37,6 +44,8 @@ export async function serveEverythingHttp(server: McpServer, options: Everything
     logger,
     path,
     ...(options.legacySse ? { legacySse: { path: '/sse', messagesPath: '/messages' } } : {}),
+    ...(options.allowedHosts !== undefined && options.allowedHosts.length > 0 ? { allowedHosts: [...LOOPBACK_NAMES, ...options.allowedHosts] } : {}),
+    ...(options.allowedOrigins !== undefined && options.allowedOrigins.length > 0 ? { allowedOrigins: [...LOOPBACK_NAMES, ...options.allowedOrigins] } : {}),
   };
   let authServer: ListeningServer | undefined;
   let running: ListeningServer;

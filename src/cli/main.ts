@@ -5,14 +5,19 @@
  * @module
  */
 import { readFileSync } from 'node:fs';
-import { UsageError } from './args.js';
+import { CliFailure, UsageError } from './args.js';
 
 const help = `Usage: switchboard <command> [options]
 
 Commands:
   everything    run the demo MCP server (Streamable HTTP or stdio)
-  tools         list the tools of an MCP server (URL or stdio command)
+  dev           run a TypeScript server file, reloading it on change (through tsx)
+  tools         list the tools of an MCP server (URL or stdio command), with their arguments
   call          call one tool of an MCP server and print the result
+  resources     list the resources and resource templates of an MCP server
+  read          read one resource of an MCP server and print its contents
+  prompts       list the prompts of an MCP server, with their arguments
+  prompt        get one prompt of an MCP server and print its messages
   gateway       serve many MCP servers behind one guarded endpoint (HTTP or stdio)
   import        print one Switchboard config with the servers of every MCP client found
   wrap          point an MCP client at the Switchboard gateway (backup, merge, rewrite)
@@ -45,6 +50,26 @@ const commands: Readonly<Record<string, () => Promise<Command>>> = {
   call: async () => {
     const m = await import('./callCommand.js');
     return { run: m.callCommand, help: m.callHelp };
+  },
+  resources: async () => {
+    const m = await import('./resourcesCommand.js');
+    return { run: m.resourcesCommand, help: m.resourcesHelp };
+  },
+  read: async () => {
+    const m = await import('./resourcesCommand.js');
+    return { run: m.readCommand, help: m.readHelp };
+  },
+  prompts: async () => {
+    const m = await import('./promptsCommand.js');
+    return { run: m.promptsCommand, help: m.promptsHelp };
+  },
+  prompt: async () => {
+    const m = await import('./promptsCommand.js');
+    return { run: m.promptCommand, help: m.promptHelp };
+  },
+  dev: async () => {
+    const m = await import('./devCommand.js');
+    return { run: m.devCommand, help: m.devHelp };
   },
   gateway: async () => {
     const m = await import('./gatewayCommand.js');
@@ -107,6 +132,10 @@ async function main(argv: readonly string[]): Promise<number> {
     if (error instanceof UsageError) {
       process.stderr.write(`switchboard ${name}: ${error.message}\n\n${command.help}`);
       return 2;
+    }
+    if (error instanceof CliFailure) {
+      process.stderr.write(`switchboard ${name}: ${error.message}\n`);
+      return 1;
     }
     if (name === 'everything') throw error;
     process.stderr.write(`switchboard ${name}: ${describe(error)}\n`);

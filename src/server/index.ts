@@ -37,6 +37,9 @@ export type {
   CacheHints,
   ServerInfo,
   StandardSchemaV1,
+  InferArgs,
+  InferStructured,
+  FromJsonSchema,
   JsonSchemaObject,
   RegisteredHandle,
 } from './types.js';

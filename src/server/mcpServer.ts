@@ -52,6 +52,7 @@ import type { CallToolResult } from '../protocol/model/tools.js';
 import { preloadTracing, traced, tracingActive } from './tracing.js';
 import type {
   InferArgs,
+  InferStructured,
   JsonSchemaObject,
   PromptDefinition,
   PromptHandler,
@@ -98,7 +99,11 @@ export class McpServer implements McpDispatcher {
    * Schema; arguments are validated against it before `handler` runs.
    * Throws `ERR_MCP_INVALID_ARGUMENT` for an invalid name or schema.
    */
-  tool<S extends JsonSchemaObject | StandardSchemaV1>(name: string, definition: ToolDefinition<S>, handler: ToolHandler<InferArgs<S>>): RegisteredHandle {
+  tool<S extends JsonSchemaObject | StandardSchemaV1, O extends JsonSchemaObject | StandardSchemaV1 = JsonSchemaObject>(
+    name: string,
+    definition: ToolDefinition<S, O>,
+    handler: ToolHandler<InferArgs<S>, InferStructured<O>>,
+  ): RegisteredHandle {
     const compiled = compileTool(name, definition, handler as ToolHandler<never>);
     this.#core.tools.add(compiled);
     return handleOf(this.#core.tools, compiled);

@@ -47,8 +47,88 @@ export type StandardResult<Output> =
   | { readonly value: Output; readonly issues?: undefined }
   | { readonly issues: ReadonlyArray<{ readonly message: string; readonly path?: ReadonlyArray<PropertyKey | { readonly key: PropertyKey }> | undefined }> };
 
-/** The arguments type a tool's input schema describes. */
-export type InferArgs<S> = S extends StandardSchemaV1<unknown, infer O> ? O : Record<string, unknown>;
+/**
+ * The arguments type a tool's input schema describes: the output type of a Standard Schema,
+ * the object type of a JSON Schema written `as const` (see {@link FromJsonSchema}), or
+ * `Record<string, unknown>` for a schema whose shape is not known at compile time.
+ */
+export type InferArgs<S> =
+  S extends StandardSchemaV1<unknown, infer O> ? O : IsLiteralSchema<S> extends true ? FromJsonSchema<S> : Record<string, unknown>;
+
+/**
+ * The `structuredContent` type an output schema describes: the input type of a Standard
+ * Schema (what the handler hands over to be validated), the type of a JSON Schema written
+ * `as const`, or `unknown`.
+ */
+export type InferStructured<S> = S extends StandardSchemaV1<infer I, unknown> ? I : IsLiteralSchema<S> extends true ? FromJsonSchema<S> : unknown;
+
+/** True when `S` is a JSON Schema known at compile time (`as const`): its `type` is a literal. */
+type IsLiteralSchema<S> = S extends { readonly type: infer T } ? (string extends T ? false : true) : false;
+
+/** How deep {@link FromJsonSchema} follows nested schemas before it answers `unknown`. */
+type Depth = [never, 0, 1, 2, 3, 4, 5, 6];
+
+/** Flattens an intersection for readable hovers. */
+type Simplify<T> = { [K in keyof T]: T[K] } & {};
+
+/**
+ * The TypeScript type of a JSON Schema written `as const`: `const`, `enum`, `anyOf`/`oneOf`,
+ * `type` (one or a list) with `string`, `number`, `integer`, `boolean`, `null`, `array`
+ * (`items`) and `object` (`properties`, `required`, `additionalProperties`). Nesting deeper
+ * than 7 levels, and keywords it does not know, give `unknown`.
+ */
+export type FromJsonSchema<S, D extends number = 7> = [D] extends [never]
+  ? unknown
+  : S extends { readonly const: infer C }
+    ? C
+    : S extends { readonly enum: readonly (infer E)[] }
+      ? E
+      : S extends { readonly anyOf: readonly (infer V)[] }
+        ? FromJsonSchema<V, Depth[D]>
+        : S extends { readonly oneOf: readonly (infer V)[] }
+          ? FromJsonSchema<V, Depth[D]>
+          : S extends { readonly type: infer T }
+            ? T extends readonly (infer U)[]
+              ? FromTypeName<U, S, Depth[D]>
+              : FromTypeName<T, S, Depth[D]>
+            : unknown;
+
+/** One `type` name of schema `S`. */
+type FromTypeName<T, S, D extends number> = T extends 'string'
+  ? string
+  : T extends 'number' | 'integer'
+    ? number
+    : T extends 'boolean'
+      ? boolean
+      : T extends 'null'
+        ? null
+        : T extends 'array'
+          ? S extends { readonly items: infer I }
+            ? FromJsonSchema<I, D>[]
+            : unknown[]
+          : T extends 'object'
+            ? FromObjectSchema<S, D>
+            : unknown;
+
+/** The names in `required`. */
+type RequiredKeys<S> = S extends { readonly required: readonly (infer R)[] } ? R & string : never;
+
+/** What `additionalProperties` allows besides the declared properties. */
+type Additional<S, D extends number> = S extends { readonly additionalProperties: false }
+  ? unknown
+  : S extends { readonly additionalProperties: infer A extends object }
+    ? Record<string, FromJsonSchema<A, D>>
+    : Record<string, unknown>;
+
+/** An `object` schema: required properties, optional ones, and the additional ones. */
+type FromObjectSchema<S, D extends number> = S extends { readonly properties: infer P }
+  ? Simplify<
+      { -readonly [K in keyof P & RequiredKeys<S>]: FromJsonSchema<P[K], D> } & {
+        -readonly [K in Exclude<keyof P, RequiredKeys<S>>]?: FromJsonSchema<P[K], D>;
+      }
+    > &
+      Additional<S, D>
+  : Additional<S, D>;
 
 /** Identity and instructions of a server. */
 export interface ServerInfo extends Implementation {
@@ -151,27 +231,36 @@ export interface TraceContext {
   readonly baggage?: string;
 }
 
-/** What a tool handler may return: a full result, or content for a plain success. */
-export type ToolReturn =
+/**
+ * What a tool handler may return: a full result, or content for a plain success.
+ * `Structured` is the type of `structuredContent`, from the tool's output schema.
+ */
+export type ToolReturn<Structured = unknown> =
   | {
       readonly content?: readonly ContentBlock[];
-      readonly structuredContent?: unknown;
+      readonly structuredContent?: Structured;
       readonly isError?: boolean;
       readonly _meta?: Readonly<Record<string, unknown>>;
     }
   | string;
 
 /** A tool handler: gets the validated arguments and the context. */
-export type ToolHandler<Args = Record<string, unknown>> = (args: Args, context: HandlerContext) => ToolReturn | Promise<ToolReturn>;
+export type ToolHandler<Args = Record<string, unknown>, Structured = unknown> = (
+  args: Args,
+  context: HandlerContext,
+) => ToolReturn<Structured> | Promise<ToolReturn<Structured>>;
 
-/** How a tool is described. */
-export interface ToolDefinition<S extends JsonSchemaObject | StandardSchemaV1 = JsonSchemaObject | StandardSchemaV1> {
+/** How a tool is described (`S`: the input schema, `O`: the output schema). */
+export interface ToolDefinition<
+  S extends JsonSchemaObject | StandardSchemaV1 = JsonSchemaObject | StandardSchemaV1,
+  O extends JsonSchemaObject | StandardSchemaV1 = JsonSchemaObject | StandardSchemaV1,
+> {
   readonly title?: string;
   readonly description?: string;
   /** JSON Schema (root `type: "object"`) or a Standard Schema. Default: no arguments. */
   readonly inputSchema?: S;
   /** JSON Schema or Standard Schema of `structuredContent`; results are validated against it. */
-  readonly outputSchema?: JsonSchemaObject | StandardSchemaV1;
+  readonly outputSchema?: O;
   readonly annotations?: ToolAnnotations;
   readonly icons?: readonly Icon[];
   readonly execution?: ToolExecution;

@@ -5,7 +5,7 @@ import { describe, it } from 'node:test';
 import { UsageError } from '../../../src/cli/args.js';
 import { formatToolResult, parseToolArguments } from '../../../src/cli/callCommand.js';
 import { parseClientArgs, splitCommandLine } from '../../../src/cli/clientConnect.js';
-import { formatToolLine } from '../../../src/cli/toolsCommand.js';
+import { formatToolList, toolSignature } from '../../../src/cli/toolsCommand.js';
 import type { Tool } from '../../../src/protocol/model/tool.js';
 
 describe('splitCommandLine', () => {
@@ -49,15 +49,44 @@ describe('parseClientArgs', () => {
     assert.throws(() => parseClientArgs(['--header', 'A:b', 'node server.js']), /--header needs/);
     assert.throws(() => parseClientArgs(['--bogus', 'http://x/mcp']), /unknown option --bogus/);
   });
+
+  it('a URL without its scheme is a usage error that names the URL it means, not a command to spawn', () => {
+    assert.throws(() => parseClientArgs(['127.0.0.1:39101/mcp']), { name: 'UsageError', message: '"127.0.0.1:39101/mcp" has no scheme: write http://127.0.0.1:39101/mcp' });
+    assert.throws(() => parseClientArgs(['localhost:3000']), /write http:\/\/localhost:3000$/);
+    assert.throws(() => parseClientArgs(['mcp.example.com:443/mcp']), /write https:\/\/mcp\.example\.com:443\/mcp$/);
+    assert.equal(parseClientArgs(['node server.js:1']).target.kind, 'stdio');
+  });
 });
 
 describe('formatting', () => {
-  it('one line per tool: name, title, first description line (truncated)', () => {
-    const tool = { name: 'echo', title: 'Echo', description: 'Says it back.\nMore.', inputSchema: { type: 'object' } } as Tool;
-    assert.equal(formatToolLine(tool, 6), 'echo    Echo — Says it back.');
+  it('one line per tool: name(signature), title, first description line (truncated)', () => {
+    const tool = { name: 'echo', title: 'Echo', description: 'Says it back.\nMore.', inputSchema: { type: 'object', properties: { message: { type: 'string' } }, required: ['message'] } } as Tool;
+    const bare = { name: 'bare', inputSchema: { type: 'object' } } as Tool;
+    assert.deepEqual(formatToolList([tool, bare]), ['echo(message: string)  Echo — Says it back.', 'bare()']);
     const long = { name: 'x', description: 'y'.repeat(150), inputSchema: { type: 'object' } } as Tool;
-    assert.equal(formatToolLine(long, 1).length, 1 + 3 + 100);
-    assert.equal(formatToolLine({ name: 'bare', inputSchema: { type: 'object' } } as Tool, 8), 'bare');
+    assert.equal(formatToolList([long])[0], `x()  ${'y'.repeat(99)}…`);
+  });
+
+  it('signatures: optional marks, enums, arrays, unions, integers; long ones are cut', () => {
+    const schema = {
+      type: 'object',
+      properties: { a: { type: 'number' }, b: { type: 'string', enum: ['x', 'y'] }, c: { type: 'array', items: { type: 'integer' } }, d: { anyOf: [{ type: 'string' }, { type: 'null' }] }, e: { type: 'object' } },
+      required: ['a'],
+    };
+    assert.equal(toolSignature({ name: 't', inputSchema: schema } as Tool), '(a: number, b?: "x" | "y", c?: integer[], d?: string | null, e?: object)');
+    const many = { type: 'object', properties: Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`argument${i}`, { type: 'string' }])) };
+    const cut = toolSignature({ name: 't', inputSchema: many } as Tool);
+    assert.ok(cut.length <= 72 && cut.endsWith('…)'), cut);
+  });
+
+  it('long names keep the columns aligned: a too-long name takes its own line', () => {
+    const short = { name: 'a', description: 'first', inputSchema: { type: 'object' } } as Tool;
+    const mid = { name: 'abcdef', description: 'second', inputSchema: { type: 'object' } } as Tool;
+    const huge = { name: 'n'.repeat(60), description: 'third', inputSchema: { type: 'object' } } as Tool;
+    const lines = formatToolList([short, mid, huge]);
+    assert.deepEqual(lines, ['a()       first', 'abcdef()  second', `${'n'.repeat(60)}()`, `${' '.repeat(8)}  third`]);
+    const columns = lines.filter((l) => l.includes('  ')).map((l) => l.search(/\S+$/));
+    assert.equal(new Set(columns).size, 1);
   });
 
   it('renders text, binary, resources and structured content', () => {

@@ -1,30 +1,14 @@
 // `switchboard tools` and `switchboard call` run as real processes (through tsx) against
 // `switchboard everything`: in-process over HTTP, and spawned over stdio.
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import { listen, type ListeningServer } from '../../../src/adapters/nodeHttp.js';
 import { createEverythingServer } from '../../../src/cli/everything/server.js';
 import { createStreamableHttpHandler } from '../../../src/transport/http/server/server.js';
+import { cli as run, STDIO_SERVER, type Outcome } from './cliProcess.js';
 
-const root = new URL('../../../', import.meta.url).pathname;
-const CLI = ['--import', 'tsx', 'src/cli/main.ts'];
-const STDIO_SERVER = `${JSON.stringify(process.execPath)} --import tsx src/cli/main.ts everything --stdio --log-level error`;
-
-interface Outcome {
-  readonly code: number;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-function cli(...args: string[]): Promise<Outcome> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, [...CLI, ...args], { cwd: root, timeout: 60_000, env: { ...process.env, NODE_OPTIONS: '' } }, (error, stdout, stderr) => {
-      const code = error === null ? 0 : typeof error.code === 'number' ? error.code : 1;
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
+/** Runs the CLI with these arguments. */
+const cli = (...args: string[]): Promise<Outcome> => run(args);
 
 let running: ListeningServer;
 let url: string;
@@ -44,8 +28,8 @@ describe('switchboard tools', () => {
     const { code, stdout } = await cli('tools', url);
     assert.equal(code, 0);
     const lines = stdout.trimEnd().split('\n');
-    assert.match(lines.find((l) => l.startsWith('echo ')) ?? '', /^echo +Echo — Returns the message it is given/);
-    assert.ok(lines.some((l) => /^test_simple_text +— Tests simple text content response$/.test(l)));
+    assert.match(lines.find((l) => l.startsWith('echo(')) ?? '', /^echo\(message: string\) +Echo — Returns the message it is given/);
+    assert.ok(lines.some((l) => /^test_simple_text\(\) +Tests simple text content response$/.test(l)));
   });
 
   it('--json prints the raw tool list', async () => {
@@ -58,7 +42,7 @@ describe('switchboard tools', () => {
   it('lists tools over stdio (command line in one argument)', async () => {
     const { code, stdout } = await cli('tools', STDIO_SERVER);
     assert.equal(code, 0, stdout);
-    assert.match(stdout, /^echo +Echo/m);
+    assert.match(stdout, /^echo\(message: string\) +Echo/m);
   });
 
   it('an unreachable server exits 1 with a message; a bad option exits 2 with the help', async () => {
@@ -77,7 +61,7 @@ describe('switchboard tools / call --legacy-sse (the 2024-11-05 HTTP+SSE transpo
     const sse = new URL('/sse', running.url).href;
     const tools = await cli('tools', '--legacy-sse', sse);
     assert.equal(tools.code, 0, tools.stderr);
-    assert.ok(tools.stdout.split('\n').some((l) => l.startsWith('echo ')));
+    assert.ok(tools.stdout.split('\n').some((l) => l.startsWith('echo(')));
     const call = await cli('call', '--legacy-sse', sse, 'echo', '{"message":"over sse"}');
     assert.equal(call.code, 0, call.stderr);
     assert.match(call.stdout, /over sse/);

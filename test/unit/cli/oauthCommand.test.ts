@@ -129,7 +129,7 @@ describe('switchboard tools --oauth', () => {
     const first = await run(argv, dir);
     assert.equal(first.code, 0, first.stderr);
     assert.match(first.stderr, /Open this URL in a browser/);
-    assert.match(first.stdout, /^echo +Echo/m);
+    assert.match(first.stdout, /^echo\(message: string\) +Echo/m);
     assert.equal((await stat(join(dir, 'store.json'))).mode & 0o777, 0o600);
     const authorizations = as.events.filter((e) => e.endpoint === 'authorize').length;
     assert.equal(authorizations, 1);

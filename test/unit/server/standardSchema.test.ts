@@ -54,6 +54,7 @@ describe('tools described by Standard Schemas', () => {
   it('an output Standard Schema checks structuredContent', async () => {
     const s = new McpServer({ name: 'ss', version: '1' });
     s.tool('good', { outputSchema: z.object({ n: z.number() }) }, () => ({ structuredContent: { n: 1 } }));
+    // @ts-expect-error structuredContent is typed from the output schema; this test checks the run-time validation too
     s.tool('bad', { outputSchema: z.object({ n: z.number() }) }, () => ({ structuredContent: { n: 'one' } }));
     const c = await connectRaw(s);
     try {
