@@ -23,7 +23,7 @@ import type { InputRequest } from '../protocol/model/mrtr.js';
 import type { Tool } from '../protocol/model/tool.js';
 import { missingRequiredClientCapability } from '../protocol/errors.js';
 import { McpServer, type McpServerOptions } from '../server/mcpServer.js';
-import type { ForwardedHandle } from '../server/forward.js';
+import type { ForwardedHandle } from '../server/types.js';
 import type { ServerSession } from '../server/session.js';
 import type { HandlerContext } from '../server/types.js';
 import type { CallToolResult } from '../protocol/model/tools.js';

@@ -8,12 +8,10 @@
  * @module
  */
 import { compileJsonSchema } from '../protocol/jsonSchema.js';
-import type { InputRequiredResult } from '../protocol/model/mrtr.js';
 import type { Prompt } from '../protocol/model/prompts.js';
 import type { Resource, ResourceTemplate } from '../protocol/model/resource.js';
 import type { Tool } from '../protocol/model/tool.js';
 import type { CallToolResult } from '../protocol/model/tools.js';
-import type { CompleteResult } from '../protocol/model/utilities.js';
 import { extractMcpHeaders } from '../protocol/xMcpHeader.js';
 import { McpError, McpErrorCode } from '../util/errors.js';
 import type { Logger } from '../util/logger.js';
@@ -21,42 +19,9 @@ import type { PromptEntry } from './prompts.js';
 import type { RegisteredResource, RegisteredTemplate } from './resources.js';
 import { makeTemplate } from './resources.js';
 import type { CompiledTool, Validator } from './tools.js';
-import type { HandlerContext } from './types.js';
+import type { ForwardCompleteOptions, ForwardedHandler, ForwardToolOptions } from './types.js';
 
-/**
- * Serves a forwarded request. `params` are the request params as received (incl.
- * `arguments`, `inputResponses`, and `requestState` already unsealed); the result goes to the
- * client as returned (stamped for the revision), or, as an `InputRequiredResult`, asks the
- * client for input (see `McpServer`).
- */
-export type ForwardedHandler<R> = (params: Readonly<Record<string, unknown>>, ctx: HandlerContext) => Promise<R | InputRequiredResult>;
-
-/** Answers `completion/complete` for a forwarded prompt or template (params as received). */
-export type ForwardedCompleter = (params: Readonly<Record<string, unknown>>, ctx: HandlerContext) => Promise<CompleteResult>;
-
-/** A forwarded definition, changed in place. */
-export interface ForwardedHandle<D> {
-  /** Replaces the definition; the same key keeps its list position (another key moves it to the end). */
-  update(definition: D): void;
-  /** Removes it. */
-  remove(): void;
-  /** Shows it again after {@link disable}. */
-  enable(): void;
-  /** Hides it from lists and requests (as if missing). */
-  disable(): void;
-}
-
-/** Options of `forwardTool`. */
-export interface ForwardToolOptions {
-  /** Validate `arguments` against the tool's `inputSchema` before the handler runs. Default false. */
-  readonly validateArguments?: boolean;
-}
-
-/** Options of `forwardPrompt` / `forwardTemplate`. */
-export interface ForwardCompleteOptions {
-  /** Serves `completion/complete` for this prompt or template. */
-  readonly complete?: ForwardedCompleter;
-}
+export type { ForwardCompleteOptions, ForwardedCompleter, ForwardedHandle, ForwardedHandler, ForwardToolOptions } from './types.js';
 
 type Wire = Readonly<Record<string, unknown>>;
 

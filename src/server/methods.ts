@@ -18,7 +18,7 @@ import { findReader, toReadResult } from './resources.js';
 import type { ServerSession } from './session.js';
 import { taskCall } from './tasks/glue.js';
 import { invalidArguments, runTool, type CompiledTool } from './tools.js';
-import type { ForwardedCompleter, ForwardedHandler } from './forward.js';
+import type { ForwardedCompleter, ForwardedHandler } from './types.js';
 import type { Completer, HandlerContext, ResourceTemplateDefinition } from './types.js';
 import type { EntryKind, Listed, VisibilityContext } from './visibility.js';
 

@@ -4,7 +4,7 @@
  * @see https://modelcontextprotocol.io/specification/2026-07-28/server/prompts
  * @module
  */
-import type { ForwardedCompleter, ForwardedHandler } from './forward.js';
+import type { ForwardedCompleter, ForwardedHandler } from './types.js';
 import type { PromptDefinition, PromptHandler } from './types.js';
 
 /** A registered prompt. */

@@ -6,7 +6,7 @@
  * @module
  */
 import { UriTemplate } from '../util/uriTemplate.js';
-import type { ForwardedCompleter, ForwardedHandler } from './forward.js';
+import type { ForwardedCompleter, ForwardedHandler } from './types.js';
 import type { CacheHints, HandlerContext, ResourceContentsInput, ResourceDefinition, ResourceHandler, ResourceReturn, ResourceTemplateDefinition, TemplateHandler } from './types.js';
 
 /** A registered fixed resource. */

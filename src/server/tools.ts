@@ -17,7 +17,7 @@ import { extractMcpHeaders } from '../protocol/xMcpHeader.js';
 import type { ToolHeaderParam } from '../transport/types.js';
 import { McpError, McpErrorCode } from '../util/errors.js';
 import { formatIssues, type Issue } from '../util/schema.js';
-import type { ForwardedHandler } from './forward.js';
+import type { ForwardedHandler } from './types.js';
 import type { HandlerContext, JsonSchemaObject, StandardSchemaV1, ToolDefinition, ToolHandler, ToolReturn } from './types.js';
 
 /**

@@ -14,12 +14,12 @@ import type { ClientCapabilities } from '../protocol/model/capabilities.js';
 import type { Icon, Implementation, LoggingLevel } from '../protocol/model/common.js';
 import type { ContentBlock } from '../protocol/model/content.js';
 import type { ElicitParams, ElicitResult } from '../protocol/model/elicitation.js';
-import type { InputRequest } from '../protocol/model/mrtr.js';
+import type { InputRequest, InputRequiredResult } from '../protocol/model/mrtr.js';
 import type { PromptMessage } from '../protocol/model/prompts.js';
 import type { ResourceContents } from '../protocol/model/resource.js';
 import type { CreateMessageParams, CreateMessageResult } from '../protocol/model/sampling.js';
 import type { ToolAnnotations, ToolExecution } from '../protocol/model/tool.js';
-import type { ListRootsResult } from '../protocol/model/utilities.js';
+import type { CompleteResult, ListRootsResult } from '../protocol/model/utilities.js';
 import type { ProtocolRevision } from '../protocol/revisions.js';
 import type { MessageExtra, Principal } from '../transport/types.js';
 import type { ServerSession } from './session.js';
@@ -344,4 +344,41 @@ export interface RegisteredHandle {
   remove(): void;
   /** Hides it from lists and calls (true) or shows it again (false). */
   disable(disabled?: boolean): void;
+}
+
+// ---- definitions from elsewhere (see forward.ts) ----
+
+/**
+ * Serves a forwarded request. `params` are the request params as received (incl.
+ * `arguments`, `inputResponses`, and `requestState` already unsealed); the result goes to the
+ * client as returned (stamped for the revision), or, as an `InputRequiredResult`, asks the
+ * client for input (see `McpServer`).
+ */
+export type ForwardedHandler<R> = (params: Readonly<Record<string, unknown>>, ctx: HandlerContext) => Promise<R | InputRequiredResult>;
+
+/** Answers `completion/complete` for a forwarded prompt or template (params as received). */
+export type ForwardedCompleter = (params: Readonly<Record<string, unknown>>, ctx: HandlerContext) => Promise<CompleteResult>;
+
+/** A forwarded definition, changed in place. */
+export interface ForwardedHandle<D> {
+  /** Replaces the definition; the same key keeps its list position (another key moves it to the end). */
+  update(definition: D): void;
+  /** Removes it. */
+  remove(): void;
+  /** Shows it again after {@link disable}. */
+  enable(): void;
+  /** Hides it from lists and requests (as if missing). */
+  disable(): void;
+}
+
+/** Options of `forwardTool`. */
+export interface ForwardToolOptions {
+  /** Validate `arguments` against the tool's `inputSchema` before the handler runs. Default false. */
+  readonly validateArguments?: boolean;
+}
+
+/** Options of `forwardPrompt` / `forwardTemplate`. */
+export interface ForwardCompleteOptions {
+  /** Serves `completion/complete` for this prompt or template. */
+  readonly complete?: ForwardedCompleter;
 }

@@ -9,6 +9,7 @@
  *
  * @module
  */
+import { PRINCIPAL } from '../../src/transport/principal.js';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -223,7 +224,7 @@ async function openWorld(transport: TransportName, revision: Revision, options: 
   const handler = createStreamableHttpHandler(server, {
     extra: (req) => {
       const principal = req.header('x-test-principal');
-      return principal === undefined ? undefined : { principal };
+      return principal === undefined ? undefined : { [PRINCIPAL]: { id: principal } };
     },
     sseKeepAliveMs: 0,
   });
