@@ -13,7 +13,7 @@
  * @see https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/progress
  * @module
  */
-import { McpError, McpErrorCode } from '../util/errors.js';
+import { isMcpError, McpError, McpErrorCode } from '../util/errors.js';
 import { silentLogger, type Logger } from '../util/logger.js';
 import type { Channel, ChannelSink, MessageExtra } from './channel.js';
 import { isBatchResult, type DecodeResult, type DecodedItem } from './decode.js';
@@ -291,7 +291,8 @@ export class Connection {
       const sendOptions = options.relatedRequestId === undefined ? undefined : { relatedRequestId: options.relatedRequestId };
       this.#channel.send(message, sendOptions).catch((error: unknown) => {
         if (this.#settle(entry)) {
-          reject(new McpError(McpErrorCode.SendFailed, `Could not send request ${method}`, { cause: error }));
+          // The peer went away while the request was written: say so, as for a request already sent.
+          reject(isMcpError(error, McpErrorCode.ConnectionClosed) ? error : new McpError(McpErrorCode.SendFailed, `Could not send request ${method}`, { cause: error }));
         }
       });
     });

@@ -52,6 +52,7 @@ describe('published build (dist/)', () => {
       './jsonrpc',
       './protocol',
       './auth',
+      './auth/dev',
       './transport',
       './transport/stdio',
       './transport/http',
@@ -63,6 +64,13 @@ describe('published build (dist/)', () => {
       './schemas/switchboard.config.schema.json',
       './package.json',
     ]);
+  });
+
+  it('the development authorization server is only on its own subpath (switchboard/auth/dev), never in switchboard/auth', async () => {
+    const auth = (await import('switchboard/auth')) as Record<string, unknown>;
+    const dev = (await import('switchboard/auth/dev')) as Record<string, unknown>;
+    assert.equal('createDevAuthorizationServer' in auth, false);
+    assert.equal(typeof dev['createDevAuthorizationServer'], 'function');
   });
 
   it('the config JSON Schema is exported and shipped', async () => {

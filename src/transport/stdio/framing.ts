@@ -110,6 +110,12 @@ export class LineWriter {
       };
       const onError = (error: Error): void => {
         cleanup();
+        // A pipe whose reader is gone (the process died) is a closed connection, not a failed write.
+        const code = (error as Error & { code?: unknown }).code;
+        if (code === 'EPIPE' || code === 'ERR_STREAM_DESTROYED') {
+          reject(this.#failure ?? new McpError(McpErrorCode.ConnectionClosed, `${this.#describe} closed before the message was flushed`, { cause: error }));
+          return;
+        }
         reject(new McpError(McpErrorCode.SendFailed, `Writing to ${this.#describe} failed`, { cause: error }));
       };
       const onClose = (): void => {

@@ -152,7 +152,7 @@ describe('switchboard tools --oauth', () => {
       assert.equal(result.code, 0, result.stderr);
       assert.doesNotMatch(result.stderr, /EADDRINUSE|timed out/);
       assert.equal(result.stderr.match(/Open this URL in a browser/g)?.length, 1);
-      assert.match(result.stdout, /^echo +Echo/m);
+      assert.match(result.stdout, /^echo\(message: string\) +Echo/m);
     }
     assert.equal(as.events.filter((e) => e.endpoint === 'authorize').length, 2);
   });
