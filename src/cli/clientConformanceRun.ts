@@ -78,13 +78,3 @@ export async function runScenario(run: ConformanceRun, logger: Logger): Promise<
   }
 }
 
-/** The message of `error` and of its causes, joined (`a: b: c`). */
-export function describeError(error: unknown): string {
-  const parts: string[] = [];
-  let node: unknown = error;
-  for (let depth = 0; depth < 5 && node instanceof Error; depth++) {
-    parts.push(node.message);
-    node = node.cause;
-  }
-  return parts.length > 0 ? parts.join(': ') : String(error);
-}

@@ -3,12 +3,12 @@
  * the cause is a common mistake, what to do about it (add `--oauth` on a 401, `--legacy-sse`
  * on a 405 from an `/sse` URL, the server's own reason on a 403, a scheme for `host:port`).
  *
- * The HTTP status reaches us as an `ERR_MCP_HTTP_STATUS` {@link McpError} somewhere in the
+ * The HTTP status reaches us as an `ERR_MCP_HTTP_STATUS` `McpError` somewhere in the
  * error's cause chain, with the status, the start of the body and `WWW-Authenticate`.
  *
  * @module
  */
-import { McpError, McpErrorCode } from '../util/errors.js';
+import { McpErrorCode } from '../util/errors.js';
 import { CliFailure, type ParsedArgs } from './args.js';
 
 /** What the explanation needs to know about the command line. */
@@ -27,11 +27,11 @@ interface HttpStatusCause {
   readonly wwwAuthenticate?: string;
 }
 
-/** The first `ERR_MCP_*` error with `code` in the cause chain of `error`. */
-function findCode(error: unknown, code: string): McpError | undefined {
+/** The first error with `code` (`ERR_MCP_*`, or a Node errno code like `ECONNREFUSED`) in the cause chain of `error`. */
+function findCode(error: unknown, code: string): Error | undefined {
   let node: unknown = error;
   for (let depth = 0; depth < 8 && node instanceof Error; depth++) {
-    if (node instanceof McpError && node.code === code) return node;
+    if ((node as { code?: unknown }).code === code) return node;
     node = node.cause;
   }
   return undefined;
@@ -97,6 +97,9 @@ export function explainFailure(error: unknown, context: FailureContext): unknown
   if (status !== undefined) {
     const cause = status.cause as HttpStatusCause | undefined;
     if (cause !== undefined && typeof cause.status === 'number') return new CliFailure(explainStatus(cause, context), { cause: error });
+  }
+  if (context.url !== undefined && findCode(error, 'ECONNREFUSED') !== undefined) {
+    return new CliFailure(`nothing is listening at ${context.url} (connection refused): start the server, or check the host and port`, { cause: error });
   }
   const spawn = findCode(error, McpErrorCode.SpawnFailed);
   if (spawn !== undefined && context.command !== undefined && /ENOENT/.test(String((spawn.cause as Error | undefined)?.message ?? spawn.message))) {

@@ -13,7 +13,8 @@
  * @module
  */
 import { createLineLogger } from '../util/logger.js';
-import { describeError, readRun, runScenario } from './clientConformanceRun.js';
+import { describeError } from '../util/errors.js';
+import { readRun, runScenario } from './clientConformanceRun.js';
 
 async function main(): Promise<number> {
   const level = process.env['SWITCHBOARD_LOG_LEVEL'];

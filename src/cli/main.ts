@@ -5,6 +5,7 @@
  * @module
  */
 import { readFileSync } from 'node:fs';
+import { describeError } from '../util/errors.js';
 import { CliFailure, UsageError } from './args.js';
 
 const help = `Usage: switchboard <command> [options]
@@ -89,17 +90,6 @@ const commands: Readonly<Record<string, () => Promise<Command>>> = {
   },
 };
 
-/** The message of `error` and its causes (`a: b`). */
-function describe(error: unknown): string {
-  const parts: string[] = [];
-  let node: unknown = error;
-  for (let depth = 0; depth < 5 && node instanceof Error; depth++) {
-    if (!parts.includes(node.message)) parts.push(node.message);
-    node = node.cause;
-  }
-  return parts.length > 0 ? parts.join(': ') : String(error);
-}
-
 function version(): string {
   const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
   return pkg.version;
@@ -138,7 +128,7 @@ async function main(argv: readonly string[]): Promise<number> {
       return 1;
     }
     if (name === 'everything') throw error;
-    process.stderr.write(`switchboard ${name}: ${describe(error)}\n`);
+    process.stderr.write(`switchboard ${name}: ${describeError(error)}\n`);
     return 1;
   }
 }

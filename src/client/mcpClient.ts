@@ -15,6 +15,7 @@ import { Connection, type RequestOptions } from '../jsonrpc/connection.js';
 import type { JsonRpcNotification, Params, RequestId } from '../jsonrpc/messages.js';
 import { decodeResult, encodeRequestParams } from '../protocol/codec.js';
 import { lookupMethod } from '../protocol/methods.js';
+import { explainMissingCapability } from '../protocol/errors.js';
 import type { ClientCapabilities } from '../protocol/model/capabilities.js';
 import type { Implementation, LoggingLevel } from '../protocol/model/common.js';
 import type { SubscriptionFilter } from '../protocol/model/subscriptions.js';
@@ -365,6 +366,8 @@ export class McpClient extends McpClientCalls {
             this.#calls.open(id, options.handlers);
           },
         });
+      } catch (error) {
+        throw explainMissingCapability(error);
       } finally {
         if (requestId !== undefined) this.#calls.close(requestId);
       }

@@ -19,7 +19,7 @@ import type { Resource, ResourceTemplate } from '../protocol/model/resource.js';
 import type { Tool } from '../protocol/model/tool.js';
 import type { LoggingMessageParams } from '../protocol/model/utilities.js';
 import type { Transport } from '../transport/types.js';
-import { McpError, McpErrorCode, isMcpError } from '../util/errors.js';
+import { McpError, McpErrorCode, describeError, isMcpError } from '../util/errors.js';
 import { silentLogger, type Logger } from '../util/logger.js';
 import { Limiter } from './limiter.js';
 import type { DownstreamSpec } from './spec.js';
@@ -277,7 +277,7 @@ export class Downstream {
       await client?.close().catch(() => undefined);
       if (generation !== this.#generation) return;
       this.#client = undefined;
-      this.#failed(`did not start: ${describe(error)}`);
+      this.#failed(`did not start: ${describeError(error)}`);
     } finally {
       this.#settleFirst();
     }
@@ -320,7 +320,7 @@ export class Downstream {
     try {
       await client.listen(filter);
     } catch (error) {
-      this.#logger.warn(`server ${this.spec.id}: could not listen for list changes`, { error: describe(error) });
+      this.#logger.warn(`server ${this.spec.id}: could not listen for list changes`, { error: describeError(error) });
     }
   }
 
@@ -333,7 +333,7 @@ export class Downstream {
       this.#catalog = catalog;
       this.#options.onCatalog?.(catalog);
     } catch (error) {
-      this.#logger.warn(`server ${this.spec.id}: could not refresh its lists`, { error: describe(error) });
+      this.#logger.warn(`server ${this.spec.id}: could not refresh its lists`, { error: describeError(error) });
     }
   }
 
@@ -412,10 +412,3 @@ function watchClose(inner: Transport, onClosed: (reason: Error | undefined) => v
   };
 }
 
-/** One line for an error, its cause included once. */
-export function describe(error: unknown): string {
-  if (!(error instanceof Error)) return String(error);
-  const cause = error.cause;
-  if (cause instanceof Error && !error.message.includes(cause.message)) return `${error.message} (${cause.message})`;
-  return error.message;
-}

@@ -28,6 +28,24 @@ export function missingRequiredClientCapability(requiredCapabilities: ClientCapa
   return new JsonRpcError(ErrorCode.MissingRequiredClientCapability, 'Missing required client capability', { requiredCapabilities });
 }
 
+/**
+ * A received -32021 error made readable: its message names the capabilities that
+ * `data.requiredCapabilities` lists (`The server needs the client capability elicitation
+ * (declare it with a handler)`; "declare them" for several). Any other error is returned unchanged.
+ */
+export function explainMissingCapability(error: unknown): unknown {
+  if (!(error instanceof JsonRpcError) || error.code !== ErrorCode.MissingRequiredClientCapability) return error;
+  const required = (error.data as { requiredCapabilities?: unknown } | undefined)?.requiredCapabilities;
+  if (typeof required !== 'object' || required === null) return error;
+  const names = Object.entries(required).flatMap(([name, sub]) => {
+    const inner = typeof sub === 'object' && sub !== null ? Object.keys(sub) : [];
+    return inner.length > 0 ? inner.map((key) => `${name}.${key}`) : [name];
+  });
+  if (names.length === 0) return error;
+  const what = names.length === 1 ? `the client capability ${names[0]}` : `the client capabilities ${names.join(', ')}`;
+  return new JsonRpcError(error.code, `The server needs ${what} (declare ${names.length === 1 ? 'it' : 'them'} with a handler)`, error.data, { cause: error });
+}
+
 /** Options for {@link unsupportedProtocolVersion}. */
 export interface UnsupportedProtocolVersionOptions {
   /**

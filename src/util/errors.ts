@@ -89,3 +89,19 @@ export function isCancellation(error: unknown): boolean {
   if (error instanceof McpError) return error.code === McpErrorCode.RequestCancelled || error.code === McpErrorCode.ConnectionClosed;
   return error instanceof Error && error.name === 'AbortError';
 }
+
+/**
+ * One line for `error` and its causes (`a: b: c`), each piece said once: a cause whose message
+ * is already in the text built so far (`The connection closed: The server process exited with
+ * code 3` wrapping `The server process exited with code 3`) is skipped.
+ */
+export function describeError(error: unknown): string {
+  let text = '';
+  let node: unknown = error;
+  for (let depth = 0; depth < 8 && node instanceof Error; depth++) {
+    const message = node.message.trim();
+    if (message !== '' && !text.includes(message)) text = text === '' ? message : `${text}: ${message}`;
+    node = node.cause;
+  }
+  return text !== '' ? text : error instanceof Error ? error.name : String(error);
+}

@@ -69,6 +69,21 @@ describe('CLI error texts (run for real)', () => {
     assert.equal(stderr, 'switchboard tools: could not start "no-such-mcp-server-command": no such command (is it installed and on PATH?)\n');
   });
 
+  it('a stdio server that exits with code 3: the exit said once', async () => {
+    const { code, stderr } = await cli(['tools', `${JSON.stringify(process.execPath)} -e process.exit(3)`, '--log-level', 'error']);
+    assert.equal(code, 1);
+    assert.equal(stderr, 'switchboard tools: The connection closed: The server process exited with code 3\n');
+  });
+
+  it('an HTTP URL where nothing listens: says so and what to do, no "fetch failed: fetch failed"', async () => {
+    const closed = await listen(createStreamableHttpHandler(createEverythingServer({ watchIntervalMs: 0 }), { path: '/mcp' }), { port: 0, host: '127.0.0.1' });
+    const url = new URL('/mcp', closed.url).href;
+    await closed.close();
+    const { code, stderr } = await cli(['tools', url]);
+    assert.equal(code, 1);
+    assert.equal(stderr, `switchboard tools: nothing is listening at ${url} (connection refused): start the server, or check the host and port\n`);
+  });
+
   it('a port already in use: one line, not a stack trace', async () => {
     const port = new URL(legacy.url).port;
     const { code, stderr } = await cli(['everything', '--port', port, '--log-level', 'error']);

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { listen } from '../../../src/adapters/nodeHttp.js';
 import { acceptElicitation } from '../../../src/cli/clientConformanceScenarios.js';
-import { describeError, readRun, runScenario, versionsFor } from '../../../src/cli/clientConformanceRun.js';
+import { readRun, runScenario, versionsFor } from '../../../src/cli/clientConformanceRun.js';
 import { createEverythingServer } from '../../../src/cli/everything/server.js';
 import { applyElicitationDefaults } from '../../../src/client/inputs.js';
 import type { ElicitParams } from '../../../src/protocol/model/elicitation.js';
@@ -46,11 +46,6 @@ describe('conformance fixture', () => {
     const answer = acceptElicitation(params);
     assert.deepEqual(answer, { action: 'accept', content: { confirmed: true, color: 'red', age: 3 } });
     assert.deepEqual(applyElicitationDefaults(params, answer), { action: 'accept', content: { confirmed: true, color: 'red', age: 3, name: 'John Doe' } });
-  });
-
-  it('describes an error with its causes', () => {
-    assert.equal(describeError(new Error('a', { cause: new Error('b') })), 'a: b');
-    assert.equal(describeError('plain'), 'plain');
   });
 
   it('runs tools_call-like steps against everything over HTTP (both eras)', async () => {

@@ -5,6 +5,7 @@ import { describe, it } from 'node:test';
 import { listen } from '../../../src/adapters/nodeHttp.js';
 import { createEverythingServer } from '../../../src/cli/everything/server.js';
 import { McpClient } from '../../../src/client/mcpClient.js';
+import { JsonRpcError } from '../../../src/jsonrpc/errors.js';
 import { StreamableHttpClientTransport } from '../../../src/transport/http/client/client.js';
 import { createStreamableHttpHandler } from '../../../src/transport/http/server/server.js';
 import { CLIENT_INFO } from './support.js';
@@ -32,6 +33,24 @@ async function serve() {
 }
 
 describe('McpClient over Streamable HTTP (our server)', () => {
+  it('-32021 from the server: the error names the missing client capability (sampling)', async () => {
+    const http = await serve();
+    const client = new McpClient(CLIENT_INFO, { defaultTimeoutMs: 5000 });
+    try {
+      await client.connect(new StreamableHttpClientTransport({ url: http.url }));
+      await assert.rejects(client.callTool('test_missing_capability', {}), (error: unknown) => {
+        assert.ok(error instanceof JsonRpcError);
+        assert.equal(error.code, -32021);
+        assert.equal(error.message, 'The server needs the client capability sampling (declare it with a handler)');
+        assert.deepEqual(error.data, { requiredCapabilities: { sampling: {} } });
+        return true;
+      });
+    } finally {
+      await client.close();
+      await http.close();
+    }
+  });
+
   it('runs the stateless era: probe, headers, MRTR, x-mcp-header and listen', async () => {
     const http = await serve();
     const client = new McpClient(CLIENT_INFO, {

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { JsonRpcError } from '../../../src/jsonrpc/errors.js';
 import {
+  explainMissingCapability,
   headerMismatch,
   httpStatusForError,
   invalidParamsFromIssues,
@@ -64,5 +65,17 @@ describe('protocol/revisions', () => {
     assert.equal(isSupportedRevision(20250618), false);
     assert.equal(allowsBatch('2025-03-26'), true);
     assert.equal(allowsBatch('2025-06-18'), false);
+  });
+});
+
+describe('explainMissingCapability', () => {
+  it('names one or several capabilities from data.requiredCapabilities; other errors pass through', () => {
+    const one = explainMissingCapability(missingRequiredClientCapability({ elicitation: {} }));
+    assert.ok(one instanceof JsonRpcError);
+    assert.equal(one.message, 'The server needs the client capability elicitation (declare it with a handler)');
+    const two = explainMissingCapability(missingRequiredClientCapability({ sampling: {}, elicitation: { url: {} } })) as JsonRpcError;
+    assert.equal(two.message, 'The server needs the client capabilities sampling, elicitation.url (declare them with a handler)');
+    const other = JsonRpcError.methodNotFound('x');
+    assert.equal(explainMissingCapability(other), other);
   });
 });

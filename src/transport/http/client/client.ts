@@ -22,7 +22,7 @@
 import { RELATED_REQUEST_ID, type ChannelSink, type MessageExtra, type SendOptions } from '../../../jsonrpc/channel.js';
 import { decodeFrame, defaultDecodeLimits, isBatchResult, type DecodeLimits, type DecodeResult, type DecodedItem } from '../../../jsonrpc/decode.js';
 import { isErrorResponse, isRequest, isRequestId, type JsonRpcMessage, type RequestId } from '../../../jsonrpc/messages.js';
-import { McpError, McpErrorCode } from '../../../util/errors.js';
+import { McpError, McpErrorCode, describeError } from '../../../util/errors.js';
 import { silentLogger, type Logger } from '../../../util/logger.js';
 import type { Transport } from '../../types.js';
 import { addModernHeaders, H, isValidSessionId, metaProtocolVersion, ToolHeaderCache, type HeaderMap } from './clientHeaders.js';
@@ -402,7 +402,7 @@ export class StreamableHttpClientTransport implements Transport {
     const signal = exchange.controller.signal;
     if (signal.aborted && signal.reason instanceof McpError) return signal.reason;
     if (error instanceof McpError) return error;
-    const detail = error instanceof Error ? error.message : String(error);
+    const detail = describeError(error);
     return new McpError(McpErrorCode.SendFailed, `HTTP ${exchange.method || 'message'} failed: ${detail}`, { cause: error });
   }
 }

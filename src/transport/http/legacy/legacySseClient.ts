@@ -15,7 +15,7 @@
 import type { ChannelSink, SendOptions } from '../../../jsonrpc/channel.js';
 import { decodeFrame, defaultDecodeLimits, type DecodeLimits } from '../../../jsonrpc/decode.js';
 import type { JsonRpcMessage } from '../../../jsonrpc/messages.js';
-import { McpError, McpErrorCode } from '../../../util/errors.js';
+import { McpError, McpErrorCode, describeError } from '../../../util/errors.js';
 import { silentLogger, type Logger } from '../../../util/logger.js';
 import type { Transport } from '../../types.js';
 import { authHooksOf, authorizedFetch, type ClientAuthHooks } from '../client/clientAuth.js';
@@ -158,7 +158,7 @@ export class LegacySseClientTransport implements Transport {
     } catch (error) {
       if (signal.aborted && signal.reason instanceof McpError) throw signal.reason;
       if (error instanceof McpError) throw error;
-      const detail = error instanceof Error ? error.message : String(error);
+      const detail = describeError(error);
       throw new McpError(McpErrorCode.SendFailed, `HTTP POST of ${what} failed: ${detail}`, { cause: error });
     } finally {
       this.#posts.delete(controller);
@@ -185,7 +185,7 @@ export class LegacySseClientTransport implements Transport {
       }
     } catch (error) {
       if (this.#state === 'closed') return;
-      const detail = error instanceof Error ? error.message : String(error);
+      const detail = describeError(error);
       this.#finish(error instanceof McpError ? error : new McpError(McpErrorCode.SendFailed, `Could not open the SSE stream: ${detail}`, { cause: error }));
       return;
     }
@@ -197,7 +197,7 @@ export class LegacySseClientTransport implements Transport {
     if (error instanceof SseBufferOverflowError) {
       this.#finish(new McpError(McpErrorCode.LimitExceeded, `The server sent an SSE event larger than the limit: ${error.message}`, { cause: error }));
     } else if (error !== undefined) {
-      const detail = error instanceof Error ? error.message : String(error);
+      const detail = describeError(error);
       this.#finish(new McpError(McpErrorCode.ConnectionClosed, `The SSE stream failed: ${detail}`, { cause: error }));
     } else {
       this.#finish(new McpError(McpErrorCode.ConnectionClosed, 'The server ended the SSE stream'));

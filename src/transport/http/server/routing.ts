@@ -11,6 +11,7 @@
  * | not the `path` option | `not-found` (404) |
  * | POST | `post`, then {@link routePost} |
  * | GET / DELETE with `Mcp-Session-Id` (stateful sessions on) | `session-stream` / `session-delete` |
+ * | OPTIONS with `Origin` (a CORS preflight) | `preflight` (204, `cors.ts`) |
  * | anything else | `not-allowed` (405, `Allow: POST`) |
  *
  * | POST body | Post route |
@@ -51,6 +52,7 @@ export type RequestRoute =
   | { readonly to: 'post' }
   | { readonly to: 'session-stream'; readonly stateful: StatefulHttp; readonly sessionId: string }
   | { readonly to: 'session-delete'; readonly stateful: StatefulHttp; readonly sessionId: string }
+  | { readonly to: 'preflight' }
   | { readonly to: 'not-allowed' };
 
 /** Where a Streamable POST goes, once its body is decoded. */
@@ -62,6 +64,7 @@ export type PostRoute =
 const NOT_FOUND: RequestRoute = Object.freeze({ to: 'not-found' });
 const POST: RequestRoute = Object.freeze({ to: 'post' });
 const NOT_ALLOWED: RequestRoute = Object.freeze({ to: 'not-allowed' });
+const PREFLIGHT: RequestRoute = Object.freeze({ to: 'preflight' });
 const STATELESS: PostRoute = Object.freeze({ to: 'stateless' });
 
 /** The route of a request from its method, path and headers (the body is not read). */
@@ -74,6 +77,7 @@ export function routeRequest(req: HttpRequestLike, config: RoutingConfig): Reque
   }
   if (config.endpoint !== undefined && path !== config.endpoint) return NOT_FOUND;
   if (method === 'POST') return POST;
+  if (method === 'OPTIONS' && req.header('origin') !== undefined) return PREFLIGHT;
   const stateful = config.stateful;
   if (stateful !== undefined && (method === 'GET' || method === 'DELETE')) {
     const id = req.header('mcp-session-id');

@@ -19,6 +19,7 @@
  * | `Host` on the allow-list (DNS rebinding) | 403 |
  * | `auth` set: GET/HEAD/OPTIONS on a Protected Resource Metadata well-known path | the document (public, CORS) |
  * | `Origin`, when present, on the allow-list | 403 |
+ * | OPTIONS with an allowed `Origin` (CORS preflight) | 204 + `Access-Control-Allow-*` (`cors.ts`) |
  * | `auth` set: non-POST requests (OPTIONS aside) carry a valid bearer token | 401/403/400 + `WWW-Authenticate` |
  * | `legacySse` set: its `path`/`messagesPath` → the 2024-11-05 HTTP+SSE transport (`legacySse.ts`, with `auth`) | see there |
  * | `route` hook (extra endpoints …) may answer | its response |
@@ -45,6 +46,7 @@ import type { JsonRpcRequest, JsonRpcResponse, RequestId } from '../../../jsonrp
 import { silentLogger, type Logger } from '../../../util/logger.js';
 import type { McpDispatcher } from '../../types.js';
 import { createHttpAuth, type HttpAuthOptions } from './auth.js';
+import { preflightResponse, withCorsHeaders } from './cors.js';
 import { Exchange, isThenable, readBody } from './exchange.js';
 import { trimOws } from '../headerValue.js';
 import { LegacySseEndpoint, type LegacySseOptions } from '../legacy/legacySse.js';
@@ -384,6 +386,9 @@ export function createStreamableHttpHandler(dispatcher: McpDispatcher, options: 
         return reject(405, `this endpoint accepts ${target.allow}`, target.allow === 'GET' ? ALLOW_GET : ALLOW_POST);
       case 'not-found':
         return reject(404, `no MCP endpoint at ${req.path}`);
+      case 'preflight':
+        // Its Origin passed the allow-list above (a disallowed one got 403, no CORS headers).
+        return preflightResponse(req, trimOws(get('origin') ?? ''));
       default: {
         // CORS preflights never carry credentials (Fetch standard); everything else must.
         if (auth !== undefined && req.method !== 'OPTIONS') {
@@ -430,7 +435,12 @@ export function createStreamableHttpHandler(dispatcher: McpDispatcher, options: 
 
   async function handle(req: HttpRequestLike): Promise<HttpResponseLike> {
     try {
-      const response = await handleInner(req);
+      let response = await handleInner(req);
+      // CORS on actual responses, only for an allowed Origin (a refused one stays bare).
+      const origin = req.header('origin');
+      if (origin !== undefined && response.headers['access-control-allow-origin'] === undefined && (origins === undefined || isAllowedOrigin(trimOws(origin), origins))) {
+        response = withCorsHeaders(response, trimOws(origin));
+      }
       // A stream outlives the request that opened it: it must not outlive the token either.
       if (auth !== undefined && response.body instanceof PushSseStream) {
         const expiresAt = auth.expiresAt(req);
