@@ -6,7 +6,7 @@
  * @module
  */
 import { GROUPS } from './metaSchema.js';
-import { count, path, report, typesTest } from './runtime.js';
+import { count, frameReturned, path, report, typesTest } from './runtime.js';
 import type { Check, Obj, Step } from './types.js';
 
 export const pass: Check = () => true;
@@ -157,6 +157,15 @@ function typeOnly(types: readonly string[], message: string): Check {
   }
 }
 
+/**
+ * Whether a check added an error since `start` errors were collected. A report outside a
+ * composite keyword replaces the list with its one error (ajv's `return false`), so the count
+ * alone can come back unchanged: the frame having returned says so too.
+ */
+function addedSince(start: number): boolean {
+  return count() !== start || frameReturned();
+}
+
 /** Runs steps in order until one says stop (ajv nests each keyword in the previous one's `if`). */
 function sequence(list: ReadonlyArray<Step<unknown>>): Step<unknown> | undefined {
   const [first, second, third] = list;
@@ -191,7 +200,7 @@ export function assemble(s: Obj, types: readonly string[], groups: readonly Grou
       return (d, cp) => {
         const start = count();
         anySteps(d, cp);
-        return count() === start;
+        return !addedSince(start);
       };
     }
     if (anySteps === undefined) return typeOnly(types, typeMessage);
@@ -202,7 +211,7 @@ export function assemble(s: Obj, types: readonly string[], groups: readonly Grou
       if (!test(d)) return deferred ? report(typeMessage, cp) : true;
       const start = count();
       body(d, cp);
-      return count() === start;
+      return !addedSince(start);
     };
   }
   return (d, cp) => {
@@ -215,7 +224,7 @@ export function assemble(s: Obj, types: readonly string[], groups: readonly Grou
     }
     if (anySteps !== undefined) {
       anySteps(d, cp);
-      if (count() !== start) return false;
+      if (addedSince(start)) return false;
     }
     for (const group of typed) {
       if (group.test(d)) {
@@ -223,7 +232,7 @@ export function assemble(s: Obj, types: readonly string[], groups: readonly Grou
       } else if (group.deferred) {
         return report(typeMessage, cp);
       }
-      if (count() !== start) return false;
+      if (addedSince(start)) return false;
     }
     return true;
   };

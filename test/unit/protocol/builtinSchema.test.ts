@@ -211,6 +211,16 @@ describe('protocol/builtinSchema: keywords, checked against ajv', () => {
     rejects({ $defs: { 'x~': { type: 'string' } }, properties: { p: { $ref: '#/$defs/x~0' } } }, { p: 1 }, [['p'], 'must be string']);
   });
 
+  it('a failed recursive $ref inside patternProperties: the next key\'s first error ends the frame (fast-check seed -605480365)', () => {
+    // ajv collects the failed call's errors and goes on to the next key; that key's `const`
+    // failure then replaces the list with its one error. The list length stays 1, so only the
+    // frame having returned tells that the `maximum` group must not run.
+    const schema = { $ref: '#/$defs/d1', $defs: { d1: { patternProperties: { '^a': { $ref: '#/$defs/d1', const: '', maximum: -1 } }, minLength: 0 } } };
+    rejects(schema, { a: { a: {} }, a1: 10 }, [['a1'], 'must be equal to constant']);
+    rejects(schema, { a: { a: {} }, a1: -5 }, [['a1'], 'must be equal to constant']);
+    rejects(schema, { a: { a: {} } }, [['a', 'a'], 'must be equal to constant']);
+  });
+
   it('"$ref": "#" is refused, as ajv refuses it for a schema without "$id"', () => {
     const recursive = { type: 'object', properties: { children: { type: 'array', items: { $ref: '#' } } } };
     assert.equal(sameVerdict(recursive), false);
