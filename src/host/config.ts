@@ -18,10 +18,11 @@
  * @module
  */
 import { expandEnv } from './configEnv.js';
-import { folderOf, resolvePath } from './configPaths.js';
+import { folderOf, pathToFileUri, resolvePath } from './configPaths.js';
 import { ConfigReader, type JsonRecord, parseJsonText } from './configRead.js';
 import {
   ConfigError,
+  type ConfiguredRoot,
   type Exposure,
   type GatewayAuth,
   type GatewayConfig,
@@ -65,9 +66,9 @@ export const CONFIG_DEFAULTS = {
 } as const;
 
 const ENTRY_KEYS = ['type', 'command', 'args', 'env', 'cwd', 'url', 'headers', 'disabled'];
-const SWITCHBOARD_KEYS = ['namespacing', 'separator', 'exposure', 'stateDir', 'gateway', 'approvedLaunches', 'servers'];
+const SWITCHBOARD_KEYS = ['namespacing', 'separator', 'exposure', 'stateDir', 'gateway', 'approvedLaunches', 'servers', 'roots'];
 const GATEWAY_KEYS = ['host', 'port', 'path', 'auth'];
-const OPTION_KEYS = ['tools', 'timeoutMs', 'maxConcurrency', 'era', 'oauth'];
+const OPTION_KEYS = ['tools', 'timeoutMs', 'maxConcurrency', 'era', 'oauth', 'roots'];
 const TYPES = ['stdio', 'http', 'streamable-http', 'sse'] as const;
 const LOOPBACK = new Set(['127.0.0.1', '::1', '[::1]', 'localhost']);
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
@@ -91,8 +92,9 @@ export function parseConfig(text: string, options: ParseConfigOptions): HostConf
   }
   const section = root['switchboard'] === undefined ? {} : read.record(root['switchboard'], '$.switchboard');
   read.strictKeys(section, SWITCHBOARD_KEYS, '$.switchboard');
-  const optionsById = readServerOptionsSection(read, section['servers'], ids);
-  const servers = ids.map((id) => readServer(read, id, entries[id], optionsById.get(id), { folder, env: options.env, warnings }));
+  const defaultRoots = section['roots'] === undefined ? [] : readRoots(read, section['roots'], '$.switchboard.roots', folder);
+  const optionsById = readServerOptionsSection(read, section['servers'], ids, folder);
+  const servers = ids.map((id) => readServer(read, id, entries[id], optionsById.get(id), { folder, env: options.env, warnings, defaultRoots }));
   const approvedLaunches = readApprovals(read, section['approvedLaunches'], ids, warnings);
   return {
     file: options.file,
@@ -111,6 +113,7 @@ interface EntryContext {
   readonly folder: string;
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly warnings: string[];
+  readonly defaultRoots: readonly ConfiguredRoot[];
 }
 
 function readServer(read: ConfigReader, id: string, value: unknown, options: RawOptions | undefined, context: EntryContext): ServerConfig {
@@ -124,7 +127,8 @@ function readServer(read: ConfigReader, id: string, value: unknown, options: Raw
   if (options?.oauth !== undefined && launch.kind === 'stdio') {
     read.fail(childPath(childPath('$.switchboard.servers', id), 'oauth'), `oauth applies only to remote (url) servers; "${id}" is a stdio server`);
   }
-  return { id, raw, launch, disabled, options: options?.value ?? defaultOptions() };
+  const own = options?.value ?? defaultOptions();
+  return { id, raw, launch, disabled, options: options?.roots === undefined ? { ...own, roots: context.defaultRoots } : own };
 }
 
 function readLaunch(read: ConfigReader, raw: JsonRecord, path: string, context: EntryContext): ServerLaunch {
@@ -184,13 +188,15 @@ function checkEnvName(read: ConfigReader, name: string, path: string): void {
 interface RawOptions {
   readonly value: ServerOptions;
   readonly oauth: unknown;
+  /** The server's own `roots`, if it has any (else the `switchboard.roots` default applies). */
+  readonly roots: unknown;
 }
 
 function defaultOptions(): ServerOptions {
-  return { tools: { allow: undefined, deny: [] }, timeoutMs: CONFIG_DEFAULTS.timeoutMs, maxConcurrency: CONFIG_DEFAULTS.maxConcurrency, era: CONFIG_DEFAULTS.era, oauth: undefined };
+  return { tools: { allow: undefined, deny: [] }, timeoutMs: CONFIG_DEFAULTS.timeoutMs, maxConcurrency: CONFIG_DEFAULTS.maxConcurrency, era: CONFIG_DEFAULTS.era, oauth: undefined, roots: [] };
 }
 
-function readServerOptionsSection(read: ConfigReader, value: unknown, ids: readonly string[]): Map<string, RawOptions> {
+function readServerOptionsSection(read: ConfigReader, value: unknown, ids: readonly string[], folder: string): Map<string, RawOptions> {
   const out = new Map<string, RawOptions>();
   if (value === undefined) return out;
   const section = read.record(value, '$.switchboard.servers');
@@ -213,16 +219,45 @@ function readServerOptionsSection(read: ConfigReader, value: unknown, ids: reado
     const oauth = options['oauth'] === undefined ? undefined : readOAuth(read, options['oauth'], childPath(path, 'oauth'));
     out.set(id, {
       oauth: options['oauth'],
+      roots: options['roots'],
       value: {
         tools,
         timeoutMs: options['timeoutMs'] === undefined ? CONFIG_DEFAULTS.timeoutMs : read.integer(options['timeoutMs'], 1, 86_400_000, childPath(path, 'timeoutMs')),
         maxConcurrency: options['maxConcurrency'] === undefined ? CONFIG_DEFAULTS.maxConcurrency : read.integer(options['maxConcurrency'], 1, 1024, childPath(path, 'maxConcurrency')),
         era: options['era'] === undefined ? CONFIG_DEFAULTS.era : read.choice<ServerEra>(options['era'], ['auto', 'stateless', 'stateful'], childPath(path, 'era')),
         oauth,
+        roots: options['roots'] === undefined ? [] : readRoots(read, options['roots'], childPath(path, 'roots'), folder),
       },
     });
   }
   return out;
+}
+
+/**
+ * `roots`: folder paths (relative ones against the config file's folder) or `file://` URIs,
+ * each a string or `{ "uri"|"path": …, "name"?: … }`; kept as `file://` URIs.
+ * See https://modelcontextprotocol.io/specification/2025-11-25/client/roots
+ */
+function readRoots(read: ConfigReader, value: unknown, path: string, folder: string): ConfiguredRoot[] {
+  if (!Array.isArray(value)) read.fail(path, `expected an array of folder paths or file:// URIs, got ${JSON.stringify(value)}`);
+  return value.map((item: unknown, i) => {
+    const at = `${path}[${i}]`;
+    const toUri = (text: string, where: string): string => {
+      if (/^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(text)) {
+        if (!text.startsWith('file://')) read.fail(where, `a root must be a file:// URI or a folder path, got ${JSON.stringify(text)}`);
+        return text;
+      }
+      return pathToFileUri(resolvePath(folder, text));
+    };
+    if (typeof item === 'string') return { uri: toUri(read.string(item, at, true), at) };
+    const entry = read.record(item, at);
+    read.strictKeys(entry, ['uri', 'path', 'name'], at);
+    const target = entry['uri'] ?? entry['path'];
+    if (target === undefined || (entry['uri'] !== undefined && entry['path'] !== undefined)) read.fail(at, 'expected exactly one of "uri" and "path"');
+    const key = entry['uri'] !== undefined ? 'uri' : 'path';
+    const uri = toUri(read.string(target, childPath(at, key), true), childPath(at, key));
+    return entry['name'] === undefined ? { uri } : { uri, name: read.string(entry['name'], childPath(at, 'name'), true) };
+  });
 }
 
 function readOAuth(read: ConfigReader, value: unknown, path: string): ServerOAuthOptions {

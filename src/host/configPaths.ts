@@ -57,3 +57,15 @@ function normalise(path: string): string {
   const body = out.join(sep);
   return root + body || (root === '' ? '.' : root);
 }
+
+/**
+ * A `file://` URI for an absolute path (POSIX or Windows), each segment percent-encoded:
+ * `/a b/c` → `file:///a%20b/c`, `C:\\x` → `file:///C:/x`, `\\\\srv\\share` → `file://srv/share`.
+ */
+export function pathToFileUri(path: string): string {
+  const slashed = path.replace(/\\/g, '/');
+  const encode = (p: string): string => p.split('/').map((segment) => encodeURIComponent(segment)).join('/');
+  if (slashed.startsWith('//')) return `file:${encode(slashed)}`;
+  if (/^[A-Za-z]:\//.test(slashed)) return `file:///${slashed.slice(0, 2)}${encode(slashed.slice(2))}`;
+  return `file://${encode(slashed)}`;
+}

@@ -77,6 +77,19 @@ export interface ServerOptions {
   readonly era: ServerEra;
   /** Remote servers only. */
   readonly oauth: ServerOAuthOptions | undefined;
+  /**
+   * The roots the host answers `roots/list` with when the server asks outside a call (in a
+   * call, the upstream client that made it answers): from `switchboard.servers.<id>.roots`,
+   * else `switchboard.roots`, else none (an empty list). Changing them on a config reload sends
+   * the server `notifications/roots/list_changed` instead of restarting it. Absent = none.
+   */
+  readonly roots?: readonly ConfiguredRoot[];
+}
+
+/** A root the host offers a server: a `file://` URI and an optional display name. */
+export interface ConfiguredRoot {
+  readonly uri: string;
+  readonly name?: string;
 }
 
 /** One configured server. */

@@ -99,7 +99,7 @@ export interface RunOptions {
 /** The lifecycle, catalog, limit and timeout of one downstream server. */
 export class Downstream {
   /** The server's configuration. */
-  readonly spec: DownstreamSpec;
+  #spec: DownstreamSpec;
   readonly #options: DownstreamOptions;
   readonly #logger: Logger;
   readonly #limiter: Limiter;
@@ -125,7 +125,7 @@ export class Downstream {
   #generation = 0;
 
   constructor(spec: DownstreamSpec, options: DownstreamOptions) {
-    this.spec = spec;
+    this.#spec = spec;
     this.#options = options;
     this.#logger = options.logger ?? silentLogger;
     this.#limiter = new Limiter({ max: spec.options.maxConcurrency, name: spec.id });
@@ -135,6 +135,23 @@ export class Downstream {
     this.#stableMs = options.backoff?.stableMs ?? 30_000;
     this.#crashLoopAfter = options.backoff?.crashLoopAfter ?? 5;
     this.#firstSettled = new Promise((resolve) => (this.#settleFirst = resolve));
+  }
+
+  /** How the server is reached and its options (only its roots change in place: {@link setRoots}). */
+  get spec(): DownstreamSpec {
+    return this.#spec;
+  }
+
+  /**
+   * Replaces the roots offered to the server and tells a connected stateful server with
+   * `notifications/roots/list_changed`, so it asks again; no restart.
+   * See https://modelcontextprotocol.io/specification/2025-11-25/client/roots#root-list-changes
+   */
+  async setRoots(roots: NonNullable<DownstreamSpec['options']['roots']>): Promise<void> {
+    this.#spec = { ...this.#spec, options: { ...this.#spec.options, roots } };
+    const client = this.client;
+    if (client === undefined) return;
+    await client.notifyRootsListChanged().catch((error: unknown) => this.#logger.warn(`could not tell server ${this.#spec.id} its roots changed`, { error: describeError(error) }));
   }
 
   /** The server id. */

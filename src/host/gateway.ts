@@ -53,7 +53,7 @@ const DEFAULT_INFO = { name: 'switchboard-gateway', version: '0.1.0' } as const;
  * What a gateway's downstream clients declare: everything it can bridge to an upstream
  * client. Whether the upstream can answer is checked for each question.
  */
-export const GATEWAY_CLIENT_CAPABILITIES: ClientCapabilities = Object.freeze({ elicitation: { form: {}, url: {} }, sampling: {}, roots: {} });
+export const GATEWAY_CLIENT_CAPABILITIES: ClientCapabilities = Object.freeze({ elicitation: { form: {}, url: {} }, sampling: {}, roots: { listChanged: true } });
 
 /** The name of the search tool in `exposure: "search"`. */
 export const SEARCH_TOOL = 'search_tools';

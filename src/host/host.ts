@@ -21,7 +21,7 @@ import type { ElicitParams, ElicitResult } from '../protocol/model/elicitation.j
 import type { Prompt } from '../protocol/model/prompts.js';
 import type { Resource, ResourceTemplate } from '../protocol/model/resource.js';
 import type { Tool } from '../protocol/model/tool.js';
-import type { LoggingMessageParams } from '../protocol/model/utilities.js';
+import type { ListRootsResult, LoggingMessageParams } from '../protocol/model/utilities.js';
 import { McpError, McpErrorCode } from '../util/errors.js';
 import { silentLogger, type Logger } from '../util/logger.js';
 import type { NamespacingMode } from './configTypes.js';
@@ -198,10 +198,17 @@ export class Host {
   async reconcile(specs: readonly DownstreamSpec[]): Promise<void> {
     const wanted = new Map(specs.map((s) => [s.id, s]));
     const stops: Promise<void>[] = [];
+    const rootChanges: Promise<void>[] = [];
     for (const [id, server] of this.#servers) {
       const next = wanted.get(id);
       if (next !== undefined && sameSpec(next, server.spec)) {
         wanted.delete(id);
+        continue;
+      }
+      if (next !== undefined && sameSpec(withoutRoots(next), withoutRoots(server.spec))) {
+        // Only the roots changed: the server is told, not restarted.
+        wanted.delete(id);
+        rootChanges.push(server.setRoots(next.options.roots ?? []));
         continue;
       }
       this.#servers.delete(id);
@@ -210,7 +217,7 @@ export class Host {
       else this.#names.release(id);
       stops.push(server.stop());
     }
-    await Promise.all(stops);
+    await Promise.all([...stops, ...rootChanges]);
     this.#rebuild();
     const added = [...wanted.values()].map((spec) => this.#add(spec));
     this.#emit('servers');
@@ -402,12 +409,16 @@ export class Host {
   // ---- internals ------------------------------------------------------------------------
 
   #add(spec: DownstreamSpec): Downstream {
-    const server = new Downstream(spec, {
+    const server: Downstream = new Downstream(spec, {
       clientInfo: this.#options.clientInfo ?? DEFAULT_CLIENT_INFO,
       transport: this.#options.transport,
       logger: this.#logger,
       ...(this.#options.backoff !== undefined ? { backoff: this.#options.backoff } : {}),
-      ...(this.#options.handlers !== undefined ? { handlers: this.#options.handlers } : {}),
+      handlers: {
+        ...this.#options.handlers,
+        // Asked outside a call, the host answers with the configured roots (through the chain).
+        roots: this.#options.handlers?.roots ?? ((): Promise<ListRootsResult> => this.serverRequest(spec.id, 'roots/list', {}, {}, () => Promise.resolve({ roots: [...(server.spec.options.roots ?? [])] }))),
+      },
       ...(this.#options.capabilities !== undefined ? { capabilities: this.#options.capabilities } : {}),
       onHealth: () => this.#emit('servers'),
       onCatalog: () => {
@@ -566,6 +577,11 @@ export type DownstreamRoute<R> = (
 
 function sameSpec(a: DownstreamSpec, b: DownstreamSpec): boolean {
   return JSON.stringify(a) === JSON.stringify(b);
+}
+
+function withoutRoots(spec: DownstreamSpec): DownstreamSpec {
+  const { roots: _roots, ...options } = spec.options;
+  return { ...spec, options };
 }
 
 /** Same definitions (by identity: a catalog is replaced whole on refresh) under the same exposed keys. */

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ConfigError, parseConfig } from '../../../src/host/config.js';
-import { folderOf, isAbsolutePath, resolvePath } from '../../../src/host/configPaths.js';
+import { folderOf, isAbsolutePath, pathToFileUri, resolvePath } from '../../../src/host/configPaths.js';
 import { isMcpError } from '../../../src/util/errors.js';
 import { badSemanticConfigs, badShapeConfigs, goodConfigs } from '../../fixtures/host/configFixtures.js';
 
@@ -27,7 +27,7 @@ describe('host/config: parseConfig', () => {
     assert.equal(fs?.id, 'fs');
     assert.deepEqual(fs?.launch, { kind: 'stdio', command: 'npx', args: ['-y', 'server-filesystem', '/tmp'], env: {}, cwd: undefined });
     assert.equal(fs?.disabled, false);
-    assert.deepEqual(fs?.options, { tools: { allow: undefined, deny: [] }, timeoutMs: 60000, maxConcurrency: 16, era: 'auto', oauth: undefined });
+    assert.deepEqual(fs?.options, { tools: { allow: undefined, deny: [] }, timeoutMs: 60000, maxConcurrency: 16, era: 'auto', oauth: undefined, roots: [] });
     assert.equal(config.namespacing, 'on-collision');
     assert.equal(config.separator, '__');
     assert.equal(config.exposure, 'all');
@@ -158,6 +158,35 @@ describe('host/config: JSON syntax errors', () => {
 
   it('accepts a leading byte-order mark', () => {
     assert.equal(parseConfig('\ufeff{}', { file: 'f', env: {} }).servers.length, 0);
+  });
+});
+
+describe('host/config: roots', () => {
+  it('reads paths (relative to the config folder) and file:// URIs; a server\'s own roots override switchboard.roots', () => {
+    const config = parse({
+      mcpServers: { a: { command: 'x' }, b: { command: 'y' } },
+      switchboard: { roots: ['projects/one', { path: '/srv/data dir', name: 'data' }], servers: { b: { roots: [{ uri: 'file:///opt/b' }] } } },
+    });
+    assert.deepEqual(config.servers[0]?.options.roots, [{ uri: 'file:///home/u/.config/switchboard/projects/one' }, { uri: 'file:///srv/data%20dir', name: 'data' }]);
+    assert.deepEqual(config.servers[1]?.options.roots, [{ uri: 'file:///opt/b' }]);
+  });
+
+  it('turns Windows and UNC paths into file URIs', () => {
+    assert.equal(pathToFileUri('C:\\Users\\u\\My Docs'), 'file:///C:/Users/u/My%20Docs');
+    assert.equal(pathToFileUri('\\\\srv\\share\\x'), 'file://srv/share/x');
+    assert.equal(pathToFileUri('/a/#b?c'), 'file:///a/%23b%3Fc');
+  });
+
+  it('refuses a root that is not a file:// URI or a folder path, naming its JSON path', () => {
+    const refuses = (roots: unknown, path: string): void => {
+      assert.throws(() => parse({ mcpServers: { a: { command: 'x' } }, switchboard: { servers: { a: { roots } } } }), (error: unknown) => error instanceof ConfigError && error.path === path);
+    };
+    refuses('file:///x', '$.switchboard.servers.a.roots');
+    refuses(['https://evil.example/x'], '$.switchboard.servers.a.roots[0]');
+    refuses([{ uri: 'file:///x', path: '/x' }], '$.switchboard.servers.a.roots[0]');
+    refuses([{ name: 'n' }], '$.switchboard.servers.a.roots[0]');
+    refuses([{ uri: 'file:///x', extra: 1 }], '$.switchboard.servers.a.roots[0].extra');
+    refuses([''], '$.switchboard.servers.a.roots[0]');
   });
 });
 
