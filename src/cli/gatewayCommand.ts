@@ -19,15 +19,19 @@ import { randomBytes } from 'node:crypto';
 import { watch, type FSWatcher } from 'node:fs';
 import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { basename, dirname, resolve as resolvePath } from 'node:path';
-import { parseConfig } from '../host/config.js';
 import type { HostConfig, ServerConfig } from '../host/configTypes.js';
 import { Gateway, GATEWAY_CLIENT_CAPABILITIES } from '../host/gateway.js';
 import { Host } from '../host/host.js';
 import { checkLaunch, launchSpecOf, type LaunchApprovalStore } from '../host/launchConsent.js';
 import { defaultTransportFactory } from '../adapters/hostTransports.js';
+import { auditInterceptor } from '../host/audit.js';
 import { openStateStores } from '../store/jsonFileStore.js';
+import { SqliteAuditLog } from '../store/sqliteAudit.js';
+import { auditFile } from './auditCommand.js';
+import { loadConfig } from './configFile.js';
 import { StdioServerTransport } from '../transport/stdio/server.js';
 import type { ListeningServer } from '../adapters/nodeHttp.js';
+import { describeError } from '../util/errors.js';
 import { createLineLogger, type Logger } from '../util/logger.js';
 import { parseArgs, portOption, UsageError } from './args.js';
 
@@ -75,6 +79,8 @@ export async function gatewayCommand(argv: readonly string[]): Promise<void> {
   if (options['stdio'] !== true && config.gateway.auth.kind === 'oauth') throw new UsageError('gateway.auth "oauth" is not served yet: use the default bearer token for now');
   await mkdir(config.stateDir, { recursive: true, mode: 0o700 });
   const stores = openStateStores(config.stateDir);
+  // Opened before any server starts: a corrupt audit log stops the gateway with a clear message.
+  const audit = SqliteAuditLog.open(auditFile(config.stateDir));
   // Over --stdio, stdin is the protocol: nobody can be asked there.
   const interactive = options['stdio'] !== true && process.stdin.isTTY === true && process.stderr.isTTY === true;
   const consent = consentFor(options['yes'] === true, interactive, stores.launches, config);
@@ -87,6 +93,7 @@ export async function gatewayCommand(argv: readonly string[]): Promise<void> {
     logger,
     clientInfo: { name: 'switchboard-gateway', version: '0.1.0' },
     capabilities: GATEWAY_CLIENT_CAPABILITIES,
+    interceptors: [auditInterceptor(audit)],
   });
   await host.start();
   for (const h of host.health()) {
@@ -99,6 +106,7 @@ export async function gatewayCommand(argv: readonly string[]): Promise<void> {
     watcher?.close();
     await gateway.close();
     await host.close();
+    await audit.close().catch((error: unknown) => logger.error(`audit log: ${describeError(error)}`));
   };
 
   if (options['stdio'] === true) {
@@ -132,20 +140,6 @@ export async function gatewayCommand(argv: readonly string[]): Promise<void> {
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
-}
-
-async function loadConfig(file: string): Promise<HostConfig> {
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') {
-      throw new UsageError(`no config at ${file}: write one (see examples/switchboard.json) or create it from your MCP clients with \`switchboard import --out ${file}\``);
-    }
-    throw error;
-  }
-  return parseConfig(text, { file, env: process.env });
 }
 
 /** The servers that may start: enabled, and for stdio servers an approved launch. */

@@ -23,6 +23,7 @@ Commands:
   import        print one Switchboard config with the servers of every MCP client found
   wrap          point an MCP client at the Switchboard gateway (backup, merge, rewrite)
   unwrap        give a wrapped MCP client its own servers back
+  audit         read and verify the gateway's tamper-evident audit log (tail, verify, export)
 
 Options:
   --help        show help (also: switchboard <command> --help)
@@ -87,6 +88,10 @@ const commands: Readonly<Record<string, () => Promise<Command>>> = {
   unwrap: async () => {
     const m = await import('./wrapCommand.js');
     return { run: m.unwrapCommand, help: m.unwrapHelp };
+  },
+  audit: async () => {
+    const m = await import('./auditCommand.js');
+    return { run: m.auditCommand, help: m.auditHelp };
   },
 };
 

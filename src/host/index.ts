@@ -82,6 +82,17 @@ export {
   type ServerIdentity,
   type Next,
 } from './interceptors.js';
+export {
+  auditInterceptor,
+  AUDIT_INTERCEPTOR_ID,
+  type AuditEntry,
+  type AuditRecord,
+  type AuditLog,
+  type AuditReader,
+  type AuditOutcome,
+  type AuditVerification,
+  type AuditInterceptorOptions,
+} from './audit.js';
 export { Gateway, GATEWAY_CLIENT_CAPABILITIES, SEARCH_TOOL, CALL_TOOL, type GatewayOptions } from './gateway.js';
 export { PendingCall, PendingCalls, type PendingCallsOptions, type Attempt, type Launch, type LaunchRound, type Step, type Driver } from './bridge.js';
 export { agentTools, type AgentTools, type AnthropicToolUse, type OpenAIToolCall, type OpenAIToolMessage } from './agentTools.js';

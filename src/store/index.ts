@@ -1,8 +1,9 @@
 /**
- * Persistence for the host (Node only: uses `node:fs`): JSON files under the state folder
- * implementing the store interfaces the host defines.
+ * Persistence for the host (Node only: uses `node:fs`): JSON files under the state folder and
+ * the SQLite audit log (better-sqlite3), implementing the store interfaces the host defines.
  *
  * @module
  */
 export { JsonFile, type FileOps, type JsonFileOptions } from './jsonFile.js';
 export { JsonFileNameAssignmentStore, JsonFileLaunchApprovalStore, openStateStores } from './jsonFileStore.js';
+export { SqliteAuditLog, AUDIT_GENESIS, type SqliteAuditOptions } from './sqliteAudit.js';

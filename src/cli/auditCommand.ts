@@ -1,0 +1,87 @@
+/**
+ * `switchboard audit tail | verify | export`: the person's view of the gateway's audit log
+ * (`<stateDir>/audit.db`, written by the gateway's audit interceptor).
+ *
+ * @module
+ */
+import { existsSync } from 'node:fs';
+import { join, resolve as resolvePath } from 'node:path';
+import { loadConfig } from './configFile.js';
+import type { AuditRecord } from '../host/audit.js';
+import { SqliteAuditLog } from '../store/sqliteAudit.js';
+import { CliFailure, parseArgs, UsageError } from './args.js';
+
+/** Help text of `audit`. */
+export const auditHelp = `Usage: switchboard audit <tail|verify|export> [--config FILE] [--file DB] [options]
+
+Reads the gateway's tamper-evident audit log (one hash-chained record per request: time,
+principal, server, tool, argument digest, decisions with their rule ids, outcome, latency).
+
+  tail [-n N | --lines N]  print the newest N records (default 20), one line each
+  verify                   re-compute every hash and link; exit 1 and name each record that was
+                           edited, deleted, inserted or reordered; prints the head hash
+  export [--from SEQ]      print records as JSON lines (JSONL), oldest first
+  --config FILE            the gateway config whose stateDir holds audit.db (default ./switchboard.json)
+  --file DB                the audit database itself (instead of --config)
+  --json                   tail and verify print JSON
+`;
+
+/** The audit database of a state folder. */
+export function auditFile(stateDir: string): string {
+  return join(stateDir, 'audit.db');
+}
+
+const out = (line: string): void => void process.stdout.write(`${line}\n`);
+
+/** One human line of a record. */
+export function formatAuditRecord(r: AuditRecord): string {
+  const what = [r.method === 'server/request' ? `server/request ${r.serverMethod ?? ''}` : r.method, r.server !== undefined ? `${r.server}` : undefined, r.name].filter((x) => x !== undefined).join(' ');
+  const who = r.principal !== undefined ? ` by ${r.principal}` : '';
+  const decided = r.decisions.length > 0 ? ` [${r.decisions.map((d) => `${d.interceptor}:${d.outcome}`).join(', ')}]` : '';
+  const error = r.error !== undefined ? ` (${r.error})` : '';
+  return `#${r.seq} ${r.time} ${what}${who} -> ${r.outcome}${error} ${r.latencyMs} ms${decided}`;
+}
+
+/** Runs `audit`; resolves with the exit code. */
+export async function auditCommand(argv: readonly string[]): Promise<number> {
+  const [verb, ...rest] = argv;
+  if (verb !== 'tail' && verb !== 'verify' && verb !== 'export') throw new UsageError(verb === undefined ? 'say tail, verify or export' : `unknown audit command ${JSON.stringify(verb)}`);
+  const normalised = rest.map((a) => (a === '-n' ? '--lines' : a));
+  const { options, positionals } = parseArgs(normalised, { config: 'string', file: 'string', lines: 'string', from: 'string', json: 'boolean' });
+  if (positionals.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])}`);
+  const file = typeof options['file'] === 'string' ? resolvePath(options['file']) : auditFile((await loadConfig(resolvePath(typeof options['config'] === 'string' ? options['config'] : 'switchboard.json'))).stateDir);
+  if (!existsSync(file)) throw new CliFailure(`no audit log at ${file} (the gateway writes it on its first request)`);
+  const log = SqliteAuditLog.open(file);
+  try {
+    if (verb === 'tail') {
+      const count = options['lines'] === undefined ? 20 : positiveInteger(options['lines'], '--lines');
+      for (const r of log.tail(count)) out(options['json'] === true ? JSON.stringify(r) : formatAuditRecord(r));
+      return 0;
+    }
+    if (verb === 'export') {
+      let from = options['from'] === undefined ? 1 : positiveInteger(options['from'], '--from');
+      for (;;) {
+        const page = log.read({ from, limit: 1000 });
+        for (const r of page) out(JSON.stringify(r));
+        const last = page.at(-1);
+        if (last === undefined || page.length < 1000) return 0;
+        from = last.seq + 1;
+      }
+    }
+    const report = log.verify();
+    if (options['json'] === true) out(JSON.stringify(report));
+    else {
+      for (const p of report.problems) out(`record ${p.seq}: ${p.problem}`);
+      out(`${report.ok ? 'intact' : 'TAMPERED'}: ${report.records} records, head ${report.head}`);
+    }
+    return report.ok ? 0 : 1;
+  } finally {
+    await log.close();
+  }
+}
+
+function positiveInteger(value: unknown, name: string): number {
+  const n = Number(value);
+  if (typeof value !== 'string' || !/^\d+$/.test(value) || n < 1) throw new UsageError(`${name} must be a positive integer, got ${JSON.stringify(value)}`);
+  return n;
+}

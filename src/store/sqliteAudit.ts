@@ -1,0 +1,262 @@
+/**
+ * The embedded audit store: an append-only, hash-chained table in SQLite (better-sqlite3).
+ *
+ * - **Chain.** Each record's canonical text (RFC 8785) includes `prev`, its predecessor's hash;
+ *   `hash` is `sha256:` of that text. Editing a record changes its hash; deleting, inserting or
+ *   reordering breaks a link or the numbering. {@link SqliteAuditLog.verify} re-computes all of
+ *   it. (Whoever can rewrite the whole file can also rewrite the whole chain: compare the head
+ *   hash `verify` prints with a copy kept elsewhere, or export the records regularly.)
+ * - **Group commit.** Appends arriving in the same turn of the event loop are written in one
+ *   transaction; the WAL is synced at commit (`synchronous = FULL`), so every append resolves
+ *   only when its record is on disk, without one sync per request.
+ * - **Failures.** A write that fails (a full disk, an I/O error) rejects the appends of its
+ *   batch, keeps their records in memory and retries them every second; meanwhile `problem`
+ *   says why, and the audit interceptor refuses new requests. A file that is not a database, or
+ *   one whose table is not ours, fails to open with `ERR_MCP_STORE_CORRUPT`.
+ *
+ * @module
+ */
+import { createHash } from 'node:crypto';
+import { chmodSync, closeSync, mkdirSync, openSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
+import type { AuditEntry, AuditLog, AuditReader, AuditRecord, AuditVerification } from '../host/audit.js';
+import { canonicalJson } from '../util/canonicalJson.js';
+import { McpError, McpErrorCode, describeError } from '../util/errors.js';
+
+/** The `prev` of the first record. */
+export const AUDIT_GENESIS = `sha256:${'0'.repeat(64)}`;
+
+const SCHEMA_VERSION = 1;
+
+/** Options of {@link SqliteAuditLog.open}. */
+export interface SqliteAuditOptions {
+  /** Retry interval after a failed write, in ms. Default 1000. */
+  readonly retryMs?: number;
+  /**
+   * Most bytes the database may grow to. Reaching it is handled as a full disk: the log says
+   * "disk full" and the gateway refuses requests until there is room. Default: no limit.
+   */
+  readonly maxBytes?: number;
+}
+
+interface Row {
+  readonly seq: number;
+  readonly line: string;
+  readonly hash: string;
+}
+
+interface Pending {
+  readonly entry: AuditEntry;
+  readonly resolve: () => void;
+  readonly reject: (error: unknown) => void;
+}
+
+/** `sha256:<hex>` of a text. */
+function sha256(text: string): string {
+  return `sha256:${createHash('sha256').update(text, 'utf8').digest('hex')}`;
+}
+
+/** The stored record of `entry`: arguments replaced by their digest. */
+function recordOf(entry: AuditEntry, seq: number, prev: string): Omit<AuditRecord, 'hash'> {
+  const { arguments: args, ...rest } = entry;
+  return { seq, ...rest, ...(args !== undefined ? { argumentsDigest: sha256(canonicalJson(args)) } : {}), prev };
+}
+
+/** The SQLite audit log (see the module comment). */
+export class SqliteAuditLog implements AuditLog, AuditReader {
+  readonly file: string;
+  readonly #db: Database.Database;
+  readonly #insert: Database.Statement<[number, string, string]>;
+  readonly #retryMs: number;
+  #queue: Pending[] = [];
+  /** Records whose write failed, kept for the retry. */
+  #unwritten: Pending[] = [];
+  #scheduled = false;
+  #retry: ReturnType<typeof setTimeout> | undefined;
+  #problem: string | undefined;
+  #seq: number;
+  #head: string;
+  #closed = false;
+  #commits = 0;
+
+  private constructor(file: string, db: Database.Database, options: SqliteAuditOptions) {
+    this.file = file;
+    this.#db = db;
+    this.#retryMs = options.retryMs ?? 1000;
+    this.#insert = db.prepare('INSERT INTO audit (seq, line, hash) VALUES (?, ?, ?)');
+    const last = db.prepare('SELECT seq, line, hash FROM audit ORDER BY seq DESC LIMIT 1').get() as Row | undefined;
+    this.#seq = last?.seq ?? 0;
+    this.#head = last?.hash ?? AUDIT_GENESIS;
+  }
+
+  /**
+   * Opens (creating when missing, with mode 0600 in a 0700 folder) the audit database `file`,
+   * or `:memory:`.
+   *
+   * @throws McpError `ERR_MCP_STORE_CORRUPT` when the file is not a usable audit database.
+   */
+  static open(file: string, options: SqliteAuditOptions = {}): SqliteAuditLog {
+    if (file !== ':memory:') {
+      mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+      closeSync(openSync(file, 'a', 0o600));
+      chmodSync(file, 0o600);
+    }
+    let db: Database.Database | undefined;
+    try {
+      db = new Database(file);
+      db.pragma('journal_mode = WAL');
+      db.pragma('synchronous = FULL');
+      const version = db.pragma('user_version', { simple: true }) as number;
+      const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'audit'").all();
+      if (tables.length === 0) {
+        if (version !== 0) throw new Error(`user_version is ${version} but the audit table is missing`);
+        db.exec('CREATE TABLE audit (seq INTEGER PRIMARY KEY, line TEXT NOT NULL, hash TEXT NOT NULL) STRICT');
+        db.pragma(`user_version = ${SCHEMA_VERSION}`);
+      } else if (version !== SCHEMA_VERSION) {
+        throw new Error(`unknown audit schema version ${version}`);
+      }
+      if (options.maxBytes !== undefined) {
+        const pageSize = db.pragma('page_size', { simple: true }) as number;
+        db.pragma(`max_page_count = ${Math.max(1, Math.ceil(options.maxBytes / pageSize))}`);
+      }
+      return new SqliteAuditLog(file, db, options);
+    } catch (error) {
+      db?.close();
+      throw new McpError(McpErrorCode.StoreCorrupt, `The audit log ${file} cannot be opened: ${describeError(error)}`, { cause: error });
+    }
+  }
+
+  get problem(): string | undefined {
+    return this.#problem;
+  }
+
+  /** The number of records written. */
+  get size(): number {
+    return this.#seq;
+  }
+
+  /** Transactions committed by this instance (one per group of appends). */
+  get commits(): number {
+    return this.#commits;
+  }
+
+  append(entry: AuditEntry): Promise<void> {
+    if (this.#closed) return Promise.reject(new McpError(McpErrorCode.StoreWriteFailed, `The audit log ${this.file} is closed`));
+    return new Promise((resolve, reject) => {
+      this.#queue.push({ entry, resolve, reject });
+      if (!this.#scheduled) {
+        this.#scheduled = true;
+        setImmediate(() => this.#flush());
+      }
+    });
+  }
+
+  read(options: { readonly from?: number; readonly limit?: number } = {}): AuditRecord[] {
+    const rows = this.#db.prepare('SELECT seq, line, hash FROM audit WHERE seq >= ? ORDER BY seq LIMIT ?').all(options.from ?? 1, options.limit ?? -1) as Row[];
+    return rows.map(parseRow);
+  }
+
+  tail(count: number): AuditRecord[] {
+    const rows = this.#db.prepare('SELECT seq, line, hash FROM audit ORDER BY seq DESC LIMIT ?').all(count) as Row[];
+    return rows.reverse().map(parseRow);
+  }
+
+  verify(): AuditVerification {
+    const problems: { seq: number; problem: string }[] = [];
+    let prev = AUDIT_GENESIS;
+    let expected = 1;
+    let records = 0;
+    for (const row of this.#db.prepare('SELECT seq, line, hash FROM audit ORDER BY seq').iterate() as IterableIterator<Row>) {
+      records++;
+      if (row.seq !== expected) problems.push({ seq: row.seq, problem: `expected record ${expected} here: ${row.seq > expected ? 'records are missing (deleted)' : 'a record is out of order'}` });
+      let parsed: { seq?: unknown; prev?: unknown } | undefined;
+      try {
+        parsed = JSON.parse(row.line) as { seq?: unknown; prev?: unknown };
+      } catch {
+        problems.push({ seq: row.seq, problem: 'the record is not JSON (edited)' });
+      }
+      if (sha256(row.line) !== row.hash) problems.push({ seq: row.seq, problem: 'the record does not match its hash (edited)' });
+      if (parsed !== undefined) {
+        if (parsed.seq !== row.seq) problems.push({ seq: row.seq, problem: `the record says it is number ${String(parsed.seq)} (moved or inserted)` });
+        if (parsed.prev !== prev) problems.push({ seq: row.seq, problem: 'the link to the previous record is broken (a record before it was deleted, inserted, reordered or rewritten)' });
+      }
+      prev = row.hash;
+      expected = row.seq + 1;
+    }
+    return { ok: problems.length === 0, records, head: prev, problems };
+  }
+
+  /** Writes what is queued, then closes the database. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    if (this.#retry !== undefined) clearTimeout(this.#retry);
+    const left = [...this.#unwritten.splice(0), ...this.#queue.splice(0)];
+    const written = this.#write(left);
+    this.#db.close();
+    if (!written) throw new McpError(McpErrorCode.StoreWriteFailed, `${left.length} audit records could not be written before closing ${this.file}: ${this.#problem ?? 'write failed'}`);
+  }
+
+  #flush(): void {
+    this.#scheduled = false;
+    if (this.#closed) return;
+    const batch = this.#queue.splice(0);
+    if (this.#unwritten.length > 0) {
+      // Earlier records first, or the chain would be out of order: wait for the retry.
+      this.#unwritten.push(...batch);
+      for (const p of batch) p.reject(new McpError(McpErrorCode.StoreWriteFailed, `The audit log cannot be written: ${this.#problem ?? 'an earlier write failed'}`));
+      return;
+    }
+    if (!this.#write(batch) && this.#retry === undefined) this.#scheduleRetry();
+  }
+
+  /** One transaction for `batch`; on failure the records wait for the retry. */
+  #write(batch: Pending[]): boolean {
+    if (batch.length === 0) return true;
+    let seq = this.#seq;
+    let head = this.#head;
+    try {
+      this.#db.transaction(() => {
+        for (const p of batch) {
+          seq++;
+          const line = canonicalJson(recordOf(p.entry, seq, head));
+          head = sha256(line);
+          this.#insert.run(seq, line, head);
+        }
+      })();
+    } catch (error) {
+      this.#problem = writeProblem(error);
+      this.#unwritten.push(...batch);
+      for (const p of batch) p.reject(new McpError(McpErrorCode.StoreWriteFailed, `The audit log ${this.file} cannot be written: ${this.#problem}`, { cause: error }));
+      return false;
+    }
+    this.#seq = seq;
+    this.#head = head;
+    this.#commits++;
+    for (const p of batch) p.resolve();
+    return true;
+  }
+
+  #scheduleRetry(): void {
+    this.#retry = setTimeout(() => {
+      this.#retry = undefined;
+      const records = this.#unwritten.splice(0);
+      // Already rejected: a success now only records them.
+      if (this.#write(records.map((p) => ({ entry: p.entry, resolve: () => undefined, reject: () => undefined })))) this.#problem = undefined;
+      else if (!this.#closed) this.#scheduleRetry();
+    }, this.#retryMs);
+    this.#retry.unref?.();
+  }
+}
+
+function parseRow(row: Row): AuditRecord {
+  return { ...(JSON.parse(row.line) as Omit<AuditRecord, 'hash'>), hash: row.hash };
+}
+
+function writeProblem(error: unknown): string {
+  const code = (error as { code?: unknown }).code;
+  if (code === 'SQLITE_FULL') return 'disk full';
+  if (typeof code === 'string' && code.startsWith('SQLITE_IOERR')) return `I/O error (${code})`;
+  return describeError(error);
+}

@@ -1,0 +1,88 @@
+// E2E: the real `switchboard gateway` writes an audit record for every call before it answers.
+// Killed with SIGKILL in the middle of a burst of 1,000 calls, it has lost no record of a call
+// whose answer was sent; `switchboard audit verify` finds the chain intact, and then finds an
+// edited record.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import Database from 'better-sqlite3';
+import { nodeFetch } from '../../src/adapters/nodeFetch.js';
+import { McpClient } from '../../src/client/mcpClient.js';
+import { StreamableHttpClientTransport } from '../../src/transport/http/client/client.js';
+import { MAIN, everythingEntry, startGateway, writeConfig, type GatewayConfig, type RunningGateway } from './fixtures/gatewayHarness.js';
+
+let config: GatewayConfig;
+let gateway: RunningGateway;
+
+before(async () => {
+  config = await writeConfig({ everything: everythingEntry() }, { namespacing: 'never' });
+  gateway = await startGateway(config);
+});
+
+after(async () => {
+  await gateway.stop();
+  await config.remove();
+});
+
+const auditDb = (): string => join(config.dir, '.switchboard', 'audit.db');
+const cli = (...args: string[]) => spawnSync(process.execPath, [MAIN, 'audit', ...args, '--config', config.file], { cwd: config.dir, encoding: 'utf8' });
+
+describe('e2e: the gateway audit log', () => {
+  it('SIGKILL during a burst of 1,000 calls loses no record of a call whose answer was sent', async () => {
+    const client = new McpClient({ name: 'burst', version: '1' });
+    await client.connect(new StreamableHttpClientTransport({ url: gateway.url, fetch: nodeFetch(), headers: { authorization: `Bearer ${gateway.token}` } }));
+    const answered: string[] = [];
+    let next = 0;
+    const exited = new Promise<void>((resolve) => gateway.child.once('exit', () => resolve()));
+    const worker = async (): Promise<void> => {
+      while (next < 1000) {
+        const message = `m${next++}`;
+        try {
+          const result = await client.callTool('echo', { message });
+          if (result.isError !== true) answered.push(message);
+        } catch {
+          return; // the gateway is gone
+        }
+        // Kill it once a good part of the burst is answered, with calls in flight.
+        if (answered.length === 300) gateway.child.kill('SIGKILL');
+      }
+    };
+    await Promise.all(Array.from({ length: 16 }, worker));
+    await exited;
+    await client.close().catch(() => undefined);
+    assert.ok(answered.length >= 300 && answered.length < 1000, `answered ${answered.length}`);
+
+    const db = new Database(auditDb(), { readonly: true });
+    const lines = (db.prepare("SELECT line FROM audit WHERE line LIKE '%\"method\":\"tools/call\"%'").all() as { line: string }[]).map((r) => JSON.parse(r.line) as { outcome: string; argumentsDigest?: string });
+    db.close();
+    const ok = lines.filter((l) => l.outcome === 'ok');
+    assert.ok(ok.length >= answered.length, `${ok.length} records for ${answered.length} answers`);
+    // Every answered call is there by its argument digest.
+    const { createHash } = await import('node:crypto');
+    const digests = new Set(ok.map((l) => l.argumentsDigest));
+    const missing = answered.filter((m) => !digests.has(`sha256:${createHash('sha256').update(JSON.stringify({ message: m })).digest('hex')}`));
+    assert.deepEqual(missing, []);
+  });
+
+  it('`switchboard audit verify` finds the chain intact after the kill, and names an edited record', () => {
+    const intact = cli('verify');
+    assert.equal(intact.status, 0, intact.stdout + intact.stderr);
+    assert.match(intact.stdout, /^intact: \d+ records, head sha256:[0-9a-f]{64}$/m);
+    const tail = cli('tail', '-n', '2');
+    assert.equal(tail.status, 0, tail.stderr);
+    assert.match(tail.stdout, /^#\d+ \S+ tools\/call everything echo -> ok/m);
+    const exported = cli('export', '--from', '1');
+    assert.equal(exported.status, 0, exported.stderr);
+    const first = JSON.parse(exported.stdout.split('\n')[0] as string) as { seq: number; prev: string };
+    assert.equal(first.seq, 1);
+
+    const db = new Database(auditDb());
+    db.prepare("UPDATE audit SET line = replace(line, '\"outcome\":\"ok\"', '\"outcome\":\"error\"') WHERE seq = 5").run();
+    db.close();
+    const tampered = cli('verify');
+    assert.equal(tampered.status, 1);
+    assert.match(tampered.stdout, /^record 5: the record does not match its hash \(edited\)$/m);
+    assert.match(tampered.stdout, /^TAMPERED: /m);
+  });
+});
