@@ -25,6 +25,7 @@ import { Host } from '../host/host.js';
 import { checkLaunch, launchSpecOf, type LaunchApprovalStore } from '../host/launchConsent.js';
 import { defaultTransportFactory } from '../adapters/hostTransports.js';
 import { auditInterceptor } from '../host/audit.js';
+import { guardInterceptor } from '../host/guards.js';
 import { openStateStores } from '../store/jsonFileStore.js';
 import { SqliteAuditLog } from '../store/sqliteAudit.js';
 import { auditFile } from './auditCommand.js';
@@ -93,7 +94,7 @@ export async function gatewayCommand(argv: readonly string[]): Promise<void> {
     logger,
     clientInfo: { name: 'switchboard-gateway', version: '0.1.0' },
     capabilities: GATEWAY_CLIENT_CAPABILITIES,
-    interceptors: [auditInterceptor(audit)],
+    interceptors: [auditInterceptor(audit), ...(config.guards !== undefined ? [guardInterceptor(config.guards)] : [])],
   });
   await host.start();
   for (const h of host.health()) {

@@ -18,6 +18,7 @@
  * @module
  */
 import { expandEnv } from './configEnv.js';
+import { readGuards } from './configGuards.js';
 import { folderOf, pathToFileUri, resolvePath } from './configPaths.js';
 import { ConfigReader, type JsonRecord, parseJsonText } from './configRead.js';
 import {
@@ -66,7 +67,7 @@ export const CONFIG_DEFAULTS = {
 } as const;
 
 const ENTRY_KEYS = ['type', 'command', 'args', 'env', 'cwd', 'url', 'headers', 'disabled'];
-const SWITCHBOARD_KEYS = ['namespacing', 'separator', 'exposure', 'stateDir', 'gateway', 'approvedLaunches', 'servers', 'roots'];
+const SWITCHBOARD_KEYS = ['namespacing', 'separator', 'exposure', 'stateDir', 'gateway', 'approvedLaunches', 'servers', 'roots', 'guards'];
 const GATEWAY_KEYS = ['host', 'port', 'path', 'auth'];
 const OPTION_KEYS = ['tools', 'timeoutMs', 'maxConcurrency', 'era', 'oauth', 'roots'];
 const TYPES = ['stdio', 'http', 'streamable-http', 'sse'] as const;
@@ -104,6 +105,7 @@ export function parseConfig(text: string, options: ParseConfigOptions): HostConf
     exposure: section['exposure'] === undefined ? CONFIG_DEFAULTS.exposure : read.choice<Exposure>(section['exposure'], ['all', 'search'], '$.switchboard.exposure'),
     stateDir: resolvePath(folder, section['stateDir'] === undefined ? CONFIG_DEFAULTS.stateDir : read.string(section['stateDir'], '$.switchboard.stateDir', true)),
     gateway: readGateway(read, section['gateway']),
+    guards: readGuards(read, section['guards']),
     approvedLaunches,
     warnings,
   };

@@ -10,6 +10,7 @@
  * @module
  */
 import { McpError, McpErrorCode } from '../util/errors.js';
+import type { GuardOptions } from './guards.js';
 
 /** How tool and prompt names of several servers are combined (see `namespacing.ts`). */
 export type NamespacingMode = 'always' | 'on-collision' | 'never';
@@ -138,6 +139,8 @@ export interface HostConfig {
   /** The state folder, resolved against the config file's folder. Default `<folder>/.switchboard`. */
   readonly stateDir: string;
   readonly gateway: GatewayConfig;
+  /** `switchboard.guards`: rate limits, caps and the circuit breaker; undefined = none. */
+  readonly guards: GuardOptions | undefined;
   /** Server id → approved launch digest (`sha256:<hex>`). */
   readonly approvedLaunches: Readonly<Record<string, string>>;
   /** Non-fatal findings (unknown keys in `mcpServers` entries, stale approvals, …), each naming its JSON path. */

@@ -1,0 +1,179 @@
+/**
+ * Guards: the `guard`-phase interceptor that bounds what reaches a server and what comes back.
+ *
+ * - **Rate limits** per principal, server and tool (any combination), as token buckets: `max`
+ *   requests per `perMs`, refilled continuously. Buckets live in a {@link RateLimitStore}
+ *   (in memory here; a shared store can implement it for several gateway instances).
+ * - **Concurrency caps** per principal (a server's own cap is its `maxConcurrency`).
+ * - **Circuit breaker** per server: after `failures` consecutive failed requests (errors and
+ *   timeouts, not tool errors) the server's requests are refused for `openMs`; then one trial
+ *   request is let through (half-open), and its success closes the circuit again.
+ * - **Response size cap**: a result larger than `maxResultBytes` (UTF-8 JSON) is replaced by an
+ *   error, so a server cannot flood the model's context or the gateway's memory.
+ *
+ * Every refusal is a {@link DeniedError} naming the guard, the limit and when to retry, and a
+ * refused request never reaches the server. Timeouts that cancel the downstream request are the
+ * per-server `timeoutMs` of each server (the client sends `notifications/cancelled`).
+ *
+ * @module
+ */
+import { McpError, McpErrorCode } from '../util/errors.js';
+import { DeniedError, type InterceptContext, type InterceptedMethod, type Interceptor } from './interceptors.js';
+
+/** What a rate limit counts by. */
+export type RateLimitScope = 'principal' | 'server' | 'tool';
+
+/** One token-bucket rule. */
+export interface RateLimitRule {
+  /** The bucket key: e.g. `['principal', 'tool']` = one bucket per principal and tool. Empty = one global bucket. */
+  readonly by: readonly RateLimitScope[];
+  /** Requests allowed per window (the bucket's capacity). */
+  readonly max: number;
+  /** The window in ms over which `max` tokens refill. */
+  readonly perMs: number;
+  /** Which methods count. Default `['tools/call']`. */
+  readonly methods?: readonly InterceptedMethod[];
+}
+
+/** Token buckets by key. Implementations must be atomic per key. */
+export interface RateLimitStore {
+  /** Takes one token from `key`'s bucket; says whether it was there, and if not, when one will be. */
+  take(key: string, rule: RateLimitRule, now: number): { readonly allowed: boolean; readonly retryAfterMs: number };
+}
+
+/** Buckets in this process's memory (idle buckets are dropped when full again). */
+export class MemoryRateLimitStore implements RateLimitStore {
+  readonly #buckets = new Map<string, { tokens: number; at: number }>();
+  /** Most buckets kept; beyond it the oldest are dropped (they were idle). */
+  readonly #max: number;
+
+  constructor(maxBuckets = 100_000) {
+    this.#max = maxBuckets;
+  }
+
+  take(key: string, rule: RateLimitRule, now: number): { allowed: boolean; retryAfterMs: number } {
+    const rate = rule.max / rule.perMs;
+    const bucket = this.#buckets.get(key) ?? { tokens: rule.max, at: now };
+    bucket.tokens = Math.min(rule.max, bucket.tokens + (now - bucket.at) * rate);
+    bucket.at = now;
+    this.#buckets.delete(key);
+    this.#buckets.set(key, bucket); // most recently used last
+    if (this.#buckets.size > this.#max) this.#buckets.delete(this.#buckets.keys().next().value as string);
+    if (bucket.tokens >= 1) {
+      bucket.tokens -= 1;
+      return { allowed: true, retryAfterMs: 0 };
+    }
+    return { allowed: false, retryAfterMs: Math.ceil((1 - bucket.tokens) / rate) };
+  }
+}
+
+/** Options of {@link guardInterceptor}. */
+export interface GuardOptions {
+  readonly rateLimits?: readonly RateLimitRule[];
+  readonly rateLimitStore?: RateLimitStore;
+  /** Most requests in flight per principal (anonymous callers share one count). Default: no cap. */
+  readonly maxConcurrentPerPrincipal?: number;
+  /** Per-server circuit breaker. Default: off. */
+  readonly circuitBreaker?: { readonly failures: number; readonly openMs: number };
+  /** Largest result in bytes of JSON (calls, gets, reads). Default: no cap. */
+  readonly maxResultBytes?: number;
+  /** The clock (tests). Default `Date.now`. */
+  readonly now?: () => number;
+}
+
+/** The ids the guards record and refuse under. */
+export const GUARD_IDS = Object.freeze({ rate: 'guard.rate', concurrency: 'guard.concurrency', circuit: 'guard.circuit', size: 'guard.size' });
+
+const SIZED: ReadonlySet<InterceptedMethod> = new Set(['tools/call', 'prompts/get', 'resources/read']);
+const ROUTED: ReadonlySet<InterceptedMethod> = new Set(['tools/call', 'prompts/get', 'resources/read', 'completion/complete']);
+
+/** The `guard`-phase interceptor (see the module comment). */
+export function guardInterceptor(options: GuardOptions): Interceptor {
+  const now = options.now ?? Date.now;
+  const store = options.rateLimitStore ?? new MemoryRateLimitStore();
+  const rules = (options.rateLimits ?? []).map((rule, index) => {
+    if (!(rule.max >= 1) || !(rule.perMs >= 1)) throw new McpError(McpErrorCode.InvalidArgument, `rate limit ${index}: max and perMs must be at least 1`);
+    return { rule, index, methods: new Set(rule.methods ?? ['tools/call']) };
+  });
+  const inFlight = new Map<string, number>();
+  const circuits = new Map<string, { failures: number; openUntil: number; trial: boolean }>();
+  const encoder = new TextEncoder();
+
+  const checkRate = (ctx: InterceptContext): void => {
+    for (const { rule, index, methods } of rules) {
+      if (!methods.has(ctx.method)) continue;
+      const parts = rule.by.map((scope) => `${scope}=${scope === 'principal' ? (ctx.principal?.id ?? '') : scope === 'server' ? (ctx.server?.id ?? '') : (ctx.exposedName ?? '')}`);
+      const { allowed, retryAfterMs } = store.take(`${index}|${parts.join('|')}`, rule, now());
+      if (!allowed) {
+        const what = rule.by.length === 0 ? 'in all' : `per ${rule.by.join(' and ')} (${parts.join(', ')})`;
+        throw new DeniedError(GUARD_IDS.rate, `rate limit of ${rule.max} per ${rule.perMs} ms ${what} reached; retry in ${Math.ceil(retryAfterMs / 1000)} s`);
+      }
+    }
+  };
+
+  const circuitOf = (server: string) => {
+    let c = circuits.get(server);
+    if (c === undefined) circuits.set(server, (c = { failures: 0, openUntil: 0, trial: false }));
+    return c;
+  };
+
+  return {
+    id: 'guard',
+    phase: 'guard',
+    async intercept(ctx, next) {
+      if (!ROUTED.has(ctx.method)) return next();
+      checkRate(ctx);
+      const breaker = options.circuitBreaker;
+      const server = ctx.server?.id;
+      let trial = false;
+      if (breaker !== undefined && server !== undefined) {
+        const c = circuitOf(server);
+        if (c.failures >= breaker.failures) {
+          if (now() < c.openUntil || c.trial) {
+            throw new DeniedError(GUARD_IDS.circuit, `server ${server} failed ${c.failures} times in a row; its requests are refused until ${new Date(c.openUntil).toISOString()}`);
+          }
+          c.trial = trial = true; // half-open: this request is the trial
+        }
+      }
+      const who = ctx.principal?.id ?? '';
+      const cap = options.maxConcurrentPerPrincipal;
+      if (cap !== undefined) {
+        const count = inFlight.get(who) ?? 0;
+        if (count >= cap) throw new DeniedError(GUARD_IDS.concurrency, `at most ${cap} requests in flight per caller; ${who === '' ? 'this caller' : who} has ${count}`);
+        inFlight.set(who, count + 1);
+      }
+      try {
+        const result = await next();
+        if (breaker !== undefined && server !== undefined) {
+          const c = circuitOf(server);
+          c.failures = 0;
+          c.trial = false;
+        }
+        if (options.maxResultBytes !== undefined && SIZED.has(ctx.method)) {
+          const bytes = encoder.encode(JSON.stringify(result)).byteLength;
+          if (bytes > options.maxResultBytes) {
+            ctx.record({ interceptor: GUARD_IDS.size, outcome: 'deny', reason: `result of ${bytes} bytes` });
+            throw new DeniedError(GUARD_IDS.size, `the result of ${bytes} bytes is over the ${options.maxResultBytes}-byte limit`);
+          }
+        }
+        return result;
+      } catch (error) {
+        if (breaker !== undefined && server !== undefined && !(error instanceof DeniedError)) {
+          const c = circuitOf(server);
+          c.failures++;
+          c.trial = false;
+          if (c.failures >= breaker.failures) c.openUntil = now() + breaker.openMs;
+        } else if (trial && server !== undefined) {
+          circuitOf(server).trial = false;
+        }
+        throw error;
+      } finally {
+        if (cap !== undefined) {
+          const count = (inFlight.get(who) ?? 1) - 1;
+          if (count === 0) inFlight.delete(who);
+          else inFlight.set(who, count);
+        }
+      }
+    },
+  };
+}

@@ -1,0 +1,181 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { parseConfig } from '../../../src/host/config.js';
+import { ConfigError } from '../../../src/host/configTypes.js';
+import { GUARD_IDS, MemoryRateLimitStore, guardInterceptor, type GuardOptions } from '../../../src/host/guards.js';
+import { Host } from '../../../src/host/host.js';
+import { DeniedError } from '../../../src/host/interceptors.js';
+import { McpServer } from '../../../src/server/mcpServer.js';
+import { isMcpError } from '../../../src/util/errors.js';
+import { memoryServers, memorySpec } from './support/memoryServers.js';
+
+interface World {
+  host: Host;
+  calls: string[];
+  /** Resolves the pending `slow` calls. */
+  release(): void;
+  /** The `slow` calls the server saw cancelled. */
+  cancelled: string[];
+  clock: { now: number };
+  setFailing(on: boolean): void;
+}
+
+async function world(guards: Omit<GuardOptions, 'now'>, options: { timeoutMs?: number } = {}): Promise<World> {
+  const calls: string[] = [];
+  const cancelled: string[] = [];
+  let release = (): void => undefined;
+  let gate = new Promise<void>((r) => (release = r));
+  let failing = false;
+  const clock = { now: 1_000_000 };
+  const servers = memoryServers(() => {
+    const s = new McpServer({ name: 's', version: '1' });
+    s.tool('ping', {}, () => {
+      calls.push('ping');
+      if (failing) throw new Error('down');
+      return 'pong';
+    });
+    s.tool('other', {}, () => (calls.push('other'), 'ok'));
+    s.tool('big', {}, () => (calls.push('big'), 'x'.repeat(5000)));
+    s.tool('slow', {}, async (_args, ctx) => {
+      calls.push('slow');
+      await new Promise<void>((resolve) => {
+        ctx.signal.addEventListener('abort', () => (cancelled.push('slow'), resolve()));
+        void gate.then(resolve);
+      });
+      return 'done';
+    });
+    return s;
+  });
+  const host = await Host.open({
+    servers: [memorySpec('s', options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {})],
+    namespacing: 'never',
+    transport: servers.factory,
+    interceptors: [guardInterceptor({ ...guards, now: () => clock.now })],
+  });
+  await host.start();
+  return {
+    host,
+    calls,
+    cancelled,
+    clock,
+    release: () => {
+      release();
+      gate = new Promise<void>((r) => (release = r));
+    },
+    setFailing: (on) => (failing = on),
+  };
+}
+
+const deniedBy = (id: string, pattern: RegExp) => (e: unknown) => e instanceof DeniedError && e.interceptor === id && pattern.test(e.message);
+
+describe('host/guards: rate limits', () => {
+  it('call flood: the call past the limit is refused with when to retry, and never reaches the server', async () => {
+    const w = await world({ rateLimits: [{ by: ['principal', 'tool'], max: 3, perMs: 60_000 }] });
+    const alice = { principal: { id: 'alice' } };
+    for (let i = 0; i < 3; i++) await w.host.callTool('ping', {}, alice);
+    await assert.rejects(w.host.callTool('ping', {}, alice), deniedBy(GUARD_IDS.rate, /rate limit of 3 per 60000 ms per principal and tool \(principal=alice, tool=ping\) reached; retry in 20 s/));
+    assert.equal(w.calls.length, 3);
+    await w.host.close();
+  });
+
+  it('buckets are separate per principal and per tool, and refill with time', async () => {
+    const w = await world({ rateLimits: [{ by: ['principal', 'tool'], max: 1, perMs: 1000 }] });
+    await w.host.callTool('ping', {}, { principal: { id: 'alice' } });
+    await w.host.callTool('ping', {}, { principal: { id: 'bob' } });
+    await w.host.callTool('other', {}, { principal: { id: 'alice' } });
+    await assert.rejects(w.host.callTool('ping', {}, { principal: { id: 'alice' } }), DeniedError);
+    w.clock.now += 1000;
+    await w.host.callTool('ping', {}, { principal: { id: 'alice' } });
+    assert.deepEqual(w.calls, ['ping', 'ping', 'other', 'ping']);
+    await w.host.close();
+  });
+
+  it('a shared anonymous bucket: callers without a principal cannot dodge a per-principal limit', async () => {
+    const w = await world({ rateLimits: [{ by: ['principal'], max: 1, perMs: 60_000 }] });
+    await w.host.callTool('ping', {});
+    await assert.rejects(w.host.callTool('other', {}), DeniedError);
+    await w.host.close();
+  });
+
+  it('the memory store keeps a bounded number of buckets', () => {
+    const store = new MemoryRateLimitStore(2);
+    const rule = { by: [], max: 1, perMs: 1000 } as const;
+    assert.equal(store.take('a', rule, 0).allowed, true);
+    assert.equal(store.take('b', rule, 0).allowed, true);
+    assert.equal(store.take('c', rule, 0).allowed, true); // 'a' dropped
+    assert.equal(store.take('c', rule, 0).allowed, false);
+  });
+});
+
+describe('host/guards: caps, breaker, sizes, timeouts', () => {
+  it('concurrency cap per caller: a request past the cap is refused while the others run', async () => {
+    const w = await world({ maxConcurrentPerPrincipal: 2 });
+    const carol = { principal: { id: 'carol' } };
+    const running = [w.host.callTool('slow', {}, carol), w.host.callTool('slow', {}, carol)];
+    await assert.rejects(w.host.callTool('ping', {}, carol), deniedBy(GUARD_IDS.concurrency, /at most 2 requests in flight per caller; carol has 2/));
+    await w.host.callTool('ping', {}, { principal: { id: 'dave' } });
+    w.release();
+    await Promise.all(running);
+    await w.host.callTool('ping', {}, carol);
+    await w.host.close();
+  });
+
+  it('circuit breaker: a failing server is cut off after N failures, then one trial closes it again', async () => {
+    const w = await world({ circuitBreaker: { failures: 2, openMs: 5000 } });
+    w.setFailing(true);
+    await assert.rejects(w.host.callTool('ping', {}));
+    await assert.rejects(w.host.callTool('ping', {}));
+    const before = w.calls.length;
+    await assert.rejects(w.host.callTool('ping', {}), deniedBy(GUARD_IDS.circuit, /server s failed 2 times in a row/));
+    assert.equal(w.calls.length, before, 'refused while open: the server was not called');
+    w.clock.now += 5000;
+    w.setFailing(false);
+    assert.ok(await w.host.callTool('ping', {}));
+    await w.host.callTool('other', {});
+    await w.host.close();
+  });
+
+  it('context flood: a result over maxResultBytes becomes an error instead of reaching the model', async () => {
+    const w = await world({ maxResultBytes: 1000 });
+    await assert.rejects(w.host.callTool('big', {}), deniedBy(GUARD_IDS.size, /over the 1000-byte limit/));
+    await w.host.callTool('ping', {});
+    await w.host.close();
+  });
+
+  it('hung tool: the per-server timeout fails the call with a clear error and cancels it downstream', async () => {
+    const w = await world({}, { timeoutMs: 200 });
+    await assert.rejects(w.host.callTool('slow', {}), (e: unknown) => isMcpError(e) && /did not answer within 200 ms/.test(e.message));
+    await new Promise<void>((resolve) => {
+      const check = (): void => (w.cancelled.length > 0 ? resolve() : void setImmediate(check));
+      check();
+    });
+    assert.deepEqual(w.cancelled, ['slow']);
+    await w.host.close();
+  });
+});
+
+describe('host/guards: config', () => {
+  const parse = (guards: unknown) => parseConfig(JSON.stringify({ switchboard: { guards } }), { file: '/c/switchboard.json', env: {} });
+
+  it('reads every key, with breaker defaults', () => {
+    const config = parse({ rateLimits: [{ by: ['principal', 'server'], max: 10, perMs: 1000, methods: ['tools/call', 'resources/read'] }], maxConcurrentPerPrincipal: 4, circuitBreaker: {}, maxResultBytes: 1024 });
+    assert.deepEqual(config.guards, {
+      rateLimits: [{ by: ['principal', 'server'], max: 10, perMs: 1000, methods: ['tools/call', 'resources/read'] }],
+      maxConcurrentPerPrincipal: 4,
+      circuitBreaker: { failures: 5, openMs: 30000 },
+      maxResultBytes: 1024,
+    });
+    assert.equal(parseConfig('{}', { file: 'f', env: {} }).guards, undefined);
+  });
+
+  it('refuses bad guards naming the JSON path', () => {
+    const refuses = (guards: unknown, path: string) => assert.throws(() => parse(guards), (e: unknown) => e instanceof ConfigError && e.path === path);
+    refuses({ rateLimits: [{ by: ['ip'], max: 1, perMs: 1 }] }, '$.switchboard.guards.rateLimits[0].by[0]');
+    refuses({ rateLimits: [{ max: 0, perMs: 1 }] }, '$.switchboard.guards.rateLimits[0].max');
+    refuses({ rateLimits: [{ max: 1 }] }, '$.switchboard.guards.rateLimits[0]');
+    refuses({ rateLimits: {} }, '$.switchboard.guards.rateLimits');
+    refuses({ circuitBreaker: { failures: 0 } }, '$.switchboard.guards.circuitBreaker.failures');
+    refuses({ maxResultBytes: 'big' }, '$.switchboard.guards.maxResultBytes');
+    refuses({ unknown: 1 }, '$.switchboard.guards.unknown');
+  });
+});
