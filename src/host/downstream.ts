@@ -239,6 +239,11 @@ export class Downstream {
     return this.#subscriptions.acquire(uri);
   }
 
+  /** The resource URIs subscribed to on this server, with how many subscribers each has. */
+  get subscriptions(): ReadonlyMap<string, number> {
+    return this.#subscriptions.held;
+  }
+
   /** Drops one subscriber of `uri`; the last one ends the server's subscription. */
   unsubscribeResource(uri: string): void {
     this.#subscriptions.release(uri);
