@@ -3,16 +3,19 @@
 // Switchboard and prints the counts. See README.md (Testing, conformance and benchmarks) and
 // https://github.com/modelcontextprotocol/conformance.
 //
-//   node scripts/conformance.mjs [server] [client] [--requirements 2026-07-28,2025-11-25] [--scenario NAME --spec-version REV]
+//   node scripts/conformance.mjs [server] [client] [gateway] [--requirements 2026-07-28,2025-11-25] [--scenario NAME --spec-version REV]
 //
 // Server side: starts `switchboard everything --http` on a free port, runs the referee's server
-// scenarios for each revision, stops the server. Client side: runs the referee's client scenarios
+// scenarios for each revision, stops the server. Gateway side: the same server scenarios against
+// `switchboard gateway` (Streamable HTTP, --no-auth on loopback: the referee sends no custom
+// headers) whose only server is `switchboard everything` over stdio with namespacing `never`, so
+// the gateway must pass exactly what the direct run passes. Client side: runs the referee's client scenarios
 // with our compiled fixture (dist/cli/conformanceClient.js, also `npm run conformance-client`).
 // The referee's CLI needs Node 22: it runs with referee/node_modules/node, and only it does.
 // Exit code: non-zero when a scored scenario fails, a scored scenario passes with zero checks, or a
 // baseline in test/conformance/expected-failures.<side>.<revision>.yaml is stale or exceeded.
 import { spawn } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 
@@ -27,7 +30,7 @@ const option = (name) => {
   const i = argv.indexOf(`--${name}`);
   return i === -1 ? undefined : argv[i + 1];
 };
-const sides = argv.filter((a) => a === 'server' || a === 'client');
+const sides = argv.filter((a) => a === 'server' || a === 'client' || a === 'gateway');
 if (sides.length === 0) sides.push('server');
 const revisions = (option('requirements') ?? '2026-07-28,2025-11-25').split(',').filter(Boolean);
 const scenario = option('scenario');
@@ -132,23 +135,55 @@ function scoredScenarios(revision, side) {
 
 let failed = false;
 
-async function serverSide(revision) {
-  const port = await freePort();
-  const server = spawn(process.execPath, [join(root, 'dist', 'cli', 'main.js'), 'everything', '--http', '--port', String(port), '--log-level', 'warn'], {
+/** `switchboard everything --http`: the server under test itself. */
+function directServer(port) {
+  return spawn(process.execPath, [join(root, 'dist', 'cli', 'main.js'), 'everything', '--http', '--port', String(port), '--log-level', 'warn'], {
     stdio: ['ignore', 'ignore', 'inherit'],
+  });
+}
+
+/**
+ * `switchboard gateway` in front of `switchboard everything` over stdio, with a generated config
+ * (namespacing `never`, so every name and URI is the server's own and the referee's fixed names
+ * resolve) and its state in a fresh folder (no stored token, names or approvals carry over).
+ */
+function gatewayServer(port, revision) {
+  const dir = join(outRoot, `gateway-state-${revision}`);
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  const config = {
+    mcpServers: { everything: { command: process.execPath, args: [join(root, 'dist', 'cli', 'main.js'), 'everything', '--stdio'] } },
+    switchboard: { namespacing: 'never', stateDir: join(dir, 'state'), gateway: { host: '127.0.0.1', port, path: '/mcp' } },
+  };
+  const file = join(dir, 'switchboard.json');
+  writeFileSync(file, JSON.stringify(config, null, 2));
+  return spawn(process.execPath, [join(root, 'dist', 'cli', 'main.js'), 'gateway', '--config', file, '--yes', '--no-auth', '--log-level', 'warn'], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+}
+
+async function serverSide(revision, side) {
+  const port = await freePort();
+  const server = side === 'gateway' ? gatewayServer(port, revision) : directServer(port);
+  // The gateway prints its URL and the --no-auth warning on every start: keep only the rest.
+  server.stderr?.on('data', (chunk) => {
+    const text = chunk.toString().replace(/^(Switchboard gateway: |WARNING: --no-auth).*\n/gm, '');
+    if (text) process.stderr.write(text);
   });
   try {
     await waitForPort(port, server);
-    const out = join(outRoot, `server-${scenario ?? revision}`);
+    const out = join(outRoot, `${side}-${scenario ?? revision}`);
     rmSync(out, { recursive: true, force: true });
     const args = [cli, 'server', '--url', `http://localhost:${port}/mcp`, '-o', out];
     if (scenario) args.push('--scenario', scenario, '--spec-version', specVersion ?? revision);
     else if (suite) args.push('--suite', suite, '--spec-version', specVersion ?? revision);
     else args.push('--requirements', revision);
-    const baseline = join(root, 'test', 'conformance', `expected-failures.server.${revision}.yaml`);
+    const baseline = join(root, 'test', 'conformance', `expected-failures.${side}.${revision}.yaml`);
     if (!scenario && !suite && existsSync(baseline)) args.push('--expected-failures', baseline);
+    const started = Date.now();
     const code = await run(node22, args, { cwd: root });
-    report('server', revision, out, code);
+    console.log(`[${side} ${revision}] referee run: ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    report(side, revision, out, code);
   } finally {
     server.kill('SIGTERM');
   }
@@ -175,7 +210,8 @@ async function clientSide(revision) {
 
 function report(side, revision, out, code) {
   const results = readResults(out);
-  const scored = scenario || suite ? [...results.keys()] : scoredScenarios(revision, side);
+  // The gateway stands in for a server: the referee scores it on the server scenarios.
+  const scored = scenario || suite ? [...results.keys()] : scoredScenarios(revision, side === 'gateway' ? 'server' : side);
   let pass = 0;
   const vacuous = [];
   const failing = [];
@@ -207,8 +243,8 @@ function report(side, revision, out, code) {
 
 for (const revision of revisions) {
   for (const side of sides) {
-    if (side === 'server') await serverSide(revision);
-    else await clientSide(revision);
+    if (side === 'client') await clientSide(revision);
+    else await serverSide(revision, side);
   }
 }
 process.exit(failed ? 1 : 0);

@@ -12,6 +12,7 @@
  * @module
  */
 import { Connection, type RequestOptions } from '../jsonrpc/connection.js';
+import type { MessageExtra } from '../jsonrpc/channel.js';
 import type { JsonRpcNotification, Params, RequestId } from '../jsonrpc/messages.js';
 import { decodeResult, encodeRequestParams } from '../protocol/codec.js';
 import { lookupMethod } from '../protocol/methods.js';
@@ -188,7 +189,7 @@ export class McpClient extends McpClientCalls {
         stateful: () => this.#description?.era === 'stateful',
         attribute: (extra) => this.#calls.attribute(extra),
       }),
-      onNotification: (n) => this.#onNotification(n),
+      onNotification: (n, extra) => this.#onNotification(n, extra),
       onHandlerError: (error, request) =>
         this.#logger.warn('a client handler failed', { method: request.method, error: error instanceof Error ? error.message : String(error) }),
     });
@@ -358,12 +359,12 @@ export class McpClient extends McpClientCalls {
       let requestId: RequestId | undefined;
       let raw: Record<string, unknown>;
       try {
-        raw = await connection.request(method, this.#stamp(protocolVersion, p), {
+        raw = await connection.request(method, this.#stamp(protocolVersion, p, options.capabilities), {
           ...requestOptions(options),
           // In flight under its id, so the server's questions about it can be attributed to it.
           onId: (id) => {
             requestId = id;
-            this.#calls.open(id, options.handlers);
+            this.#calls.open(id, { handlers: options.handlers, onLog: options.onLog });
           },
         });
       } catch (error) {
@@ -386,7 +387,7 @@ export class McpClient extends McpClientCalls {
     const outcome = await runWithInput(
       method,
       params,
-      { handlers: handlersFor(this.#options.handlers ?? {}, options.handlers), capabilities: this.#capabilities, revision: protocolVersion, maxRounds: this.#options.maxInputRounds ?? 8, send: once },
+      { handlers: handlersFor(this.#options.handlers ?? {}, options.handlers), capabilities: options.capabilities ?? this.#capabilities, revision: protocolVersion, maxRounds: this.#options.maxInputRounds ?? 8, send: once },
       options.signal,
       retry,
     );
@@ -400,17 +401,17 @@ export class McpClient extends McpClientCalls {
     return this.#description;
   }
 
-  #stamp(revision: ProtocolRevision, params: Params): Params {
+  #stamp(revision: ProtocolRevision, params: Params, capabilities: ClientCapabilities = this.#capabilities): Params {
     return (
       encodeRequestParams(revision, params, {
-        clientCapabilities: this.#capabilities,
+        clientCapabilities: capabilities,
         clientInfo: this.info,
         ...(this.#logLevel !== undefined ? { logLevel: this.#logLevel } : {}),
       }) ?? params
     );
   }
 
-  #onNotification(notification: JsonRpcNotification): void {
+  #onNotification(notification: JsonRpcNotification, extra: MessageExtra | undefined): void {
     const subscriptionId = subscriptionIdOf(notification);
     if (subscriptionId !== undefined && notification.method !== 'notifications/progress' && notification.method !== 'notifications/message') {
       if (!this.#listens.route(subscriptionId, notification)) {
@@ -420,13 +421,16 @@ export class McpClient extends McpClientCalls {
       if (notification.method !== 'notifications/subscriptions/acknowledged') this.#announce(notification);
       return;
     }
-    this.#announce(notification);
+    this.#announce(notification, extra);
     if (this.#description?.era === 'stateful' && this.#statefulListens.size > 0) this.#statefulListens.deliver(notification);
     this.#options.onNotification?.(notification);
   }
 
-  /** Cache invalidation and typed hooks for one change/log/progress notification. */
-  #announce(notification: JsonRpcNotification): void {
+  /**
+   * Cache invalidation and typed hooks for one change/log/progress notification. A log
+   * message attributed to a call with its own `onLog` goes there instead of `on.logMessage`.
+   */
+  #announce(notification: JsonRpcNotification, extra?: MessageExtra): void {
     const on = this.#options.on ?? {};
     const params = notification.params ?? {};
     const invalidated = LIST_CHANGED[notification.method];
@@ -444,9 +448,10 @@ export class McpClient extends McpClientCalls {
           on.resourceUpdated?.(params['uri']);
         }
         break;
-      case 'notifications/message':
-        on.logMessage?.(params as LoggingMessageParams);
+      case 'notifications/message': {
+        (this.#calls.attribute(extra).onLog ?? on.logMessage)?.(params as LoggingMessageParams);
         break;
+      }
       case 'notifications/progress':
         on.progress?.(params as ProgressParams);
         break;

@@ -1,7 +1,9 @@
 /**
- * Which call a server→client request belongs to (stateful era). Every request the client
+ * Which call a server→client request or a log message belongs to. Every request the client
  * sends for a call is registered here under its JSON-RPC id while it is in flight, with the
- * call's own handlers. A server request is attributed:
+ * call's own handlers and log sink. A server request (stateful era) or a
+ * `notifications/message` (both eras: on 2026-07-28 log messages are request-scoped) is
+ * attributed:
  *
  * 1. to the call the transport names (`MessageExtra` `relatedRequestId`: on Streamable HTTP
  *    the POST whose response stream the request arrived on);
@@ -17,6 +19,7 @@
  */
 import { relatedRequestIdOf, type MessageExtra } from '../jsonrpc/channel.js';
 import type { RequestId } from '../jsonrpc/messages.js';
+import type { LoggingMessageParams } from '../protocol/model/utilities.js';
 import type { ClientHandlers } from './types.js';
 
 /** The call a server request was attributed to. */
@@ -25,22 +28,30 @@ export interface Attribution {
   readonly relatedRequestId: RequestId | undefined;
   /** The call's own handlers, when it has any. */
   readonly handlers: ClientHandlers | undefined;
+  /** The call's own log sink, when it has one. */
+  readonly onLog: ((params: LoggingMessageParams) => void) | undefined;
 }
 
-const NONE: Attribution = Object.freeze({ relatedRequestId: undefined, handlers: undefined });
+/** What a call registers for its requests in flight. */
+export interface CallSinks {
+  readonly handlers?: ClientHandlers | undefined;
+  readonly onLog?: ((params: LoggingMessageParams) => void) | undefined;
+}
+
+const NONE: Attribution = Object.freeze({ relatedRequestId: undefined, handlers: undefined, onLog: undefined });
 
 /** The client's requests in flight, by id, with the handlers of the call each belongs to. */
 export class CallRegistry {
-  readonly #calls = new Map<RequestId, ClientHandlers | undefined>();
+  readonly #calls = new Map<RequestId, CallSinks>();
 
   /** How many requests are in flight. */
   get size(): number {
     return this.#calls.size;
   }
 
-  /** Registers a request of a call (its handlers, if the call has its own). */
-  open(id: RequestId, handlers: ClientHandlers | undefined): void {
-    this.#calls.set(id, handlers);
+  /** Registers a request of a call (its handlers and log sink, if the call has its own). */
+  open(id: RequestId, sinks: CallSinks): void {
+    this.#calls.set(id, sinks);
   }
 
   /** Forgets a request once it settled. */
@@ -54,10 +65,11 @@ export class CallRegistry {
     if (named === null) return NONE;
     if (named !== undefined) {
       // A request that already settled (or never was ours) has no handlers left to ask.
-      return { relatedRequestId: named, handlers: this.#calls.get(named) };
+      const sinks = this.#calls.get(named);
+      return { relatedRequestId: named, handlers: sinks?.handlers, onLog: sinks?.onLog };
     }
     if (this.#calls.size !== 1) return NONE;
     const [only] = this.#calls;
-    return only === undefined ? NONE : { relatedRequestId: only[0], handlers: only[1] };
+    return only === undefined ? NONE : { relatedRequestId: only[0], handlers: only[1].handlers, onLog: only[1].onLog };
   }
 }

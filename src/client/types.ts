@@ -175,6 +175,25 @@ export interface CallOptions {
   readonly maxTotalTimeoutMs?: number;
   /** Receives progress; also makes progress reset the timeout. */
   readonly onProgress?: (progress: Progress) => void;
+  /**
+   * Receives the `notifications/message` log messages attributed to this call (instead of
+   * `on.logMessage`): on Streamable HTTP those on the call's own response stream, over stdio
+   * those that arrive while it is the only request in flight (the wire names no request
+   * there). On 2026-07-28 the server sends them only when a log level is set
+   * (`setLoggingLevel`).
+   *
+   * @see https://modelcontextprotocol.io/specification/2026-07-28/server/utilities/logging
+   */
+  readonly onLog?: (params: LoggingMessageParams) => void;
+  /**
+   * The client capabilities this request declares, in place of the client's (2026-07-28:
+   * stamped into its `_meta`, and what its MRTR rounds may ask for). A gateway passes what
+   * its own caller can answer, so the server only asks what can be answered. Ignored on the
+   * stateful era, whose capabilities `initialize` fixed for the session.
+   *
+   * @see https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr
+   */
+  readonly capabilities?: ClientCapabilities;
   /** `manual`: resolve with an `InputRequiredResult` instead of answering it. Default `auto`. */
   readonly input?: InputMode;
   /**

@@ -20,13 +20,22 @@
 import type { ClientHandlers, InputContext } from '../client/types.js';
 import type { Progress } from '../jsonrpc/connection.js';
 import type { InputRequest } from '../protocol/model/mrtr.js';
+import type { LoggingMessageParams } from '../protocol/model/utilities.js';
 import { McpError, McpErrorCode } from '../util/errors.js';
 
 /** What one downstream attempt resolved with: a complete result, or the server's own input request. */
 export type Attempt = { readonly kind: 'complete'; readonly value: Record<string, unknown> } | { readonly kind: 'input'; readonly inputRequests: Readonly<Record<string, InputRequest>>; readonly requestState: string | undefined };
 
 /** Starts one downstream attempt (the first, or a retry with the server's own state and answers). */
-export type Launch = (round: { readonly handlers: ClientHandlers; readonly signal: AbortSignal; readonly onProgress: (p: Progress) => void; readonly inputResponses?: Readonly<Record<string, unknown>>; readonly requestState?: string }) => Promise<Attempt>;
+export type Launch = (round: {
+  readonly handlers: ClientHandlers;
+  readonly signal: AbortSignal;
+  readonly onProgress: (p: Progress) => void;
+  /** The downstream server's log messages during this attempt: they go to the upstream request driving the call. */
+  readonly onLog: (params: LoggingMessageParams) => void;
+  readonly inputResponses?: Readonly<Record<string, unknown>>;
+  readonly requestState?: string;
+}) => Promise<Attempt>;
 
 /** The options of one downstream attempt. */
 export type LaunchRound = Parameters<Launch>[0];
@@ -38,6 +47,8 @@ export type Step = { readonly kind: 'complete'; readonly value: Record<string, u
 export interface Driver {
   readonly signal: AbortSignal;
   progress(p: Progress): void;
+  /** Relays a downstream log message to the upstream caller (filtered by the upstream's own log level). */
+  log(params: LoggingMessageParams): void;
   /** Whether the upstream client declared what `method` needs (`elicitation/create` → `elicitation`, ...). */
   canAsk(method: string): boolean;
 }
@@ -176,6 +187,7 @@ export class PendingCall {
       handlers: this.#handlers(),
       signal: this.#abort.signal,
       onProgress: (p) => this.#driver?.progress(p),
+      onLog: (params) => this.#driver?.log(params),
     });
     // Awaited by the driver; an abandoned call's failure has no one left to hear it.
     attempt.catch(() => undefined);

@@ -22,6 +22,7 @@ import type { Transport } from '../transport/types.js';
 import { McpError, McpErrorCode, describeError, isMcpError } from '../util/errors.js';
 import { silentLogger, type Logger } from '../util/logger.js';
 import { Limiter } from './limiter.js';
+import { ResourceSubscriptions } from './resourceSubscriptions.js';
 import type { DownstreamSpec } from './spec.js';
 
 /** Where a server is in its life. */
@@ -122,6 +123,7 @@ export class Downstream {
   #firstSettled: Promise<void>;
   #settleFirst: () => void = () => undefined;
   readonly #readyWaiters = new Set<() => void>();
+  readonly #subscriptions: ResourceSubscriptions;
   #generation = 0;
 
   constructor(spec: DownstreamSpec, options: DownstreamOptions) {
@@ -135,6 +137,7 @@ export class Downstream {
     this.#stableMs = options.backoff?.stableMs ?? 30_000;
     this.#crashLoopAfter = options.backoff?.crashLoopAfter ?? 5;
     this.#firstSettled = new Promise((resolve) => (this.#settleFirst = resolve));
+    this.#subscriptions = new ResourceSubscriptions(spec.id, this.#logger);
   }
 
   /** How the server is reached and its options (only its roots change in place: {@link setRoots}). */
@@ -244,6 +247,25 @@ export class Downstream {
     }
   }
 
+  /**
+   * Subscribes to `notifications/resources/updated` of `uri` (the server's own URI), counted:
+   * pair every call with one {@link unsubscribeResource}. Held across restarts. Fails with
+   * `ERR_MCP_UNSUPPORTED` when the ready server does not support subscriptions.
+   */
+  subscribeResource(uri: string): Promise<void> {
+    return this.#subscriptions.acquire(uri);
+  }
+
+  /** The resource URIs subscribed to on this server, with how many subscribers each has. */
+  get subscriptions(): ReadonlyMap<string, number> {
+    return this.#subscriptions.held;
+  }
+
+  /** Drops one subscriber of `uri`; the last one ends the server's subscription. */
+  unsubscribeResource(uri: string): void {
+    this.#subscriptions.release(uri);
+  }
+
   /** Stops the server for good: cancels a pending restart and closes the client (and its child process). */
   async stop(): Promise<void> {
     this.#stopping = true;
@@ -252,6 +274,7 @@ export class Downstream {
     this.#generation++;
     const client = this.#client;
     this.#client = undefined;
+    this.#subscriptions.detach();
     this.#setState('stopped');
     this.#limiter.rejectQueued(this.#unavailable());
     this.#settleFirst();
@@ -290,6 +313,7 @@ export class Downstream {
       this.#options.onCatalog?.(this.#catalog);
       for (const waiter of [...this.#readyWaiters]) waiter();
       void this.#listen(client, generation);
+      this.#subscriptions.attach(client);
     } catch (error) {
       await client?.close().catch(() => undefined);
       if (generation !== this.#generation) return;
@@ -371,6 +395,7 @@ export class Downstream {
     if (generation !== this.#generation || this.#stopping) return;
     this.#generation++;
     this.#client = undefined;
+    this.#subscriptions.detach();
     const wasReady = this.#state === 'ready';
     if (wasReady && this.#now() - this.#readySince >= this.#stableMs) this.#failures = 0;
     this.#failed(reason === undefined ? 'stopped' : `stopped: ${reason.message}`);

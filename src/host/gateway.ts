@@ -30,8 +30,10 @@ import type { CallToolResult } from '../protocol/model/tools.js';
 import type { GetPromptResult } from '../protocol/model/prompts.js';
 import type { ReadResourceResult } from '../protocol/model/resources.js';
 import { isMcpError, McpErrorCode } from '../util/errors.js';
+import { silentLogger } from '../util/logger.js';
 import { PendingCalls, type Attempt, type Driver, type LaunchRound as Round, type PendingCallsOptions } from './bridge.js';
 import type { Host, RequestScope } from './host.js';
+import { UpstreamSubscriptions } from './gatewaySubscriptions.js';
 import { DeniedError } from './interceptors.js';
 import { ToolSearchIndex } from './toolSearch.js';
 
@@ -82,6 +84,7 @@ export class Gateway {
     template: new Map(),
   };
   readonly #unsubscribe: (() => void)[] = [];
+  readonly #subscriptions: UpstreamSubscriptions;
   #search: ToolSearchIndex | undefined;
 
   constructor(host: Host, options: GatewayOptions = {}) {
@@ -98,18 +101,9 @@ export class Gateway {
         ...options.server?.capabilities,
       },
     });
-    this.server.use(async (ctx, next) => {
-      if (ctx.method === 'resources/subscribe' || ctx.method === 'resources/unsubscribe') {
-        const uri = ctx.params['uri'];
-        if (typeof uri === 'string') {
-          const scope = { principal: ctx.principal, signal: ctx.signal };
-          await (ctx.method === 'resources/subscribe' ? host.subscribeResource(uri, scope) : host.unsubscribeResource(uri, scope)).catch((error: unknown) => {
-            throw toWireError(error);
-          });
-        }
-      }
-      return next();
-    });
+    this.#subscriptions = new UpstreamSubscriptions(host, options.server?.logger ?? silentLogger, toWireError);
+    this.server.use(this.#subscriptions.middleware());
+    this.server.addListenSource(this.#subscriptions.listenSource());
     if (this.#exposure === 'search') this.#registerSearchTools();
     this.#unsubscribe.push(
       host.onChange((change) => {
@@ -129,6 +123,7 @@ export class Gateway {
   async close(): Promise<void> {
     for (const u of this.#unsubscribe.splice(0)) u();
     this.#pending.clear('The gateway is closing');
+    this.#subscriptions.clear();
     await this.server.close();
   }
 
@@ -237,6 +232,7 @@ export class Gateway {
     const driver: Driver = {
       signal: ctx.signal,
       progress: (p) => void ctx.progress(p.progress, p.total, p.message).catch(() => undefined),
+      log: (p) => void ctx.log(p.level, p.data, p.logger).catch(() => undefined),
       canAsk: (m) => {
         const capability = CAPABILITY[m];
         return capability !== undefined && ctx.clientCapabilities[capability] !== undefined;
@@ -320,11 +316,13 @@ export class Gateway {
   }
 }
 
-function manual(o: { signal: AbortSignal; timeoutMs: number }, round: Round): CallOptions & { input: 'manual' } {
+function manual(o: { signal: AbortSignal; timeoutMs: number; capabilities?: ClientCapabilities }, round: Round): CallOptions & { input: 'manual' } {
   return {
     signal: o.signal,
     timeoutMs: o.timeoutMs,
     onProgress: round.onProgress,
+    onLog: round.onLog,
+    ...(o.capabilities !== undefined ? { capabilities: o.capabilities } : {}),
     handlers: round.handlers,
     input: 'manual',
     ...(round.inputResponses !== undefined ? { inputResponses: round.inputResponses } : {}),
@@ -371,6 +369,7 @@ function scopeOf(ctx: HandlerContext): RequestScope {
     principal: ctx.principal,
     session: sessionId(ctx.session),
     signal: ctx.signal,
+    clientCapabilities: ctx.clientCapabilities,
     ...(ctx.clientCapabilities.elicitation !== undefined ? { elicit: (p) => ctx.elicit(p) } : {}),
   };
 }

@@ -104,11 +104,19 @@ export interface RequestScope {
   readonly signal?: AbortSignal;
   /** Asks the upstream user (interceptors use it for consent). */
   readonly elicit?: (params: ElicitParams) => Promise<ElicitResult>;
+  /**
+   * What the upstream client can answer. A request to a 2026-07-28 server then declares only
+   * the features both this and the host's own client declare, so the server asks nothing
+   * the upstream cannot answer (a stateful server's capabilities were fixed at `initialize`).
+   */
+  readonly clientCapabilities?: ClientCapabilities;
 }
 
 /** Options of one call, get or read through the host. */
 export interface HostCallOptions extends RequestScope {
   readonly onProgress?: (progress: Progress) => void;
+  /** Log messages the server sends during this call (not those of other calls: see `CallOptions.onLog`). */
+  readonly onLog?: (params: LoggingMessageParams) => void;
 }
 
 const DEFAULT_CLIENT_INFO: Implementation = Object.freeze({ name: 'switchboard', version: '0.1.0' });
@@ -375,18 +383,24 @@ export class Host {
     return this.#route('completion/complete', serverId, exposedName, undefined, { ...params, ref: ownRef }, options, route ?? defaultRoute);
   }
 
-  /** Subscribes to `resources/updated` of an exposed URI on its server (stateful servers). */
-  async subscribeResource(uri: string, scope: RequestScope = {}): Promise<void> {
+  /**
+   * Subscribes to `notifications/resources/updated` of an exposed URI on its server, whatever
+   * the server's era (see `resourceSubscriptions.ts`), and resolves with the function that
+   * ends this subscription (idempotent). Subscriptions are counted per server and URI: the
+   * last one ended ends the server's subscription; held ones are renewed after a restart.
+   * Updates arrive through {@link onResourceUpdated}.
+   */
+  async subscribeResource(uri: string): Promise<() => void> {
     const owner = this.#uris.resolve(uri);
     if (owner === undefined) throw new McpError(McpErrorCode.InvalidArgument, `Unknown resource: ${uri}`);
-    await this.#downstream(owner.serverId).run((client, o) => client.subscribeResource(owner.uri, o), scope.signal === undefined ? {} : { signal: scope.signal });
-  }
-
-  /** Ends a subscription made with {@link subscribeResource}. */
-  async unsubscribeResource(uri: string, scope: RequestScope = {}): Promise<void> {
-    const owner = this.#uris.resolve(uri);
-    if (owner === undefined) throw new McpError(McpErrorCode.InvalidArgument, `Unknown resource: ${uri}`);
-    await this.#downstream(owner.serverId).run((client, o) => client.unsubscribeResource(owner.uri, o), scope.signal === undefined ? {} : { signal: scope.signal });
+    const server = this.#downstream(owner.serverId);
+    await server.subscribeResource(owner.uri);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      server.unsubscribeResource(owner.uri);
+    };
   }
 
   /**
@@ -537,6 +551,8 @@ export class Host {
             signal: o.signal,
             timeoutMs: o.timeoutMs,
             ...(options.onProgress !== undefined ? { onProgress: options.onProgress } : {}),
+            ...(options.onLog !== undefined ? { onLog: options.onLog } : {}),
+            ...(options.clientCapabilities !== undefined ? { capabilities: sharedCapabilities(client.capabilities, options.clientCapabilities) } : {}),
           }),
         { signal: ctx.signal },
       ),
@@ -572,8 +588,29 @@ export class Host {
 export type DownstreamRoute<R> = (
   client: McpClient,
   params: Record<string, unknown>,
-  options: { readonly signal: AbortSignal; readonly timeoutMs: number; readonly onProgress?: (progress: Progress) => void },
+  options: {
+    readonly signal: AbortSignal;
+    readonly timeoutMs: number;
+    readonly onProgress?: (progress: Progress) => void;
+    readonly onLog?: (params: LoggingMessageParams) => void;
+    /** The capabilities to declare for this request (see {@link RequestScope.clientCapabilities}). */
+    readonly capabilities?: ClientCapabilities;
+  },
 ) => Promise<R>;
+
+/**
+ * The features both the host's client and the upstream client declare, with the upstream's
+ * own settings for each (the host forwards a feature's requests verbatim, so its sub-features
+ * are the upstream's to declare).
+ */
+export function sharedCapabilities(own: ClientCapabilities, upstream: ClientCapabilities): ClientCapabilities {
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(own)) {
+    const theirs = (upstream as Record<string, unknown>)[key];
+    if (theirs !== undefined) out[key] = theirs;
+  }
+  return out as ClientCapabilities;
+}
 
 function sameSpec(a: DownstreamSpec, b: DownstreamSpec): boolean {
   return JSON.stringify(a) === JSON.stringify(b);

@@ -32,6 +32,7 @@ import { makePrompt } from './prompts.js';
 import type { Registry } from './registry.js';
 import { makeResource, makeTemplate, type RegisteredTemplate } from './resources.js';
 import { ServerSession } from './session.js';
+import type { ListenSource } from './subscriptions.js';
 import { installTasks } from './tasks/glue.js';
 import { compileTool } from './tools.js';
 import {
@@ -178,6 +179,16 @@ export class McpServer implements McpDispatcher {
   use(middleware: Middleware): this {
     this.#middleware.push(middleware);
     this.#chain = compose(this.#middleware, this.#terminal);
+    return this;
+  }
+
+  /**
+   * Adds a source of `subscriptions/listen` grants (2026-07-28): it sees every listen
+   * request's filter before the acknowledgement and is told when the stream ends, e.g. a
+   * gateway subscribing downstream to the `resourceSubscriptions` its listeners ask for.
+   */
+  addListenSource(source: ListenSource): this {
+    this.#core.hub.addSource(source);
     return this;
   }
 
@@ -365,6 +376,7 @@ function middlewareContext(call: Call): MiddlewareContext {
     protocolVersion: call.revision,
     principal: call.principal,
     extra: call.env.extra,
+    session: call.session,
     get signal() {
       return call.env.signal;
     },

@@ -8,6 +8,7 @@
 import type { RequestId } from '../jsonrpc/messages.js';
 import type { ProtocolRevision } from '../protocol/revisions.js';
 import type { MessageExtra, Principal } from '../transport/types.js';
+import type { ServerSession } from './session.js';
 
 /** What middleware sees of one request (after protocol validation, before the handler). */
 export interface MiddlewareContext {
@@ -19,6 +20,12 @@ export interface MiddlewareContext {
   /** Who sent the request (see `HandlerContext.principal`). */
   readonly principal: Principal | undefined;
   readonly extra: MessageExtra | undefined;
+  /**
+   * The stateful session the request belongs to (2025-11-25 and earlier); undefined on the
+   * stateless 2026-07-28 path. Middleware that keeps per-session state (a gateway's resource
+   * subscriptions) releases it with `session.onClose`.
+   */
+  readonly session: ServerSession | undefined;
   readonly signal: AbortSignal;
   /** A bag for middleware to pass data down the chain. */
   readonly locals: Record<string, unknown>;

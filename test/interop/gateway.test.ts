@@ -9,6 +9,7 @@ import { StdioClientTransport as StdioV2 } from '@modelcontextprotocol/client/st
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport as StdioV1 } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport as HttpV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { LoggingMessageNotificationSchema, ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { McpServer } from '../../src/server/mcpServer.js';
 import { everythingEntry, gatewayStdioParams, memoryEntry, serveHttp, startGateway, writeConfig, type GatewayConfig, type RunningGateway } from './fixtures/gatewayHarness.js';
 
@@ -82,6 +83,24 @@ describe('e2e: SDK clients through the gateway to three downstream servers', () 
     const client = new ClientV1({ name: 'v1', version: '1' });
     await client.connect(new StdioV1(gatewayStdioParams(config)));
     await exercise(client);
+    await client.close();
+  });
+
+  it('SDK v1 client over Streamable HTTP: log messages of a call and resource updates come back through the gateway', async () => {
+    const client = new ClientV1({ name: 'v1', version: '1' });
+    const logs: unknown[] = [];
+    let updated: (uri: string) => void = () => undefined;
+    client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => void logs.push(n.params.data));
+    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => updated(n.params.uri));
+    await client.connect(new HttpV1(gateway.url, { requestInit: { headers: { authorization: `Bearer ${gateway.token}` } } }));
+    await client.setLoggingLevel('info');
+    await client.callTool({ name: 'test_tool_with_logging', arguments: {} });
+    assert.deepEqual(logs, ['Tool execution started', 'Tool processing data', 'Tool execution completed']);
+    // The everything server (a 2026-07-28 server over stdio) changes this resource every few seconds.
+    const arrived = new Promise<string>((resolve) => (updated = resolve));
+    await client.subscribeResource({ uri: 'test://watched-resource' });
+    assert.equal(await arrived, 'test://watched-resource');
+    await client.unsubscribeResource({ uri: 'test://watched-resource' });
     await client.close();
   });
 

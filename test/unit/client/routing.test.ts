@@ -170,15 +170,26 @@ describe('client/routing: CallRegistry', () => {
   it('attributes by the named request, to none on an unrelated stream, and to the only call in flight otherwise', () => {
     const calls = new CallRegistry();
     const handlers: ClientHandlers = { roots: () => [] };
-    assert.deepEqual(calls.attribute(undefined), { relatedRequestId: undefined, handlers: undefined });
-    calls.open(7, handlers);
-    assert.deepEqual(calls.attribute(undefined), { relatedRequestId: 7, handlers });
-    assert.deepEqual(calls.attribute({ [RELATED_REQUEST_ID]: 7 }), { relatedRequestId: 7, handlers });
-    assert.deepEqual(calls.attribute({ [RELATED_REQUEST_ID]: null }), { relatedRequestId: undefined, handlers: undefined });
-    calls.open(8, undefined);
-    assert.deepEqual(calls.attribute(undefined), { relatedRequestId: undefined, handlers: undefined });
+    const none = { relatedRequestId: undefined, handlers: undefined, onLog: undefined };
+    assert.deepEqual(calls.attribute(undefined), none);
+    calls.open(7, { handlers });
+    assert.deepEqual(calls.attribute(undefined), { relatedRequestId: 7, handlers, onLog: undefined });
+    assert.deepEqual(calls.attribute({ [RELATED_REQUEST_ID]: 7 }), { relatedRequestId: 7, handlers, onLog: undefined });
+    assert.deepEqual(calls.attribute({ [RELATED_REQUEST_ID]: null }), none);
+    calls.open(8, {});
+    assert.deepEqual(calls.attribute(undefined), none);
     calls.close(7);
-    assert.deepEqual(calls.attribute({ [RELATED_REQUEST_ID]: 7 }), { relatedRequestId: 7, handlers: undefined });
+    assert.deepEqual(calls.attribute({ [RELATED_REQUEST_ID]: 7 }), { relatedRequestId: 7, handlers: undefined, onLog: undefined });
     assert.equal(calls.size, 1);
+  });
+
+  it('a call’s log sink is found the same way as its handlers', () => {
+    const calls = new CallRegistry();
+    const onLog = (): void => undefined;
+    calls.open(3, { onLog });
+    assert.equal(calls.attribute(undefined).onLog, onLog);
+    assert.equal(calls.attribute({ [RELATED_REQUEST_ID]: 3 }).onLog, onLog);
+    // A log message on the standalone stream belongs to no call.
+    assert.equal(calls.attribute({ [RELATED_REQUEST_ID]: null }).onLog, undefined);
   });
 });

@@ -4,9 +4,10 @@ import { PendingCalls, type Attempt, type Driver, type Launch } from '../../../s
 import type { ElicitResult } from '../../../src/protocol/model/elicitation.js';
 import { McpError } from '../../../src/util/errors.js';
 
-function driver(caps: string[] = ['elicitation/create', 'sampling/createMessage', 'roots/list']): Driver & { progressed: number[] } {
+function driver(caps: string[] = ['elicitation/create', 'sampling/createMessage', 'roots/list']): Driver & { progressed: number[]; logged: unknown[] } {
   const progressed: number[] = [];
-  return { signal: new AbortController().signal, progress: (p) => progressed.push(p.progress), canAsk: (m) => caps.includes(m), progressed };
+  const logged: unknown[] = [];
+  return { signal: new AbortController().signal, progress: (p) => progressed.push(p.progress), log: (p) => logged.push(p.data), canAsk: (m) => caps.includes(m), progressed, logged };
 }
 
 const accept = (name: string): ElicitResult => ({ action: 'accept', content: { name } });
@@ -51,6 +52,21 @@ describe('host/bridge', () => {
     const second = await call.resume(driver(), { who: accept('Bob'), extra: accept('ignored') });
     assert.deepEqual(second, { kind: 'complete', value: { ok: true } });
     assert.deepEqual(rounds, [{}, { inputResponses: { who: accept('Bob') }, requestState: 'server-state-1' }]);
+  });
+
+  it('the downstream server’s log messages during a call go to the upstream request driving it, round by round', async () => {
+    const launch: Launch = (round): Promise<Attempt> => {
+      round.onLog({ level: 'info', data: round.requestState === undefined ? 'first' : 'retry' });
+      if (round.requestState === undefined) return Promise.resolve({ kind: 'input', inputRequests: { who: { method: 'elicitation/create', params: { message: 'Who?', requestedSchema: { type: 'object', properties: {} } } } }, requestState: 's' });
+      return Promise.resolve({ kind: 'complete', value: { ok: true } });
+    };
+    const call = new PendingCalls().create(undefined, launch);
+    const first = driver();
+    await call.start(first);
+    const second = driver();
+    await call.resume(second, { who: accept('Bob') });
+    assert.deepEqual(first.logged, ['first']);
+    assert.deepEqual(second.logged, ['retry']);
   });
 
   it('confused deputy: another caller cannot resume a call that is not theirs', async () => {
