@@ -19,12 +19,12 @@ import { randomBytes } from 'node:crypto';
 import { watch, type FSWatcher } from 'node:fs';
 import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { basename, dirname, resolve as resolvePath } from 'node:path';
-import { parseConfig } from '../host/config.js';
 import type { HostConfig, ServerConfig } from '../host/configTypes.js';
 import { Gateway, GATEWAY_CLIENT_CAPABILITIES } from '../host/gateway.js';
 import { Host } from '../host/host.js';
 import { checkLaunch, launchSpecOf, type LaunchApprovalStore } from '../host/launchConsent.js';
 import { defaultTransportFactory } from '../adapters/hostTransports.js';
+import { hostOAuthHooks, loadConfig } from './hostSetup.js';
 import { openStateStores } from '../store/jsonFileStore.js';
 import { StdioServerTransport } from '../transport/stdio/server.js';
 import type { ListeningServer } from '../adapters/nodeHttp.js';
@@ -45,8 +45,10 @@ guarded endpoint (namespaced tools, prompts, resources; the interceptor chain).
   --no-auth       serve HTTP without a bearer token (loopback only)
   --log-level L   debug | info | warn | error (default info; logs go to stderr)
 
-State (the bearer token, name assignments, launch approvals) lives in the config's
-stateDir (default .switchboard next to the config).
+State (the bearer token, name assignments, launch approvals, OAuth tokens of remote
+servers) lives in the config's stateDir (default .switchboard next to the config).
+A remote server with an "oauth" section needs a sign-in first: switchboard login <server>.
+With gateway.auth { "oauth": … } clients need access tokens from that issuer instead.
 `;
 
 /** Runs the command; resolves when the gateway stops (stdio: the client went away). */
@@ -72,7 +74,6 @@ export async function gatewayCommand(argv: readonly string[]): Promise<void> {
   const port = portOption(options['port'], config.gateway.port);
   const noAuth = options['no-auth'] === true || config.gateway.auth.kind === 'none';
   if (options['stdio'] !== true && noAuth && !isLoopback(host_)) throw new UsageError(`--no-auth is allowed only on loopback (127.0.0.1, ::1, localhost), not on ${host_}`);
-  if (options['stdio'] !== true && config.gateway.auth.kind === 'oauth') throw new UsageError('gateway.auth "oauth" is not served yet: use the default bearer token for now');
   await mkdir(config.stateDir, { recursive: true, mode: 0o700 });
   const stores = openStateStores(config.stateDir);
   // Over --stdio, stdin is the protocol: nobody can be asked there.
@@ -83,7 +84,7 @@ export async function gatewayCommand(argv: readonly string[]): Promise<void> {
     namespacing: config.namespacing,
     separator: config.separator,
     nameStore: stores.names,
-    transport: defaultTransportFactory({ environment: process.env, logger }),
+    transport: defaultTransportFactory({ environment: process.env, logger, auth: hostOAuthHooks(config) }),
     logger,
     clientInfo: { name: 'switchboard-gateway', version: '0.1.0' },
     capabilities: GATEWAY_CLIENT_CAPABILITIES,
@@ -111,10 +112,12 @@ export async function gatewayCommand(argv: readonly string[]): Promise<void> {
 
   let token: Awaited<ReturnType<typeof gatewayToken>> | undefined;
   let running: ListeningServer;
+  const oauth = config.gateway.auth.kind === 'oauth' && !noAuth ? config.gateway.auth : undefined;
   try {
-    token = noAuth ? undefined : await gatewayToken(config.stateDir);
+    token = noAuth || oauth !== undefined ? undefined : await gatewayToken(config.stateDir);
     const { serveGatewayHttp } = await import('./gatewayHttp.js');
-    running = await serveGatewayHttp(gateway, host, { host: host_, port, path: config.gateway.path, logger, token: token?.value });
+    const auth = oauth !== undefined ? oauth : token !== undefined ? { kind: 'token' as const, token: token.value } : { kind: 'none' as const };
+    running = await serveGatewayHttp(gateway, host, { host: host_, port, path: config.gateway.path, logger, auth });
   } catch (error) {
     // The servers are running: stop them, or the process would outlive its failure.
     await shutdown();
@@ -123,6 +126,7 @@ export async function gatewayCommand(argv: readonly string[]): Promise<void> {
   const url = new URL(config.gateway.path, running.url).href;
   process.stderr.write(`Switchboard gateway: ${url} (${host.serverIds.length} servers)\n`);
   if (noAuth) process.stderr.write('WARNING: --no-auth: any local process can use this gateway without a token.\n');
+  else if (oauth !== undefined) process.stderr.write(`OAuth: access tokens from ${oauth.issuer} for audience ${oauth.audience}\n`);
   else if (token?.created === true) process.stderr.write(`Bearer token (shown once; stored in ${token.file}):\n  ${token.value}\n`);
   else process.stderr.write(`Bearer token: in ${token?.file}\n`);
   const stop = (): void => {
@@ -132,20 +136,6 @@ export async function gatewayCommand(argv: readonly string[]): Promise<void> {
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
-}
-
-async function loadConfig(file: string): Promise<HostConfig> {
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') {
-      throw new UsageError(`no config at ${file}: write one (see examples/switchboard.json) or create it from your MCP clients with \`switchboard import --out ${file}\``);
-    }
-    throw error;
-  }
-  return parseConfig(text, { file, env: process.env });
 }
 
 /** The servers that may start: enabled, and for stdio servers an approved launch. */

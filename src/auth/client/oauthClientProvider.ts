@@ -14,7 +14,8 @@
  * 3. otherwise register (stored → pre-registered → CIMD → DCR, keyed by issuer) and run the
  *    grant: authorization code + PKCE + `state` + `resource` + RFC 9207 `iss` check, or client
  *    credentials, or the JWT bearer grant;
- * 4. scopes: challenge scope ∪ previously requested scopes → PRM `scopes_supported` → omitted;
+ * 4. scopes: challenge scope ∪ (previously requested scopes, else the `scopes` option) → PRM
+ *    `scopes_supported` → omitted;
  *    `offline_access` only when the AS lists it;
  * 5. one authorization at a time: a challenge that arrives while one is under way waits for
  *    it and retries with its token;
@@ -64,6 +65,8 @@ export interface OAuthClientProviderOptions extends InsecureOption {
   clientMetadata?: ClientMetadata;
   /** Pre-registered credentials keyed by exact issuer. */
   preRegistered?: Readonly<Record<string, PreRegisteredClient>>;
+  /** Scopes to ask for when neither a challenge nor earlier tokens name any (default: the PRM's `scopes_supported`). */
+  scopes?: readonly string[];
   /** Add `offline_access` when the AS lists it in `scopes_supported` (default true, authorization code only). */
   requestOfflineAccess?: boolean;
   /** Max challenge-driven authorizations per window (default 3). */
@@ -206,8 +209,9 @@ export function createOAuthClientProvider(options: OAuthClientProviderOptions): 
 
   const selectScopes = (challenged: string[], previous: readonly string[], prm: ResourceMetadata, as: AuthorizationServerMetadata): string[] => {
     let scopes: string[];
-    if (challenged.length > 0) scopes = unionScopes(previous, challenged);
-    else if (previous.length > 0) scopes = [...previous];
+    const base = previous.length > 0 ? previous : (options.scopes ?? []);
+    if (challenged.length > 0) scopes = unionScopes(base, challenged);
+    else if (base.length > 0) scopes = [...base];
     else scopes = [...(prm.scopes_supported ?? [])];
     if (
       grant === 'authorization_code' &&
