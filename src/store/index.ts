@@ -6,3 +6,4 @@
  */
 export { JsonFile, type FileOps, type JsonFileOptions } from './jsonFile.js';
 export { JsonFileNameAssignmentStore, JsonFileLaunchApprovalStore, openStateStores } from './jsonFileStore.js';
+export { OAuthTokenFiles, type ServerTokenOptions } from './oauthTokenFiles.js';
