@@ -113,3 +113,21 @@ export function downstreamOAuth(spec: DownstreamSpec, options: DownstreamOAuthOp
   };
   return { provider, hooks, store };
 }
+
+/**
+ * Hooks for a remote server *without* an `oauth` section and without its own `Authorization`
+ * header: a `401` with an OAuth `Bearer` challenge means the server wants a sign-in, so the start
+ * fails with `ERR_MCP_LOGIN_REQUIRED` and `hint` (what to add to the config), instead of a bare
+ * HTTP status. Nothing is ever sent: no token exists for such a server. `undefined` otherwise.
+ */
+export function unconfiguredOAuthHooks(spec: DownstreamSpec, hint: string): AuthHooks | undefined {
+  if (spec.launch.kind === 'stdio' || spec.options.oauth !== undefined) return undefined;
+  if (Object.keys(spec.launch.headers).some((name) => name.toLowerCase() === 'authorization')) return undefined;
+  return {
+    authorizationHeaders: () => Promise.resolve({}),
+    onUnauthorized: (info) => {
+      if (info.status === 401 && /^\s*bearer\b/i.test(info.wwwAuthenticate ?? '')) return Promise.reject(loginRequired(spec.id, hint));
+      return Promise.resolve(false);
+    },
+  };
+}

@@ -7,7 +7,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import type { Authorizer } from '../auth/client/authorization.js';
-import { downstreamOAuth, type DownstreamOAuth } from '../adapters/hostOAuth.js';
+import { downstreamOAuth, unconfiguredOAuthHooks, type DownstreamOAuth } from '../adapters/hostOAuth.js';
 import type { DefaultTransportOptions } from '../adapters/hostTransports.js';
 import { parseConfig } from '../host/config.js';
 import type { HostConfig } from '../host/configTypes.js';
@@ -48,7 +48,13 @@ export function serverOAuth(config: HostConfig, spec: DownstreamSpec, extra: { a
   });
 }
 
-/** The transport factory's `auth` option for an unattended host (the gateway) on `config`. */
+/**
+ * The transport factory's `auth` option for an unattended host (the gateway) on `config`: a
+ * server's own OAuth tokens, or for a remote server that asks for OAuth without an `oauth`
+ * section, a needs-login error saying what to add.
+ */
 export function hostOAuthHooks(config: HostConfig): NonNullable<DefaultTransportOptions['auth']> {
-  return (spec) => serverOAuth(config, spec)?.hooks;
+  return (spec) =>
+    serverOAuth(config, spec)?.hooks ??
+    unconfiguredOAuthHooks(spec, `add "oauth": {} to switchboard.servers.${spec.id} in ${config.file}, then ${loginHint(spec.id, config.file)}`);
 }

@@ -184,6 +184,20 @@ describe('e2e: remote servers with OAuth (login, token files, refresh, identity)
     }
   });
 
+  it('a server that asks for OAuth but has no oauth section is needs-login with what to add to the config', async () => {
+    const cfg = parseConfig(JSON.stringify({ mcpServers: { unset: { type: 'http', url: other.url } } }), { file: join(dir, 'switchboard.json'), env: {} });
+    other.seen.length = 0;
+    const host = await openHost(cfg);
+    try {
+      const health = stateOf(host, 'unset');
+      assert.equal(health?.state, 'needs-login');
+      assert.match(health?.lastError ?? '', /add "oauth": \{\} to switchboard\.servers\.unset in .*switchboard\.json, then run `switchboard login unset/);
+      assert.ok(other.seen.every((value) => value === null));
+    } finally {
+      await host.close();
+    }
+  });
+
   it('logout deletes the token file; the server needs a sign-in again', async () => {
     const cfg = config({ remote: remote.url });
     const result = await logout(cfg, 'remote');

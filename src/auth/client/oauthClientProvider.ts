@@ -197,11 +197,28 @@ export function createOAuthClientProvider(options: OAuthClientProviderOptions): 
     }
   };
 
+  /**
+   * One refresh per refresh token at a time: concurrent requests (a call and a listen stream)
+   * share it. Two refreshes with one rotated token would look like token theft to the AS, which
+   * then revokes the whole family (OAuth 2.1 section 4.3.1).
+   */
+  let refreshing: { readonly refreshToken: string; readonly result: Promise<TokenSet | undefined> } | undefined;
+  const refreshOnce = (tokens: TokenSet, signal?: AbortSignal): Promise<TokenSet | undefined> => {
+    const refreshToken = tokens.refreshToken;
+    if (refreshToken === undefined) return Promise.resolve(undefined);
+    if (refreshing?.refreshToken === refreshToken) return refreshing.result;
+    const result = refresh(tokens, signal).finally(() => {
+      if (refreshing?.result === result) refreshing = undefined;
+    });
+    refreshing = { refreshToken, result };
+    return result;
+  };
+
   const current = async (): Promise<TokenSet | undefined> => {
     let tokens = await store.getTokens(serverUrl);
     if (tokens === undefined) return undefined;
     if (tokens.expiresAt !== undefined && tokens.expiresAt - skewMs <= now()) {
-      tokens = tokens.refreshToken !== undefined ? await refresh(tokens) : undefined;
+      tokens = tokens.refreshToken !== undefined ? await refreshOnce(tokens) : undefined;
       if (tokens === undefined) await store.deleteTokens(serverUrl);
     }
     return tokens;
@@ -305,7 +322,7 @@ export function createOAuthClientProvider(options: OAuthClientProviderOptions): 
       if (input.status === 401 && tokens?.refreshToken !== undefined && refreshedOnChallenge !== tokens.accessToken) {
         const covered = challenged.every((s) => previous.includes(s));
         if (covered) {
-          const renewed = await refresh(tokens, input.signal);
+          const renewed = await refreshOnce(tokens, input.signal);
           if (renewed !== undefined) {
             refreshedOnChallenge = renewed.accessToken;
             return true;

@@ -2,7 +2,7 @@
 // that needs a sign-in fails with ERR_MCP_LOGIN_REQUIRED before it contacts anyone.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { downstreamOAuth, type DownstreamOAuthOptions } from '../../../src/adapters/hostOAuth.js';
+import { downstreamOAuth, unconfiguredOAuthHooks, type DownstreamOAuthOptions } from '../../../src/adapters/hostOAuth.js';
 import { MemoryTokenStore, type TokenSet } from '../../../src/auth/client/tokenStore.js';
 import type { DownstreamSpec } from '../../../src/host/spec.js';
 import { McpError } from '../../../src/util/errors.js';
@@ -74,5 +74,17 @@ describe('adapters/hostOAuth', () => {
     await a?.store.saveTokens('https://a.example.com/mcp', tokens('stale', false));
     await assert.rejects(a?.hooks.onUnauthorized(challenge) ?? Promise.resolve(), (error) => loginRequired('a')(error) && /--config \/x\.json/.test((error as Error).message));
     assert.deepEqual(fetched, []);
+  });
+
+  it('a remote server without an oauth section: a Bearer 401 is a needs-login hint, anything else stays an HTTP error', async () => {
+    const plain = spec('u', 'https://u.example.com/mcp');
+    const unset = { ...plain, options: { ...plain.options, oauth: undefined } };
+    const hooks = unconfiguredOAuthHooks(unset, 'add "oauth": {}');
+    assert.deepEqual(await hooks?.authorizationHeaders('POST', 'https://u.example.com/mcp'), {});
+    await assert.rejects(hooks?.onUnauthorized(challenge) ?? Promise.resolve(), (error) => error instanceof McpError && error.code === 'ERR_MCP_LOGIN_REQUIRED' && error.message.includes('add "oauth": {}'));
+    assert.equal(await hooks?.onUnauthorized({ status: 401, wwwAuthenticate: 'Basic realm="x"' }), false);
+    assert.equal(await hooks?.onUnauthorized({ status: 403, wwwAuthenticate: challenge.wwwAuthenticate }), false);
+    const withHeader = { ...unset, launch: { kind: 'http' as const, url: 'https://u.example.com/mcp', headers: { Authorization: 'Bearer static' } } };
+    assert.equal(unconfiguredOAuthHooks(withHeader, 'x'), undefined, 'a static Authorization header is the server\'s own credential: left alone');
   });
 });
