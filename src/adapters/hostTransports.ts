@@ -16,6 +16,8 @@ import { StdioClientTransport } from '../transport/stdio/client.js';
 import { defaultEnvironment } from '../transport/stdio/env.js';
 import type { Logger } from '../util/logger.js';
 import type { TransportFactory } from '../host/downstream.js';
+import type { DownstreamSpec } from '../host/spec.js';
+import type { AuthHooks } from './hostOAuth.js';
 
 /** Options of {@link defaultTransportFactory}. */
 export interface DefaultTransportOptions {
@@ -25,8 +27,11 @@ export interface DefaultTransportOptions {
   readonly logger?: Logger;
   /** The `fetch` for HTTP servers (e.g. `nodeFetch` from `switchboard/adapters/node`). Default: the global one. */
   readonly fetch?: FetchLike;
-  /** Per-server `Authorization` values from the server's own OAuth tokens (never the upstream's). */
-  readonly authorize?: (serverId: string) => Promise<string | undefined>;
+  /**
+   * The OAuth hooks of one remote server: its own tokens, never the upstream client's (see
+   * `downstreamOAuth` in `hostOAuth.ts`); `undefined` for a server without OAuth.
+   */
+  readonly auth?: (spec: DownstreamSpec) => AuthHooks | undefined;
 }
 
 /** Builds the transport of each start of a server from its {@link Launch}. */
@@ -44,13 +49,13 @@ export function defaultTransportFactory(options: DefaultTransportOptions): Trans
         ...(logger !== undefined ? { logger } : {}),
       });
     }
-    const authorize = options.authorize;
+    const hooks = options.auth?.(spec);
     const common = {
       url: launch.url,
       headers: launch.headers,
       ...(options.fetch !== undefined ? { fetch: options.fetch } : {}),
       ...(logger !== undefined ? { logger } : {}),
-      ...(authorize !== undefined ? { authorize: () => authorize(spec.id) } : {}),
+      ...hooks,
     };
     return launch.kind === 'http' ? new StreamableHttpClientTransport(common) : new LegacySseClientTransport(common);
   };

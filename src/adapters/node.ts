@@ -9,3 +9,4 @@
 export { listen, toNodeHandler, type ListenOptions, type ListeningServer, type NodeHandlerOptions, type NodeRequestListener } from './nodeHttp.js';
 export { nodeFetch, type NodeFetchOptions } from './nodeFetch.js';
 export { defaultTransportFactory, type DefaultTransportOptions } from './hostTransports.js';
+export { downstreamOAuth, loginRequired, oauthTransportHooks, unconfiguredOAuthHooks, type AuthHooks, type DownstreamOAuth, type DownstreamOAuthOptions } from './hostOAuth.js';

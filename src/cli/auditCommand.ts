@@ -6,7 +6,7 @@
  */
 import { existsSync } from 'node:fs';
 import { join, resolve as resolvePath } from 'node:path';
-import { loadConfig } from './configFile.js';
+import { loadConfig } from './hostSetup.js';
 import type { AuditRecord } from '../host/audit.js';
 import { SqliteAuditLog } from '../store/sqliteAudit.js';
 import { CliFailure, parseArgs, UsageError } from './args.js';

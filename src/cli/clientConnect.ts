@@ -22,6 +22,7 @@ import type { Transport } from '../transport/types.js';
 import { createLineLogger, type Logger } from '../util/logger.js';
 import { parseArgs, portOption, UsageError, type OptionSpec, type ParsedArgs } from './args.js';
 import { schemelessUrl } from './clientErrors.js';
+import { isLoopbackHttp } from '../host/serverIdentity.js';
 import { oauthTransportHooks } from './oauthTransport.js';
 import { FileTokenStore } from './oauthFileStore.js';
 import { DEFAULT_REDIRECT_PORT, loopbackAuthorizer, loopbackRedirectUri } from './oauthLoopback.js';
@@ -196,12 +197,6 @@ export function commandLogger(options: ParsedArgs['options']): Logger {
   const level = options['log-level'] ?? 'warn';
   if (level !== 'debug' && level !== 'info' && level !== 'warn' && level !== 'error') throw new UsageError(`invalid --log-level ${String(level)}`);
   return createLineLogger((line) => process.stderr.write(line), level);
-}
-
-/** True for an `http:` URL on a loopback host. */
-export function isLoopbackHttp(url: string): boolean {
-  const u = new URL(url);
-  return u.protocol === 'http:' && (u.hostname === 'localhost' || u.hostname === '127.0.0.1' || u.hostname === '[::1]');
 }
 
 /** Builds the transport for `args`. */

@@ -26,10 +26,10 @@ import { checkLaunch, launchSpecOf, type LaunchApprovalStore } from '../host/lau
 import { defaultTransportFactory } from '../adapters/hostTransports.js';
 import { auditInterceptor } from '../host/audit.js';
 import { guardInterceptor } from '../host/guards.js';
+import { hostOAuthHooks, loadConfig } from './hostSetup.js';
 import { openStateStores } from '../store/jsonFileStore.js';
 import { SqliteAuditLog } from '../store/sqliteAudit.js';
 import { auditFile } from './auditCommand.js';
-import { loadConfig } from './configFile.js';
 import { StdioServerTransport } from '../transport/stdio/server.js';
 import type { ListeningServer } from '../adapters/nodeHttp.js';
 import { describeError } from '../util/errors.js';
@@ -50,8 +50,10 @@ guarded endpoint (namespaced tools, prompts, resources; the interceptor chain).
   --no-auth       serve HTTP without a bearer token (loopback only)
   --log-level L   debug | info | warn | error (default info; logs go to stderr)
 
-State (the bearer token, name assignments, launch approvals) lives in the config's
-stateDir (default .switchboard next to the config).
+State (the bearer token, name assignments, launch approvals, OAuth tokens of remote
+servers) lives in the config's stateDir (default .switchboard next to the config).
+A remote server with an "oauth" section needs a sign-in first: switchboard login <server>.
+With gateway.auth { "oauth": … } clients need access tokens from that issuer instead.
 `;
 
 /** Runs the command; resolves when the gateway stops (stdio: the client went away). */
@@ -77,7 +79,6 @@ export async function gatewayCommand(argv: readonly string[]): Promise<void> {
   const port = portOption(options['port'], config.gateway.port);
   const noAuth = options['no-auth'] === true || config.gateway.auth.kind === 'none';
   if (options['stdio'] !== true && noAuth && !isLoopback(host_)) throw new UsageError(`--no-auth is allowed only on loopback (127.0.0.1, ::1, localhost), not on ${host_}`);
-  if (options['stdio'] !== true && config.gateway.auth.kind === 'oauth') throw new UsageError('gateway.auth "oauth" is not served yet: use the default bearer token for now');
   await mkdir(config.stateDir, { recursive: true, mode: 0o700 });
   const stores = openStateStores(config.stateDir);
   // Opened before any server starts: a corrupt audit log stops the gateway with a clear message.
@@ -90,7 +91,7 @@ export async function gatewayCommand(argv: readonly string[]): Promise<void> {
     namespacing: config.namespacing,
     separator: config.separator,
     nameStore: stores.names,
-    transport: defaultTransportFactory({ environment: process.env, logger }),
+    transport: defaultTransportFactory({ environment: process.env, logger, auth: hostOAuthHooks(config) }),
     logger,
     clientInfo: { name: 'switchboard-gateway', version: '0.1.0' },
     capabilities: GATEWAY_CLIENT_CAPABILITIES,
@@ -120,10 +121,12 @@ export async function gatewayCommand(argv: readonly string[]): Promise<void> {
 
   let token: Awaited<ReturnType<typeof gatewayToken>> | undefined;
   let running: ListeningServer;
+  const oauth = config.gateway.auth.kind === 'oauth' && !noAuth ? config.gateway.auth : undefined;
   try {
-    token = noAuth ? undefined : await gatewayToken(config.stateDir);
+    token = noAuth || oauth !== undefined ? undefined : await gatewayToken(config.stateDir);
     const { serveGatewayHttp } = await import('./gatewayHttp.js');
-    running = await serveGatewayHttp(gateway, host, { host: host_, port, path: config.gateway.path, logger, token: token?.value });
+    const auth = oauth !== undefined ? oauth : token !== undefined ? { kind: 'token' as const, token: token.value } : { kind: 'none' as const };
+    running = await serveGatewayHttp(gateway, host, { host: host_, port, path: config.gateway.path, logger, auth });
   } catch (error) {
     // The servers are running: stop them, or the process would outlive its failure.
     await shutdown();
@@ -132,6 +135,7 @@ export async function gatewayCommand(argv: readonly string[]): Promise<void> {
   const url = new URL(config.gateway.path, running.url).href;
   process.stderr.write(`Switchboard gateway: ${url} (${host.serverIds.length} servers)\n`);
   if (noAuth) process.stderr.write('WARNING: --no-auth: any local process can use this gateway without a token.\n');
+  else if (oauth !== undefined) process.stderr.write(`OAuth: access tokens from ${oauth.issuer} for audience ${oauth.audience}\n`);
   else if (token?.created === true) process.stderr.write(`Bearer token (shown once; stored in ${token.file}):\n  ${token.value}\n`);
   else process.stderr.write(`Bearer token: in ${token?.file}\n`);
   const stop = (): void => {

@@ -1,12 +1,25 @@
 /**
  * The HTTP side of `switchboard gateway`: the gateway's `McpServer` behind the Streamable HTTP
  * handler (both eras on one endpoint, Host/Origin checks, body limits, sealed state), the
- * bearer token check, and `/healthz` + `/readyz` for process managers and load balancers.
+ * client authentication, and `/healthz` + `/readyz` for process managers and load balancers.
  *
+ * Authentication is one of:
+ * - `token`: one bearer token (from the state folder), compared in constant time;
+ * - `oauth`: the gateway is an OAuth 2.1 resource server (`gatewayOAuth.ts`): access tokens
+ *   from the configured issuer, for the configured audience, verified on every request; the
+ *   Protected Resource Metadata is served at its well-known path and refusals carry
+ *   `WWW-Authenticate`; the token's principal reaches the host as `Principal.auth`;
+ * - `none`: loopback only.
+ *
+ * Whatever the mode, the credential stops here: handlers never see `Authorization`, and the
+ * host sends each downstream server only its own credentials (no token passthrough).
+ *
+ * @see https://modelcontextprotocol.io/specification/2025-11-25/basic/authorization
  * @module
  */
 import { listen, type ListeningServer } from '../adapters/nodeHttp.js';
 import { timingSafeEqual } from 'node:crypto';
+import { gatewayResourceAuth, type GatewayOAuthOptions } from './gatewayOAuth.js';
 import type { Gateway } from '../host/gateway.js';
 import type { Host } from '../host/host.js';
 import { createStreamableHttpHandler, type StreamableHttpHandler } from '../transport/http/server/server.js';
@@ -19,9 +32,16 @@ export interface GatewayHttpOptions {
   readonly port: number;
   readonly path: string;
   readonly logger: Logger;
-  /** The bearer token every MCP request needs; undefined = none (loopback only). */
-  readonly token: string | undefined;
+  /** How clients authenticate. */
+  readonly auth: GatewayHttpAuth;
 }
+
+/** The gateway's client authentication. */
+export type GatewayHttpAuth =
+  | { readonly kind: 'none' }
+  /** The bearer token every MCP request needs. */
+  | { readonly kind: 'token'; readonly token: string }
+  | ({ readonly kind: 'oauth' } & GatewayOAuthOptions);
 
 /** Serves `gateway` over Streamable HTTP. */
 export async function serveGatewayHttp(gateway: Gateway, host: Host, options: GatewayHttpOptions): Promise<ListeningServer> {
@@ -36,7 +56,7 @@ export async function serveGatewayHttp(gateway: Gateway, host: Host, options: Ga
     return json(ready ? 200 : 503, { status: ready ? 'ready' : 'not ready', servers });
   };
   const unavailable: HttpResponseLike = json(503, { status: 'starting' });
-  const expected = options.token === undefined ? undefined : Buffer.from(`Bearer ${options.token}`);
+  const expected = options.auth.kind === 'token' ? Buffer.from(`Bearer ${options.auth.token}`) : undefined;
   /** The gateway's own credential: one bearer token, compared in constant time; never passed downstream. */
   const refused = (request: HttpRequestLike): HttpResponseLike | undefined => {
     if (expected === undefined || request.method === 'OPTIONS') return undefined;
@@ -59,7 +79,15 @@ export async function serveGatewayHttp(gateway: Gateway, host: Host, options: Ga
     close: () => late.inner?.close() ?? Promise.resolve(),
   };
   const running = await listen(handler, { host: options.host, port: options.port, logger: options.logger });
-  late.inner = createStreamableHttpHandler(gateway.server, { path: options.path, logger: options.logger });
+  const oauth = options.auth.kind === 'oauth' ? options.auth : undefined;
+  try {
+    // The resource URL may name the bound port, so the verifier is built after listen.
+    const auth = oauth === undefined ? undefined : await gatewayResourceAuth(oauth, new URL(options.path, running.url).href);
+    late.inner = createStreamableHttpHandler(gateway.server, { path: options.path, logger: options.logger, ...(auth !== undefined ? { auth } : {}) });
+  } catch (error) {
+    await running.close();
+    throw error;
+  }
   return running;
 }
 

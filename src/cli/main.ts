@@ -20,6 +20,8 @@ Commands:
   prompts       list the prompts of an MCP server, with their arguments
   prompt        get one prompt of an MCP server and print its messages
   gateway       serve many MCP servers behind one guarded endpoint (HTTP or stdio)
+  login         sign in to a remote server of the config with OAuth (tokens for the gateway)
+  logout        delete the stored OAuth tokens of a remote server
   import        print one Switchboard config with the servers of every MCP client found
   wrap          point an MCP client at the Switchboard gateway (backup, merge, rewrite)
   unwrap        give a wrapped MCP client its own servers back
@@ -76,6 +78,14 @@ const commands: Readonly<Record<string, () => Promise<Command>>> = {
   gateway: async () => {
     const m = await import('./gatewayCommand.js');
     return { run: m.gatewayCommand, help: m.gatewayHelp };
+  },
+  login: async () => {
+    const m = await import('./loginCommand.js');
+    return { run: m.loginCommand, help: m.loginHelp };
+  },
+  logout: async () => {
+    const m = await import('./loginCommand.js');
+    return { run: m.logoutCommand, help: m.logoutHelp };
   },
   import: async () => {
     const m = await import('./importCommand.js');

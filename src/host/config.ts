@@ -20,6 +20,7 @@
 import { expandEnv } from './configEnv.js';
 import { readGuards } from './configGuards.js';
 import { folderOf, pathToFileUri, resolvePath } from './configPaths.js';
+import { isLoopbackHttp } from './serverIdentity.js';
 import { ConfigReader, type JsonRecord, parseJsonText } from './configRead.js';
 import {
   ConfigError,
@@ -306,7 +307,8 @@ function readGatewayAuth(read: ConfigReader, value: unknown): GatewayAuth {
   read.strictKeys(oauth, ['issuer', 'audience', 'jwksUri'], oauthPath);
   const httpsUrl = (item: unknown, at: string): string => {
     const url = read.string(item, at, true);
-    if (!URL.canParse(url) || new URL(url).protocol !== 'https:') read.fail(at, `expected an https: URL, got ${JSON.stringify(url)}`);
+    // Plain http only to this machine (a development authorization server).
+    if (!URL.canParse(url) || (new URL(url).protocol !== 'https:' && !isLoopbackHttp(url))) read.fail(at, `expected an https: URL (http: only on a loopback host), got ${JSON.stringify(url)}`);
     return url;
   };
   return {

@@ -25,8 +25,12 @@ import { Limiter } from './limiter.js';
 import { ResourceSubscriptions } from './resourceSubscriptions.js';
 import type { DownstreamSpec } from './spec.js';
 
-/** Where a server is in its life. */
-export type ServerState = 'starting' | 'ready' | 'backoff' | 'stopped';
+/**
+ * Where a server is in its life. `needs-login`: a remote server whose OAuth sign-in the host
+ * cannot do by itself (`switchboard login <server>`); it is retried slowly (every `maxMs`) so a
+ * sign-in done meanwhile is picked up, and it never counts as crash-looping.
+ */
+export type ServerState = 'starting' | 'ready' | 'backoff' | 'needs-login' | 'stopped';
 
 /** A snapshot of one server's health. */
 export interface ServerHealth {
@@ -38,7 +42,7 @@ export interface ServerHealth {
   readonly restarts: number;
   /** The last failure: why it did not start or why it stopped. */
   readonly lastError?: string;
-  /** When the next start is due (epoch ms), in `backoff`. */
+  /** When the next start is due (epoch ms), in `backoff` and `needs-login`. */
   readonly nextStartAt?: number;
   /** True once `failures` reached `crashLoopAfter`: the server is crash-looping. */
   readonly crashLooping: boolean;
@@ -171,7 +175,7 @@ export class Downstream {
       restarts: this.#restarts,
       crashLooping: this.#failures >= this.#crashLoopAfter,
       ...(this.#lastError !== undefined ? { lastError: this.#lastError } : {}),
-      ...(this.#state === 'backoff' && this.#nextStartAt !== undefined ? { nextStartAt: this.#nextStartAt } : {}),
+      ...((this.#state === 'backoff' || this.#state === 'needs-login') && this.#nextStartAt !== undefined ? { nextStartAt: this.#nextStartAt } : {}),
     };
   }
 
@@ -318,7 +322,9 @@ export class Downstream {
       await client?.close().catch(() => undefined);
       if (generation !== this.#generation) return;
       this.#client = undefined;
-      this.#failed(`did not start: ${describeError(error)}`);
+      const login = findLoginRequired(error);
+      if (login !== undefined) this.#needsLogin(login.message);
+      else this.#failed(`did not start: ${describeError(error)}`);
     } finally {
       this.#settleFirst();
     }
@@ -413,6 +419,16 @@ export class Downstream {
     this.#timer = setTimeout(() => void this.#attempt(), delay);
   }
 
+  /** No usable OAuth token: not a crash, so no failure counted; retried slowly until a sign-in. */
+  #needsLogin(message: string): void {
+    this.#lastError = message;
+    this.#nextStartAt = this.#now() + this.#maxMs;
+    this.#logger.warn(message, { server: this.spec.id });
+    this.#setState('needs-login');
+    this.#limiter.rejectQueued(this.#unavailable());
+    this.#timer = setTimeout(() => void this.#attempt(), this.#maxMs);
+  }
+
   #setState(state: ServerState): void {
     this.#state = state;
     this.#options.onHealth?.(this.health);
@@ -436,6 +452,15 @@ async function optional<T>(list: Promise<T[]>): Promise<T[]> {
     if (typeof error === 'object' && error !== null && (error as { code?: unknown }).code === -32601) return [];
     throw error;
   }
+}
+
+/** The `ERR_MCP_LOGIN_REQUIRED` error in `error`'s cause chain, if any. */
+function findLoginRequired(error: unknown): McpError | undefined {
+  for (let at: unknown = error, depth = 0; at !== undefined && at !== null && depth < 8; depth++) {
+    if (isMcpError(at, McpErrorCode.LoginRequired)) return at;
+    at = (at as { cause?: unknown }).cause;
+  }
+  return undefined;
 }
 
 /** A transport whose close is reported (with its reason) before the client sees it. */

@@ -12,6 +12,7 @@
  * @see https://modelcontextprotocol.io/specification/2025-11-25/architecture
  * @module
  */
+import type { Principal } from '../transport/principal.js';
 import type { McpClient } from '../client/mcpClient.js';
 import type { ClientHandlers } from '../client/types.js';
 import type { Progress } from '../jsonrpc/connection.js';
@@ -99,7 +100,8 @@ export interface HostOptions {
 
 /** Who is asking, for one request through the host. */
 export interface RequestScope {
-  readonly principal?: { readonly id: string } | undefined;
+  /** The upstream caller: its id and, behind an OAuth gateway, the verified token's claims (never the token). */
+  readonly principal?: Principal | undefined;
   readonly session?: string | undefined;
   readonly signal?: AbortSignal;
   /** Asks the upstream user (interceptors use it for consent). */

@@ -68,6 +68,7 @@ export {
 export { Host, type HostOptions, type HostChange, type RequestScope, type HostCallOptions, type DownstreamRoute, type ExposedTool, type ExposedPrompt, type ExposedResource, type ExposedTemplate } from './host.js';
 export { Downstream, EMPTY_CATALOG, type ServerState, type ServerHealth, type Catalog, type TransportFactory, type BackoffOptions, type DownstreamOptions, type RunOptions } from './downstream.js';
 export type { DownstreamSpec } from './spec.js';
+export { serverIdentity, isLoopbackHttp } from './serverIdentity.js';
 export { Limiter, type LimiterOptions } from './limiter.js';
 export {
   InterceptorChain,

@@ -20,6 +20,7 @@
  *
  * @module
  */
+import type { Principal } from '../transport/principal.js';
 import type { ElicitParams, ElicitResult } from '../protocol/model/elicitation.js';
 import type { Implementation } from '../protocol/model/common.js';
 import { McpError, McpErrorCode } from '../util/errors.js';
@@ -63,8 +64,8 @@ export interface InterceptContext {
   readonly method: InterceptedMethod;
   /** For `server/request`: the downstream method (`elicitation/create`, `sampling/createMessage`, `roots/list`). */
   readonly serverMethod?: string;
-  /** The upstream caller, when authenticated. */
-  readonly principal: { readonly id: string } | undefined;
+  /** The upstream caller, when authenticated (behind an OAuth gateway `auth` holds the verified claims). */
+  readonly principal: Principal | undefined;
   /** The upstream session (a stateful session id, or undefined on the stateless era). */
   readonly session: string | undefined;
   /** The target server (undefined for aggregated lists). */

@@ -73,7 +73,20 @@ export class JsonFile {
     return this.#enqueue(async () => this.#write(change(await this.read())));
   }
 
-  #enqueue(task: () => Promise<void>): Promise<void> {
+  /** Deletes the file (ordered with other writes). Resolves `false` when there was none. */
+  remove(): Promise<boolean> {
+    return this.#enqueue(async () => {
+      try {
+        await this.#fs.unlink(this.path);
+        return true;
+      } catch (error) {
+        if (errorCode(error) === 'ENOENT') return false;
+        throw new McpError(McpErrorCode.StoreWriteFailed, `cannot delete ${this.path}: ${errorCode(error) ?? String(error)}`, { cause: error });
+      }
+    });
+  }
+
+  #enqueue<T>(task: () => Promise<T>): Promise<T> {
     const run = this.#queue.then(task, task);
     this.#queue = run.catch(() => undefined);
     return run;

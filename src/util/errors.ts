@@ -43,6 +43,8 @@ export const McpErrorCode = {
   Unsupported: 'ERR_MCP_UNSUPPORTED',
   /** A host's downstream server is not running (starting, restarting after a crash, stopped). */
   ServerUnavailable: 'ERR_MCP_SERVER_UNAVAILABLE',
+  /** A remote server needs an OAuth sign-in the host cannot do by itself (`switchboard login <server>`). */
+  LoginRequired: 'ERR_MCP_LOGIN_REQUIRED',
   /** A host interceptor (trust, policy, consent, guard) refused the request. */
   Denied: 'ERR_MCP_DENIED',
   /** A host configuration file (switchboard.json) is invalid; the error's `path` names where. */

@@ -14,7 +14,8 @@
  * 3. otherwise register (stored → pre-registered → CIMD → DCR, keyed by issuer) and run the
  *    grant: authorization code + PKCE + `state` + `resource` + RFC 9207 `iss` check, or client
  *    credentials, or the JWT bearer grant;
- * 4. scopes: challenge scope ∪ previously requested scopes → PRM `scopes_supported` → omitted;
+ * 4. scopes: challenge scope ∪ (previously requested scopes, else the `scopes` option) → PRM
+ *    `scopes_supported` → omitted;
  *    `offline_access` only when the AS lists it;
  * 5. one authorization at a time: a challenge that arrives while one is under way waits for
  *    it and retries with its token;
@@ -64,6 +65,8 @@ export interface OAuthClientProviderOptions extends InsecureOption {
   clientMetadata?: ClientMetadata;
   /** Pre-registered credentials keyed by exact issuer. */
   preRegistered?: Readonly<Record<string, PreRegisteredClient>>;
+  /** Scopes to ask for when neither a challenge nor earlier tokens name any (default: the PRM's `scopes_supported`). */
+  scopes?: readonly string[];
   /** Add `offline_access` when the AS lists it in `scopes_supported` (default true, authorization code only). */
   requestOfflineAccess?: boolean;
   /** Max challenge-driven authorizations per window (default 3). */
@@ -194,11 +197,28 @@ export function createOAuthClientProvider(options: OAuthClientProviderOptions): 
     }
   };
 
+  /**
+   * One refresh per refresh token at a time: concurrent requests (a call and a listen stream)
+   * share it. Two refreshes with one rotated token would look like token theft to the AS, which
+   * then revokes the whole family (OAuth 2.1 section 4.3.1).
+   */
+  let refreshing: { readonly refreshToken: string; readonly result: Promise<TokenSet | undefined> } | undefined;
+  const refreshOnce = (tokens: TokenSet, signal?: AbortSignal): Promise<TokenSet | undefined> => {
+    const refreshToken = tokens.refreshToken;
+    if (refreshToken === undefined) return Promise.resolve(undefined);
+    if (refreshing?.refreshToken === refreshToken) return refreshing.result;
+    const result = refresh(tokens, signal).finally(() => {
+      if (refreshing?.result === result) refreshing = undefined;
+    });
+    refreshing = { refreshToken, result };
+    return result;
+  };
+
   const current = async (): Promise<TokenSet | undefined> => {
     let tokens = await store.getTokens(serverUrl);
     if (tokens === undefined) return undefined;
     if (tokens.expiresAt !== undefined && tokens.expiresAt - skewMs <= now()) {
-      tokens = tokens.refreshToken !== undefined ? await refresh(tokens) : undefined;
+      tokens = tokens.refreshToken !== undefined ? await refreshOnce(tokens) : undefined;
       if (tokens === undefined) await store.deleteTokens(serverUrl);
     }
     return tokens;
@@ -206,8 +226,9 @@ export function createOAuthClientProvider(options: OAuthClientProviderOptions): 
 
   const selectScopes = (challenged: string[], previous: readonly string[], prm: ResourceMetadata, as: AuthorizationServerMetadata): string[] => {
     let scopes: string[];
-    if (challenged.length > 0) scopes = unionScopes(previous, challenged);
-    else if (previous.length > 0) scopes = [...previous];
+    const base = previous.length > 0 ? previous : (options.scopes ?? []);
+    if (challenged.length > 0) scopes = unionScopes(base, challenged);
+    else if (base.length > 0) scopes = [...base];
     else scopes = [...(prm.scopes_supported ?? [])];
     if (
       grant === 'authorization_code' &&
@@ -301,7 +322,7 @@ export function createOAuthClientProvider(options: OAuthClientProviderOptions): 
       if (input.status === 401 && tokens?.refreshToken !== undefined && refreshedOnChallenge !== tokens.accessToken) {
         const covered = challenged.every((s) => previous.includes(s));
         if (covered) {
-          const renewed = await refresh(tokens, input.signal);
+          const renewed = await refreshOnce(tokens, input.signal);
           if (renewed !== undefined) {
             refreshedOnChallenge = renewed.accessToken;
             return true;

@@ -140,6 +140,20 @@ describe('OAuth client provider, end to end against the dev AS', () => {
     assert.equal(authorizeEvents(w.as).length, 2);
   });
 
+  it('refresh token reuse: concurrent requests with an expiring token refresh once, so the AS never sees a replay (family kept)', async () => {
+    const w = await world();
+    const provider = w.provider();
+    assert.equal((await callWithAuth(provider, w.fetch, 'tools/list')).status, 200);
+    w.clock.now += 280_000;
+    const tokens = await Promise.all([provider.getAccessToken(), provider.getAccessToken(), provider.authorizationHeaders('POST', MCP_URL)]);
+    const refreshes = w.as.events.filter((e) => e.endpoint === 'token' && e.params['grant_type'] === 'refresh_token');
+    assert.equal(refreshes.length, 1);
+    assert.ok(tokens[0] !== undefined && tokens[0] === tokens[1]);
+    assert.deepEqual(tokens[2], { authorization: `Bearer ${tokens[0]}` });
+    w.clock.now += 280_000;
+    assert.notEqual(await provider.getAccessToken(), undefined, 'the rotated refresh token still works: no family revocation');
+  });
+
   it('concurrent challenges share one authorization (one user agent, one redirect listener)', async () => {
     const w = await world();
     const inner = followRedirectAuthorizer(w.fetch);

@@ -1,0 +1,71 @@
+/**
+ * OAuth mode of the gateway (`switchboard.gateway.auth: { "oauth": { … } }`): the gateway is an
+ * OAuth 2.1 resource server behind the configured authorization server, built from the
+ * resource-server layer (`auth/resource`): a bearer verifier (JWT signature from the issuer's
+ * JWKS, byte-exact issuer, audience, expiry, `alg: none` and algorithm confusion refused), the
+ * Protected Resource Metadata (RFC 9728) naming the issuer, and `WWW-Authenticate` challenges
+ * pointing at it.
+ *
+ * The resource (the PRM `resource` and the default audience) is the configured `audience` when
+ * it is a URL (the gateway's public URL behind a proxy), else the gateway's own endpoint URL;
+ * tokens must name the configured `audience` either way (RFC 8707: a token minted for another
+ * resource is refused). Without `jwksUri`, the key set URL comes from the issuer's RFC 8414
+ * metadata, fetched once at start (the gateway does not start when it cannot be read).
+ *
+ * @see https://modelcontextprotocol.io/specification/2025-11-25/basic/authorization
+ * @see https://modelcontextprotocol.io/specification/2025-11-25/basic/authorization#token-audience-binding-and-validation
+ * @module
+ */
+import { discoverAuthorizationServer } from '../auth/client/discovery.js';
+import { allowInsecureRequests, defaultFetch, type FetchLike } from '../auth/http.js';
+import { createBearerVerifier } from '../auth/resource/bearerVerifier.js';
+import { protectedResourceMetadata } from '../auth/resource/protectedResourceMetadata.js';
+import { isLoopbackHttp } from '../host/serverIdentity.js';
+import type { HttpAuthOptions } from '../transport/http/server/auth.js';
+import { CliFailure } from './args.js';
+
+/** The gateway's OAuth settings (from the config, plus test seams). */
+export interface GatewayOAuthOptions {
+  /** The authorization server's issuer identifier (byte-exact). */
+  readonly issuer: string;
+  /** The audience tokens must name: the gateway's canonical URL. */
+  readonly audience: string;
+  /** The issuer's JWKS URL; default: its metadata's `jwks_uri`. */
+  readonly jwksUri: string | undefined;
+  /** The `fetch` for metadata and keys. */
+  readonly fetch?: FetchLike;
+  /** The clock (tests). */
+  readonly now?: () => number;
+}
+
+/** Builds the Streamable HTTP handler's `auth` option for the gateway served at `endpoint`. */
+export async function gatewayResourceAuth(options: GatewayOAuthOptions, endpoint: string): Promise<HttpAuthOptions> {
+  const resource = URL.canParse(options.audience) && /^https?:$/.test(new URL(options.audience).protocol) ? options.audience : endpoint;
+  // Plain http is tolerated only for loopback URLs (the config refuses it elsewhere): development.
+  const insecure = { [allowInsecureRequests]: [options.issuer, resource, options.jwksUri].some((url) => url !== undefined && isLoopbackHttp(url)) };
+  let jwksUri = options.jwksUri;
+  if (jwksUri === undefined) {
+    try {
+      const metadata = await discoverAuthorizationServer(options.issuer, { ...insecure, fetch: options.fetch ?? defaultFetch(), requirePkce: false });
+      jwksUri = metadata.jwks_uri;
+    } catch (error) {
+      throw new CliFailure(`gateway.auth.oauth: cannot read the metadata of issuer ${options.issuer}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    }
+    if (jwksUri === undefined) throw new CliFailure(`gateway.auth.oauth: issuer ${options.issuer} publishes no jwks_uri; set gateway.auth.oauth.jwksUri`);
+  }
+  const verifier = createBearerVerifier({
+    resource,
+    audience: options.audience,
+    issuers: [options.issuer],
+    jwks: { url: jwksUri, ...(options.fetch !== undefined ? { fetch: options.fetch } : {}) },
+    ...(options.now !== undefined ? { now: options.now } : {}),
+    ...insecure,
+  });
+  const resourceMetadata = protectedResourceMetadata({
+    resource,
+    authorizationServers: [options.issuer],
+    resourceName: 'Switchboard gateway',
+    ...insecure,
+  });
+  return { verifier, resourceMetadata };
+}

@@ -1,0 +1,60 @@
+/**
+ * What the commands that run on a `switchboard.json` share: reading the config (with a
+ * helpful message when it is missing) and the OAuth wiring of its remote servers (each with
+ * its own token file under `<stateDir>/oauth`, keyed by the server's identity).
+ *
+ * @module
+ */
+import { readFile } from 'node:fs/promises';
+import type { Authorizer } from '../auth/client/authorization.js';
+import { downstreamOAuth, unconfiguredOAuthHooks, type DownstreamOAuth } from '../adapters/hostOAuth.js';
+import type { DefaultTransportOptions } from '../adapters/hostTransports.js';
+import { parseConfig } from '../host/config.js';
+import type { HostConfig } from '../host/configTypes.js';
+import type { DownstreamSpec } from '../host/spec.js';
+import { OAuthTokenFiles } from '../store/oauthTokenFiles.js';
+import { UsageError } from './args.js';
+import { DEFAULT_REDIRECT_PORT, loopbackRedirectUri } from './oauthLoopback.js';
+
+/** Reads and parses the config at `file` (absolute). */
+export async function loadConfig(file: string): Promise<HostConfig> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') {
+      throw new UsageError(`no config at ${file}: write one (see examples/switchboard.json) or create it from your MCP clients with \`switchboard import --out ${file}\``);
+    }
+    throw error;
+  }
+  return parseConfig(text, { file, env: process.env });
+}
+
+/** What to type to sign in to `serverId` of the config at `file`. */
+export function loginHint(serverId: string, file: string): string {
+  const relative = file === `${process.cwd()}/switchboard.json` ? '' : ` --config ${file}`;
+  return `run \`switchboard login ${serverId}${relative}\``;
+}
+
+/** The OAuth client of one server of `config` (`undefined` without an `oauth` section); `authorize` for a sign-in. */
+export function serverOAuth(config: HostConfig, spec: DownstreamSpec, extra: { authorize?: Authorizer; redirectPort?: number } = {}): DownstreamOAuth | undefined {
+  const files = new OAuthTokenFiles(config.stateDir);
+  return downstreamOAuth(spec, {
+    store: (url, oauth) => files.forServer(url, { clientId: oauth.clientId }),
+    redirectUri: (oauth) => loopbackRedirectUri(extra.redirectPort ?? oauth.redirectPort ?? DEFAULT_REDIRECT_PORT),
+    loginHint: (id) => loginHint(id, config.file),
+    ...(extra.authorize !== undefined ? { authorize: extra.authorize } : {}),
+  });
+}
+
+/**
+ * The transport factory's `auth` option for an unattended host (the gateway) on `config`: a
+ * server's own OAuth tokens, or for a remote server that asks for OAuth without an `oauth`
+ * section, a needs-login error saying what to add.
+ */
+export function hostOAuthHooks(config: HostConfig): NonNullable<DefaultTransportOptions['auth']> {
+  return (spec) =>
+    serverOAuth(config, spec)?.hooks ??
+    unconfiguredOAuthHooks(spec, `add "oauth": {} to switchboard.servers.${spec.id} in ${config.file}, then ${loginHint(spec.id, config.file)}`);
+}

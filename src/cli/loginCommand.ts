@@ -1,0 +1,153 @@
+/**
+ * `switchboard login <server>` and `switchboard logout <server>`: the OAuth sign-in of one
+ * remote server of a `switchboard.json`, for the gateway to use unattended afterwards.
+ *
+ * `login` runs our OAuth client against the server: discovery (Protected Resource Metadata,
+ * then the authorization server's metadata), client registration (the configured `clientId`,
+ * else dynamic registration), and the authorization code grant with PKCE S256, `state`,
+ * `resource` and a loopback redirect (RFC 8252: the CLI's listener on 127.0.0.1, the URL
+ * printed for the user to open). The tokens go to the server's own file under
+ * `<stateDir>/oauth`, mode 0600, keyed by the server's identity (URL origin + path), so a
+ * renamed entry keeps them and another URL never sees them. `logout` deletes that file.
+ *
+ * @see https://modelcontextprotocol.io/specification/2025-11-25/basic/authorization
+ * @module
+ */
+import { resolve as resolvePath } from 'node:path';
+import { defaultTransportFactory } from '../adapters/hostTransports.js';
+import type { Authorizer } from '../auth/client/authorization.js';
+import { McpClient } from '../client/mcpClient.js';
+import type { HostConfig, ServerConfig } from '../host/configTypes.js';
+import { serverIdentity } from '../host/serverIdentity.js';
+import { OAuthTokenFiles } from '../store/oauthTokenFiles.js';
+import { silentLogger } from '../util/logger.js';
+import { CliFailure, parseArgs, portOption, UsageError, type OptionSpec, type ParsedArgs } from './args.js';
+import { loadConfig, serverOAuth } from './hostSetup.js';
+import { loopbackAuthorizer, type LoopbackOptions } from './oauthLoopback.js';
+
+/** Help text of `login`. */
+export const loginHelp = `Usage: switchboard login <server> [--config FILE] [--redirect-port N]
+
+Signs in to a remote server of the config with OAuth (authorization code + PKCE): prints
+the authorization URL to open in a browser and waits for the redirect to a loopback
+listener on 127.0.0.1. The tokens are stored for the gateway under the config's stateDir
+(oauth/, one file per server URL, mode 0600) and refreshed automatically.
+
+The server needs an oauth section in the config (an empty one is enough):
+  "switchboard": { "servers": { "<server>": { "oauth": {} } } }
+
+  --config FILE       the config (default ./switchboard.json)
+  --redirect-port N   the loopback redirect port (default: the server's oauth.redirectPort, else 33418)
+`;
+
+/** Help text of `logout`. */
+export const logoutHelp = `Usage: switchboard logout <server> [--config FILE]
+
+Deletes the stored OAuth tokens (and client registration) of a remote server of the config.
+
+  --config FILE   the config (default ./switchboard.json)
+`;
+
+/** What a sign-in did. */
+export interface LoginResult {
+  readonly serverId: string;
+  /** The server identity the tokens are stored under. */
+  readonly identity: string;
+  /** The token file. */
+  readonly file: string;
+  /** False when the server never asked for authorization (nothing stored). */
+  readonly signedIn: boolean;
+  /** How many tools the server listed once connected. */
+  readonly tools: number;
+}
+
+/** Options of {@link login}. */
+export interface LoginOptions {
+  readonly config: HostConfig;
+  readonly serverId: string;
+  /** The loopback port (default: the server's `oauth.redirectPort`, else the CLI default). */
+  readonly redirectPort?: number;
+  /** Shows the authorization URL (default: a line on stderr); tests play the browser here. */
+  readonly prompt?: LoopbackOptions['prompt'];
+  /** The user agent (default: the loopback listener). */
+  readonly authorize?: Authorizer;
+}
+
+/** The remote server `id` of `config` that has OAuth settings, or a failure saying what is missing. */
+function oauthServer(config: HostConfig, id: string): ServerConfig & { readonly launch: { readonly kind: 'http' | 'sse'; readonly url: string } } {
+  const server = config.servers.find((s) => s.id === id);
+  if (server === undefined) {
+    const known = config.servers.map((s) => s.id).join(', ');
+    throw new CliFailure(`no server "${id}" in ${config.file}${known === '' ? '' : ` (servers: ${known})`}`);
+  }
+  if (server.launch.kind === 'stdio') throw new CliFailure(`"${id}" is a stdio server; OAuth sign-in applies to remote (url) servers`);
+  if (server.options.oauth === undefined) {
+    throw new CliFailure(`"${id}" has no OAuth settings: add "switchboard": { "servers": { "${id}": { "oauth": {} } } } to ${config.file}`);
+  }
+  return server as ServerConfig & { readonly launch: { readonly kind: 'http' | 'sse'; readonly url: string } };
+}
+
+/**
+ * Signs in to one server: drops its old tokens (the registration is kept), connects through
+ * our OAuth client with a user agent, and lists its tools to prove the new token works.
+ */
+export async function login(options: LoginOptions): Promise<LoginResult> {
+  const { config } = options;
+  const server = oauthServer(config, options.serverId);
+  const oauthOptions = server.options.oauth;
+  const port = options.redirectPort ?? oauthOptions?.redirectPort;
+  const authorize = options.authorize ?? loopbackAuthorizer({ ...(port !== undefined ? { port } : {}), ...(options.prompt !== undefined ? { prompt: options.prompt } : {}) });
+  const oauth = serverOAuth(config, server, { authorize, ...(port !== undefined ? { redirectPort: port } : {}) });
+  if (oauth === undefined) throw new CliFailure(`"${server.id}" has no OAuth settings`);
+  const url = server.launch.url;
+  await oauth.provider.clearTokens();
+  const transport = await defaultTransportFactory({ environment: {}, auth: () => oauth.hooks })(server, { stderr: () => undefined });
+  const client = new McpClient({ name: 'switchboard-login', version: '0.1.0' }, { logger: silentLogger, ...(server.options.era !== 'auto' ? { era: server.options.era } : {}) });
+  let tools: number;
+  try {
+    await client.connect(transport);
+    tools = client.serverCapabilities?.['tools'] === undefined ? 0 : (await client.listTools()).length;
+  } finally {
+    await client.close().catch(() => undefined);
+  }
+  const files = new OAuthTokenFiles(config.stateDir);
+  return { serverId: server.id, identity: serverIdentity(url), file: files.pathFor(url), signedIn: (await oauth.store.getTokens(url)) !== undefined, tools };
+}
+
+/** Deletes the stored tokens of one server. Resolves with the file and whether there was one. */
+export async function logout(config: HostConfig, serverId: string): Promise<{ readonly file: string; readonly removed: boolean }> {
+  const server = config.servers.find((s) => s.id === serverId);
+  if (server === undefined) throw new CliFailure(`no server "${serverId}" in ${config.file}`);
+  if (server.launch.kind === 'stdio') throw new CliFailure(`"${serverId}" is a stdio server; it has no OAuth tokens`);
+  const files = new OAuthTokenFiles(config.stateDir);
+  return { file: files.pathFor(server.launch.url), removed: await files.remove(server.launch.url) };
+}
+
+function commandArgs(argv: readonly string[], spec: OptionSpec): { id: string; file: string; options: ParsedArgs['options'] } {
+  const { options, positionals } = parseArgs(argv, { config: 'string', ...spec });
+  if (positionals.length === 0) throw new UsageError('name the server (its key in mcpServers)');
+  if (positionals.length > 1) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[1])}`);
+  return { id: positionals[0] as string, file: resolvePath(typeof options['config'] === 'string' ? options['config'] : 'switchboard.json'), options };
+}
+
+/** Runs `switchboard login`. */
+export async function loginCommand(argv: readonly string[]): Promise<number> {
+  const { id, file, options } = commandArgs(argv, { 'redirect-port': 'string' });
+  const config = await loadConfig(file);
+  const port = options['redirect-port'] === undefined ? undefined : portOption(options['redirect-port'], 0);
+  const result = await login({ config, serverId: id, ...(port !== undefined ? { redirectPort: port } : {}) });
+  if (!result.signedIn) {
+    process.stderr.write(`${id} (${result.identity}) did not ask for authorization: nothing stored.\n`);
+    return 0;
+  }
+  process.stderr.write(`Signed in to ${id} (${result.identity}): ${result.tools} tools.\nTokens stored in ${result.file} (mode 0600); the gateway refreshes them.\n`);
+  return 0;
+}
+
+/** Runs `switchboard logout`. */
+export async function logoutCommand(argv: readonly string[]): Promise<number> {
+  const { id, file } = commandArgs(argv, {});
+  const result = await logout(await loadConfig(file), id);
+  process.stderr.write(result.removed ? `Signed out of ${id}: removed ${result.file}\n` : `No tokens stored for ${id} (${result.file})\n`);
+  return 0;
+}

@@ -1,0 +1,37 @@
+// gateway.auth { oauth }: https URLs, plain http only for a loopback (development) issuer or JWKS;
+// the parser and the published JSON Schema agree.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { describe, it } from 'node:test';
+import { ConfigError, parseConfig } from '../../../src/host/config.js';
+import { compileJsonSchema } from '../../../src/protocol/jsonSchema.js';
+
+const schema = compileJsonSchema(JSON.parse(readFileSync(new URL('../../../schemas/switchboard.config.schema.json', import.meta.url), 'utf8')) as Record<string, unknown>);
+const withAuth = (oauth: Record<string, unknown>): unknown => ({ mcpServers: {}, switchboard: { gateway: { auth: { oauth } } } });
+const parse = (config: unknown) => parseConfig(JSON.stringify(config), { file: '/cfg/switchboard.json', env: {} });
+const schemaAccepts = async (config: unknown): Promise<boolean> => {
+  await schema.ready;
+  return (await schema.validate(config)).ok;
+};
+
+describe('host/config: gateway OAuth URLs', () => {
+  it('accepts an https issuer and a loopback http one (the dev authorization server)', async () => {
+    for (const issuer of ['https://as.example.com', 'http://127.0.0.1:9000', 'http://localhost:9000/tenant']) {
+      const config = withAuth({ issuer, audience: 'https://gw.example.com/mcp' });
+      assert.deepEqual(parse(config).gateway.auth, { kind: 'oauth', issuer, audience: 'https://gw.example.com/mcp', jwksUri: undefined });
+      assert.equal(await schemaAccepts(config), true, issuer);
+    }
+  });
+
+  it('downgrade: a plain-http issuer or JWKS on a non-loopback host is refused, naming the field', async () => {
+    const cases: [Record<string, unknown>, string][] = [
+      [{ issuer: 'http://as.example.com', audience: 'a' }, '$.switchboard.gateway.auth.oauth.issuer'],
+      [{ issuer: 'http://127.0.0.1.evil.test', audience: 'a' }, '$.switchboard.gateway.auth.oauth.issuer'],
+      [{ issuer: 'https://as.example.com', audience: 'a', jwksUri: 'http://as.example.com/jwks' }, '$.switchboard.gateway.auth.oauth.jwksUri'],
+    ];
+    for (const [oauth, path] of cases) {
+      assert.throws(() => parse(withAuth(oauth)), (error) => error instanceof ConfigError && error.path === path, JSON.stringify(oauth));
+      assert.equal(await schemaAccepts(withAuth(oauth)), false, JSON.stringify(oauth));
+    }
+  });
+});
