@@ -24,6 +24,7 @@ import type { Tool } from '../protocol/model/tool.js';
 import type { LoggingMessageParams } from '../protocol/model/utilities.js';
 import { McpError, McpErrorCode } from '../util/errors.js';
 import { silentLogger, type Logger } from '../util/logger.js';
+import { observeCall } from './callMetrics.js';
 import type { NamespacingMode } from './configTypes.js';
 import { Downstream, type BackoffOptions, type Catalog, type ServerHealth, type TransportFactory } from './downstream.js';
 import { InterceptorChain, interceptContext, type InterceptedMethod, type InterceptContext, type Interceptor } from './interceptors.js';
@@ -519,15 +520,18 @@ export class Host {
   ): Promise<R> {
     const server = this.#downstream(serverId);
     const ctx = this.#context(method, serverId, exposedName, definition, params, options);
-    return this.#chain.run(ctx, () =>
-      server.run(
-        (client, o) =>
-          route(client, ctx.params, {
-            signal: o.signal,
-            timeoutMs: o.timeoutMs,
-            ...(options.onProgress !== undefined ? { onProgress: options.onProgress } : {}),
-          }),
-        { signal: ctx.signal },
+    const target = typeof params['name'] === 'string' ? params['name'] : undefined;
+    return observeCall(this.#logger, { method, serverId, target }, () =>
+      this.#chain.run(ctx, () =>
+        server.run(
+          (client, o) =>
+            route(client, ctx.params, {
+              signal: o.signal,
+              timeoutMs: o.timeoutMs,
+              ...(options.onProgress !== undefined ? { onProgress: options.onProgress } : {}),
+            }),
+          { signal: ctx.signal },
+        ),
       ),
     );
   }
