@@ -14,7 +14,7 @@
  * once something is registered (importing it costs tens of milliseconds of start-up, which a
  * stdio server pays on every launch).
  *
- * @see https://modelcontextprotocol.io/specification/2026-07-28/basic#trace-context
+ * @see https://modelcontextprotocol.io/specification/2026-07-28/basic#_meta
  * @see https://opentelemetry.io/docs/specs/semconv/gen-ai/mcp/
  * @module
  */

@@ -2,7 +2,7 @@
 // globals: a request over Streamable HTTP carrying a traceparent in `_meta` gets a gateway
 // server span continuing that trace, and the downstream call (to `switchboard everything`
 // over stdio) a client span under it, tagged with the server id; calls are counted per server
-// and tool. https://modelcontextprotocol.io/specification/2026-07-28/basic#trace-context
+// and tool. https://modelcontextprotocol.io/specification/2026-07-28/basic#_meta
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';

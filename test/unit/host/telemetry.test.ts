@@ -1,7 +1,7 @@
 // Observability of the host and gateway through @opentelemetry/api: one trace across the
 // upstream client, the gateway's server span, its client span to the downstream server (trace
 // context in `_meta`) and that server's span; call metrics per server and tool; log events.
-// https://modelcontextprotocol.io/specification/2026-07-28/basic#trace-context
+// https://modelcontextprotocol.io/specification/2026-07-28/basic#_meta
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { SpanKind, SpanStatusCode } from '@opentelemetry/api';

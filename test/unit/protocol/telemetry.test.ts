@@ -2,7 +2,7 @@
 // client use it: a server span per request parented on the trace context in `_meta`, a client
 // span per request whose trace context goes into the outgoing `_meta`, semantic-convention
 // names, errors recorded, operation-duration histograms.
-// https://modelcontextprotocol.io/specification/2026-07-28/basic#trace-context
+// https://modelcontextprotocol.io/specification/2026-07-28/basic#_meta
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
@@ -28,11 +28,11 @@ function server(): McpServer {
   return s;
 }
 
-async function pair(): Promise<{ client: McpClient; close: () => Promise<void> }> {
+async function pair(era?: 'stateful'): Promise<{ client: McpClient; close: () => Promise<void> }> {
   const s = server();
   const [c, t] = createInMemoryPair();
   await s.connect(t);
-  const client = new McpClient({ name: 'c', version: '1' }, { telemetryAttributes: { 'test.peer': 't' } });
+  const client = new McpClient({ name: 'c', version: '1' }, { telemetryAttributes: { 'test.peer': 't' }, ...(era !== undefined ? { era } : {}) });
   await client.connect(c);
   return {
     client,
@@ -127,6 +127,24 @@ describe('protocol/telemetry', () => {
       const timed = recorder.measurements.filter((m) => m.instrument === 'mcp.client.operation.duration');
       assert.equal(timed.length, 1);
       assert.equal(timed[0]?.attributes['test.peer'], 't');
+    } finally {
+      await close();
+    }
+  });
+
+  it('client: the stateful era (2025-11-25) carries the trace context in _meta too', async () => {
+    const { client, close } = await pair('stateful');
+    try {
+      recorder.reset();
+      seen = undefined;
+      assert.equal(client.protocolVersion, '2025-11-25');
+      await client.callTool('echo', {});
+      const sent = recorder.spans.find((s) => s.kind === SpanKind.CLIENT && s.name === 'tools/call echo');
+      const served = recorder.spans.find((s) => s.kind === SpanKind.SERVER && s.name === 'tools/call echo');
+      assert.ok(sent && served);
+      assert.equal(observed()?.traceparent, `00-${sent.traceId}-${sent.spanId}-01`);
+      assert.equal(served.parentSpanId, sent.spanId);
+      assert.equal(served.attributes['mcp.protocol.version'], '2025-11-25');
     } finally {
       await close();
     }
