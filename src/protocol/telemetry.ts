@@ -39,18 +39,24 @@ let loading: Promise<void> | undefined;
  */
 const OTEL_GLOBAL = Symbol.for('opentelemetry.js.api.1');
 
-function registeredGlobal(kind: 'trace' | 'metrics' | 'propagation'): unknown {
+function otelGlobals(): Record<string, unknown> | undefined {
   const globals = (globalThis as Record<symbol, Record<string, unknown> | null | undefined>)[OTEL_GLOBAL];
-  return globals === undefined || globals === null ? undefined : globals[kind];
+  return globals === null ? undefined : globals;
+}
+
+function registeredGlobal(kind: 'trace' | 'metrics' | 'propagation'): unknown {
+  return otelGlobals()?.[kind];
 }
 
 /**
  * True when an application registered a tracer provider, a meter provider or a propagator
  * with the OpenTelemetry API. While false every function here is a no-op, so hot paths test
- * it first and skip building their {@link Operation}.
+ * it first and skip building their {@link Operation}. One global lookup while nothing was
+ * ever registered.
  */
 export function telemetryActive(): boolean {
-  return registeredGlobal('trace') !== undefined || registeredGlobal('metrics') !== undefined || registeredGlobal('propagation') !== undefined;
+  const globals = otelGlobals();
+  return globals !== undefined && (globals['trace'] !== undefined || globals['metrics'] !== undefined || globals['propagation'] !== undefined);
 }
 
 /**
