@@ -19,6 +19,7 @@ import { randomBytes } from 'node:crypto';
 import { watch, type FSWatcher } from 'node:fs';
 import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { basename, dirname, resolve as resolvePath } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import type { HostConfig, ServerConfig } from '../host/configTypes.js';
 import { Gateway, GATEWAY_CLIENT_CAPABILITIES } from '../host/gateway.js';
 import { Host } from '../host/host.js';
@@ -34,10 +35,10 @@ import { StdioServerTransport } from '../transport/stdio/server.js';
 import type { ListeningServer } from '../adapters/nodeHttp.js';
 import { describeError } from '../util/errors.js';
 import { createLineLogger, type Logger } from '../util/logger.js';
-import { parseArgs, portOption, UsageError } from './args.js';
+import { CliFailure, parseArgs, portOption, UsageError } from './args.js';
 
 /** Help text of the command. */
-export const gatewayHelp = `Usage: switchboard gateway [--config FILE] [--port N] [--host H] [--stdio] [--yes] [--no-auth]
+export const gatewayHelp = `Usage: switchboard gateway [--config FILE] [--port N] [--host H] [--stdio] [--yes] [--no-auth] [--telemetry FILE]
 
 Runs the host on a switchboard.json and serves every configured MCP server behind one
 guarded endpoint (namespaced tools, prompts, resources; the interceptor chain).
@@ -49,6 +50,8 @@ guarded endpoint (namespaced tools, prompts, resources; the interceptor chain).
   --yes           approve every stdio server's launch for this run (recorded)
   --no-auth       serve HTTP without a bearer token (loopback only)
   --log-level L   debug | info | warn | error (default info; logs go to stderr)
+  --telemetry F   import the ES module F first: it registers an OpenTelemetry SDK
+                  (spans, metrics); without one, telemetry is a no-op
 
 State (the bearer token, name assignments, launch approvals, OAuth tokens of remote
 servers) lives in the config's stateDir (default .switchboard next to the config).
@@ -66,11 +69,13 @@ export async function gatewayCommand(argv: readonly string[]): Promise<void> {
     yes: 'boolean',
     'no-auth': 'boolean',
     'log-level': 'string',
+    telemetry: 'string',
   });
   if (positionals.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])}`);
   const level = options['log-level'] ?? 'info';
   if (level !== 'debug' && level !== 'info' && level !== 'warn' && level !== 'error') throw new UsageError(`invalid --log-level ${String(level)}`);
   const logger = createLineLogger((line) => process.stderr.write(line), level);
+  if (typeof options['telemetry'] === 'string') await loadTelemetry(options['telemetry']);
   const file = resolvePath(typeof options['config'] === 'string' ? options['config'] : 'switchboard.json');
   const config = await loadConfig(file);
   for (const warning of config.warnings) logger.warn(warning);
@@ -145,6 +150,16 @@ export async function gatewayCommand(argv: readonly string[]): Promise<void> {
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
+}
+
+/** Imports the module that registers an OpenTelemetry SDK, before any server starts. */
+async function loadTelemetry(file: string): Promise<void> {
+  const path = resolvePath(file);
+  try {
+    await import(pathToFileURL(path).href);
+  } catch (error) {
+    throw new CliFailure(`--telemetry ${file}: could not import ${path}: ${error instanceof Error ? error.message : String(error)}`);
+  }
 }
 
 /** The servers that may start: enabled, and for stdio servers an approved launch. */

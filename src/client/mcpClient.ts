@@ -16,6 +16,7 @@ import type { MessageExtra } from '../jsonrpc/channel.js';
 import type { JsonRpcNotification, Params, RequestId } from '../jsonrpc/messages.js';
 import { decodeResult, encodeRequestParams } from '../protocol/codec.js';
 import { lookupMethod } from '../protocol/methods.js';
+import { observe, preloadTelemetry, telemetryActive, type OperationScope } from '../protocol/telemetry.js';
 import { explainMissingCapability } from '../protocol/errors.js';
 import type { ClientCapabilities } from '../protocol/model/capabilities.js';
 import type { Implementation, LoggingLevel } from '../protocol/model/common.js';
@@ -101,6 +102,8 @@ export class McpClient extends McpClientCalls {
     this.#versions = options.versions ?? DEFAULT_VERSIONS;
     if (this.#versions.length === 0) throw new McpError(McpErrorCode.InvalidArgument, '`versions` must name at least one revision');
     this.#armClosed();
+    // Client spans need @opentelemetry/api, loaded only when an application registered with it.
+    void preloadTelemetry();
   }
 
   /**
@@ -333,9 +336,22 @@ export class McpClient extends McpClientCalls {
    */
   protected override async send(method: string, params: Params, options: CallOptions): Promise<SendOutcome> {
     const { protocolVersion } = this.#require();
+    // Without a registered OpenTelemetry global `observe` is exactly `fn()`: skip its description.
+    if (!telemetryActive()) return this.#linked(method, params, options, protocolVersion, undefined);
+    const target = params['name'] ?? params['uri'];
+    const attributes = this.#options.telemetryAttributes;
+    return observe(
+      { side: 'client', method, protocolVersion, target: typeof target === 'string' ? target : undefined, ...(attributes !== undefined ? { attributes } : {}) },
+      (scope) => this.#linked(method, withTraceMeta(params, scope.traceMeta), options, protocolVersion, scope),
+      undefined,
+      (outcome) => outcome.value,
+    );
+  }
+
+  async #linked(method: string, params: Params, options: CallOptions, protocolVersion: ProtocolRevision, scope: OperationScope | undefined): Promise<SendOutcome> {
     const link = options.signal === undefined ? undefined : this.#signals.link(options.signal);
     try {
-      return await this.#send(method, params, link === undefined ? options : { ...options, signal: link.signal }, protocolVersion);
+      return await this.#send(method, params, link === undefined ? options : { ...options, signal: link.signal }, protocolVersion, scope);
     } catch (error) {
       const expired = mcpErrorIn(error, McpErrorCode.SessionExpired);
       if (expired !== undefined) this.#sessionLost(expired);
@@ -353,7 +369,7 @@ export class McpClient extends McpClientCalls {
     connection.close().catch(() => undefined);
   }
 
-  async #send(method: string, params: Params, options: CallOptions, protocolVersion: ProtocolRevision): Promise<SendOutcome> {
+  async #send(method: string, params: Params, options: CallOptions, protocolVersion: ProtocolRevision, scope: OperationScope | undefined): Promise<SendOutcome> {
     const connection = this.#connection as Connection;
     const once = async (p: Params): Promise<RoundResult> => {
       let requestId: RequestId | undefined;
@@ -364,6 +380,7 @@ export class McpClient extends McpClientCalls {
           // In flight under its id, so the server's questions about it can be attributed to it.
           onId: (id) => {
             requestId = id;
+            scope?.requestId(id);
             this.#calls.open(id, { handlers: options.handlers, onLog: options.onLog });
           },
         });
@@ -457,6 +474,12 @@ export class McpClient extends McpClientCalls {
         break;
     }
   }
+}
+
+/** `params` with the trace context merged into its `_meta` (a `traceparent` the caller set wins). */
+function withTraceMeta(params: Params, traceMeta: Readonly<Record<string, string>> | undefined): Params {
+  if (traceMeta === undefined) return params;
+  return { ...params, _meta: { ...traceMeta, ...(params['_meta'] as Record<string, unknown> | undefined) } };
 }
 
 function requestOptions(options: CallOptions): RequestOptions {

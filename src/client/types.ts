@@ -135,6 +135,12 @@ export interface McpClientOptions {
   readonly onNotification?: (notification: JsonRpcNotification) => void;
   /** Typed notification hooks. */
   readonly on?: ClientEvents;
+  /**
+   * Added to the OpenTelemetry span and duration metric of every request (a host adds
+   * `switchboard.server.id`). Telemetry is a no-op until the application registers an
+   * OpenTelemetry SDK.
+   */
+  readonly telemetryAttributes?: Readonly<Record<string, string>>;
 }
 
 /** Options of {@link McpClient.connect}. */

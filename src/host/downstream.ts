@@ -21,6 +21,7 @@ import type { LoggingMessageParams } from '../protocol/model/utilities.js';
 import type { Transport } from '../transport/types.js';
 import { McpError, McpErrorCode, describeError, isMcpError } from '../util/errors.js';
 import { silentLogger, type Logger } from '../util/logger.js';
+import { SERVER_ID_ATTRIBUTE } from './callMetrics.js';
 import { Limiter } from './limiter.js';
 import { ResourceSubscriptions } from './resourceSubscriptions.js';
 import type { DownstreamSpec } from './spec.js';
@@ -283,12 +284,14 @@ export class Downstream {
     this.#limiter.rejectQueued(this.#unavailable());
     this.#settleFirst();
     await client?.close().catch(() => undefined);
+    this.#logger.info(`server ${this.spec.id} stopped`, { event: 'server.stopped', server: this.spec.id });
   }
 
   async #attempt(): Promise<void> {
     const generation = ++this.#generation;
     this.#timer = undefined;
     if (this.#starts++ > 0) this.#restarts++;
+    this.#logger.debug(`server ${this.spec.id} starting`, { event: 'server.starting', server: this.spec.id, restarts: this.#restarts });
     this.#setState('starting');
     let client: McpClient | undefined;
     /** Set once ready: a close before that is the start's own failure, reported by the catch below. */
@@ -313,6 +316,13 @@ export class Downstream {
       this.#readySince = this.#now();
       this.#lastError = undefined;
       live = true;
+      this.#logger.info(`server ${this.spec.id} ready`, {
+        event: 'server.ready',
+        server: this.spec.id,
+        protocolVersion: client.protocolVersion,
+        restarts: this.#restarts,
+        tools: catalog.tools.length,
+      });
       this.#setState('ready');
       this.#options.onCatalog?.(this.#catalog);
       for (const waiter of [...this.#readyWaiters]) waiter();
@@ -324,7 +334,7 @@ export class Downstream {
       this.#client = undefined;
       const login = findLoginRequired(error);
       if (login !== undefined) this.#needsLogin(login.message);
-      else this.#failed(`did not start: ${describeError(error)}`);
+      else this.#failed('server.start_failed', `did not start: ${describeError(error)}`);
     } finally {
       this.#settleFirst();
     }
@@ -336,6 +346,7 @@ export class Downstream {
     };
     return new McpClient(this.#options.clientInfo, {
       logger: this.#logger,
+      telemetryAttributes: { [SERVER_ID_ATTRIBUTE]: this.spec.id },
       defaultTimeoutMs: this.spec.options.timeoutMs,
       ...(this.spec.options.era !== 'auto' ? { era: this.spec.options.era } : {}),
       ...(this.#options.handlers !== undefined ? { handlers: this.#options.handlers } : {}),
@@ -404,16 +415,19 @@ export class Downstream {
     this.#subscriptions.detach();
     const wasReady = this.#state === 'ready';
     if (wasReady && this.#now() - this.#readySince >= this.#stableMs) this.#failures = 0;
-    this.#failed(reason === undefined ? 'stopped' : `stopped: ${reason.message}`);
+    this.#failed('server.crashed', reason === undefined ? 'stopped' : `stopped: ${reason.message}`);
     if (wasReady) this.#options.onCatalog?.(EMPTY_CATALOG);
   }
 
-  #failed(message: string): void {
+  #failed(event: 'server.start_failed' | 'server.crashed', message: string): void {
     this.#failures++;
     this.#lastError = message;
     const delay = Math.min(this.#maxMs, this.#initialMs * 2 ** Math.min(this.#failures - 1, 30));
     this.#nextStartAt = this.#now() + delay;
-    this.#logger.warn(`server ${this.spec.id} ${message}; next start in ${delay} ms`, { failures: this.#failures });
+    const crashLooping = this.#failures >= this.#crashLoopAfter;
+    const fields = { event, server: this.spec.id, failures: this.#failures, nextStartInMs: delay, crashLooping };
+    if (crashLooping) this.#logger.error(`server ${this.spec.id} ${message}; crash-looping, next start in ${delay} ms`, fields);
+    else this.#logger.warn(`server ${this.spec.id} ${message}; next start in ${delay} ms`, fields);
     this.#setState('backoff');
     this.#limiter.rejectQueued(this.#unavailable());
     this.#timer = setTimeout(() => void this.#attempt(), delay);
@@ -440,7 +454,7 @@ export class Downstream {
   }
 
   #stderr(chunk: string): void {
-    for (const line of chunk.split('\n')) if (line.trim() !== '') this.#logger.info(`[${this.spec.id}] ${line.trimEnd()}`);
+    for (const line of chunk.split('\n')) if (line.trim() !== '') this.#logger.info(`[${this.spec.id}] ${line.trimEnd()}`, { event: 'server.stderr', server: this.spec.id });
   }
 }
 

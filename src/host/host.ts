@@ -25,6 +25,7 @@ import type { Tool } from '../protocol/model/tool.js';
 import type { ListRootsResult, LoggingMessageParams } from '../protocol/model/utilities.js';
 import { McpError, McpErrorCode } from '../util/errors.js';
 import { silentLogger, type Logger } from '../util/logger.js';
+import { observeCall } from './callMetrics.js';
 import type { NamespacingMode } from './configTypes.js';
 import { Downstream, type BackoffOptions, type Catalog, type ServerHealth, type TransportFactory } from './downstream.js';
 import { InterceptorChain, interceptContext, type InterceptedMethod, type InterceptContext, type Interceptor } from './interceptors.js';
@@ -546,17 +547,20 @@ export class Host {
   ): Promise<R> {
     const server = this.#downstream(serverId);
     const ctx = this.#context(method, serverId, exposedName, definition, params, options);
-    return this.#chain.run(ctx, () =>
-      server.run(
-        (client, o) =>
-          route(client, ctx.params, {
-            signal: o.signal,
-            timeoutMs: o.timeoutMs,
-            ...(options.onProgress !== undefined ? { onProgress: options.onProgress } : {}),
-            ...(options.onLog !== undefined ? { onLog: options.onLog } : {}),
-            ...(options.clientCapabilities !== undefined ? { capabilities: sharedCapabilities(client.capabilities, options.clientCapabilities) } : {}),
-          }),
-        { signal: ctx.signal },
+    const target = typeof params['name'] === 'string' ? params['name'] : undefined;
+    return observeCall(this.#logger, { method, serverId, target }, () =>
+      this.#chain.run(ctx, () =>
+        server.run(
+          (client, o) =>
+            route(client, ctx.params, {
+              signal: o.signal,
+              timeoutMs: o.timeoutMs,
+              ...(options.onProgress !== undefined ? { onProgress: options.onProgress } : {}),
+              ...(options.onLog !== undefined ? { onLog: options.onLog } : {}),
+              ...(options.clientCapabilities !== undefined ? { capabilities: sharedCapabilities(client.capabilities, options.clientCapabilities) } : {}),
+            }),
+          { signal: ctx.signal },
+        ),
       ),
     );
   }

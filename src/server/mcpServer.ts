@@ -50,7 +50,7 @@ import type { Resource, ResourceTemplate } from '../protocol/model/resource.js';
 import type { ReadResourceResult } from '../protocol/model/resources.js';
 import type { Tool } from '../protocol/model/tool.js';
 import type { CallToolResult } from '../protocol/model/tools.js';
-import { preloadTracing, traced, tracingActive } from './tracing.js';
+import { observe, preloadTelemetry, telemetryActive } from '../protocol/telemetry.js';
 import type {
   InferArgs,
   InferStructured,
@@ -88,7 +88,7 @@ export class McpServer implements McpDispatcher {
     this.#handlers = methodHandlers(core);
     this.#chain = this.#terminal;
     // Spans need @opentelemetry/api, loaded only when an application registered with it.
-    void preloadTracing();
+    void preloadTelemetry();
     const stopTasks = installTasks(core, options.tasks, this.#handlers);
     if (stopTasks !== undefined) this.onClose(stopTasks);
   }
@@ -321,18 +321,13 @@ export class McpServer implements McpDispatcher {
     const call = prepare(this.#core, request, env);
     const handler = this.#handlers.get(call.method);
     if (handler === undefined) throw JsonRpcError.methodNotFound(call.method);
-    // Without a registered OpenTelemetry global `traced` is exactly `fn()`: skip its span info.
-    if (!tracingActive()) return this.#run(call, handler);
+    // Without a registered OpenTelemetry global `observe` is exactly `fn()`: skip its description.
+    if (!telemetryActive()) return this.#run(call, handler);
     const target = call.params['name'] ?? call.params['uri'];
-    return traced(
-      {
-        method: call.method,
-        requestId: call.id,
-        protocolVersion: call.revision,
-        target: typeof target === 'string' ? target : undefined,
-        meta: call.meta,
-      },
+    return observe(
+      { side: 'server', method: call.method, requestId: call.id, protocolVersion: call.revision, target: typeof target === 'string' ? target : undefined },
       () => this.#run(call, handler),
+      call.meta,
     );
   }
 
