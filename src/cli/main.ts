@@ -20,6 +20,7 @@ Commands:
   prompts       list the prompts of an MCP server, with their arguments
   prompt        get one prompt of an MCP server and print its messages
   gateway       serve many MCP servers behind one guarded endpoint (HTTP or stdio)
+  scan          scan tool definitions for poisoning and shadowing (a saved tools/list, or every configured server)
   import        print one Switchboard config with the servers of every MCP client found
   wrap          point an MCP client at the Switchboard gateway (backup, merge, rewrite)
   unwrap        give a wrapped MCP client its own servers back
@@ -75,6 +76,10 @@ const commands: Readonly<Record<string, () => Promise<Command>>> = {
   gateway: async () => {
     const m = await import('./gatewayCommand.js');
     return { run: m.gatewayCommand, help: m.gatewayHelp };
+  },
+  scan: async () => {
+    const m = await import('./scanCommand.js');
+    return { run: m.scanCommand, help: m.scanHelp };
   },
   import: async () => {
     const m = await import('./importCommand.js');

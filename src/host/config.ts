@@ -29,6 +29,7 @@ import {
   type NamespacingMode,
   type ServerConfig,
   type ServerEra,
+  type ScanMode,
   type ServerLaunch,
   type ServerOAuthOptions,
   type ServerOptions,
@@ -62,12 +63,13 @@ export const CONFIG_DEFAULTS = {
   timeoutMs: 60_000,
   maxConcurrency: 16,
   era: 'auto',
+  scan: 'block',
 } as const;
 
 const ENTRY_KEYS = ['type', 'command', 'args', 'env', 'cwd', 'url', 'headers', 'disabled'];
 const SWITCHBOARD_KEYS = ['namespacing', 'separator', 'exposure', 'stateDir', 'gateway', 'approvedLaunches', 'servers'];
 const GATEWAY_KEYS = ['host', 'port', 'path', 'auth'];
-const OPTION_KEYS = ['tools', 'timeoutMs', 'maxConcurrency', 'era', 'oauth'];
+const OPTION_KEYS = ['tools', 'timeoutMs', 'maxConcurrency', 'era', 'oauth', 'scan'];
 const TYPES = ['stdio', 'http', 'streamable-http', 'sse'] as const;
 const LOOPBACK = new Set(['127.0.0.1', '::1', '[::1]', 'localhost']);
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
@@ -219,6 +221,7 @@ function readServerOptionsSection(read: ConfigReader, value: unknown, ids: reado
         maxConcurrency: options['maxConcurrency'] === undefined ? CONFIG_DEFAULTS.maxConcurrency : read.integer(options['maxConcurrency'], 1, 1024, childPath(path, 'maxConcurrency')),
         era: options['era'] === undefined ? CONFIG_DEFAULTS.era : read.choice<ServerEra>(options['era'], ['auto', 'stateless', 'stateful'], childPath(path, 'era')),
         oauth,
+        ...(options['scan'] === undefined ? {} : { scan: read.choice<ScanMode>(options['scan'], ['block', 'warn', 'off'], childPath(path, 'scan')) }),
       },
     });
   }

@@ -126,7 +126,7 @@ export function checkDataFlow(target: AnalyzedItem): void {
       family: 'coercion',
       severity: file ? 'critical' : 'high',
       confidence: file ? 'high' : 'medium',
-      blocking: file && (imperative !== null || DIRECTIVE_LEAD.test(sentence.slice(0, (pre?.index ?? 0)))),
+      blocking: file && (imperative !== null || DIRECTIVE_LEAD.test(sentence.slice(0, pre?.index ?? 0).replace(/<[^>]*>|[^\w' ]+/gu, ' ').trim())),
       message: `requires the model to read or send ${sensitive[0].trim()} as part of using the tool`,
       evidence: sentence,
       path: s.path,

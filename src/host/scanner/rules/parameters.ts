@@ -78,7 +78,7 @@ export function checkParameters(target: AnalyzedItem): void {
   for (const [what, re] of OUT_OF_SCOPE) {
     const hit = texts.find((s) => re.test(s.norm));
     if (hit === undefined) continue;
-    emit(target, { rule: 'capability-mismatch/undeclared-capability', family: 'capability-mismatch', severity: 'medium', confidence: 'medium', blocking: false, message: `a ${target.item.name} tool should not need ${what}`, evidence: hit.norm.slice(0, 200), path: hit.path });
+    emit(target, { rule: 'capability-mismatch/undeclared-capability', family: 'capability-mismatch', severity: 'medium', confidence: 'medium', blocking: false, message: `a tool named ${JSON.stringify(target.item.name)} should not need ${what}`, evidence: hit.norm.slice(0, 200), path: hit.path });
     return;
   }
 }
