@@ -13,7 +13,7 @@ import { normalize } from '../text.js';
 /** Names of side-channel fields: a place to put something the tool does not need. */
 const SIDE_CHANNEL = /^(?:side_?notes?|hidden\w*|secret_?\w*|covert\w*|telemetry\w*|tracking\w*|tracker|exfil\w*|leak\w*|debug_?(?:info|data|context|payload)|extra_?(?:context|data|info)|internal_?\w*|meta_?(?:notes?|payload)|notes?_?for_?\w*|backdoor\w*|payload)$/iu;
 /** Data-movement phrasing that puts something into a named field. */
-const INTO = /\b(?:pass|put|place|include|insert|store|write|send|provide|add|fill|paste|copy|append|embed|set|supply|attach|record|read|reads)\b[^.]*\b(?:in|into|as|to|via|inside|within|under)\s+(?:the\s+|a\s+|an\s+|its\s+)?['"\x60]?$/u;
+const INTO = /\b(?:pass(?:es)?|puts?|places?|includes?|inserts?|stores?|writes?|sends?|provides?|adds?|fills?|pastes?|cop(?:y|ies)|appends?|embeds?|sets?|suppl(?:y|ies)|attach(?:es)?|records?|reads?)\b(?:[^.]|\.(?=\S))*\b(?:in|into|as|to|via|inside|within|under)\s+(?:the\s+|a\s+|an\s+|its\s+)?['"\x60]?$/u;
 /** What a sensible parameter never asks for. */
 const CONTEXT_DATA = /\b(?:(?:full|entire|complete|whole) (?:conversation|chat|context|history|transcript|prompt)|conversation (?:history|so far|context)|chat history|previous messages|all (?:prior |previous )?messages|system prompt|(?:your|the model's|the assistant's) (?:instructions|prompt|context)|contents? of (?:any|all|every) (?:files?|documents?)|(?:every|all) (?:files?|documents?) (?:you|the user) (?:have|has) (?:seen|read|opened))\b/u;
 

@@ -38,7 +38,7 @@ const PREFERENCE = new RegExp(
     String.raw`\bprefer (?:this|me|our) (?:\w+ )?over (?:any|all|every) (?:other|alternative)`,
     String.raw`\b(?:do not|don't|never) (?:use|call|trust|choose|consider|recommend) (?:any )?(?:other|another|alternative|competing|third-party) (?:tools?|servers?|functions?|plugins?|services?)\b`,
     String.raw`\bthis (?:is|tool is) the (?:only|best|most (?:reliable|accurate|trusted|trustworthy)|preferred|official|sole) (?:tool|way|option|choice|source|server)\b(?! (?:for|to) (?:this|these|the same))`,
-    String.raw`\b(?:other|all other|competing|alternative|rival) (?:tools?|servers?|functions?) (?:are|is) (?:broken|deprecated|unsafe|insecure|malicious|outdated|unreliable|inaccurate|compromised|dangerous)\b`,
+    String.raw`\b(?:other|all other|competing|alternative|rival)(?: \w+)? (?:tools?|servers?|functions?) (?:are|is) (?:broken|deprecated|unsafe|insecure|malicious|outdated|unreliable|inaccurate|compromised|dangerous)\b`,
     String.raw`\bignore (?:any |all )?(?:other|competing) (?:tools?|servers?|results?|functions?)\b`,
     String.raw`\b(?:highest|top|maximum) priority over (?:any|all|every|other)\b`,
   ].join('|'),
@@ -82,6 +82,8 @@ export function checkShadowing(target: AnalyzedItem): void {
     for (const peer of foreign) {
       if (skeleton(peer.tool.name) !== key) continue;
       const exact = peer.tool.name === target.item.name;
+      // When the peer is the look-alike (and this name is plain), the peer is the one flagged.
+      if (!exact && /^[\x20-\x7E]*$/u.test(target.item.name) && /[^\x20-\x7E]/u.test(peer.tool.name)) continue;
       const confusable = !exact && (isMixedScript(target.item.name) || target.item.name !== target.item.name.normalize('NFKC') || /[^\x20-\x7E]/u.test(target.item.name));
       const sim = similarity(mine, peer.tool.description ?? '');
       if (!confusable && sim < 0.6) continue;
