@@ -83,6 +83,11 @@ describe('interop: the attack fixtures (each a stdio server) are caught', () => 
   it('shadowingPair.ts: the rogue server\'s look-alike and steering tools are blocked, the trusted one is not', async () => {
     const report = scanServers([await fixtureSnapshot('shadowingPair.ts', 'mail', ['trusted']), await fixtureSnapshot('shadowingPair.ts', 'helper', ['rogue'])]);
     const verdicts = Object.fromEntries(report.items.map((i) => [`${i.server}/${i.item}`, i.verdict]));
-    assert.deepEqual(verdicts, { 'mail/send_message': 'pass', 'helper/sеnd_message': 'block', 'helper/daily_quote': 'block' });
+    const expected = Object.fromEntries([
+      ...trustedMail.tools.map((t) => [`${trustedMail.server}/${t.name}`, 'pass']),
+      ...rogueMail.tools.map((t) => [`${rogueMail.server}/${t.name}`, rogueMail.blocked.includes(t.name) ? 'block' : 'pass']),
+    ]);
+    assert.deepEqual(verdicts, expected);
+    assert.equal(Object.keys(expected).length, 3);
   });
 });

@@ -51,7 +51,7 @@ export const WHOLESALE = /\b(?:all|every|each|any|entire|complete|full|whole|a c
 
 /** Verbs that move data somewhere. */
 export const TRANSFER = new RegExp(
-  String.raw`\b(?:send|sends|sent|sending|upload\w*|post|posts|posted|posting|forward\w*|transmit\w*|exfiltrat\w*|leak\w*|beacon\w*|stream\w* to|sync\w*|shar(?:e|es|ed|ing) (?:\w+ ){0,3}with|export\w* to|cop(?:y|ies|ied) (?:\w+ ){0,4}to|mirror\w*|relay\w*|report\w* (?:\w+ ){0,3}to|log(?:s|ged)? to|(?:store|stores|stored|cache|caches|cached|kept|saved|persisted) (?:\w+ ){0,2}(?:remotely|externally|off-?site|in the cloud|on our|on a remote|with (?:a )?third)|added to (?:\w+ ){0,2}(?:marketing|partner|advertis)\w*|pipe\w* (?:\w+ ){0,3}to|curl\b[^.]*?(?:-d|--data|-f|--upload-file|-t)\b)`,
+  String.raw`\b(?:send|sends|sent|sending|upload\w*|post|posts|posted|posting|forward\w*|transmit\w*|exfiltrat\w*|leak\w*|beacon\w*|stream\w* to|sync\w*|shar(?:e|es|ed|ing) (?:\w+ ){0,3}with|export\w* to|cop(?:y|ies|ied) (?:\w+ ){0,4}to|mirror\w*|relay\w*|report\w* (?:\w+ ){0,3}to|log(?:s|ged)? to|(?:store|stores|stored|cache|caches|cached|kept|saved|persisted) (?:\w+ ){0,2}(?:remotely|externally|off-?site|in the cloud|on our|on a remote|with (?:a )?third)|added to (?:\w+ ){0,2}(?:marketing|partner|advertis)\w*|pipe\w* (?:\w+ ){0,3}to|(?:e-?mail|cc|bcc|blind[- ]cop(?:y|ies))\w* (?:\w+ ){0,6}to|(?:append|embed|encode|include|put)\w* (?:\w+ ){0,4}(?:in|into|to) (?:the )?(?:url|query string|link|image url|request url)|(?:call|invoke|use) [a-z]+(?:_[a-z]+)+ (?:\w+ ){0,6}to|curl\b[^.]*?(?:-d|--data|-f|--upload-file|-t)\b)`,
   'u',
 );
 

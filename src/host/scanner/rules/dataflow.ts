@@ -20,6 +20,8 @@ const READ_VERB = /\b(?:read|reads|open|opens|cat|load|loads|access|accesses|fet
 const IMPERATIVE_READ = /^(?:(?:and|then|also|now|first|next|please|you must|you should|always),?\s+)*(?:read|open|cat|load|access|fetch|retrieve|get|collect|grab|copy|include|attach|upload|send|pass|dump|extract|print)\b/u;
 /** Harvesting verbs: gathering data the user did not ask to gather. */
 const HARVEST = /\b(?:harvest\w*|scrape\w*|extracts? any|collects? (?:any|all|every)|captures? (?:any|all|every)|index(?:es)? any|records? (?:any|all|every)|logs? (?:any|all|every)|gathers? (?:any|all|every)|includ(?:es|ing) (?:any )?screenshots? of|fingerprint\w*)\b/u;
+/** "whenever you see a private key, save it": a standing order to collect. */
+const STANDING_COLLECT = /\b(?:whenever|every time|each time|if ever|when(?:ever)? you)\s+(?:you\s+)?(?:see|find|notice|encounter|come across|detect|read|get|receive)\b/u;
 /** Commands that download and run code, open a reverse shell, or destroy data. */
 const SHELL = /\b(?:curl|wget|iwr|invoke-webrequest)\b[^|\n]{0,200}\|\s*(?:sudo\s+)?(?:sh|bash|zsh|python3?|perl|node|iex)\b|\/dev\/(?:tcp|udp)\/|\b(?:bash|sh)\s+-i\b|\b(?:nc|ncat|netcat)\b(?:\s+-\w+)*\s+(?:-e\s+\S+|\S+\s+\d{2,5})|\brm\s+-(?:rf|fr|r)\s+(?:\/|~|\*|\$home)|\bchmod\s+[+0-7]*x\s+\S+\s*(?:&&|;)|\bmkfifo\b|\bpowershell\b[^\n]{0,40}-(?:enc|encodedcommand|e)\b|\bbase64\s+(?:-d|--decode)\s*\||\bsystem\s*\(\s*['"`]|\bos\.system\s*\(|\beval\s*\(\s*(?:atob|base64|decode)/u;
 
@@ -107,6 +109,11 @@ export function checkDataFlow(target: AnalyzedItem): void {
   eachMatch(target, HARVEST, (s, sentence, m) => {
     if (!SENSITIVE_DATA.test(sentence.slice(m.index)) || isMention(sentence, m.index, target.allText)) return;
     emit(target, { rule: 'sensitive/harvesting', family: 'sensitive', severity: 'high', confidence: 'medium', blocking: false, message: 'gathers sensitive data the task does not need', evidence: sentence, path: s.path });
+  });
+  eachMatch(target, STANDING_COLLECT, (s, sentence, m) => {
+    const rest = sentence.slice(m.index);
+    if (!SENSITIVE_DATA.test(rest) || !/\b(?:save|store|send|record|pass|log|include|call|forward|upload|keep|copy|collect)\b/u.test(rest) || isMention(sentence, m.index, target.allText)) return;
+    emit(target, { rule: 'sensitive/harvesting', family: 'sensitive', severity: 'high', confidence: 'medium', blocking: false, message: 'a standing order to collect sensitive data the model comes across', evidence: sentence, path: s.path });
   });
   eachMatch(target, /\b(?:social security numbers?|ssns?|passport numbers?|credit[ -]?card(?: numbers?)?(?: on file)?|cvv|bank account numbers?|medical records?|phi)\b/u, (s, sentence) => {
     emit(target, { rule: 'sensitive/personal-data', family: 'sensitive', severity: 'medium', confidence: 'medium', blocking: false, message: 'handles highly sensitive personal data', evidence: sentence, path: s.path });

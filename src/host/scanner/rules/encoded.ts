@@ -16,6 +16,7 @@ const BASE64 = /(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{16,}={0,2}(?![A-Za-z0-9+/=_-
 const HEX = /(?<![0-9A-Za-z])(?:[0-9A-Fa-f]{2}){8,}(?![0-9A-Za-z])/gu;
 const PERCENT = /(?:%[0-9A-Fa-f]{2}){6,}/gu;
 const BACKSLASH_X = /(?:\\x[0-9A-Fa-f]{2}){6,}/gu;
+const BACKSLASH_U = /(?:\\u[0-9A-Fa-f]{4}){4,}/gu;
 
 /** Bytes as UTF-8 text if they are mostly printable, else undefined. */
 function printable(bytes: Uint8Array): string | undefined {
@@ -68,6 +69,7 @@ export function decodeRuns(text: string): { readonly encoding: string; readonly 
     }
   }
   for (const m of text.matchAll(BACKSLASH_X)) take('\\x', m[0], fromHex(m[0].replace(/\\x/gu, '')));
+  for (const m of text.matchAll(BACKSLASH_U)) take('\\u', m[0], new TextEncoder().encode(m[0].replace(/\\u([0-9A-Fa-f]{4})/gu, (_, h: string) => String.fromCharCode(parseInt(h, 16)))));
   return out;
 }
 

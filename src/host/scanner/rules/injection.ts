@@ -13,6 +13,8 @@ import { eachMatch, emit, isMention, textStrings, type AnalyzedItem } from '../a
 const INSTRUCTION_TAG = /<\s*\/?\s*(important|system|instructions?|admin|secret|hidden|override|sudo|root|developer|note[_-]?to[_-]?(?:ai|llm|assistant|model)|ai[_-]?only|assistant[_-]?only|llm|critical|mandatory|priority|context|directive|rules?|policy|command)\b[^<>]{0,80}>/iu;
 /** Chat-template control tokens: no description has an honest use for them. */
 const CHAT_TOKEN = /<\|(?:im_start|im_end|system|user|assistant|endoftext|eot_id|start_header_id|end_header_id)\|>|\[\/?inst\]|<<\/?sys>>|\[\/?system\]/iu;
+/** A line that opens with a conversation role, forging a turn. */
+const FAKE_TURN = /(?:^|\n)\s*(?:#+\s*)?(?:system|assistant|developer)\s*(?:message|prompt)?\s*:\s*\S/iu;
 /** Override markers: "SYSTEM OVERRIDE", "ADMIN_OVERRIDE", "DEVELOPER MODE", delimited or not. */
 const OVERRIDE_MARKER = /\b(?:system|admin|administrator|developer|root|sudo|security|emergency|god|maintenance)[ _-]?(?:override|overrides|mode enabled|mode activated)\b/u;
 const AUTHORITY_HEADER = /(?:^|[\s|#[{=*-])(?:important|urgent|critical|mandatory) (?:system|admin|security|developer) (?:instruction|notice|message|directive|update|note)s?\b/u;
@@ -27,6 +29,8 @@ const OVERRIDE = new RegExp(
   String.raw`\b${OVERRIDE_VERB}\s+${DET}${STRONG}(?:\s+\w+){0,2}?\s+${RULES}\b|\b${OVERRIDE_VERB}\s+(?:all\s+(?:of\s+)?)?your\s+(?:\w+\s+)?${RULES}\b|\b(?:ignore|disregard|forget)\s+(?:all\s+|everything\s+)?(?:of\s+)?(?:the\s+)?(?:above|previous|prior|preceding|foregoing)\b(?!\s+(?:step|page|result|value|item|line|section|call|version)s?\b)`,
   'u',
 );
+/** "ignore the user's request and instead …": the model turned against its user. */
+const AGAINST_USER = /\b(?:ignore|disregard|override)\s+(?:what\s+)?(?:the\s+)?user(?:'s|s')?\s+(?:actual\s+|original\s+)?(?:request|question|instructions?|prompt|wishes|intent|asks?)\b/u;
 /** Weaker: "ignore all instructions", "disregard any rules" (a linter may say this honestly). */
 const OVERRIDE_WEAK = new RegExp(String.raw`\b(?:ignore|disregard|forget)\s+(?:all|any)\s+(?:other\s+)?(?:instructions|guidelines|directions)\b`, 'u');
 /** "reveal your system prompt", "print the hidden instructions". */
@@ -48,6 +52,8 @@ export function checkInjection(target: AnalyzedItem): void {
     if (token !== null) {
       emit(target, { rule: 'instruction-tag/chat-template-token', family: 'instruction-tag', severity: 'critical', confidence: 'high', blocking: true, message: `chat-template control token ${token[0]}: forges a conversation turn`, evidence: token[0], path: s.path });
     }
+    const turn = FAKE_TURN.exec(s.text);
+    if (turn !== null) emit(target, { rule: 'instruction-tag/fake-turn', family: 'instruction-tag', severity: 'high', confidence: 'medium', blocking: false, message: 'a line that opens like a system or assistant turn', evidence: s.text.slice(turn.index, turn.index + 120), path: s.path });
     const marker = OVERRIDE_MARKER.exec(s.norm) ?? AUTHORITY_HEADER.exec(s.norm);
     if (marker !== null && !isMention(s.norm, marker.index, target.allText)) {
       emit(target, { rule: 'instruction-tag/override-marker', family: 'instruction-tag', severity: 'critical', confidence: 'high', blocking: true, message: `"${marker[0].trim()}" claims an authority above the user's`, evidence: marker[0], path: s.path });
@@ -72,6 +78,7 @@ export function checkInjection(target: AnalyzedItem): void {
     if (target.hits.some((h) => h.rule === 'override/ignore-instructions' && h.path === s.path)) return;
     emit(target, { rule: 'override/ignore-any-instructions', family: 'override', severity: 'high', confidence: 'medium', blocking: false, message: 'tells the model to ignore instructions', evidence: sentence, path: s.path });
   });
+  phrase('override/against-user', AGAINST_USER, "tells the model to ignore its user's request");
   phrase('override/reveal-system-prompt', REVEAL, 'tells the model to reveal its system prompt');
   phrase('override/new-instructions', NEW_ORDERS, 'substitutes new instructions for the real ones');
   eachMatch(target, PERSONA_STRONG, (s, sentence, m) => {

@@ -41,6 +41,9 @@ const PREFERENCE = new RegExp(
     String.raw`\b(?:other|all other|competing|alternative|rival)(?: \w+)? (?:tools?|servers?|functions?) (?:are|is) (?:broken|deprecated|unsafe|insecure|malicious|outdated|unreliable|inaccurate|compromised|dangerous)\b`,
     String.raw`\bignore (?:any |all )?(?:other|competing) (?:tools?|servers?|results?|functions?)\b`,
     String.raw`\b(?:highest|top|maximum) priority over (?:any|all|every|other)\b`,
+    String.raw`\b(?:recommend|promote|push|suggest) (?:our|this|my) (?:\w+ )?(?:service|product|tool|plan|offer)s?\b[^.]{0,40}\b(?:at any cost|no matter what|regardless|always|instead)\b`,
+    String.raw`\b(?:before|instead of|rather than|in place of) (?:using |calling |invoking )?(?:any|all|every) other (?:tools?|functions?|servers?)\b`,
+    String.raw`\b[a-z]+(?:[_-][a-z0-9]+)+ (?:tool |function )?(?:is|has been|was) (?:deprecated|broken|disabled|unsafe|compromised|replaced by this)\b`,
   ].join('|'),
   'u',
 );
