@@ -75,12 +75,13 @@ for (const source of [...sources, 'all']) {
   const benignBlocked = benign.filter((i) => verdicts.get(i.id)?.verdict === 'block');
   const benignWarned = benign.filter((i) => verdicts.get(i.id)?.verdict === 'warn');
   rows.push({ source, malicious: malicious.length, benign: benign.length, recall: wilson(flagged.length, malicious.length), recallBlocked: wilson(blocked.length, malicious.length), benignBlock: wilson(benignBlocked.length, benign.length), benignWarn: wilson(benignWarned.length, benign.length) });
-  if (source !== 'all') {
-    process.stdout.write(`\n${source}: ${malicious.length} malicious, ${benign.length} benign\n`);
+  process.stdout.write(`\n${source}: ${malicious.length} malicious, ${benign.length} benign\n`);
+  {
     process.stdout.write(`  recall (warn or block)  ${fmt(flagged.length, malicious.length)}\n`);
     process.stdout.write(`  recall (blocked)        ${fmt(blocked.length, malicious.length)}\n`);
     process.stdout.write(`  benign blocked          ${fmt(benignBlocked.length, benign.length)}\n`);
     process.stdout.write(`  benign warned           ${fmt(benignWarned.length, benign.length)}\n`);
+    if (source === 'all') continue;
     for (const i of malicious) if (verdicts.get(i.id)?.verdict === 'pass') details.push(`MISS ${i.id}`);
     for (const i of [...benignBlocked, ...benignWarned]) details.push(`${verdicts.get(i.id)?.verdict.toUpperCase()} ${i.id}: ${verdicts.get(i.id)?.findings.map((f) => f.rule).join(', ')}`);
   }

@@ -86,3 +86,16 @@ describe('host/scanner: scanTools and scanServer', () => {
     assert.equal(run.results[0]?.level, 'error');
   });
 });
+
+describe('host/scanner: the rule catalogue', () => {
+  it('every rule that fires on the attack fixtures is in RULES, with a family and a summary', async () => {
+    const { RULES } = await import('../../../../src/host/scanner/sarif.js');
+    const fixtures = await Promise.all(['poisonedTool', 'unicodeTag', 'covertExfiltration', 'encodedPayload', 'parameterInjection', 'shadowingPair'].map((f) => import(`../../../fixtures/attacks/${f}.js`)));
+    const snapshots = fixtures.flatMap((m: Record<string, { server: string; tools: unknown[] }>) => Object.values(m).filter((v) => typeof v === 'object' && v !== null && 'tools' in v)).map((f) => ({ server: f.server, tools: f.tools }));
+    const fired = new Set(scanServers(snapshots).items.flatMap((i) => i.findings.map((f) => f.rule)));
+    assert.ok(fired.size >= 10);
+    const ids = new Set(RULES.map((r) => r.id));
+    for (const rule of fired) assert.ok(ids.has(rule), rule);
+    for (const r of RULES) assert.ok(r.summary.length > 0 && r.id.startsWith(`${r.id.split('/')[0]}/`));
+  });
+});
