@@ -101,7 +101,7 @@ export async function gatewayCommand(argv: readonly string[]): Promise<void> {
     if (h.state !== 'ready') logger.warn(`server ${h.id} is not ready: ${h.problem ?? h.lastError ?? h.state}`);
     else if (h.problem !== undefined) logger.warn(`server ${h.id}: ${h.problem}`);
   }
-  const gateway = new Gateway(host, { exposure: config.exposure, server: { logger } });
+  const gateway = new Gateway(host, { exposure: config.exposure, server: { logger }, filters: [scanner] });
   const watcher = watchConfig(file, logger, async (next) => {
     current = next;
     await host.reconcile(await consentFor(options['yes'] === true, interactive, stores.launches, next)(next.servers));

@@ -83,7 +83,7 @@ export {
   type ServerIdentity,
   type Next,
 } from './interceptors.js';
-export { Gateway, GATEWAY_CLIENT_CAPABILITIES, SEARCH_TOOL, CALL_TOOL, type GatewayOptions } from './gateway.js';
+export { Gateway, GATEWAY_CLIENT_CAPABILITIES, SEARCH_TOOL, CALL_TOOL, type GatewayOptions, type ExposureFilter } from './gateway.js';
 export { PendingCall, PendingCalls, type PendingCallsOptions, type Attempt, type Launch, type LaunchRound, type Step, type Driver } from './bridge.js';
 export { agentTools, type AgentTools, type AnthropicToolUse, type OpenAIToolCall, type OpenAIToolMessage } from './agentTools.js';
 export { scanTools, scanServer, scanServers, highest } from './scanner/scan.js';

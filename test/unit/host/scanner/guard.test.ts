@@ -14,7 +14,8 @@ describe('host/scanner: ScanGuard in the host (trust phase)', () => {
   let host: Host;
   const reports: string[] = [];
   const guard = new ScanGuard({ modeOf: (id) => modes[id], onReport: (id, r) => reports.push(`${id}/${r.item}:${r.verdict}`) });
-  const servers = memoryServers((id) => attackServer({ ...poisonedTool, server: id }));
+  const reached: string[] = [];
+  const servers = memoryServers((id) => attackServer({ ...poisonedTool, server: id }, (name) => reached.push(`${id}:${name}`)));
   before(async () => {
     host = await Host.open({ servers: [memorySpec('calculator'), memorySpec('lenient'), memorySpec('unscanned')], transport: servers.factory, interceptors: [guard.interceptor], namespacing: 'always' });
     await host.start();
@@ -36,6 +37,7 @@ describe('host/scanner: ScanGuard in the host (trust phase)', () => {
       assert.match(error.reason, /switchboard scan/);
       return true;
     });
+    assert.ok(!reached.includes('calculator:sum'), 'the call never reached the server');
   });
 
   it('refuses a blocked tool called without any list first (verdict computed once, off the list path)', async () => {
