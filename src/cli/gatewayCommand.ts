@@ -23,6 +23,7 @@ import { pathToFileURL } from 'node:url';
 import type { HostConfig, ServerConfig } from '../host/configTypes.js';
 import { Gateway, GATEWAY_CLIENT_CAPABILITIES } from '../host/gateway.js';
 import { Host } from '../host/host.js';
+import { ScanGuard } from '../host/scanner/guard.js';
 import { checkLaunch, launchSpecOf, type LaunchApprovalStore } from '../host/launchConsent.js';
 import { defaultTransportFactory } from '../adapters/hostTransports.js';
 import { auditInterceptor } from '../host/audit.js';
@@ -91,6 +92,12 @@ export async function gatewayCommand(argv: readonly string[]): Promise<void> {
   // Over --stdio, stdin is the protocol: nobody can be asked there.
   const interactive = options['stdio'] !== true && process.stdin.isTTY === true && process.stderr.isTTY === true;
   const consent = consentFor(options['yes'] === true, interactive, stores.launches, config);
+  // The poisoning scanner (trust phase): per-server mode from the config, read live so a reload applies.
+  let current = config;
+  const scanner = new ScanGuard({
+    modeOf: (id) => current.servers.find((s) => s.id === id)?.options.scan,
+    onReport: (id, r) => logger.warn(`scanner: ${r.kind} ${id}/${r.item}: ${r.verdict} (${r.findings.map((f) => f.rule).join(', ')})`),
+  });
   const host = await Host.open({
     servers: await consent(config.servers),
     namespacing: config.namespacing,
@@ -100,15 +107,19 @@ export async function gatewayCommand(argv: readonly string[]): Promise<void> {
     logger,
     clientInfo: { name: 'switchboard-gateway', version: '0.1.0' },
     capabilities: GATEWAY_CLIENT_CAPABILITIES,
-    interceptors: [auditInterceptor(audit), ...(config.guards !== undefined ? [guardInterceptor(config.guards)] : [])],
+    // Phases order them: audit (outermost), trust (scanner), guard (innermost).
+    interceptors: [auditInterceptor(audit), scanner.interceptor, ...(config.guards !== undefined ? [guardInterceptor(config.guards)] : [])],
   });
   await host.start();
   for (const h of host.health()) {
     if (h.state !== 'ready') logger.warn(`server ${h.id} is not ready: ${h.problem ?? h.lastError ?? h.state}`);
     else if (h.problem !== undefined) logger.warn(`server ${h.id}: ${h.problem}`);
   }
-  const gateway = new Gateway(host, { exposure: config.exposure, server: { logger } });
-  const watcher = watchConfig(file, logger, async (next) => host.reconcile(await consentFor(options['yes'] === true, interactive, stores.launches, next)(next.servers)));
+  const gateway = new Gateway(host, { exposure: config.exposure, server: { logger }, filters: [scanner] });
+  const watcher = watchConfig(file, logger, async (next) => {
+    current = next;
+    await host.reconcile(await consentFor(options['yes'] === true, interactive, stores.launches, next)(next.servers));
+  });
   const shutdown = async (): Promise<void> => {
     watcher?.close();
     await gateway.close();

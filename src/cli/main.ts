@@ -22,6 +22,7 @@ Commands:
   gateway       serve many MCP servers behind one guarded endpoint (HTTP or stdio)
   login         sign in to a remote server of the config with OAuth (tokens for the gateway)
   logout        delete the stored OAuth tokens of a remote server
+  scan          scan tool definitions for poisoning and shadowing (a saved tools/list, or every configured server)
   import        print one Switchboard config with the servers of every MCP client found
   wrap          point an MCP client at the Switchboard gateway (backup, merge, rewrite)
   unwrap        give a wrapped MCP client its own servers back
@@ -86,6 +87,10 @@ const commands: Readonly<Record<string, () => Promise<Command>>> = {
   logout: async () => {
     const m = await import('./loginCommand.js');
     return { run: m.logoutCommand, help: m.logoutHelp };
+  },
+  scan: async () => {
+    const m = await import('./scanCommand.js');
+    return { run: m.scanCommand, help: m.scanHelp };
   },
   import: async () => {
     const m = await import('./importCommand.js');

@@ -32,6 +32,7 @@ import {
   type NamespacingMode,
   type ServerConfig,
   type ServerEra,
+  type ScanMode,
   type ServerLaunch,
   type ServerOAuthOptions,
   type ServerOptions,
@@ -65,12 +66,13 @@ export const CONFIG_DEFAULTS = {
   timeoutMs: 60_000,
   maxConcurrency: 16,
   era: 'auto',
+  scan: 'block',
 } as const;
 
 const ENTRY_KEYS = ['type', 'command', 'args', 'env', 'cwd', 'url', 'headers', 'disabled'];
 const SWITCHBOARD_KEYS = ['namespacing', 'separator', 'exposure', 'stateDir', 'gateway', 'approvedLaunches', 'servers', 'roots', 'guards'];
 const GATEWAY_KEYS = ['host', 'port', 'path', 'auth'];
-const OPTION_KEYS = ['tools', 'timeoutMs', 'maxConcurrency', 'era', 'oauth', 'roots'];
+const OPTION_KEYS = ['tools', 'timeoutMs', 'maxConcurrency', 'era', 'oauth', 'roots', 'scan'];
 const TYPES = ['stdio', 'http', 'streamable-http', 'sse'] as const;
 const LOOPBACK = new Set(['127.0.0.1', '::1', '[::1]', 'localhost']);
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
@@ -230,6 +232,7 @@ function readServerOptionsSection(read: ConfigReader, value: unknown, ids: reado
         era: options['era'] === undefined ? CONFIG_DEFAULTS.era : read.choice<ServerEra>(options['era'], ['auto', 'stateless', 'stateful'], childPath(path, 'era')),
         oauth,
         roots: options['roots'] === undefined ? [] : readRoots(read, options['roots'], childPath(path, 'roots'), folder),
+        ...(options['scan'] === undefined ? {} : { scan: read.choice<ScanMode>(options['scan'], ['block', 'warn', 'off'], childPath(path, 'scan')) }),
       },
     });
   }

@@ -67,6 +67,13 @@ export interface ServerOAuthOptions {
   readonly redirectPort: number | undefined;
 }
 
+/**
+ * What the poisoning scanner does with a server's definitions: `block` hides items with a
+ * blocking finding from the model and refuses their calls (the default), `warn` only records
+ * the findings, `off` does not scan.
+ */
+export type ScanMode = 'block' | 'warn' | 'off';
+
 /** Per-server options from `switchboard.servers.<id>`, defaults filled in. */
 export interface ServerOptions {
   readonly tools: ToolFilter;
@@ -78,6 +85,8 @@ export interface ServerOptions {
   readonly era: ServerEra;
   /** Remote servers only. */
   readonly oauth: ServerOAuthOptions | undefined;
+  /** Set only when configured; absent means `block` (see `scanner/guard.ts`). */
+  readonly scan?: ScanMode;
   /**
    * The roots the host answers `roots/list` with when the server asks outside a call (in a
    * call, the upstream client that made it answers): from `switchboard.servers.<id>.roots`,

@@ -32,7 +32,7 @@ import type { ReadResourceResult } from '../protocol/model/resources.js';
 import { isMcpError, McpErrorCode } from '../util/errors.js';
 import { silentLogger } from '../util/logger.js';
 import { PendingCalls, type Attempt, type Driver, type LaunchRound as Round, type PendingCallsOptions } from './bridge.js';
-import type { Host, RequestScope } from './host.js';
+import type { ExposedPrompt, ExposedResource, ExposedTemplate, ExposedTool, Host, RequestScope } from './host.js';
 import { UpstreamSubscriptions } from './gatewaySubscriptions.js';
 import { DeniedError } from './interceptors.js';
 import { ToolSearchIndex } from './toolSearch.js';
@@ -47,6 +47,16 @@ export interface GatewayOptions {
   readonly server?: McpServerOptions;
   /** Calls waiting for the upstream's answers (era bridging). */
   readonly pending?: PendingCallsOptions;
+  /**
+   * Trust-layer filters applied to what is served (listed and searchable), in order: the
+   * scanner's `ScanGuard` hides blocked items here. Calls are still checked by the interceptors.
+   */
+  readonly filters?: readonly ExposureFilter[];
+}
+
+/** Hides entries of the host's registry from what the gateway serves (the trust layer's list-time seam). */
+export interface ExposureFilter {
+  filter<T extends ExposedTool | ExposedPrompt | ExposedResource | ExposedTemplate>(listed: readonly T[]): readonly T[];
 }
 
 const DEFAULT_INFO = { name: 'switchboard-gateway', version: '0.1.0' } as const;
@@ -86,10 +96,12 @@ export class Gateway {
   readonly #unsubscribe: (() => void)[] = [];
   readonly #subscriptions: UpstreamSubscriptions;
   #search: ToolSearchIndex | undefined;
+  readonly #filters: readonly ExposureFilter[];
 
   constructor(host: Host, options: GatewayOptions = {}) {
     this.#host = host;
     this.#exposure = options.exposure ?? 'all';
+    this.#filters = options.filters ?? [];
     this.#pending = new PendingCalls(options.pending);
     this.server = new McpServer(options.info ?? DEFAULT_INFO, {
       ...options.server,
@@ -134,7 +146,7 @@ export class Gateway {
       if (this.#exposure === 'all') {
         this.#reconcile(
           'tool',
-          this.#host.tools.map((t) => [t.name, t.tool]),
+          this.#visible(this.#host.tools).map((t) => [t.name, t.tool]),
           (tool) => this.server.forwardTool(tool as Tool, (params, ctx) => this.#callTool((tool as Tool).name, params, ctx) as Promise<CallToolResult>),
         );
       } else {
@@ -142,7 +154,7 @@ export class Gateway {
       }
       this.#reconcile(
         'prompt',
-        this.#host.prompts.map((p) => [p.name, p.prompt]),
+        this.#visible(this.#host.prompts).map((p) => [p.name, p.prompt]),
         (prompt) =>
           this.server.forwardPrompt(prompt as never, (params, ctx) => this.#getPrompt((prompt as { name: string }).name, params, ctx) as Promise<GetPromptResult>, {
             complete: (params, ctx) => this.#complete(params, ctx) as never,
@@ -150,18 +162,23 @@ export class Gateway {
       );
       this.#reconcile(
         'resource',
-        this.#host.resources.map((r) => [r.uri, r.resource]),
+        this.#visible(this.#host.resources).map((r) => [r.uri, r.resource]),
         (resource) => this.server.forwardResource(resource as never, (params, ctx) => this.#readResource(params, ctx) as Promise<ReadResourceResult>),
       );
       this.#reconcile(
         'template',
-        this.#host.templates.map((t) => [t.uriTemplate, t.template]),
+        this.#visible(this.#host.templates).map((t) => [t.uriTemplate, t.template]),
         (template) =>
           this.server.forwardTemplate(template as never, (params, ctx) => this.#readResource(params, ctx) as Promise<ReadResourceResult>, {
             complete: (params, ctx) => this.#complete(params, ctx) as never,
           }),
       );
     });
+  }
+
+  /** `listed` without what the trust filters hide. */
+  #visible<T extends ExposedTool | ExposedPrompt | ExposedResource | ExposedTemplate>(listed: readonly T[]): readonly T[] {
+    return this.#filters.reduce((list, f) => f.filter(list), listed);
   }
 
   #reconcile(kind: Kind, wanted: readonly (readonly [string, unknown])[], register: (definition: unknown) => ForwardedHandle<never>): void {
@@ -286,7 +303,7 @@ export class Gateway {
         },
       },
       async (args) => {
-        this.#search ??= new ToolSearchIndex(this.#host.tools.map((t) => ({ name: t.name, tool: t.tool })));
+        this.#search ??= new ToolSearchIndex(this.#visible(this.#host.tools).map((t) => ({ name: t.name, tool: t.tool })));
         const hits = this.#search.search(String(args['query']), { limit: typeof args['limit'] === 'number' ? args['limit'] : 5 });
         const tools = hits.map((h) => h.tool);
         return { content: [{ type: 'text', text: JSON.stringify(tools) }], structuredContent: { tools } };

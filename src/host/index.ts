@@ -25,6 +25,7 @@ export {
   type NamespacingMode,
   type Exposure,
   type ServerEra,
+  type ScanMode,
 } from './configTypes.js';
 export { compileGlob, compileToolFilter } from './toolFilter.js';
 export { EXPOSED_NAME_MAX_LENGTH, EXPOSED_NAME_PATTERN, isExposableName } from './nameRules.js';
@@ -95,6 +96,24 @@ export {
   type AuditInterceptorOptions,
 } from './audit.js';
 export { guardInterceptor, GUARD_IDS, MemoryRateLimitStore, type GuardOptions, type RateLimitRule, type RateLimitScope, type RateLimitStore } from './guards.js';
-export { Gateway, GATEWAY_CLIENT_CAPABILITIES, SEARCH_TOOL, CALL_TOOL, type GatewayOptions } from './gateway.js';
+export { Gateway, GATEWAY_CLIENT_CAPABILITIES, SEARCH_TOOL, CALL_TOOL, type GatewayOptions, type ExposureFilter } from './gateway.js';
 export { PendingCall, PendingCalls, type PendingCallsOptions, type Attempt, type Launch, type LaunchRound, type Step, type Driver } from './bridge.js';
 export { agentTools, type AgentTools, type AnthropicToolUse, type OpenAIToolCall, type OpenAIToolMessage } from './agentTools.js';
+export { scanTools, scanServer, scanServers, highest } from './scanner/scan.js';
+export { ScanGuard, SCANNER_INTERCEPTOR_ID, blockReason, type ScanGuardOptions } from './scanner/guard.js';
+export { toSarif, meetsSeverity, RULES, type RuleInfo } from './scanner/sarif.js';
+export {
+  SEVERITIES,
+  type Severity,
+  type Confidence,
+  type Verdict,
+  type ItemKind,
+  type RuleFamily,
+  type Finding,
+  type FindingLocation,
+  type ItemReport,
+  type PeerTool,
+  type ServerSnapshot,
+  type ScanOptions,
+  type ScanReport,
+} from './scanner/types.js';

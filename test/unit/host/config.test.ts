@@ -205,3 +205,15 @@ describe('host/config: path helpers', () => {
     assert.equal(resolvePath('', '../x'), '../x');
   });
 });
+
+describe('host/config: the scanner option', () => {
+  const withScan = (scan: unknown): string => JSON.stringify({ mcpServers: { a: { command: 'x' } }, switchboard: { servers: { a: { scan } } } });
+  it('reads switchboard.servers.<id>.scan (block, warn, off) and leaves it unset by default', () => {
+    for (const mode of ['block', 'warn', 'off']) assert.equal(parseConfig(withScan(mode), { file: '/c/switchboard.json', env: {} }).servers[0]?.options.scan, mode);
+    assert.equal(parseConfig(JSON.stringify({ mcpServers: { a: { command: 'x' } } }), { file: '/c/switchboard.json', env: {} }).servers[0]?.options.scan, undefined);
+  });
+  it('an unknown scan mode is an error naming its path (no silent fail-open)', () => {
+    assert.throws(() => parseConfig(withScan('ignore'), { file: '/c/switchboard.json', env: {} }), /\$\.switchboard\.servers\.a\.scan/);
+    assert.throws(() => parseConfig(withScan(false), { file: '/c/switchboard.json', env: {} }), /\$\.switchboard\.servers\.a\.scan/);
+  });
+});

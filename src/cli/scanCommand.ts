@@ -1,0 +1,169 @@
+/**
+ * `switchboard scan`: the offline poisoning and shadowing scanner on the command line.
+ *
+ * - `switchboard scan --tools FILE` scans a saved `tools/list` result (or a JSON-RPC response
+ *   holding one, or an array of tool definitions) without running anything: for the CI of
+ *   server authors.
+ * - `switchboard scan [CONFIG] [--yes]` starts each configured server through the host (stdio
+ *   launches need consent, as for the gateway), lists everything it exposes, scans it (every
+ *   server judged against the others' tools) and stops them again. Without CONFIG it reads the
+ *   MCP client configs found on this machine (as `switchboard import` does).
+ *
+ * Exit code: 1 when a finding meets `--fail-on` (default: any blocking finding), 0 otherwise,
+ * 2 on a usage error.
+ *
+ * @module
+ */
+import { readFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { resolve as resolvePath } from 'node:path';
+import { defaultTransportFactory } from '../adapters/hostTransports.js';
+import { mergeServers, renderSwitchboardConfig } from '../host/clientConfigs/merge.js';
+import { parseConfig } from '../host/config.js';
+import type { HostConfig, ServerConfig } from '../host/configTypes.js';
+import { Host } from '../host/host.js';
+import { checkLaunch, launchSpecOf, type LaunchApprovalStore } from '../host/launchConsent.js';
+import { MemoryLaunchApprovalStore } from '../host/memoryStores.js';
+import { scanServers, scanTools } from '../host/scanner/scan.js';
+import type { ScanReport, ServerSnapshot } from '../host/scanner/types.js';
+import { openStateStores } from '../store/jsonFileStore.js';
+import { createLineLogger } from '../util/logger.js';
+import { CliFailure, parseArgs, UsageError } from './args.js';
+import { CLIENT_NAMES, clientLocations, homeOf, processContext } from './clientLocations.js';
+import { readLocations } from './importCommand.js';
+import { fails, failOn, renderReport, scanFormat } from './scanFormat.js';
+
+/** Help text of the command. */
+export const scanHelp = `Usage: switchboard scan --tools FILE [--server NAME] [options]
+       switchboard scan [CONFIG] [--yes] [options]
+
+Scans tool, prompt, resource and template definitions and server instructions for
+poisoning and shadowing (offline, deterministic): hidden Unicode, instruction tags,
+override and jailbreak phrasing, concealment, coercion, credential files and exfiltration,
+covert parameters, references to other servers' tools and impersonation, encoded payloads,
+markup smuggling, preference manipulation, capability mismatch, embedded secrets.
+
+  --tools FILE      scan a saved tools/list result (or an array of tool definitions); runs nothing
+  --server NAME     with --tools: the server's name in the report (default: the file name)
+  CONFIG            a switchboard.json; without one, the MCP client configs on this machine
+  --yes             approve every stdio server's launch for this run
+  --format F        human (default), json or sarif
+  --fail-on S       exit 1 on a finding of severity S or worse (low, medium, high, critical),
+                    on any blocking finding (block, the default), or never
+  --log-level L     debug | info | warn | error (default error; logs go to stderr)
+`;
+
+/** The definitions in a saved file: an array, `{ tools }`, or a JSON-RPC response `{ result: { tools } }`. */
+export function toolsOfFile(text: string, file: string): unknown[] {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new CliFailure(`${file} is not JSON: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  const record = (v: unknown): Record<string, unknown> | undefined => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined);
+  if (Array.isArray(value)) return value;
+  const tools = record(value)?.['tools'] ?? record(record(value)?.['result'])?.['tools'];
+  if (Array.isArray(tools)) return tools;
+  throw new CliFailure(`${file} holds no tool definitions: expected an array, { "tools": [...] } or a tools/list response`);
+}
+
+function version(): string {
+  return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+}
+
+/** Runs the command; resolves with the exit code. */
+export async function scanCommand(argv: readonly string[]): Promise<number> {
+  const { options, positionals } = parseArgs(argv, { tools: 'string', server: 'string', yes: 'boolean', format: 'string', 'fail-on': 'string', 'log-level': 'string' });
+  const format = scanFormat(options['format']);
+  const threshold = failOn(options['fail-on']);
+  if (positionals.length > 1) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[1])}`);
+  let report: ScanReport;
+  let problems: string[] = [];
+  let artifact: string | undefined;
+  if (typeof options['tools'] === 'string') {
+    if (positionals.length > 0) throw new UsageError('--tools scans a file; give no config with it');
+    const file = resolvePath(options['tools']);
+    const text = await readFile(file, 'utf8').catch((error: unknown) => {
+      throw new CliFailure(`cannot read ${file}: ${error instanceof Error ? error.message : String(error)}`);
+    });
+    report = scanTools(toolsOfFile(text, file), { server: typeof options['server'] === 'string' ? options['server'] : (file.split(/[\\/]/).pop() ?? file) });
+    artifact = `file://${file}`;
+  } else {
+    const level = options['log-level'] ?? 'error';
+    if (level !== 'debug' && level !== 'info' && level !== 'warn' && level !== 'error') throw new UsageError(`invalid --log-level ${String(level)}`);
+    const config = positionals[0] !== undefined ? await loadConfigFile(resolvePath(positionals[0])) : discoveredConfig();
+    ({ report, problems } = await scanConfigured(config, options['yes'] === true, positionals[0] !== undefined, level));
+  }
+  process.stdout.write(renderReport(report, format, { version: version(), ...(artifact !== undefined ? { artifact } : {}), problems }));
+  // Pins (the pinning part of this issue) add their own condition here: a pinned definition
+  // that changed since the last scan also exits non-zero.
+  return fails(report, threshold) ? 1 : 0;
+}
+
+async function loadConfigFile(file: string): Promise<HostConfig> {
+  const text = await readFile(file, 'utf8').catch((error: unknown) => {
+    throw new CliFailure(`cannot read ${file}: ${error instanceof Error ? error.message : String(error)}`);
+  });
+  return parseConfig(text, { file, env: process.env });
+}
+
+/** One config holding the servers of every MCP client config on this machine. */
+function discoveredConfig(): HostConfig {
+  const context = processContext();
+  const log = (line: string): void => void process.stderr.write(`${line}\n`);
+  const found = readLocations(CLIENT_NAMES.flatMap((c) => clientLocations(c, context)), homeOf(context), undefined, log);
+  if (found.length === 0) throw new CliFailure('no MCP servers found in any client config; pass a switchboard.json or use --tools FILE');
+  const { added } = mergeServers({}, found);
+  return parseConfig(renderSwitchboardConfig(added), { file: resolvePath('switchboard.json'), env: process.env });
+}
+
+/** Starts the configured servers (launch consent applies), snapshots what they expose, scans, stops them. */
+async function scanConfigured(config: HostConfig, yes: boolean, persist: boolean, level: 'debug' | 'info' | 'warn' | 'error'): Promise<{ report: ScanReport; problems: string[] }> {
+  const logger = createLineLogger((line) => process.stderr.write(line), level);
+  // Approvals of a real config are kept with it (like the gateway's); those of discovered client configs only for this run.
+  const store: LaunchApprovalStore = persist ? openStateStores(config.stateDir).launches : new MemoryLaunchApprovalStore();
+  const interactive = process.stdin.isTTY === true && process.stderr.isTTY === true;
+  const problems: string[] = [];
+  const allowed: ServerConfig[] = [];
+  for (const server of config.servers) {
+    if (server.disabled) continue;
+    const spec = launchSpecOf(server);
+    if (spec !== undefined) {
+      try {
+        await checkLaunch({ serverId: server.id, spec, configApproved: config.approvedLaunches[server.id], store, yes, ...(interactive ? { prompt: askYesNo } : {}) });
+      } catch (error) {
+        problems.push(`${server.id}: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);
+        continue;
+      }
+    }
+    allowed.push(server);
+  }
+  const host = await Host.open({ servers: allowed, transport: defaultTransportFactory({ environment: process.env, logger }), logger, clientInfo: { name: 'switchboard-scan', version: version() } });
+  try {
+    await host.start();
+    const snapshots: ServerSnapshot[] = [];
+    for (const health of host.health()) {
+      const server = host.server(health.id);
+      if (health.state !== 'ready' || server === undefined) {
+        problems.push(`${health.id}: not ready (${health.lastError ?? health.state})`);
+        continue;
+      }
+      const catalog = server.catalog;
+      snapshots.push({ server: health.id, instructions: server.client?.instructions, tools: catalog.tools, prompts: catalog.prompts, resources: catalog.resources, templates: catalog.templates });
+    }
+    return { report: scanServers(snapshots), problems };
+  } finally {
+    await host.close();
+  }
+}
+
+async function askYesNo(text: string): Promise<boolean> {
+  const { createInterface } = await import('node:readline/promises');
+  const rl = createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    return /^y(es)?$/i.test((await rl.question(`${text} [y/N] `)).trim());
+  } finally {
+    rl.close();
+  }
+}

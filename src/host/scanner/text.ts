@@ -1,0 +1,108 @@
+/**
+ * Text helpers of the scanner: the hidden-character classes, a normalised view of a string
+ * (invisible characters dropped, Unicode tag characters decoded, NFKC, homoglyphs in mixed
+ * words folded to Latin, lower case, one space), confusable skeletons of names, sentence
+ * splitting and safe evidence (every invisible character spelled `\u{…}`).
+ *
+ * @see https://www.unicode.org/reports/tr39/ (confusables, mixed-script detection)
+ * @see https://www.unicode.org/reports/tr9/ (bidirectional controls)
+ * @module
+ */
+
+/** Unicode tag characters (U+E0000 to U+E007F): invisible, and U+E0020..E007E mirror ASCII. */
+export const TAG_CHARS = /[\u{E0000}-\u{E007F}]/gu;
+/** Zero-width and other invisible format characters (ZWSP, ZWNJ, ZWJ, word joiner, invisible operators, BOM, Mongolian vowel separator, soft hyphen, Hangul fillers). */
+export const ZERO_WIDTH = /[\u200B-\u200D\u2060-\u2064\uFEFF\u180E\u00AD\u115F\u1160\u3164\uFFA0]|\u034F/gu;
+/** Explicit bidirectional embeddings, overrides and isolates (Trojan Source). */
+export const BIDI_CONTROLS = /[\u202A-\u202E\u2066-\u2069]/gu;
+/** Implicit bidirectional marks (legitimate inside right-to-left text). */
+export const BIDI_MARKS = /[\u200E\u200F\u061C]/gu;
+/** Private-use code points (all three areas). */
+export const PRIVATE_USE = /[\uE000-\uF8FF\u{F0000}-\u{FFFFD}\u{100000}-\u{10FFFD}]/gu;
+/** Variation selectors; U+FE0F after an emoji is normal, runs and the supplement block carry data. */
+export const VARIATION_SELECTORS = /[\uFE00-\uFE0F\u{E0100}-\u{E01EF}]/gu;
+/** ANSI/VT escape sequences (CSI, OSC) and a bare ESC. */
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
+export const ANSI_ESCAPE = /\u001B(?:\[[0-?]*[ -/]*[@-~]|\][^\u0007\u001B]*(?:\u0007|\u001B\\)?|[@-Z\\-_])?|\u009B/gu;
+/** C0 and C1 control characters other than tab, line feed and carriage return. */
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
+export const CONTROL_CHARS = /[\u0000-\u0008\u000B\u000C\u000E-\u001A\u001C-\u001F\u007F-\u009A\u009C-\u009F]/gu;
+
+const ALL_INVISIBLE = new RegExp(
+  [TAG_CHARS, ZERO_WIDTH, BIDI_CONTROLS, BIDI_MARKS, PRIVATE_USE, VARIATION_SELECTORS, ANSI_ESCAPE, CONTROL_CHARS].map((r) => r.source).join('|'),
+  'gu',
+);
+
+/** Cyrillic, Greek and other look-alikes of Latin letters (a subset of UTS #39 confusables that covers the usual attacks). */
+const HOMOGLYPHS: Readonly<Record<string, string>> = {
+  а: 'a', в: 'b', е: 'e', ё: 'e', к: 'k', м: 'm', н: 'h', о: 'o', р: 'p', с: 'c', т: 't', у: 'y', х: 'x', і: 'i', ї: 'i', ј: 'j', ѕ: 's', ԁ: 'd', ԛ: 'q', ԝ: 'w', һ: 'h', ӏ: 'l', ɡ: 'g', ɑ: 'a', ı: 'i', ȷ: 'j', ℓ: 'l',
+  А: 'a', В: 'b', Е: 'e', К: 'k', М: 'm', Н: 'h', О: 'o', Р: 'p', С: 'c', Т: 't', У: 'y', Х: 'x', І: 'i', Ј: 'j', Ѕ: 's', Ԁ: 'd',
+  α: 'a', β: 'b', ε: 'e', ι: 'i', κ: 'k', ν: 'v', ο: 'o', ρ: 'p', τ: 't', υ: 'u', χ: 'x', γ: 'y', ϲ: 'c', ϳ: 'j',
+  Α: 'a', Β: 'b', Ε: 'e', Ζ: 'z', Η: 'h', Ι: 'i', Κ: 'k', Μ: 'm', Ν: 'n', Ο: 'o', Ρ: 'p', Τ: 't', Υ: 'y', Χ: 'x',
+};
+const HOMOGLYPH_RE = new RegExp(`[${Object.keys(HOMOGLYPHS).join('')}]`, 'gu');
+const HOMOGLYPH_ONE = new RegExp(HOMOGLYPH_RE.source, 'u');
+const LATIN = /\p{Script=Latin}/u;
+const ASCII = /^[\x20-\x7E\t\n\r]*$/u;
+
+/** The ASCII text hidden in Unicode tag characters (`U+E0041` → `A`), or '' when there is none. */
+export function decodeTags(text: string): string {
+  let out = '';
+  for (const ch of text) {
+    const cp = ch.codePointAt(0) as number;
+    if (cp >= 0xe0020 && cp <= 0xe007e) out += String.fromCodePoint(cp - 0xe0000);
+  }
+  return out;
+}
+
+/** Folds look-alike letters to Latin inside words that also hold Latin letters (`pаypal` → `paypal`); other words are left alone. */
+export function foldHomoglyphs(text: string): string {
+  return text.replace(/[\p{L}\p{M}]+/gu, (word) => (LATIN.test(word) && HOMOGLYPH_ONE.test(word) ? word.replace(HOMOGLYPH_RE, (c) => HOMOGLYPHS[c] ?? c) : word));
+}
+
+/**
+ * The view text rules match on: tag characters decoded in place, every other invisible
+ * character removed, NFKC (full-width and compatibility forms to plain), homoglyphs folded
+ * in mixed words, lower case, whitespace collapsed to one space.
+ */
+export function normalize(text: string): string {
+  if (ASCII.test(text)) return text.toLowerCase().replace(/\s+/g, ' ').trim();
+  const decoded = text.replace(/[\u{E0020}-\u{E007E}]+/gu, (run) => ` ${decodeTags(run)} `);
+  const stripped = decoded.replace(ALL_INVISIBLE, '');
+  return foldHomoglyphs(stripped.normalize('NFKC')).toLowerCase().replace(/\s+/g, ' ').trim();
+}
+
+/** A name's confusable skeleton: NFKC, invisible characters removed, homoglyphs folded, lower case, separators dropped, `0`→`o`, `1`→`l`. */
+export function skeleton(name: string): string {
+  const folded = name.replace(ALL_INVISIBLE, '').normalize('NFKC').replace(HOMOGLYPH_RE, (c) => HOMOGLYPHS[c] ?? c).toLowerCase();
+  return folded.replace(/[\s_\-.:/]+/g, '').replace(/0/g, 'o').replace(/[1|]/g, 'l');
+}
+
+/** True when a name mixes Latin letters with Cyrillic, Greek or other letters that imitate them. */
+export function isMixedScript(name: string): boolean {
+  return LATIN.test(name) && /[\p{Script=Cyrillic}\p{Script=Greek}\p{Script=Armenian}\p{Script=Cherokee}]/u.test(name);
+}
+
+/** `text` made safe to print: invisible and control characters spelled `\u{…}`, cut to `max` characters. */
+export function safeEvidence(text: string, max = 200): string {
+  const spelled = text.replace(ALL_INVISIBLE, (c) => [...c].map((x) => `\\u{${(x.codePointAt(0) as number).toString(16).toUpperCase()}}`).join('')).replace(/\s+/g, ' ').trim();
+  return spelled.length > max ? `${spelled.slice(0, max - 1)}…` : spelled;
+}
+
+/** Splits normalised text into sentences (at `.`, `!`, `?` followed by a space, `;`, and line breaks in the raw text). */
+export function sentences(text: string): string[] {
+  return text
+    .split(/(?<=[.!?])\s+(?=[^a-z0-9]*[a-z0-9])|\s*;\s+|\s*\n+\s*/u)
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
+}
+
+/** Sentences of a raw string: paragraphs, list items and fences split, hard-wrapped lines joined, each sentence normalised. */
+export function normalizedSentences(raw: string): string[] {
+  return raw.split(/\n\s*\n|\n(?=\s*(?:[-*•#>|]|\d+[.)]|`{3}))/u).flatMap((block) => sentences(normalize(block)));
+}
+
+/** Words of a normalised text (letters and digits), for similarity. */
+export function words(text: string): string[] {
+  return text.match(/[\p{L}\p{N}]+/gu) ?? [];
+}
