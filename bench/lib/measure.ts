@@ -122,7 +122,7 @@ export async function coldStart(spec: StdioSpec, repeat: number): Promise<Metric
 
 /** A client library calling `echo` on the floor over `endpoint`. */
 export async function clientLoad(module: string, endpoint: ClientEndpoint, concurrency: number, timing: Timing): Promise<Metrics> {
-  const config: ClientLoadConfig = { module: resolve(OUT, module), endpoint, concurrency, warmupMs: timing.warmupMs, durationMs: timing.durationMs };
+  const config: ClientLoadConfig = { module: resolve(OUT, module), endpoint, concurrency, warmupMs: timing.warmupMs, durationMs: timing.durationMs, verify: timing.verify };
   const result = (await loadgen('client.js', config)) as ClientLoadResult;
   check(result);
   return { rps: result.rps, p50Ms: result.p50Ms, p99Ms: result.p99Ms, cpuUs: result.cpuPerRequestUs };
