@@ -13,13 +13,27 @@
 /** `true` when supported, or the reason shown in the report when not. */
 export type Support = true | string;
 
+/**
+ * A target that is a shipped command line, started by `lib/launch.ts`: our CLI's
+ * `everything --http`, our CLI's `gateway` fronting a downstream floor, or `supergateway`
+ * fronting the stdio floor.
+ */
+export interface CommandSpec {
+  readonly launcher: 'everything' | 'gateway' | 'supergateway';
+  /** What a gateway fronts: the stdio floor (default) or the HTTP floor. */
+  readonly downstream?: 'stdio' | 'http';
+}
+
 /** How a target serves Streamable HTTP (`--mode stateless|session` on its command line). */
 export interface HttpSpec {
-  readonly entry: string;
+  /** A compiled entry, or a shipped command line. */
+  readonly entry: string | CommandSpec;
   /** 2026-07-28 without a session. Default true. */
   readonly stateless?: Support;
   /** 2025-11-25 with `Mcp-Session-Id`. Default true. */
   readonly session?: Support;
+  /** The `tools/list` with 1,000 tools and the idle-sessions cells (compiled entries only). Default true. */
+  readonly listAndSessions?: Support;
 }
 
 /** How a target serves stdio. */
@@ -57,6 +71,17 @@ export const BARE = 'bare';
 export const SDK = 'sdk2';
 /** The id of our implementation (the one the issue's targets apply to). */
 export const OURS = 'ours';
+/** The id of our gateway fronting the stdio floor (the gateway targets' ratios use {@link OURS} as the direct server). */
+export const GATEWAY_STDIO = 'gw-stdio';
+/** The id of our gateway fronting the HTTP floor. */
+export const GATEWAY_HTTP = 'gw-http';
+/** The anchor gateway: `supergateway` fronting the stdio floor. */
+export const SUPERGATEWAY = 'supergw';
+/** Our shipped `switchboard everything --http` (compared with the lean {@link OURS} server). */
+export const EVERYTHING = 'everything';
+/** The ids of the gateways (the report's gateway table). */
+export const FRONTS = [GATEWAY_STDIO, GATEWAY_HTTP, SUPERGATEWAY] as const;
+
 /** The client floor. */
 export const RAW_CLIENT = 'raw';
 
@@ -70,6 +95,10 @@ export const serverTargets: readonly ServerTarget[] = [
   { id: OURS, label: 'Switchboard', http: { entry: 'targets/oursHttp.js' }, stdio: { entry: 'targets/oursStdio.js', wire: 'modern' } },
   { id: 'sdk2', label: 'SDK v2 @modelcontextprotocol/server', http: { entry: 'targets/sdk2Http.js' }, stdio: { entry: 'targets/sdk2Stdio.js', wire: 'modern' } },
   { id: 'sdk1', label: 'SDK v1 @modelcontextprotocol/sdk', http: { entry: 'targets/sdk1Http.js', stateless: 'n/a (v1 has no 2026-07-28 wire)' }, stdio: { entry: 'targets/sdk1Stdio.js', wire: 'legacy' } },
+  { id: EVERYTHING, label: 'Switchboard `everything --http` (shipped CLI)', http: { entry: { launcher: 'everything' }, listAndSessions: 'n/a (fixed tool set)' } },
+  { id: GATEWAY_STDIO, label: 'Switchboard gateway → stdio floor', http: { entry: { launcher: 'gateway', downstream: 'stdio' }, listAndSessions: 'n/a (gateway)' } },
+  { id: GATEWAY_HTTP, label: 'Switchboard gateway → HTTP floor', http: { entry: { launcher: 'gateway', downstream: 'http' }, listAndSessions: 'n/a (gateway)' } },
+  { id: SUPERGATEWAY, label: 'supergateway → stdio floor', http: { entry: { launcher: 'supergateway' }, listAndSessions: 'n/a (gateway)' } },
   { id: BARE, label: 'bare `node -e` (answers one line)', stdio: { entry: ['node', '-e', bareScript], wire: 'none', coldStartOnly: true } },
 ];
 

@@ -69,6 +69,11 @@ export class HttpConnection {
     });
   }
 
+  /** Whether the connection is closed (by us, by the server, or by an error). */
+  get closed(): boolean {
+    return this.#closed !== undefined;
+  }
+
   /** Closes the connection. */
   close(): void {
     this.#closed ??= new Error('connection closed');

@@ -29,6 +29,11 @@ export interface LaneOptions {
   readonly cpuMicros: () => number;
   /** One call (request, answer, check) on lane `index`; throws on a wrong answer. */
   readonly call: (index: number) => Promise<void>;
+  /**
+   * Smoke: a call in flight when the window closes still counts once it completes, so a slow
+   * target on a busy machine is checked for correctness, not failed for missing the window.
+   */
+  readonly countLate?: boolean;
   /** Stop this lane for good after an error like this one (beyond the 100-error cap). */
   readonly fatal?: (error: Error) => boolean;
 }
@@ -44,10 +49,11 @@ export async function runLanes(options: LaneOptions): Promise<LaneResult> {
   const lane = async (index: number): Promise<void> => {
     while (phase !== 'done') {
       const started = performance.now();
-      const counted = phase === 'measure';
+      // Smoke counts a call begun in the warm-up too: only answers are checked there.
+      const counted = phase === 'measure' || (options.countLate === true && phase === 'warmup');
       try {
         await options.call(index);
-        if (counted && phase === 'measure') latencies.push(performance.now() - started);
+        if (counted && (phase === 'measure' || options.countLate === true)) latencies.push(performance.now() - started);
       } catch (error) {
         errors++;
         firstError ??= (error as Error).message;

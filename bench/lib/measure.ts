@@ -11,8 +11,11 @@ import type { HttpLoadConfig, HttpLoadResult } from '../loadgen/http.js';
 import type { StdioLoadConfig, StdioLoadResult } from '../loadgen/stdio.js';
 import type { ClientLoadConfig, ClientLoadResult } from '../loadgen/client.js';
 import type { ClientEndpoint } from '../clients/types.js';
-import type { StdioSpec } from '../targets.js';
+import type { HttpSpec, StdioSpec } from '../targets.js';
+import { launchCommand, OUT, type HttpServer } from './launch.js';
 import { LOADGEN_CPU, pinned, rssBytes, runJson, SERVER_CPU, spawnPinned, stop, waitForLine } from './proc.js';
+
+export { OUT, type HttpServer } from './launch.js';
 
 /** Named numbers of one measurement (ms, µs, req/s, MB). */
 export type Metrics = Record<string, number>;
@@ -28,8 +31,6 @@ export interface Timing {
 /** Thrown when a target reports it does not support what was asked (exit code 3). */
 export class Unsupported extends Error {}
 
-/** The directory compiled bench modules live in. */
-export const OUT = resolve(import.meta.dirname, '..');
 const MB = 1024 * 1024;
 
 function loadgen(name: string, config: unknown): Promise<unknown> {
@@ -37,11 +38,13 @@ function loadgen(name: string, config: unknown): Promise<unknown> {
   return runJson(child);
 }
 
-/** A started HTTP target. */
-export interface HttpServer {
-  readonly pid: number;
-  readonly port: number;
-  stop(): Promise<void>;
+/** The HTTP floor's compiled entry (what a gateway target fronts over HTTP). */
+const FLOOR_HTTP = 'targets/floorHttp.js';
+
+/** Starts an HTTP target (a compiled entry with `args`, or a shipped command line for `mode`). */
+export function startTarget(entry: HttpSpec['entry'], mode: 'stateless' | 'session', args: readonly string[] = []): Promise<HttpServer> {
+  if (typeof entry === 'string') return startHttp(entry, ['--mode', mode, ...args]);
+  return launchCommand(entry, mode, () => startHttp(FLOOR_HTTP, ['--mode', mode]));
 }
 
 /** Starts an HTTP target entry and waits for its `LISTENING` line. */
@@ -79,8 +82,8 @@ export async function httpLoad(server: HttpServer, wire: 'stateless' | 'session'
 }
 
 /** Memory of `count` idle sessions: RSS growth while opening them after a warm-up of 50. */
-export async function sessionMemory(entry: string, count: number): Promise<Metrics> {
-  const server = await startHttp(entry, ['--mode', 'session']);
+export async function sessionMemory(entry: HttpSpec['entry'], count: number): Promise<Metrics> {
+  const server = await startTarget(entry, 'session');
   try {
     const open = async (sessions: number): Promise<void> => {
       const config: HttpLoadConfig = { port: server.port, concurrency: 8, wire: 'session', scenario: 'sessions', sessions, serverPid: server.pid, warmupMs: 0, durationMs: 0, verify: true };
@@ -119,7 +122,7 @@ export async function coldStart(spec: StdioSpec, repeat: number): Promise<Metric
 
 /** A client library calling `echo` on the floor over `endpoint`. */
 export async function clientLoad(module: string, endpoint: ClientEndpoint, concurrency: number, timing: Timing): Promise<Metrics> {
-  const config: ClientLoadConfig = { module: resolve(OUT, module), endpoint, concurrency, warmupMs: timing.warmupMs, durationMs: timing.durationMs };
+  const config: ClientLoadConfig = { module: resolve(OUT, module), endpoint, concurrency, warmupMs: timing.warmupMs, durationMs: timing.durationMs, verify: timing.verify };
   const result = (await loadgen('client.js', config)) as ClientLoadResult;
   check(result);
   return { rps: result.rps, p50Ms: result.p50Ms, p99Ms: result.p99Ms, cpuUs: result.cpuPerRequestUs };

@@ -7,7 +7,7 @@
  * @module
  */
 import { clientTargets, FLOOR, serverTargets, type ServerTarget, type Support } from '../targets.js';
-import { clientLoad, coldStart, floorStdioEndpoint, httpLoad, sessionMemory, startHttp, stdioLoad, Unsupported, type Metrics, type Timing } from './measure.js';
+import { clientLoad, coldStart, floorStdioEndpoint, httpLoad, sessionMemory, startHttp, startTarget, stdioLoad, Unsupported, type Metrics, type Timing } from './measure.js';
 import { CellStore, type Cell, type Section } from './results.js';
 
 /** What to run. */
@@ -56,10 +56,10 @@ async function httpSection(store: CellStore, target: ServerTarget, settings: Set
   for (const wire of WIRES) {
     if (CONCURRENCY.map((c) => skip(store, 'http', target.id, `${wire} c=${c}`, http[wire])).includes(true)) continue;
     // One fresh server per wire and run; c=1 then c=32; its RSS is read after the c=32 load.
-    let server: Awaited<ReturnType<typeof startHttp>> | undefined;
+    let server: Awaited<ReturnType<typeof startTarget>> | undefined;
     for (const c of CONCURRENCY) {
       await record(store, 'http', target.id, `${wire} c=${c}`, async () => {
-        server ??= await startHttp(http.entry, ['--mode', wire]);
+        server ??= await startTarget(http.entry, wire);
         return httpLoad(server, wire, c, settings.timing);
       });
     }
@@ -69,11 +69,11 @@ async function httpSection(store: CellStore, target: ServerTarget, settings: Set
 
 async function listSection(store: CellStore, target: ServerTarget, settings: Settings): Promise<void> {
   const http = target.http;
-  if (http === undefined) return;
+  if (http === undefined || skip(store, 'list', target.id, 'c=1', http.listAndSessions)) return;
   const wire = http.stateless === undefined || http.stateless === true ? 'stateless' : 'session';
   if (wire === 'session' && skip(store, 'list', target.id, 'c=1', http.session)) return;
   await record(store, 'list', target.id, 'c=1', async () => {
-    const server = await startHttp(http.entry, ['--mode', wire, '--tools', String(settings.listTools)]);
+    const server = await startTarget(http.entry, wire, ['--tools', String(settings.listTools)]);
     try {
       return { ...(await httpLoad(server, wire, 1, settings.timing, settings.listTools)), session: wire === 'session' ? 1 : 0 };
     } finally {
@@ -84,7 +84,7 @@ async function listSection(store: CellStore, target: ServerTarget, settings: Set
 
 async function sessionsSection(store: CellStore, target: ServerTarget, settings: Settings): Promise<void> {
   const http = target.http;
-  if (http === undefined || skip(store, 'sessions', target.id, 'idle', http.session)) return;
+  if (http === undefined || skip(store, 'sessions', target.id, 'idle', http.listAndSessions) || skip(store, 'sessions', target.id, 'idle', http.session)) return;
   await record(store, 'sessions', target.id, 'idle', () => sessionMemory(http.entry, settings.idleSessions));
 }
 
@@ -104,7 +104,7 @@ async function coldStartSection(store: CellStore, target: ServerTarget, settings
 
 async function clientSection(store: CellStore, settings: Settings): Promise<void> {
   const floor = serverTargets.find((t) => t.id === FLOOR);
-  if (floor?.http === undefined || floor.stdio === undefined || typeof floor.stdio.entry !== 'string') throw new Error('the floor target needs HTTP and stdio entries');
+  if (floor?.http === undefined || typeof floor.http.entry !== 'string' || floor.stdio === undefined || typeof floor.stdio.entry !== 'string') throw new Error('the floor target needs HTTP and stdio entries');
   const clients = clientTargets.filter((t) => settings.only === undefined || settings.only.includes(t.id) || t.id === 'raw');
   const server = await startHttp(floor.http.entry, ['--mode', 'stateless']);
   try {

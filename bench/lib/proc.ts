@@ -39,8 +39,11 @@ export function rssBytes(pid: number): number {
   return match === null ? NaN : Number(match[1]) * 1024;
 }
 
-/** Resolves with the first stdout line of `child` that matches `pattern`; rejects on exit or timeout. */
-export function waitForLine(child: ChildProcess, pattern: RegExp, timeoutMs = 15_000): Promise<RegExpExecArray> {
+/**
+ * Resolves with the first stdout line of `child` that matches `pattern` (or stderr line too,
+ * with `stderrToo`); rejects on exit or timeout.
+ */
+export function waitForLine(child: ChildProcess, pattern: RegExp, timeoutMs = 15_000, stderrToo = false): Promise<RegExpExecArray> {
   return new Promise((resolve, reject) => {
     let buffered = '';
     let stderr = '';
@@ -59,6 +62,8 @@ export function waitForLine(child: ChildProcess, pattern: RegExp, timeoutMs = 15
     };
     const onErr = (chunk: Buffer): void => {
       stderr += chunk.toString('utf8');
+      const match = stderrToo ? pattern.exec(stderr) : null;
+      if (match !== null) done(undefined, match);
     };
     const onExit = (code: number | null): void => done(new Error(`exited (${code}) before ready: ${stderr.slice(-800)}`));
     const timer = setTimeout(() => done(new Error(`not ready after ${timeoutMs} ms: ${stderr.slice(-800)}`)), timeoutMs);

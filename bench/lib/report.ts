@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { BARE, clientTargets, FLOOR, OURS, RAW_CLIENT, SDK, serverTargets } from '../targets.js';
+import { BARE, clientTargets, EVERYTHING, FLOOR, FRONTS, GATEWAY_HTTP, GATEWAY_STDIO, OURS, RAW_CLIENT, SDK, SUPERGATEWAY, serverTargets } from '../targets.js';
 import { metric, type BenchResults, type Cell, type Section } from './results.js';
 
 const label = (id: string, clients = false): string => (clients ? clientTargets : serverTargets).find((t) => t.id === id)?.label ?? id;
@@ -126,6 +126,37 @@ function clientTable(cells: readonly Cell[]): string {
   return table(['client', 'transport', 'calls/s 1 in flight', 'calls/s 32 in flight', 'p50 ms 1', 'client CPU µs/call 32', '32 vs raw', '32 vs SDK v2'], rows);
 }
 
+/**
+ * The gateways (ours fronting the stdio and the HTTP floor, supergateway fronting the stdio
+ * floor) against our direct server on the same wire: what fronting costs.
+ */
+function gatewayTable(cells: readonly Cell[]): string {
+  const rows: string[][] = [];
+  for (const wire of ['stateless', 'session']) {
+    const direct = (c: number, n: string): number => metric(cells, 'http', OURS, `${wire} c=${c}`, n);
+    for (const id of [OURS, ...FRONTS]) {
+      const m = (c: number, n: string): number => metric(cells, 'http', id, `${wire} c=${c}`, n);
+      const why = statusOf(cells, 'http', id, `${wire} c=32`);
+      if (why !== undefined && !Number.isFinite(m(1, 'rps'))) {
+        rows.push([label(id), wire, why, '', '', '', '', '', '']);
+        continue;
+      }
+      rows.push([
+        label(id),
+        wire,
+        num(m(1, 'rps')),
+        num(m(32, 'rps')),
+        num(m(1, 'p50Ms'), 3),
+        id === OURS ? '–' : num(m(1, 'p50Ms') - direct(1, 'p50Ms'), 3),
+        num(m(32, 'cpuUs')),
+        ratio(m(32, 'rps'), direct(32, 'rps')),
+        ratio(m(32, 'rps'), metric(cells, 'http', SUPERGATEWAY, `${wire} c=32`, 'rps')),
+      ]);
+    }
+  }
+  return table(['target', 'wire', 'req/s c=1', 'req/s c=32', 'p50 ms c=1', 'p50 added c=1 (ms)', 'front CPU µs/req c=32', 'c=32 vs direct Switchboard', 'c=32 vs supergateway'], rows);
+}
+
 /** The issue's targets for Switchboard, each checked against this run. */
 function targetsTable(cells: readonly Cell[]): string {
   const v = (s: Section, t: string, variant: string, n: string): number => metric(cells, s, t, variant, n);
@@ -139,6 +170,11 @@ function targetsTable(cells: readonly Cell[]): string {
     ['cold start ≤ 1.5× bare `node -e`', v('coldstart', OURS, 'tools/list', 'coldMs') / v('coldstart', BARE, 'tools/list', 'coldMs'), 1.5, (x, l) => x <= l, '×'],
     ['RSS after load ≤ 1.5× floor', v('http', OURS, 'stateless c=32', 'rssMB') / v('http', FLOOR, 'stateless c=32', 'rssMB'), 1.5, (x, l) => x <= l, '×'],
     ['1,000 idle sessions < 20 MB', v('sessions', OURS, 'idle', 'sessionMB'), 20, (x, l) => x < l, ' MB'],
+    ['gateway → stdio, stateless c=32 ≥ 0.5 of direct', v('http', GATEWAY_STDIO, 'stateless c=32', 'rps') / v('http', OURS, 'stateless c=32', 'rps'), 0.5, (x, l) => x >= l, '×'],
+    ['gateway → HTTP, stateless c=32 ≥ 0.3 of direct', v('http', GATEWAY_HTTP, 'stateless c=32', 'rps') / v('http', OURS, 'stateless c=32', 'rps'), 0.3, (x, l) => x >= l, '×'],
+    ['gateway → stdio, stateless c=1 p50 added < 0.15 ms', v('http', GATEWAY_STDIO, 'stateless c=1', 'p50Ms') - v('http', OURS, 'stateless c=1', 'p50Ms'), 0.15, (x, l) => x < l, ' ms'],
+    ['gateway → HTTP, stateless c=1 p50 added < 0.15 ms', v('http', GATEWAY_HTTP, 'stateless c=1', 'p50Ms') - v('http', OURS, 'stateless c=1', 'p50Ms'), 0.15, (x, l) => x < l, ' ms'],
+    ['`everything --http` c=32 ≥ 0.9 of the lean server', v('http', EVERYTHING, 'stateless c=32', 'rps') / v('http', OURS, 'stateless c=32', 'rps'), 0.9, (x, l) => x >= l, '×'],
   ];
   return table(
     ['target (issue)', 'measured', 'limit', 'verdict'],
@@ -174,6 +210,12 @@ ${machine['cpus']} × ${machine['cpuModel']}, ${machine['memoryGB']} GB, Node ${
 ## Streamable HTTP \`tools/call\`
 
 ${httpTable(cells)}
+
+## Gateways: Switchboard's and supergateway's, fronting a floor
+
+Our shipped \`switchboard gateway\` (no interceptors, namespacing \`never\`, \`--no-auth\`) with one downstream server, the stdio floor or the HTTP floor, and \`supergateway\` (stdio → Streamable HTTP on the official SDK; \`--stateful\` for the session wire) fronting the same stdio floor, beside our direct server (the lean one-tool \`McpServer\`). A front and its downstream share the server core; "front CPU" counts the front process only. "p50 added" is the front's c=1 p50 minus the direct server's. supergateway's default (stateless) mode starts the stdio server anew for every request, which is why it answers so few; its \`--stateful\` mode keeps one per session.
+
+${gatewayTable(cells)}
 
 ## stdio \`tools/call\` and cold start
 

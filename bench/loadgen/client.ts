@@ -20,6 +20,8 @@ export interface ClientLoadConfig {
   readonly concurrency: number;
   readonly warmupMs: number;
   readonly durationMs: number;
+  /** Smoke: count calls that end after the window too (see `LaneOptions.countLate`). */
+  readonly verify?: boolean;
 }
 
 /** What one run measured; CPU is this (client) process's own per call. */
@@ -38,6 +40,7 @@ async function main(config: ClientLoadConfig): Promise<ClientLoadResult> {
       return cpu.user + cpu.system;
     },
     call: () => client.callEcho(),
+    countLate: config.verify === true,
   });
   await client.close();
   return result;

@@ -84,9 +84,13 @@ async function main(config: HttpLoadConfig): Promise<HttpLoadResult> {
     cpuMicros: () => cpuMicros(config.serverPid),
     call: async (index) => {
       const id = nextId++;
+      // A server may close a keep-alive connection that idled past its timeout (express: 5 s)
+      // while the other lanes opened their sessions; a client reconnects, and so do we.
+      if ((conns[index] as HttpConnection).closed) conns[index] = await HttpConnection.open('127.0.0.1', config.port);
       const body = config.scenario === 'list' ? listCall(id, modern) : echoCall(id, modern);
       check(await (conns[index] as HttpConnection).request('POST', PATH, headers[index] as Record<string, string>, body), id);
     },
+    countLate: config.verify,
     fatal: (error) => error.message.startsWith('connection closed'),
   });
   for (const conn of conns) conn.close();

@@ -120,6 +120,7 @@ async function load(config: StdioLoadConfig): Promise<StdioLoadResult> {
     warmupMs: config.warmupMs,
     durationMs: config.durationMs,
     cpuMicros: () => cpuMicros(pid),
+    countLate: config.verify,
     call: async () => {
       const id = nextId++;
       const answer = await peer.request(id, echoCall(id, modern));

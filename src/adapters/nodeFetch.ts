@@ -40,6 +40,14 @@ export interface NodeFetchOptions {
   readonly https?: HttpsAgentOptions;
 }
 
+/**
+ * A non-SSE answer that declares a `Content-Length` up to this is read whole before the
+ * `Response` is made, its body handed over as bytes: a web stream bridged from a Node stream
+ * (`Readable.toWeb`) costs more CPU than the rest of a small JSON-RPC answer's trip. Larger or
+ * unsized answers, and SSE, stay streamed (so the transport's size limits still apply).
+ */
+const BUFFER_MAX = 1024 * 1024;
+
 /** Statuses whose responses never have a body (the `Response` constructor refuses one). */
 const NULL_BODY = new Set([101, 103, 204, 205, 304]);
 
@@ -140,6 +148,28 @@ export function nodeFetch(options: NodeFetchOptions = {}): FetchLike {
           return;
         }
         res.once('close', () => signal?.removeEventListener('abort', onAbort));
+        const length = Number(res.headers['content-length'] ?? NaN);
+        if (length <= BUFFER_MAX && res.headers['content-encoding'] === undefined && !String(res.headers['content-type']).includes('event-stream')) {
+          // Settled only once the body is in: an abort or a failure meanwhile rejects the fetch.
+          settled = false;
+          const chunks: Buffer[] = [];
+          res.on('data', (chunk: Buffer) => chunks.push(chunk));
+          res.once('end', () => {
+            if (settled) return;
+            settled = true;
+            const bytes = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
+            resolve(new Response(new Uint8Array(bytes.buffer as ArrayBuffer, bytes.byteOffset, bytes.byteLength), responseInit));
+          });
+          const fail = (error: Error): void => {
+            if (settled) return;
+            settled = true;
+            reject(new TypeError('fetch failed', { cause: error }));
+          };
+          res.once('error', fail);
+          // Closed before the end (the server went away mid-body).
+          res.once('close', () => fail(new Error('the response ended before its body was complete')));
+          return;
+        }
         // The cast: Node's web ReadableStream type and the DOM lib's differ only nominally.
         resolve(new Response(Readable.toWeb(decoded(res)) as unknown as ReadableStream<Uint8Array>, responseInit));
       });

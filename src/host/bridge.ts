@@ -63,8 +63,6 @@ const CAPABILITY: Readonly<Record<string, string>> = { 'elicitation/create': 'el
 
 /** One forwarded call that may span several upstream requests. */
 export class PendingCall {
-  /** The id the upstream echoes back (inside the sealed `requestState`). */
-  readonly id: string;
   /** The caller it belongs to. */
   readonly principal: string | undefined;
   readonly #launch: Launch;
@@ -82,10 +80,20 @@ export class PendingCall {
   #seq = 0;
   #done = false;
 
-  constructor(id: string, principal: string | undefined, launch: Launch) {
-    this.id = id;
+  #id: string | undefined;
+
+  constructor(principal: string | undefined, launch: Launch) {
     this.principal = principal;
     this.#launch = launch;
+  }
+
+  /**
+   * The id the upstream echoes back (inside the sealed `requestState`). Drawn on first use:
+   * only a call that asks a question needs one, so a call that completes at once costs no
+   * random bytes.
+   */
+  get id(): string {
+    return (this.#id ??= randomId());
   }
 
   /** True once the call completed, failed or was abandoned. */
@@ -249,7 +257,7 @@ export class PendingCalls {
   /** A new call (not yet waiting). */
   create(principal: string | undefined, launch: Launch): PendingCall {
     if (this.#calls.size >= this.#max) throw new McpError(McpErrorCode.LimitExceeded, `Too many calls are waiting for answers (${this.#max}); answer or cancel some first`);
-    return new PendingCall(randomId(), principal, launch);
+    return new PendingCall(principal, launch);
   }
 
   /** Keeps `call` until its upstream retries (or the TTL ends it). */

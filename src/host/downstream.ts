@@ -230,22 +230,29 @@ export class Downstream {
     try {
       const client = this.client;
       if (client === undefined) throw this.#unavailable();
-      const timeout = new AbortController();
-      const timer = setTimeout(
-        () => timeout.abort(new McpError(McpErrorCode.RequestTimeout, `Server ${this.spec.id} did not answer within ${this.spec.options.timeoutMs} ms`)),
-        this.spec.options.timeoutMs,
-      );
-      const signal = options.signal === undefined ? timeout.signal : AbortSignal.any([options.signal, timeout.signal]);
+      // One controller for both the caller's signal and the timeout, linked by hand: on every
+      // forwarded call, `AbortSignal.any` costs more than the rest of this method.
+      const controller = new AbortController();
+      const outer = options.signal;
+      let timedOut = false;
+      const timer = setTimeout(() => {
+        timedOut = true;
+        controller.abort(new McpError(McpErrorCode.RequestTimeout, `Server ${this.spec.id} did not answer within ${this.spec.options.timeoutMs} ms`));
+      }, this.spec.options.timeoutMs);
+      const onAbort = (): void => controller.abort(outer?.reason);
+      if (outer?.aborted === true) onAbort();
+      else outer?.addEventListener('abort', onAbort, { once: true });
       try {
-        return await task(client, { signal, timeoutMs: this.spec.options.timeoutMs });
+        return await task(client, { signal: controller.signal, timeoutMs: this.spec.options.timeoutMs });
       } catch (error) {
-        if (timeout.signal.aborted && !(options.signal?.aborted ?? false)) throw timeout.signal.reason;
+        if (timedOut && !(outer?.aborted ?? false)) throw controller.signal.reason;
         if (isMcpError(error) && error.code === McpErrorCode.ConnectionClosed) {
           throw new McpError(McpErrorCode.ServerUnavailable, `Server ${this.spec.id} stopped during the request: ${error.message}`, { cause: error });
         }
         throw error;
       } finally {
         clearTimeout(timer);
+        outer?.removeEventListener('abort', onAbort);
       }
     } finally {
       release();

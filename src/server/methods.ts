@@ -16,7 +16,7 @@ import { isObject, type Call, type MethodHandler } from './pipeline.js';
 import { Registry } from './registry.js';
 import { findReader, toReadResult } from './resources.js';
 import type { ServerSession } from './session.js';
-import { taskCall } from './tasks/glue.js';
+import { involvesTasks, taskCall } from './tasks/glue.js';
 import { invalidArguments, runTool, type CompiledTool } from './tools.js';
 import type { ForwardedCompleter, ForwardedHandler } from './types.js';
 import type { Completer, HandlerContext, ResourceTemplateDefinition } from './types.js';
@@ -102,7 +102,9 @@ async function callTool(core: ServerCore, call: Call): Result {
   const run = (context: HandlerContext, params: Readonly<Record<string, unknown>> = call.params): Result =>
     forward === undefined ? runTool(tool, call.params['arguments'], context) : runForwardedTool(tool, forward, params, context);
   // tasks integration: the task manager decides task vs. ordinary call
-  if (core.tasks !== undefined) return core.tasks.callTool(taskCall(call), tool.wire, run, (r) => withInput(core, call, r));
+  if (core.tasks !== undefined && involvesTasks(call, tool.wire)) {
+    return core.tasks.callTool(taskCall(call), tool.wire, run, (r) => withInput(core, call, r));
+  }
   return withInput(core, call, run);
 }
 

@@ -6,6 +6,7 @@
  * @module
  */
 import type { JsonRpcNotification } from '../../jsonrpc/messages.js';
+import type { Tool } from '../../protocol/model/tool.js';
 import type { ServerCore } from '../core.js';
 import { contextFor } from '../input.js';
 import type { Call, MethodHandler } from '../pipeline.js';
@@ -23,6 +24,11 @@ export function installTasks(core: ServerCore, options: TasksOptions | boolean |
   for (const method of TASK_METHODS) handlers.set(method, (c) => serveTaskMethod(tasks, taskCall(c)));
   core.hub.addSource(taskListenSource(tasks));
   return () => tasks.close();
+}
+
+/** Whether `call` of `tool` goes through the task manager (see {@link TaskManager.involves}). */
+export function involvesTasks(call: Call, tool: Tool): boolean {
+  return TaskManager.involves(call.revision, call.caps, call.params, tool);
 }
 
 /** The view of a call the task manager needs, incl. a background-context factory. */

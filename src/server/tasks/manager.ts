@@ -142,6 +142,17 @@ export class TaskManager {
   }
 
   /** Serves `tools/call` of `tool`: as a task, or through `withInput` as usual. */
+  /**
+   * Whether a `tools/call` involves tasks at all: the client declared the tasks extension
+   * (2026-07-28), asked for a task (`params.task`, 2025-11-25), or the tool requires one.
+   * When not, {@link callTool} would only run the call, so the caller skips the task path.
+   */
+  static involves(revision: TaskCall['revision'], caps: TaskCall['caps'], params: Readonly<Record<string, unknown>>, tool: Tool): boolean {
+    if (tool.execution?.taskSupport === 'required') return true;
+    if (isStateless(revision)) return hasExtension(caps, TASKS_EXTENSION_ID);
+    return revision === '2025-11-25' && isObject(params['task']);
+  }
+
   async callTool(call: TaskCall, tool: Tool, run: ToolRun, withInput: WithInput): Promise<Record<string, unknown>> {
     const support = tool.execution?.taskSupport ?? 'forbidden';
     if (isStateless(call.revision)) {

@@ -19,6 +19,8 @@ import { createStreamableHttpHandler } from '../../../src/transport/http/server/
 let server: Server;
 let base: string;
 const ports: number[] = [];
+/** Called once `/hang-json` has sent part of its body. */
+let onStalled: (() => void) | undefined;
 
 function route(req: IncomingMessage, res: ServerResponse): void {
   ports.push(req.socket.remotePort ?? 0);
@@ -51,6 +53,16 @@ function route(req: IncomingMessage, res: ServerResponse): void {
         res.on('close', () => clearTimeout(timer));
         return;
       }
+      case '/truncated':
+        // Declares 100 bytes, sends 10, then drops the connection.
+        res.writeHead(200, { 'content-type': 'application/json', 'content-length': '100' });
+        res.write('{"partial"');
+        setImmediate(() => res.socket?.destroy());
+        return;
+      case '/hang-json':
+        res.writeHead(200, { 'content-type': 'application/json', 'content-length': '100' });
+        res.write('{"partial"', () => onStalled?.());
+        return; // never completes its declared length
       case '/hang':
         res.writeHead(200, { 'content-type': 'text/event-stream' });
         res.write(': open\n\n');
@@ -130,6 +142,27 @@ describe('nodeFetch', () => {
     await reader.read(); // the comment line
     late.abort(new Error('stop late'));
     await assert.rejects(reader.read());
+  });
+
+  it('a sized JSON answer is read whole before the Response resolves, and stays readable as a stream', async () => {
+    const r = await f(`${base}/echo`, { method: 'POST', body: 'x' });
+    const reader = (r.body as ReadableStream<Uint8Array>).getReader();
+    let text = '';
+    for (let c = await reader.read(); !c.done; c = await reader.read()) text += new TextDecoder().decode(c.value);
+    assert.equal(JSON.parse(text).body, 'x');
+  });
+
+  it('truncated body: a sized answer whose connection drops mid-body rejects with TypeError("fetch failed")', async () => {
+    await assert.rejects(f(`${base}/truncated`, { method: 'GET' }), (e: unknown) => e instanceof TypeError && e.message === 'fetch failed');
+  });
+
+  it('a sized answer that stalls mid-body rejects with the signal reason on abort', async () => {
+    const controller = new AbortController();
+    const stalled = new Promise<void>((resolve) => (onStalled = resolve));
+    const pending = f(`${base}/hang-json`, { method: 'GET', signal: controller.signal });
+    await stalled;
+    controller.abort(new Error('stop stalled'));
+    await assert.rejects(pending, /stop stalled/);
   });
 
   it('network failure rejects with TypeError("fetch failed") carrying the cause, as fetch does', async () => {

@@ -204,6 +204,24 @@ describe('transport/stdio/server', () => {
     ]);
   });
 
+  it('batches: messages sent in one turn go out as one write, in order, and each send resolves', async () => {
+    const written: string[] = [];
+    const output = new Writable({
+      write(chunk: Buffer, _enc, callback) {
+        written.push(chunk.toString('utf8'));
+        callback();
+      },
+    });
+    const transport = new StdioServerTransport({ input: new PassThrough(), output });
+    await transport.start(recorder().sink);
+    await Promise.all([1, 2, 3].map((id) => transport.send({ jsonrpc: '2.0', id, result: {} })));
+    assert.equal(written.length, 1);
+    assert.deepEqual(
+      (written[0] as string).trimEnd().split('\n').map((l) => (JSON.parse(l) as { id: number }).id),
+      [1, 2, 3],
+    );
+  });
+
   it('honours backpressure: send waits for drain and writes stay in order', async () => {
     const written: string[] = [];
     const callbacks: (() => void)[] = [];
@@ -220,6 +238,7 @@ describe('transport/stdio/server', () => {
     let firstDone = false;
     let secondDone = false;
     const first = transport.send(big).then(() => (firstDone = true));
+    await tick(); // the turn ends: its batch (the first message) is written
     const second = transport.send({ jsonrpc: '2.0', method: 'second' }).then(() => (secondDone = true));
     await tick();
     // The first write filled the buffer: its send waits for drain, the second is queued behind it.

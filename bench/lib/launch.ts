@@ -1,0 +1,102 @@
+/**
+ * Targets that are shipped command lines rather than compiled bench entries: our CLI's
+ * `switchboard everything --http`, our CLI's `switchboard gateway` fronting a downstream
+ * server (the stdio floor, or the HTTP floor), and `supergateway` (stdio → Streamable HTTP on
+ * the official SDK) fronting the same stdio floor. Each is started exactly as a user starts
+ * it (`node dist/cli/main.js …`, `node node_modules/supergateway/dist/index.js …`), pinned to
+ * the server core; a downstream the front spawns inherits that pinning, and the HTTP floor a
+ * gateway fronts is pinned there too, so a front and what it fronts share one core, as the
+ * direct servers have it to themselves.
+ *
+ * The server pid the load generator meters is the front's: the CPU a downstream spends is
+ * not in "server CPU µs/req" (its cost shows in req/s and latency, which share the core).
+ *
+ * @module
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { resolve } from 'node:path';
+import type { CommandSpec } from '../targets.js';
+import { SERVER_CPU, spawnPinned, stop, waitForLine } from './proc.js';
+
+/** A started HTTP target. */
+export interface HttpServer {
+  readonly pid: number;
+  readonly port: number;
+  stop(): Promise<void>;
+}
+
+/** The directory compiled bench modules live in (`bench/.out/bench`). */
+export const OUT = resolve(import.meta.dirname, '..');
+/** The repository root (dist/, node_modules/). */
+const ROOT = resolve(OUT, '..', '..', '..');
+const CLI = resolve(ROOT, 'dist', 'cli', 'main.js');
+const SUPERGATEWAY = resolve(ROOT, 'node_modules', 'supergateway', 'dist', 'index.js');
+const FLOOR_STDIO = resolve(OUT, 'targets', 'floorStdio.js');
+
+/** Starts `args` (a node script and its arguments) pinned and waits for `ready` on stdout or stderr. */
+async function startCommand(args: readonly string[], ready: RegExp, cleanup: () => Promise<void> = () => Promise.resolve()): Promise<HttpServer> {
+  const child = spawnPinned(SERVER_CPU, process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  // Keep draining both pipes after the ready line, or a chatty target blocks on a full pipe.
+  child.stdout?.resume();
+  child.stderr?.resume();
+  const halt = async (): Promise<void> => {
+    await stop(child);
+    await cleanup();
+  };
+  try {
+    const match = await waitForLine(child, ready, 20_000, true);
+    return { pid: child.pid as number, port: Number(match[1]), stop: halt };
+  } catch (error) {
+    await halt();
+    throw error;
+  }
+}
+
+/** A free TCP port on 127.0.0.1 (for a target that cannot take port 0). */
+function freePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const address = probe.address();
+      probe.close(() => (typeof address === 'object' && address !== null ? resolvePort(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+/** `switchboard gateway` on a fresh config with one server `echo`: the stdio floor, or the HTTP floor at `url`. */
+async function startGateway(downstream: 'stdio' | 'http', startFloorHttp: () => Promise<HttpServer>): Promise<HttpServer> {
+  const dir = mkdtempSync(resolve(tmpdir(), 'switchboard-bench-'));
+  const floor = downstream === 'http' ? await startFloorHttp() : undefined;
+  const server = floor === undefined ? { command: process.execPath, args: [FLOOR_STDIO] } : { type: 'http', url: `http://127.0.0.1:${floor.port}/mcp` };
+  const file = resolve(dir, 'switchboard.json');
+  // One server, so its tool keeps the bare name `echo` (the wire's `Mcp-Name`); no interceptors.
+  writeFileSync(file, JSON.stringify({ mcpServers: { echo: server }, switchboard: { namespacing: 'never', stateDir: resolve(dir, 'state') } }));
+  const args = [CLI, 'gateway', '--config', file, '--port', '0', '--no-auth', '--yes', '--log-level', 'warn'];
+  return startCommand(args, /Switchboard gateway: http:\/\/[^\s/]+:(\d+)\//, async () => {
+    await floor?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+}
+
+/**
+ * Starts a command target for `mode` (`stateless` = 2026-07-28, `session` = 2025-11-25).
+ * `startFloorHttp` starts the HTTP floor (pinned) for a gateway fronting HTTP.
+ */
+export async function launchCommand(spec: CommandSpec, mode: 'stateless' | 'session', startFloorHttp: () => Promise<HttpServer>): Promise<HttpServer> {
+  switch (spec.launcher) {
+    case 'everything':
+      return startCommand([CLI, 'everything', '--http', '--port', '0', '--log-level', 'info'], /"url":"http:\/\/[^"/]+:(\d+)\//);
+    case 'gateway':
+      return startGateway(spec.downstream ?? 'stdio', startFloorHttp);
+    case 'supergateway': {
+      const port = await freePort();
+      // Stateless (the default) serves both the 2026-07-28 wire and session-less 2025 requests;
+      // the 2025-11-25 session wire needs --stateful.
+      const args = [SUPERGATEWAY, '--stdio', `${process.execPath} ${FLOOR_STDIO}`, '--outputTransport', 'streamableHttp', '--port', String(port), '--logLevel', 'info', ...(mode === 'session' ? ['--stateful'] : [])];
+      return startCommand(args, /Listening on port (\d+)/);
+    }
+  }
+}
