@@ -1,0 +1,91 @@
+/**
+ * RFC 8785 JSON Canonicalization Scheme (JCS): one byte sequence per JSON value, so that a
+ * digest or a signature over a value does not depend on key order, whitespace or number
+ * spelling.
+ *
+ * - Object members are sorted by their names as arrays of UTF-16 code units (RFC 8785
+ *   section 3.2.3), which is what `Array.prototype.sort` does on strings.
+ * - Numbers use the ECMAScript `Number.prototype.toString` form (section 3.2.2.3), which is
+ *   what `JSON.stringify` emits; NaN and the infinities are not JSON and are refused.
+ * - Strings use the `JSON.stringify` escapes (section 3.2.2.2); a lone surrogate is not
+ *   I-JSON (RFC 7493) and is refused.
+ * - `undefined` members are omitted (as `JSON.stringify` omits them); `undefined`, functions,
+ *   symbols and bigints elsewhere are refused, as are cycles.
+ *
+ * @see https://www.rfc-editor.org/rfc/rfc8785
+ * @module
+ */
+import { McpError, McpErrorCode } from './errors.js';
+
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/**
+ * The RFC 8785 canonical form of `value`. Throws `ERR_MCP_INVALID_ARGUMENT` (naming the JSON
+ * path) for a value that is not I-JSON: a non-finite number, a lone surrogate, a cycle, or a
+ * non-JSON type.
+ *
+ * @example
+ * ```ts
+ * canonicalize({ b: 1, a: [1e21, 'é'] }); // '{"a":[1e+21,"é"],"b":1}'
+ * ```
+ */
+export function canonicalize(value: unknown): string {
+  const parts: string[] = [];
+  write(value, '$', parts, new Set());
+  return parts.join('');
+}
+
+function fail(path: string, detail: string): never {
+  throw new McpError(McpErrorCode.InvalidArgument, `Cannot canonicalize ${path}: ${detail}`);
+}
+
+function writeString(text: string, path: string, parts: string[]): void {
+  if (LONE_SURROGATE.test(text)) fail(path, 'a string holds a lone surrogate (not I-JSON, RFC 7493)');
+  parts.push(JSON.stringify(text));
+}
+
+function write(value: unknown, path: string, parts: string[], open: Set<object>): void {
+  switch (typeof value) {
+    case 'string':
+      return writeString(value, path, parts);
+    case 'number':
+      if (!Number.isFinite(value)) fail(path, `${String(value)} is not a JSON number`);
+      parts.push(JSON.stringify(value));
+      return;
+    case 'boolean':
+      parts.push(value ? 'true' : 'false');
+      return;
+    case 'object':
+      break;
+    default:
+      fail(path, `a ${typeof value} is not JSON`);
+  }
+  if (value === null) {
+    parts.push('null');
+    return;
+  }
+  if (open.has(value)) fail(path, 'the value contains a cycle');
+  open.add(value);
+  if (Array.isArray(value)) {
+    parts.push('[');
+    value.forEach((item: unknown, i) => {
+      if (i > 0) parts.push(',');
+      write(item, `${path}[${i}]`, parts, open);
+    });
+    parts.push(']');
+  } else {
+    const record = value as Record<string, unknown>;
+    const keys = Object.keys(record)
+      .filter((k) => record[k] !== undefined)
+      .sort();
+    parts.push('{');
+    keys.forEach((key, i) => {
+      if (i > 0) parts.push(',');
+      writeString(key, `${path} (a member name)`, parts);
+      parts.push(':');
+      write(record[key], `${path}.${key}`, parts, open);
+    });
+    parts.push('}');
+  }
+  open.delete(value);
+}
