@@ -99,6 +99,16 @@ export class Gateway {
       },
     });
     this.server.use(async (ctx, next) => {
+      // A withheld (quarantined) tool or prompt is not listed; a call by its name gets the reason and never reaches the server.
+      if (ctx.method === 'tools/call' || ctx.method === 'prompts/get') {
+        const name = ctx.params['name'];
+        const reason = typeof name === 'string' ? host.withheldReason(ctx.method === 'tools/call' ? 'tool' : 'prompt', name) : undefined;
+        if (reason !== undefined) {
+          const denied = new DeniedError('trust.pins', reason);
+          if (ctx.method === 'tools/call') return { content: [{ type: 'text', text: denied.message }], isError: true };
+          throw toWireError(denied);
+        }
+      }
       if (ctx.method === 'resources/subscribe' || ctx.method === 'resources/unsubscribe') {
         const uri = ctx.params['uri'];
         if (typeof uri === 'string') {

@@ -6,3 +6,4 @@
  */
 export { JsonFile, type FileOps, type JsonFileOptions } from './jsonFile.js';
 export { JsonFileNameAssignmentStore, JsonFileLaunchApprovalStore, openStateStores } from './jsonFileStore.js';
+export { SqlitePinStore, openPinStore, type SqlitePinStoreOptions } from './sqlitePinStore.js';

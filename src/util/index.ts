@@ -8,3 +8,4 @@ export type { Schema, Infer, Issue, ObjectSchema, OptionalSchema, ValidationResu
 export { McpError, McpErrorCode, isMcpError } from './errors.js';
 export { sha256, sha256Hex } from './sha256.js';
 export { type Logger, type LogLevel, silentLogger, consoleErrorLogger, createLineLogger } from './logger.js';
+export { canonicalize } from './canonicalJson.js';
