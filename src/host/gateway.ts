@@ -123,7 +123,7 @@ export class Gateway {
     if (this.#exposure === 'search') this.#registerSearchTools();
     this.#unsubscribe.push(
       host.onChange((change) => {
-        if (change !== 'servers') this.#sync();
+        if (change !== 'servers' && change !== 'withheld') this.#sync();
       }),
       host.onResourceUpdated((_serverId, uri) => this.server.notifyResourceUpdated(uri)),
     );

@@ -70,7 +70,7 @@ export interface ExposedTemplate {
 }
 
 /** What changed in the aggregated registry. */
-export type HostChange = 'tools' | 'prompts' | 'resources' | 'templates' | 'servers';
+export type HostChange = 'tools' | 'prompts' | 'resources' | 'templates' | 'servers' | 'withheld';
 
 /** Options of {@link Host.open}. */
 export interface HostOptions {
@@ -531,6 +531,8 @@ export class Host {
     if (!sameList(this.#prompts, prompts, (p) => p.name)) changed.push('prompts');
     if (!sameList(this.#resources, resources, (r) => r.uri)) changed.push('resources');
     if (!sameList(this.#templates, templates, (t) => t.uriTemplate)) changed.push('templates');
+    const heldKey = (w: WithheldItem): string => `${w.serverId}\n${w.kind}\n${w.name}\n${w.reason}`;
+    if (this.#withheld.map(heldKey).join('\0') !== withheld.map(heldKey).join('\0')) changed.push('withheld');
     this.#tools = Object.freeze(tools);
     this.#prompts = Object.freeze(prompts);
     this.#resources = Object.freeze(resources);
