@@ -10,6 +10,7 @@ import { MemoryPinStore, type PinStore } from '../../../../src/host/pins/pinStor
 import type { DownstreamSpec } from '../../../../src/host/spec.js';
 import type { ToolDefinition } from '../../../../src/server/types.js';
 import { McpServer, type McpServerOptions } from '../../../../src/server/mcpServer.js';
+import type { Middleware } from '../../../../src/server/middleware.js';
 import { memoryServers } from '../support/memoryServers.js';
 
 /** A tool as the test server defines it. */
@@ -50,7 +51,7 @@ export interface PinnedHost {
 export async function pinnedHost(
   specs: readonly DownstreamSpec[],
   tools: readonly TestTool[] | ((id: string) => readonly TestTool[]),
-  options: { store?: PinStore; guard?: Partial<PinGuardOptions>; server?: (id: string) => McpServerOptions; name?: (id: string) => string } = {},
+  options: { store?: PinStore; guard?: Partial<PinGuardOptions>; server?: (id: string) => McpServerOptions; name?: (id: string) => string; middleware?: Middleware } = {},
 ): Promise<PinnedHost> {
   const calls = new Map<string, number>();
   const live = new Map<string, { server: McpServer; handles: Map<string, { remove(): void }> }>();
@@ -67,6 +68,7 @@ export async function pinnedHost(
   };
   const servers = memoryServers((id) => {
     const server = new McpServer({ name: options.name?.(id) ?? id, version: '1.0.0' }, options.server?.(id) ?? {});
+    if (options.middleware !== undefined) server.use(options.middleware);
     const handles = new Map<string, { remove(): void }>();
     register(id, server, handles, typeof tools === 'function' ? tools(id) : tools);
     live.set(id, { server, handles });
