@@ -10,6 +10,7 @@
  * @module
  */
 import { McpError, McpErrorCode } from '../util/errors.js';
+import type { SignaturePolicy, TrustedKey } from './pins/signatureCheck.js';
 
 /** How tool and prompt names of several servers are combined (see `namespacing.ts`). */
 export type NamespacingMode = 'always' | 'on-collision' | 'never';
@@ -77,6 +78,8 @@ export interface ServerOptions {
   readonly era: ServerEra;
   /** Remote servers only. */
   readonly oauth: ServerOAuthOptions | undefined;
+  /** What its signed manifest must be (see `docs/signing.md`). `parseConfig` fills in `warn`. */
+  readonly signature?: SignaturePolicy;
 }
 
 /** One configured server. */
@@ -125,6 +128,10 @@ export interface HostConfig {
   /** The state folder, resolved against the config file's folder. Default `<folder>/.switchboard`. */
   readonly stateDir: string;
   readonly gateway: GatewayConfig;
+  /** Pin every server's definitions and quarantine changes (default true). */
+  readonly pins: boolean;
+  /** Publisher keys whose signed manifests are trusted (and whose signed updates need no review). */
+  readonly trustedKeys: readonly TrustedKey[];
   /** Server id → approved launch digest (`sha256:<hex>`). */
   readonly approvedLaunches: Readonly<Record<string, string>>;
   /** Non-fatal findings (unknown keys in `mcpServers` entries, stale approvals, …), each naming its JSON path. */
