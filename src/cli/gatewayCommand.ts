@@ -26,10 +26,12 @@ import { Host } from '../host/host.js';
 import { checkLaunch, launchSpecOf, type LaunchApprovalStore } from '../host/launchConsent.js';
 import { defaultTransportFactory } from '../adapters/hostTransports.js';
 import { openStateStores } from '../store/jsonFileStore.js';
+import { PinGuard } from '../host/pins/pinGuard.js';
+import { openPinStore, type SqlitePinStore } from '../store/sqlitePinStore.js';
 import { StdioServerTransport } from '../transport/stdio/server.js';
 import type { ListeningServer } from '../adapters/nodeHttp.js';
 import { createLineLogger, type Logger } from '../util/logger.js';
-import { parseArgs, portOption, UsageError } from './args.js';
+import { CliFailure, parseArgs, portOption, UsageError } from './args.js';
 
 /** Help text of the command. */
 export const gatewayHelp = `Usage: switchboard gateway [--config FILE] [--port N] [--host H] [--stdio] [--yes] [--no-auth]
@@ -45,8 +47,10 @@ guarded endpoint (namespaced tools, prompts, resources; the interceptor chain).
   --no-auth       serve HTTP without a bearer token (loopback only)
   --log-level L   debug | info | warn | error (default info; logs go to stderr)
 
-State (the bearer token, name assignments, launch approvals) lives in the config's
-stateDir (default .switchboard next to the config).
+State (the bearer token, name assignments, launch approvals, the pins in pins.db) lives
+in the config's stateDir (default .switchboard next to the config). Every server's
+definitions are pinned on first use; a changed one is quarantined until you approve it
+with \`switchboard pins approve\` (see \`switchboard pins --help\`).
 `;
 
 /** Runs the command; resolves when the gateway stops (stdio: the client went away). */
@@ -78,6 +82,9 @@ export async function gatewayCommand(argv: readonly string[]): Promise<void> {
   // Over --stdio, stdin is the protocol: nobody can be asked there.
   const interactive = options['stdio'] !== true && process.stdin.isTTY === true && process.stderr.isTTY === true;
   const consent = consentFor(options['yes'] === true, interactive, stores.launches, config);
+  let current = config;
+  // A damaged pin store stops the gateway here, before any server starts (fail closed).
+  const pins = config.pins ? await openPins(config, logger, () => current) : undefined;
   const host = await Host.open({
     servers: await consent(config.servers),
     namespacing: config.namespacing,
@@ -87,18 +94,26 @@ export async function gatewayCommand(argv: readonly string[]): Promise<void> {
     logger,
     clientInfo: { name: 'switchboard-gateway', version: '0.1.0' },
     capabilities: GATEWAY_CLIENT_CAPABILITIES,
+    ...(pins !== undefined ? { trust: pins.guard, interceptors: [pins.guard.interceptor()] } : {}),
   });
+  // `switchboard pins approve|reject` in another process: reload and vet every server's lists again.
+  const unwatchPins = pins?.store.watch(() => void pins.guard.reload().then(() => host.refreshTrust()));
   await host.start();
   for (const h of host.health()) {
     if (h.state !== 'ready') logger.warn(`server ${h.id} is not ready: ${h.problem ?? h.lastError ?? h.state}`);
     else if (h.problem !== undefined) logger.warn(`server ${h.id}: ${h.problem}`);
   }
   const gateway = new Gateway(host, { exposure: config.exposure, server: { logger } });
-  const watcher = watchConfig(file, logger, async (next) => host.reconcile(await consentFor(options['yes'] === true, interactive, stores.launches, next)(next.servers)));
+  const watcher = watchConfig(file, logger, async (next) => {
+    current = next;
+    await host.reconcile(await consentFor(options['yes'] === true, interactive, stores.launches, next)(next.servers));
+  });
   const shutdown = async (): Promise<void> => {
     watcher?.close();
+    unwatchPins?.();
     await gateway.close();
     await host.close();
+    await pins?.store.close();
   };
 
   if (options['stdio'] === true) {
@@ -134,7 +149,26 @@ export async function gatewayCommand(argv: readonly string[]): Promise<void> {
   process.once('SIGTERM', stop);
 }
 
-async function loadConfig(file: string): Promise<HostConfig> {
+/** The pin store under the state folder and the guard over it; a damaged store is a {@link CliFailure} (the gateway does not start). */
+async function openPins(config: HostConfig, logger: Logger, current: () => HostConfig): Promise<{ store: SqlitePinStore; guard: PinGuard }> {
+  let store: SqlitePinStore | undefined;
+  try {
+    store = openPinStore(config.stateDir);
+    const guard = await PinGuard.open({
+      store,
+      trustedKeys: config.trustedKeys,
+      signaturePolicy: (id) => current().servers.find((s) => s.id === id)?.options.signature ?? 'warn',
+      logger,
+    });
+    return { store, guard };
+  } catch (error) {
+    await store?.close();
+    throw new CliFailure(`${error instanceof Error ? error.message : String(error)} The gateway did not start.`);
+  }
+}
+
+/** Reads and parses the config at `file` (a missing file is a usage error saying how to make one). */
+export async function loadConfig(file: string): Promise<HostConfig> {
   let text: string;
   try {
     text = await readFile(file, 'utf8');
