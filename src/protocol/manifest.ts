@@ -18,7 +18,7 @@
  * @see https://www.rfc-editor.org/rfc/rfc8785
  * @module
  */
-import * as jose from 'jose';
+import type * as Jose from 'jose';
 import { canonicalize } from '../util/canonicalJson.js';
 import { McpError, McpErrorCode } from '../util/errors.js';
 import { sha256Hex } from '../util/sha256.js';
@@ -67,14 +67,14 @@ export interface ManifestEnvelope {
 /** A key that signs: the private key and its public JWK. */
 export interface ManifestSigningKey {
   readonly alg: ManifestAlgorithm;
-  readonly privateKey: CryptoKey | jose.KeyObject;
-  readonly publicJwk: jose.JWK;
+  readonly privateKey: CryptoKey | Jose.KeyObject;
+  readonly publicJwk: Jose.JWK;
 }
 
 /** A verified manifest. */
 export interface VerifiedManifest {
   readonly payload: ManifestPayload;
-  readonly jwk: jose.JWK;
+  readonly jwk: Jose.JWK;
   /** RFC 7638 SHA-256 thumbprint (base64url) of the signing key. */
   readonly thumbprint: string;
 }
@@ -83,7 +83,7 @@ export interface VerifiedManifest {
 export interface VerifiedRotation {
   readonly from: string;
   readonly to: string;
-  readonly jwk: jose.JWK;
+  readonly jwk: Jose.JWK;
   readonly iat: number;
 }
 
@@ -92,6 +92,11 @@ export class ManifestError extends McpError {
   constructor(detail: string, options?: { cause?: unknown }) {
     super(McpErrorCode.InvalidResponse, `Invalid signed manifest: ${detail}`, options);
   }
+}
+
+/** jose, loaded on first use: a server that does not sign never loads it. */
+function loadJose(): Promise<typeof Jose> {
+  return import('jose');
 }
 
 /** `sha256:` + hex SHA-256 of the RFC 8785 canonical JSON of `definition`. */
@@ -117,32 +122,37 @@ export function manifestPayload(sub: string, lists: ManifestLists, iat: number):
 }
 
 /** RFC 7638 thumbprint (SHA-256, base64url) of a public JWK. */
-export function keyThumbprint(jwk: jose.JWK): Promise<string> {
+export async function keyThumbprint(jwk: Jose.JWK): Promise<string> {
+  const jose = await loadJose();
   return jose.calculateJwkThumbprint(publicPart(jwk), 'sha256');
 }
 
 /** Imports a private JWK (as written by `switchboard keygen`) as a signing key. */
-export async function importSigningKey(privateJwk: jose.JWK): Promise<ManifestSigningKey> {
+export async function importSigningKey(privateJwk: Jose.JWK): Promise<ManifestSigningKey> {
   const alg = algorithmOf(privateJwk);
   if (typeof privateJwk.d !== 'string') throw new McpError(McpErrorCode.InvalidArgument, 'The signing key is a public key: a private JWK (with "d") is needed');
+  const jose = await loadJose();
   const privateKey = (await jose.importJWK(privateJwk, alg)) as CryptoKey;
   return { alg, privateKey, publicJwk: publicPart(privateJwk) };
 }
 
 /** Makes a new key pair: `EdDSA` (Ed25519, default) or `ES256` (P-256). Both JWKs are returned. */
-export async function generateSigningKey(alg: ManifestAlgorithm = 'EdDSA'): Promise<{ privateJwk: jose.JWK; publicJwk: jose.JWK }> {
+export async function generateSigningKey(alg: ManifestAlgorithm = 'EdDSA'): Promise<{ privateJwk: Jose.JWK; publicJwk: Jose.JWK }> {
+  const jose = await loadJose();
   const pair = await jose.generateKeyPair(alg, { extractable: true, ...(alg === 'EdDSA' ? { crv: 'Ed25519' } : {}) });
   const privateJwk = { ...(await jose.exportJWK(pair.privateKey)), alg };
   return { privateJwk, publicJwk: publicPart(privateJwk) };
 }
 
 /** Signs `payload` with `key`. */
-export function signManifest(payload: ManifestPayload, key: ManifestSigningKey): Promise<string> {
+export async function signManifest(payload: ManifestPayload, key: ManifestSigningKey): Promise<string> {
+  const jose = await loadJose();
   return new jose.CompactSign(new TextEncoder().encode(canonicalize(payload))).setProtectedHeader({ alg: key.alg, typ: MANIFEST_TYP, jwk: key.publicJwk }).sign(key.privateKey);
 }
 
 /** Signs the statement that `oldKey` hands over to `newPublicJwk`. */
-export function signRotation(oldKey: ManifestSigningKey, newPublicJwk: jose.JWK, iat: number): Promise<string> {
+export async function signRotation(oldKey: ManifestSigningKey, newPublicJwk: Jose.JWK, iat: number): Promise<string> {
+  const jose = await loadJose();
   const payload = { v: 1, new: publicPart(newPublicJwk), iat };
   return new jose.CompactSign(new TextEncoder().encode(canonicalize(payload))).setProtectedHeader({ alg: oldKey.alg, typ: ROTATION_TYP, jwk: oldKey.publicJwk }).sign(oldKey.privateKey);
 }
@@ -158,7 +168,7 @@ export async function readRotation(jws: string): Promise<VerifiedRotation> {
   const { payload, jwk } = await verifyCompact(jws, ROTATION_TYP);
   const p = payload as { v?: unknown; new?: unknown; iat?: unknown };
   if (p.v !== 1 || typeof p.new !== 'object' || p.new === null || typeof p.iat !== 'number') throw new ManifestError('a rotation statement needs { "v": 1, "new": <JWK>, "iat": <seconds> }');
-  const next = p.new as jose.JWK;
+  const next = p.new as Jose.JWK;
   algorithmOf(next);
   return { from: await keyThumbprint(jwk), to: await keyThumbprint(next), jwk: publicPart(next), iat: p.iat };
 }
@@ -175,20 +185,21 @@ export function manifestEnvelopeOf(result: Readonly<Record<string, unknown>>): M
   return { jws };
 }
 
-function publicPart(jwk: jose.JWK): jose.JWK {
+function publicPart(jwk: Jose.JWK): Jose.JWK {
   if (jwk.kty === 'OKP') return { kty: 'OKP', crv: jwk.crv as string, x: jwk.x as string };
   if (jwk.kty === 'EC') return { kty: 'EC', crv: jwk.crv as string, x: jwk.x as string, y: jwk.y as string };
   throw new McpError(McpErrorCode.InvalidArgument, `Unsupported key type ${JSON.stringify(jwk.kty)}: use Ed25519 (OKP) or P-256 (EC)`);
 }
 
-function algorithmOf(jwk: jose.JWK): ManifestAlgorithm {
+function algorithmOf(jwk: Jose.JWK): ManifestAlgorithm {
   if (jwk.kty === 'OKP' && jwk.crv === 'Ed25519') return 'EdDSA';
   if (jwk.kty === 'EC' && jwk.crv === 'P-256') return 'ES256';
   throw new McpError(McpErrorCode.InvalidArgument, `Unsupported key ${JSON.stringify(jwk.kty)}/${JSON.stringify(jwk.crv)}: use Ed25519 (EdDSA) or P-256 (ES256)`);
 }
 
-async function verifyCompact(jws: string, typ: string): Promise<{ payload: unknown; jwk: jose.JWK }> {
-  let header: jose.ProtectedHeaderParameters;
+async function verifyCompact(jws: string, typ: string): Promise<{ payload: unknown; jwk: Jose.JWK }> {
+  const jose = await loadJose();
+  let header: Jose.ProtectedHeaderParameters;
   try {
     header = jose.decodeProtectedHeader(jws);
   } catch (error) {

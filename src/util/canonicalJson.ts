@@ -23,11 +23,7 @@ const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[
  * The RFC 8785 canonical form of `value`. Throws `ERR_MCP_INVALID_ARGUMENT` (naming the JSON
  * path) for a value that is not I-JSON: a non-finite number, a lone surrogate, a cycle, or a
  * non-JSON type.
- *
- * @example
- * ```ts
- * canonicalize({ b: 1, a: [1e21, 'é'] }); // '{"a":[1e+21,"é"],"b":1}'
- * ```
+ * For example `{ "b": 1, "a": [1e21] }` becomes `{"a":[1e+21],"b":1}`.
  */
 export function canonicalize(value: unknown): string {
   const parts: string[] = [];
