@@ -32,6 +32,8 @@ import { hostOAuthHooks, loadConfig } from './hostSetup.js';
 import { openStateStores } from '../store/jsonFileStore.js';
 import { SqliteAuditLog } from '../store/sqliteAudit.js';
 import { auditFile } from './auditCommand.js';
+import { PinGuard } from '../host/pins/pinGuard.js';
+import { openPinStore, type SqlitePinStore } from '../store/sqlitePinStore.js';
 import { StdioServerTransport } from '../transport/stdio/server.js';
 import type { ListeningServer } from '../adapters/nodeHttp.js';
 import { describeError } from '../util/errors.js';
@@ -55,9 +57,12 @@ guarded endpoint (namespaced tools, prompts, resources; the interceptor chain).
                   (spans, metrics); without one, telemetry is a no-op
 
 State (the bearer token, name assignments, launch approvals, OAuth tokens of remote
-servers) lives in the config's stateDir (default .switchboard next to the config).
+servers, the pins in pins.db, the audit log in audit.db) lives in the config's stateDir
+(default .switchboard next to the config).
 A remote server with an "oauth" section needs a sign-in first: switchboard login <server>.
 With gateway.auth { "oauth": … } clients need access tokens from that issuer instead.
+Every server's definitions are pinned on first use; a changed one is quarantined until you
+approve it with \`switchboard pins approve\` (see \`switchboard pins --help\`).
 `;
 
 /** Runs the command; resolves when the gateway stops (stdio: the client went away). */
@@ -92,12 +97,14 @@ export async function gatewayCommand(argv: readonly string[]): Promise<void> {
   // Over --stdio, stdin is the protocol: nobody can be asked there.
   const interactive = options['stdio'] !== true && process.stdin.isTTY === true && process.stderr.isTTY === true;
   const consent = consentFor(options['yes'] === true, interactive, stores.launches, config);
-  // The poisoning scanner (trust phase): per-server mode from the config, read live so a reload applies.
   let current = config;
+  // The poisoning scanner (trust phase): per-server mode from the config, read live so a reload applies.
   const scanner = new ScanGuard({
     modeOf: (id) => current.servers.find((s) => s.id === id)?.options.scan,
     onReport: (id, r) => logger.warn(`scanner: ${r.kind} ${id}/${r.item}: ${r.verdict} (${r.findings.map((f) => f.rule).join(', ')})`),
   });
+  // A damaged pin store stops the gateway here, before any server starts (fail closed).
+  const pins = config.pins ? await openPins(config, logger, () => current) : undefined;
   const host = await Host.open({
     servers: await consent(config.servers),
     namespacing: config.namespacing,
@@ -107,9 +114,12 @@ export async function gatewayCommand(argv: readonly string[]): Promise<void> {
     logger,
     clientInfo: { name: 'switchboard-gateway', version: '0.1.0' },
     capabilities: GATEWAY_CLIENT_CAPABILITIES,
-    // Phases order them: audit (outermost), trust (scanner), guard (innermost).
-    interceptors: [auditInterceptor(audit), scanner.interceptor, ...(config.guards !== undefined ? [guardInterceptor(config.guards)] : [])],
+    // Phases order them: audit (outermost), trust (pins, scanner), guard (innermost).
+    ...(pins !== undefined ? { trust: pins.guard } : {}),
+    interceptors: [auditInterceptor(audit), ...(pins !== undefined ? [pins.guard.interceptor()] : []), scanner.interceptor, ...(config.guards !== undefined ? [guardInterceptor(config.guards)] : [])],
   });
+  // `switchboard pins approve|reject` in another process: reload and vet every server's lists again.
+  const unwatchPins = pins?.store.watch(() => void pins.guard.reload().then(() => host.refreshTrust()));
   await host.start();
   for (const h of host.health()) {
     if (h.state !== 'ready') logger.warn(`server ${h.id} is not ready: ${h.problem ?? h.lastError ?? h.state}`);
@@ -122,9 +132,11 @@ export async function gatewayCommand(argv: readonly string[]): Promise<void> {
   });
   const shutdown = async (): Promise<void> => {
     watcher?.close();
+    unwatchPins?.();
     await gateway.close();
     await host.close();
     await audit.close().catch((error: unknown) => logger.error(`audit log: ${describeError(error)}`));
+    await pins?.store.close();
   };
 
   if (options['stdio'] === true) {
@@ -161,6 +173,24 @@ export async function gatewayCommand(argv: readonly string[]): Promise<void> {
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
+}
+
+/** The pin store under the state folder and the guard over it; a damaged store is a {@link CliFailure} (the gateway does not start). */
+async function openPins(config: HostConfig, logger: Logger, current: () => HostConfig): Promise<{ store: SqlitePinStore; guard: PinGuard }> {
+  let store: SqlitePinStore | undefined;
+  try {
+    store = openPinStore(config.stateDir);
+    const guard = await PinGuard.open({
+      store,
+      trustedKeys: config.trustedKeys,
+      signaturePolicy: (id) => current().servers.find((s) => s.id === id)?.options.signature ?? 'warn',
+      logger,
+    });
+    return { store, guard };
+  } catch (error) {
+    await store?.close();
+    throw new CliFailure(`${error instanceof Error ? error.message : String(error)} The gateway did not start.`);
+  }
 }
 
 /** Imports the module that registers an OpenTelemetry SDK, before any server starts. */

@@ -24,6 +24,9 @@ Commands:
   logout        delete the stored OAuth tokens of a remote server
   scan          scan tool definitions for poisoning and shadowing (a saved tools/list, or every configured server)
   import        print one Switchboard config with the servers of every MCP client found
+  pins          review pinned definitions: list | diff | approve | reject
+  keygen        make a key to sign a server's manifest (Ed25519 or P-256)
+  sign          sign a server's lists (or a key rotation) as a JWS
   wrap          point an MCP client at the Switchboard gateway (backup, merge, rewrite)
   unwrap        give a wrapped MCP client its own servers back
   audit         read and verify the gateway's tamper-evident audit log (tail, verify, export)
@@ -95,6 +98,18 @@ const commands: Readonly<Record<string, () => Promise<Command>>> = {
   import: async () => {
     const m = await import('./importCommand.js');
     return { run: m.importCommand, help: m.importHelp };
+  },
+  pins: async () => {
+    const m = await import('./pinsCommand.js');
+    return { run: m.pinsCommand, help: m.pinsHelp };
+  },
+  keygen: async () => {
+    const m = await import('./signCommand.js');
+    return { run: m.keygenCommand, help: m.keygenHelp };
+  },
+  sign: async () => {
+    const m = await import('./signCommand.js');
+    return { run: m.signCommand, help: m.signHelp };
   },
   wrap: async () => {
     const m = await import('./wrapCommand.js');

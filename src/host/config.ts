@@ -22,6 +22,7 @@ import { readGuards } from './configGuards.js';
 import { folderOf, pathToFileUri, resolvePath } from './configPaths.js';
 import { isLoopbackHttp } from './serverIdentity.js';
 import { ConfigReader, type JsonRecord, parseJsonText } from './configRead.js';
+import type { SignaturePolicy, TrustedKey } from './pins/signatureCheck.js';
 import {
   ConfigError,
   type ConfiguredRoot,
@@ -70,9 +71,9 @@ export const CONFIG_DEFAULTS = {
 } as const;
 
 const ENTRY_KEYS = ['type', 'command', 'args', 'env', 'cwd', 'url', 'headers', 'disabled'];
-const SWITCHBOARD_KEYS = ['namespacing', 'separator', 'exposure', 'stateDir', 'gateway', 'approvedLaunches', 'servers', 'roots', 'guards'];
+const SWITCHBOARD_KEYS = ['namespacing', 'separator', 'exposure', 'stateDir', 'gateway', 'approvedLaunches', 'servers', 'roots', 'guards', 'pins', 'trustedKeys'];
 const GATEWAY_KEYS = ['host', 'port', 'path', 'auth'];
-const OPTION_KEYS = ['tools', 'timeoutMs', 'maxConcurrency', 'era', 'oauth', 'roots', 'scan'];
+const OPTION_KEYS = ['tools', 'timeoutMs', 'maxConcurrency', 'era', 'oauth', 'roots', 'scan', 'signature'];
 const TYPES = ['stdio', 'http', 'streamable-http', 'sse'] as const;
 const LOOPBACK = new Set(['127.0.0.1', '::1', '[::1]', 'localhost']);
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
@@ -109,6 +110,8 @@ export function parseConfig(text: string, options: ParseConfigOptions): HostConf
     stateDir: resolvePath(folder, section['stateDir'] === undefined ? CONFIG_DEFAULTS.stateDir : read.string(section['stateDir'], '$.switchboard.stateDir', true)),
     gateway: readGateway(read, section['gateway']),
     guards: readGuards(read, section['guards']),
+    pins: section['pins'] === undefined ? true : read.boolean(section['pins'], '$.switchboard.pins'),
+    trustedKeys: readTrustedKeys(read, section['trustedKeys'], ids),
     approvedLaunches,
     warnings,
   };
@@ -198,7 +201,7 @@ interface RawOptions {
 }
 
 function defaultOptions(): ServerOptions {
-  return { tools: { allow: undefined, deny: [] }, timeoutMs: CONFIG_DEFAULTS.timeoutMs, maxConcurrency: CONFIG_DEFAULTS.maxConcurrency, era: CONFIG_DEFAULTS.era, oauth: undefined, roots: [] };
+  return { tools: { allow: undefined, deny: [] }, timeoutMs: CONFIG_DEFAULTS.timeoutMs, maxConcurrency: CONFIG_DEFAULTS.maxConcurrency, era: CONFIG_DEFAULTS.era, oauth: undefined, roots: [], signature: 'warn' };
 }
 
 function readServerOptionsSection(read: ConfigReader, value: unknown, ids: readonly string[], folder: string): Map<string, RawOptions> {
@@ -233,6 +236,7 @@ function readServerOptionsSection(read: ConfigReader, value: unknown, ids: reado
         oauth,
         roots: options['roots'] === undefined ? [] : readRoots(read, options['roots'], childPath(path, 'roots'), folder),
         ...(options['scan'] === undefined ? {} : { scan: read.choice<ScanMode>(options['scan'], ['block', 'warn', 'off'], childPath(path, 'scan')) }),
+        signature: options['signature'] === undefined ? 'warn' : read.choice<SignaturePolicy>(options['signature'], ['off', 'warn', 'require'], childPath(path, 'signature')),
       },
     });
   }
@@ -263,6 +267,29 @@ function readRoots(read: ConfigReader, value: unknown, path: string, folder: str
     const key = entry['uri'] !== undefined ? 'uri' : 'path';
     const uri = toUri(read.string(target, childPath(at, key), true), childPath(at, key));
     return entry['name'] === undefined ? { uri } : { uri, name: read.string(entry['name'], childPath(at, 'name'), true) };
+  });
+}
+
+/** `switchboard.trustedKeys`: `[{ "name"?, "jwk": { kty, crv, x[, y] }, "servers"?: [ids] }]` (public keys only). */
+function readTrustedKeys(read: ConfigReader, value: unknown, ids: readonly string[]): TrustedKey[] {
+  if (value === undefined) return [];
+  if (!Array.isArray(value)) return read.fail('$.switchboard.trustedKeys', 'expected an array of { "jwk": {...}, "name"?, "servers"? }');
+  return value.map((item, i) => {
+    const path = `$.switchboard.trustedKeys[${i}]`;
+    const entry = read.record(item, path);
+    read.strictKeys(entry, ['name', 'jwk', 'servers'], path);
+    const jwk = read.record(entry['jwk'], childPath(path, 'jwk'));
+    const okp = jwk['kty'] === 'OKP' && jwk['crv'] === 'Ed25519' && typeof jwk['x'] === 'string';
+    const ec = jwk['kty'] === 'EC' && jwk['crv'] === 'P-256' && typeof jwk['x'] === 'string' && typeof jwk['y'] === 'string';
+    if (!okp && !ec) read.fail(childPath(path, 'jwk'), 'expected a public Ed25519 (kty OKP) or P-256 (kty EC) JWK');
+    if ('d' in jwk) read.fail(childPath(path, 'jwk'), 'this is a private key: put only the public JWK in the config');
+    const servers = entry['servers'] === undefined ? undefined : read.strings(entry['servers'], childPath(path, 'servers'));
+    for (const [j, id] of (servers ?? []).entries()) if (!ids.includes(id)) read.fail(`${childPath(path, 'servers')}[${j}]`, `no server "${id}" in mcpServers`);
+    return {
+      ...(entry['name'] !== undefined ? { name: read.string(entry['name'], childPath(path, 'name')) } : {}),
+      jwk: (okp ? { kty: 'OKP', crv: 'Ed25519', x: jwk['x'] } : { kty: 'EC', crv: 'P-256', x: jwk['x'], y: jwk['y'] }) as TrustedKey['jwk'],
+      ...(servers !== undefined ? { servers } : {}),
+    };
   });
 }
 

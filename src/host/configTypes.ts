@@ -11,6 +11,7 @@
  */
 import { McpError, McpErrorCode } from '../util/errors.js';
 import type { GuardOptions } from './guards.js';
+import type { SignaturePolicy, TrustedKey } from './pins/signatureCheck.js';
 
 /** How tool and prompt names of several servers are combined (see `namespacing.ts`). */
 export type NamespacingMode = 'always' | 'on-collision' | 'never';
@@ -85,6 +86,8 @@ export interface ServerOptions {
   readonly era: ServerEra;
   /** Remote servers only. */
   readonly oauth: ServerOAuthOptions | undefined;
+  /** What its signed manifest must be (see `docs/signing.md`). `parseConfig` fills in `warn`. */
+  readonly signature?: SignaturePolicy;
   /** Set only when configured; absent means `block` (see `scanner/guard.ts`). */
   readonly scan?: ScanMode;
   /**
@@ -150,6 +153,10 @@ export interface HostConfig {
   readonly gateway: GatewayConfig;
   /** `switchboard.guards`: rate limits, caps and the circuit breaker; undefined = none. */
   readonly guards: GuardOptions | undefined;
+  /** Pin every server's definitions and quarantine changes (default true). */
+  readonly pins: boolean;
+  /** Publisher keys whose signed manifests are trusted (and whose signed updates need no review). */
+  readonly trustedKeys: readonly TrustedKey[];
   /** Server id → approved launch digest (`sha256:<hex>`). */
   readonly approvedLaunches: Readonly<Record<string, string>>;
   /** Non-fatal findings (unknown keys in `mcpServers` entries, stale approvals, …), each naming its JSON path. */

@@ -22,6 +22,8 @@ import type { Transport } from '../transport/types.js';
 import { McpError, McpErrorCode, describeError, isMcpError } from '../util/errors.js';
 import { silentLogger, type Logger } from '../util/logger.js';
 import { SERVER_ID_ATTRIBUTE } from './callMetrics.js';
+import { manifestEnvelopeOf, type ManifestEnvelope } from '../protocol/manifest.js';
+import type { CatalogVetter, QuarantinedItem } from './catalogVetting.js';
 import { Limiter } from './limiter.js';
 import { ResourceSubscriptions } from './resourceSubscriptions.js';
 import type { DownstreamSpec } from './spec.js';
@@ -95,6 +97,8 @@ export interface DownstreamOptions {
   readonly onResourceUpdated?: (uri: string) => void;
   /** The clock (tests). Default `Date.now`. */
   readonly now?: () => number;
+  /** Decides what of each list is served (the pins); without one, everything as received. */
+  readonly vetter?: CatalogVetter;
 }
 
 /** Options of one request through {@link Downstream.run}. */
@@ -117,6 +121,11 @@ export class Downstream {
   #state: ServerState = 'stopped';
   #client: McpClient | undefined;
   #catalog: Catalog = EMPTY_CATALOG;
+  /** The lists as received, kept to vet them again after a person's decision. */
+  #received: { catalog: Catalog; envelope: ManifestEnvelope | undefined } | undefined;
+  #quarantined: readonly QuarantinedItem[] = [];
+  /** Bumped per refresh: only the latest refresh's lists are applied. */
+  #refreshes = 0;
   #failures = 0;
   #restarts = 0;
   #starts = 0;
@@ -183,6 +192,22 @@ export class Downstream {
   /** What the server offers now (empty unless ready). */
   get catalog(): Catalog {
     return this.#state === 'ready' ? this.#catalog : EMPTY_CATALOG;
+  }
+
+  /** What the vetter withheld from the catalog (empty unless ready). */
+  get quarantined(): readonly QuarantinedItem[] {
+    return this.#state === 'ready' ? this.#quarantined : [];
+  }
+
+  /** Vets the last received lists again (after a pin was approved or rejected) and reports the catalog. */
+  async revet(): Promise<void> {
+    const client = this.#client;
+    const received = this.#received;
+    const generation = this.#generation;
+    if (client === undefined || received === undefined || this.#state !== 'ready') return;
+    const vetted = await this.#vet(client, received.catalog, received.envelope);
+    if (generation !== this.#generation || this.#received !== received) return;
+    this.#apply(vetted);
   }
 
   /** The connected client, when ready. */
@@ -313,13 +338,16 @@ export class Downstream {
       );
       // Ask for every log message: the gateway filters by each upstream client's own level.
       if (client.serverCapabilities?.['logging'] !== undefined) await client.setLoggingLevel('debug').catch(() => undefined);
-      const catalog = await this.#fetchCatalog(client);
+      const received = await this.#fetchCatalog(client);
+      const vetted = await this.#vet(client, received.catalog, received.envelope);
       if (generation !== this.#generation) {
         await client.close().catch(() => undefined);
         return;
       }
       this.#client = client;
-      this.#catalog = catalog;
+      this.#received = received;
+      this.#catalog = vetted.catalog;
+      this.#quarantined = vetted.quarantined;
       this.#readySince = this.#now();
       this.#lastError = undefined;
       live = true;
@@ -328,7 +356,7 @@ export class Downstream {
         server: this.spec.id,
         protocolVersion: client.protocolVersion,
         restarts: this.#restarts,
-        tools: catalog.tools.length,
+        tools: vetted.catalog.tools.length,
       });
       this.#setState('ready');
       this.#options.onCatalog?.(this.#catalog);
@@ -392,27 +420,64 @@ export class Downstream {
   async #refresh(generation: number): Promise<void> {
     const client = this.#client;
     if (client === undefined || generation !== this.#generation || this.#state !== 'ready') return;
+    const refresh = ++this.#refreshes;
     try {
-      const catalog = await this.#fetchCatalog(client);
-      if (generation !== this.#generation) return;
-      this.#catalog = catalog;
-      this.#options.onCatalog?.(catalog);
+      const received = await this.#fetchCatalog(client);
+      const vetted = await this.#vet(client, received.catalog, received.envelope);
+      // A later refresh (or a restart) supersedes this one.
+      if (generation !== this.#generation || refresh !== this.#refreshes) return;
+      this.#received = received;
+      this.#apply(vetted);
     } catch (error) {
       this.#logger.warn(`server ${this.spec.id}: could not refresh its lists`, { error: describeError(error) });
     }
   }
 
-  async #fetchCatalog(client: McpClient): Promise<Catalog> {
+  #apply(vetted: { readonly catalog: Catalog; readonly quarantined: readonly QuarantinedItem[] }): void {
+    this.#catalog = vetted.catalog;
+    this.#quarantined = vetted.quarantined;
+    this.#options.onCatalog?.(vetted.catalog);
+  }
+
+  /** The vetted lists (as received when there is no vetter). */
+  async #vet(client: McpClient, catalog: Catalog, envelope: ManifestEnvelope | undefined): Promise<{ catalog: Catalog; quarantined: readonly QuarantinedItem[] }> {
+    const vetter = this.#options.vetter;
+    if (vetter === undefined) return { catalog, quarantined: [] };
+    const result = await vetter.vet({ serverId: this.spec.id, spec: this.spec, serverInfo: client.serverInfo, instructions: client.instructions, catalog, envelope });
+    const c = result.catalog;
+    return {
+      catalog: Object.freeze({ tools: Object.freeze([...c.tools]), prompts: Object.freeze([...c.prompts]), resources: Object.freeze([...c.resources]), templates: Object.freeze([...c.templates]) }),
+      quarantined: Object.freeze([...result.quarantined]),
+    };
+  }
+
+  /** Every list, fresh (pinning must see what the server says now), and the signed manifest of the first list result carrying one. */
+  async #fetchCatalog(client: McpClient): Promise<{ catalog: Catalog; envelope: ManifestEnvelope | undefined }> {
     const caps = client.serverCapabilities;
     const has = (member: string): boolean => caps === undefined || member in caps;
     const opts = { fresh: false, timeoutMs: this.spec.options.timeoutMs };
+    let envelope: ManifestEnvelope | undefined;
+    const all = async <T>(page: (cursor: string | undefined) => Promise<{ items: readonly T[]; nextCursor: string | undefined; result: Readonly<Record<string, unknown>> }>): Promise<T[]> => {
+      const items: T[] = [];
+      const seen = new Set<string>();
+      let cursor: string | undefined;
+      for (;;) {
+        const p = await page(cursor);
+        envelope ??= manifestEnvelopeOf(p.result);
+        items.push(...p.items);
+        if (p.nextCursor === undefined || seen.has(p.nextCursor) || seen.size >= MAX_PAGES) return items;
+        seen.add(p.nextCursor);
+        cursor = p.nextCursor;
+      }
+    };
     const [tools, prompts, resources, templates] = await Promise.all([
-      has('tools') ? client.listTools(opts) : [],
-      has('prompts') ? optional(client.listPrompts(opts)) : [],
+      has('tools') ? all((c) => client.listToolsPage(c, opts)) : [],
+      has('prompts') ? optional(all((c) => client.listPromptsPage(c, opts))) : [],
       has('resources') ? optional(client.listResources(opts)) : [],
-      has('resources') ? optional(client.listResourceTemplates(opts)) : [],
+      has('resources') ? optional(all((c) => client.listResourceTemplatesPage(c, opts))) : [],
     ]);
-    return Object.freeze({ tools: Object.freeze(tools), prompts: Object.freeze(prompts), resources: Object.freeze(resources), templates: Object.freeze(templates) });
+    const catalog = Object.freeze({ tools: Object.freeze(tools), prompts: Object.freeze(prompts), resources: Object.freeze(resources), templates: Object.freeze(templates) });
+    return { catalog, envelope };
   }
 
   #closed(generation: number, reason: Error | undefined): void {
@@ -464,6 +529,8 @@ export class Downstream {
     for (const line of chunk.split('\n')) if (line.trim() !== '') this.#logger.info(`[${this.spec.id}] ${line.trimEnd()}`, { event: 'server.stderr', server: this.spec.id });
   }
 }
+
+const MAX_PAGES = 1000;
 
 /** A list the server may not implement after all: -32601 or a missing capability reads as empty. */
 async function optional<T>(list: Promise<T[]>): Promise<T[]> {

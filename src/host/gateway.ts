@@ -116,10 +116,23 @@ export class Gateway {
     this.#subscriptions = new UpstreamSubscriptions(host, options.server?.logger ?? silentLogger, toWireError);
     this.server.use(this.#subscriptions.middleware());
     this.server.addListenSource(this.#subscriptions.listenSource());
+    this.server.use(async (ctx, next) => {
+      // A withheld (quarantined) tool or prompt is not listed; a call by its name gets the reason and never reaches the server.
+      if (ctx.method === 'tools/call' || ctx.method === 'prompts/get') {
+        const name = ctx.params['name'];
+        const reason = typeof name === 'string' ? host.withheldReason(ctx.method === 'tools/call' ? 'tool' : 'prompt', name) : undefined;
+        if (reason !== undefined) {
+          const denied = new DeniedError('trust.pins', reason);
+          if (ctx.method === 'tools/call') return { content: [{ type: 'text', text: denied.message }], isError: true };
+          throw toWireError(denied);
+        }
+      }
+      return next();
+    });
     if (this.#exposure === 'search') this.#registerSearchTools();
     this.#unsubscribe.push(
       host.onChange((change) => {
-        if (change !== 'servers') this.#sync();
+        if (change !== 'servers' && change !== 'withheld') this.#sync();
       }),
       host.onResourceUpdated((_serverId, uri) => this.server.notifyResourceUpdated(uri)),
     );

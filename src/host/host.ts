@@ -28,7 +28,8 @@ import { silentLogger, type Logger } from '../util/logger.js';
 import { observeCall } from './callMetrics.js';
 import type { NamespacingMode } from './configTypes.js';
 import { Downstream, type BackoffOptions, type Catalog, type ServerHealth, type TransportFactory } from './downstream.js';
-import { InterceptorChain, interceptContext, type InterceptedMethod, type InterceptContext, type Interceptor } from './interceptors.js';
+import type { CatalogVetter, QuarantinedItem } from './catalogVetting.js';
+import { DeniedError, InterceptorChain, interceptContext, type InterceptedMethod, type InterceptContext, type Interceptor } from './interceptors.js';
 import { Namespacer, type NameAssignmentStore } from './namespacing.js';
 import type { DownstreamSpec } from './spec.js';
 import { compileToolFilter } from './toolFilter.js';
@@ -71,7 +72,7 @@ export interface ExposedTemplate {
 }
 
 /** What changed in the aggregated registry. */
-export type HostChange = 'tools' | 'prompts' | 'resources' | 'templates' | 'servers';
+export type HostChange = 'tools' | 'prompts' | 'resources' | 'templates' | 'servers' | 'withheld';
 
 /** Options of {@link Host.open}. */
 export interface HostOptions {
@@ -97,6 +98,18 @@ export interface HostOptions {
    * client's own capabilities are checked per question.
    */
   readonly capabilities?: ClientCapabilities;
+  /**
+   * Vets every list of every server before it is exposed (the pins, `PinGuard`): only what it
+   * serves is exposed; what it withholds is hidden and refused with its reason.
+   */
+  readonly trust?: CatalogVetter;
+}
+
+/** An item the trust layer withholds, as the host would expose it. */
+export interface WithheldItem extends QuarantinedItem {
+  readonly serverId: string;
+  /** The name it has (or would have) upstream. */
+  readonly exposedName: string;
 }
 
 /** Who is asking, for one request through the host. */
@@ -144,6 +157,9 @@ export class Host {
   #templates: readonly ExposedTemplate[] = [];
   #toolIndex = new Map<string, ExposedTool>();
   #promptIndex = new Map<string, ExposedPrompt>();
+  #withheld: readonly WithheldItem[] = [];
+  /** `<kind>:<exposed name>` → the refusal reason. */
+  #withheldIndex = new Map<string, string>();
   #closed = false;
   /** During {@link start}: catalogs are exposed together once every server settled, so name assignment follows config order, not start-up speed. */
   #starting = false;
@@ -273,6 +289,21 @@ export class Host {
     return this.#templates;
   }
 
+  /** What the trust layer withholds (hidden from the model, calls refused). */
+  get withheld(): readonly WithheldItem[] {
+    return this.#withheld;
+  }
+
+  /** Why the tool or prompt behind an exposed name is withheld, or undefined. A map lookup. */
+  withheldReason(kind: 'tool' | 'prompt', exposedName: string): string | undefined {
+    return this.#withheldIndex.get(`${kind}:${exposedName}`);
+  }
+
+  /** Vets every server's last lists again (after a person approved or rejected a pin). */
+  async refreshTrust(): Promise<void> {
+    await Promise.all([...this.#servers.values()].map((s) => s.revet()));
+  }
+
   /** The exposed tool behind a name, or undefined. */
   tool(name: string): ExposedTool | undefined {
     return this.#toolIndex.get(name);
@@ -327,7 +358,7 @@ export class Host {
     route: DownstreamRoute<R> = (client, params, o) => client.callTool(params['name'] as string, params['arguments'] as Record<string, unknown> | undefined, o) as Promise<R>,
   ): Promise<R> {
     const exposed = this.#toolIndex.get(name);
-    if (exposed === undefined) throw new McpError(McpErrorCode.InvalidArgument, `Unknown tool: ${name}`);
+    if (exposed === undefined) throw this.#unknown('tool', name);
     const params: Record<string, unknown> = { name: exposed.definition.name, ...(args !== undefined ? { arguments: args } : {}) };
     return this.#route('tools/call', exposed.serverId, name, exposed.definition, params, options, route);
   }
@@ -340,7 +371,7 @@ export class Host {
     route: DownstreamRoute<R> = (client, params, o) => client.getPrompt(params['name'] as string, params['arguments'] as Record<string, string> | undefined, o) as Promise<R>,
   ): Promise<R> {
     const exposed = this.#promptIndex.get(name);
-    if (exposed === undefined) throw new McpError(McpErrorCode.InvalidArgument, `Unknown prompt: ${name}`);
+    if (exposed === undefined) throw this.#unknown('prompt', name);
     const params: Record<string, unknown> = { name: exposed.definition.name, ...(args !== undefined ? { arguments: args } : {}) };
     return this.#route('prompts/get', exposed.serverId, name, exposed.definition, params, options, route);
   }
@@ -425,6 +456,13 @@ export class Host {
 
   // ---- internals ------------------------------------------------------------------------
 
+  /** An unknown name: refused with the trust layer's reason when it withholds it. */
+  #unknown(kind: 'tool' | 'prompt', name: string): Error {
+    const reason = this.#withheldIndex.get(`${kind}:${name}`);
+    if (reason !== undefined) return new DeniedError('trust.pins', reason);
+    return new McpError(McpErrorCode.InvalidArgument, `Unknown ${kind}: ${name}`);
+  }
+
   #add(spec: DownstreamSpec): Downstream {
     const server: Downstream = new Downstream(spec, {
       clientInfo: this.#options.clientInfo ?? DEFAULT_CLIENT_INFO,
@@ -437,6 +475,7 @@ export class Host {
         roots: this.#options.handlers?.roots ?? ((): Promise<ListRootsResult> => this.serverRequest(spec.id, 'roots/list', {}, {}, () => Promise.resolve({ roots: [...(server.spec.options.roots ?? [])] }))),
       },
       ...(this.#options.capabilities !== undefined ? { capabilities: this.#options.capabilities } : {}),
+      ...(this.#options.trust !== undefined ? { vetter: this.#options.trust } : {}),
       onHealth: () => this.#emit('servers'),
       onCatalog: () => {
         if (!this.#starting && this.#servers.get(spec.id) === server) this.#rebuild();
@@ -475,12 +514,20 @@ export class Host {
     const prompts: ExposedPrompt[] = [];
     const resources: ExposedResource[] = [];
     const templates: ExposedTemplate[] = [];
+    const withheld: WithheldItem[] = [];
     for (const server of this.#servers.values()) {
       const catalog: Catalog = server.catalog;
       const allowed = catalog.tools.filter((t) => this.#filterOf(server)(t.name));
+      // Withheld tools and prompts keep their names, so a call gets the reason, and approval changes no name.
+      const held = server.quarantined.filter((q) => q.kind !== 'tool' || this.#filterOf(server)(q.name));
+      const heldNames = (kind: string): string[] => held.filter((q) => q.kind === kind).map((q) => q.name);
       try {
-        const toolNames = this.#names.assign('tool', server.id, allowed.map((t) => t.name));
-        const promptNames = this.#names.assign('prompt', server.id, catalog.prompts.map((p) => p.name));
+        const toolNames = this.#names.assign('tool', server.id, [...allowed.map((t) => t.name), ...heldNames('tool')]);
+        const promptNames = this.#names.assign('prompt', server.id, [...catalog.prompts.map((p) => p.name), ...heldNames('prompt')]);
+        for (const q of held) {
+          const exposedName = (q.kind === 'tool' ? toolNames.get(q.name) : q.kind === 'prompt' ? promptNames.get(q.name) : undefined) ?? q.name;
+          withheld.push(Object.freeze({ ...q, serverId: server.id, exposedName }));
+        }
         const uris = this.#uris.assignResources(server.id, catalog.resources.map((r) => r.uri));
         const templateUris = this.#uris.assignTemplates(server.id, catalog.templates.map((t) => t.uriTemplate));
         this.#problems.delete(server.id);
@@ -512,12 +559,16 @@ export class Host {
     if (!sameList(this.#prompts, prompts, (p) => p.name)) changed.push('prompts');
     if (!sameList(this.#resources, resources, (r) => r.uri)) changed.push('resources');
     if (!sameList(this.#templates, templates, (t) => t.uriTemplate)) changed.push('templates');
+    const heldKey = (w: WithheldItem): string => `${w.serverId}\n${w.kind}\n${w.name}\n${w.reason}`;
+    if (this.#withheld.map(heldKey).join('\0') !== withheld.map(heldKey).join('\0')) changed.push('withheld');
     this.#tools = Object.freeze(tools);
     this.#prompts = Object.freeze(prompts);
     this.#resources = Object.freeze(resources);
     this.#templates = Object.freeze(templates);
     this.#toolIndex = new Map(tools.map((t) => [t.name, t]));
     this.#promptIndex = new Map(prompts.map((p) => [p.name, p]));
+    this.#withheld = Object.freeze(withheld);
+    this.#withheldIndex = new Map(withheld.filter((w) => w.kind === 'tool' || w.kind === 'prompt').map((w) => [`${w.kind}:${w.exposedName}`, w.reason]));
     for (const change of changed) this.#emit(change);
   }
 

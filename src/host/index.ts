@@ -66,7 +66,7 @@ export {
   type OpenAITool,
   type ToolNameMap,
 } from './toolFormats.js';
-export { Host, type HostOptions, type HostChange, type RequestScope, type HostCallOptions, type DownstreamRoute, type ExposedTool, type ExposedPrompt, type ExposedResource, type ExposedTemplate } from './host.js';
+export { Host, type HostOptions, type HostChange, type RequestScope, type HostCallOptions, type DownstreamRoute, type ExposedTool, type ExposedPrompt, type ExposedResource, type ExposedTemplate, type WithheldItem } from './host.js';
 export { Downstream, EMPTY_CATALOG, type ServerState, type ServerHealth, type Catalog, type TransportFactory, type BackoffOptions, type DownstreamOptions, type RunOptions } from './downstream.js';
 export type { DownstreamSpec } from './spec.js';
 export { serverIdentity, isLoopbackHttp } from './serverIdentity.js';
@@ -117,3 +117,11 @@ export {
   type ScanOptions,
   type ScanReport,
 } from './scanner/types.js';
+export { type CatalogVetter, type CatalogLists, type VetInput, type VetResult, type QuarantinedItem, type QuarantinedKind } from './catalogVetting.js';
+export { PinGuard, PINS_INTERCEPTOR, type PinGuardOptions } from './pins/pinGuard.js';
+export { MemoryPinStore, PinStoreCorruptError, checkServerPins, type PinStore, type ServerPins, type PinnedItem, type PendingItem, type TrustLevel } from './pins/pinStore.js';
+export { diffDefinitions, formatChanges, type PinChange, type ChangeClass } from './pins/pinDiff.js';
+export { groupDigests, itemKey, pinnedName, FIELD_GROUPS, type PinKind, type GroupDigests } from './pins/pinDigests.js';
+export { serverIdentity as pinIdentity, displayIdentity } from './pins/serverIdentity.js';
+export { approvePending, rejectPending, selectRecords, formatPinList, formatPinDiff, INSTRUCTIONS_ITEM } from './pins/pinReview.js';
+export { checkSignature, type SignaturePolicy, type TrustedKey, type SignatureOutcome } from './pins/signatureCheck.js';

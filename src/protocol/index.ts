@@ -333,3 +333,28 @@ export {
 
 export { inputRequestSpecs, tasksExtensionSpecs } from './rev2026-07-28/registry.js';
 export { RequestMeta, type RequestMeta as RequestMeta2026 } from './rev2026-07-28/schemas.js';
+export {
+  MANIFEST_META_KEY,
+  MANIFEST_WELL_KNOWN_PATH,
+  MANIFEST_TYP,
+  ROTATION_TYP,
+  MANIFEST_ALGORITHMS,
+  ManifestError,
+  definitionDigest,
+  manifestPayload,
+  keyThumbprint,
+  importSigningKey,
+  generateSigningKey,
+  signManifest,
+  signRotation,
+  readManifest,
+  readRotation,
+  manifestEnvelopeOf,
+  type ManifestAlgorithm,
+  type ManifestLists,
+  type ManifestPayload,
+  type ManifestEnvelope,
+  type ManifestSigningKey,
+  type VerifiedManifest,
+  type VerifiedRotation,
+} from './manifest.js';

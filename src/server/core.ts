@@ -24,6 +24,7 @@ import type { TaskManager, TasksOptions } from './tasks/manager.js';
 import type { CompiledTool } from './tools.js';
 import type { CacheHints, ServerInfo } from './types.js';
 import { Views, type Visibility } from './visibility.js';
+import { ManifestPublisher, type ServerSigningOptions } from './manifestPublisher.js';
 
 /** Options of an {@link McpServer}. */
 export interface McpServerOptions {
@@ -64,6 +65,12 @@ export interface McpServerOptions {
    * `visibility.ts`). Default: every enabled entry is visible to everyone.
    */
   readonly visibility?: Visibility;
+  /**
+   * Sign the lists: a JWS over the digests of the tools, prompts and resource templates is
+   * published in the `_meta` of their list results and, over HTTP, at
+   * `/.well-known/mcp-manifest` (see `docs/signing.md`). Default: unsigned.
+   */
+  readonly signing?: ServerSigningOptions;
 }
 
 /** The shared state of one server (see the module comment). */
@@ -85,6 +92,8 @@ export class ServerCore {
   readonly hub: SubscriptionHub;
   /** The `visibility` option applied. */
   readonly views: Views;
+  /** The signed manifest, when a signing key was given. */
+  readonly manifest: ManifestPublisher | undefined;
   /** Tasks, when enabled (see `src/server/tasks`); set once by the server's constructor. */
   tasks: TaskManager | undefined;
   readonly #cache: CacheHints;
@@ -112,6 +121,7 @@ export class ServerCore {
     this.onRootsListChanged = options.onRootsListChanged;
     this.#stateOptions = options.requestState ?? {};
     this.views = new Views(options.visibility, this.logger);
+    this.manifest = options.signing === undefined ? undefined : new ManifestPublisher(this.info.name, { tools: this.tools, prompts: this.prompts, templates: this.templates }, options.signing);
     this.hub = new SubscriptionHub(this.tools, this.prompts, this.resources, this.templates);
     for (const registry of [this.tools, this.resources, this.templates, this.prompts] as const) {
       registry.onChange(() => (this.#capabilities = undefined));

@@ -4,6 +4,7 @@
  * @module
  */
 export { McpServer, type McpServerOptions } from './mcpServer.js';
+export { ManifestPublisher, type ServerSigningOptions, type SignedList } from './manifestPublisher.js';
 export { ToolError, withJsonSchema } from './tools.js';
 export { ServerSession } from './session.js';
 export type { Principal } from '../transport/types.js';

@@ -51,6 +51,7 @@ import type { ReadResourceResult } from '../protocol/model/resources.js';
 import type { Tool } from '../protocol/model/tool.js';
 import type { CallToolResult } from '../protocol/model/tools.js';
 import { observe, preloadTelemetry, telemetryActive } from '../protocol/telemetry.js';
+import { MANIFEST_WELL_KNOWN_PATH } from '../protocol/manifest.js';
 import type {
   InferArgs,
   InferStructured,
@@ -269,6 +270,18 @@ export class McpServer implements McpDispatcher {
     const session = env?.session instanceof ServerSession ? env.session : undefined;
     const revision = session?.revision ?? core.statelessVersions[core.statelessVersions.length - 1] ?? latestStatefulRevision;
     return core.views.sees('tool', tool, { principal: env?.principal, session, revision }) ? tool?.headers : undefined;
+  }
+
+  /**
+   * The documents this server serves at `/.well-known/` paths over HTTP: its signed manifest
+   * (`application/jose`) at `/.well-known/mcp-manifest` and `/.well-known/mcp-manifest/<endpoint>`,
+   * when it was given a signing key.
+   */
+  async wellKnown(path: string): Promise<{ readonly contentType: string; readonly body: string } | undefined> {
+    const manifest = this.#core.manifest;
+    if (manifest === undefined) return undefined;
+    if (path !== MANIFEST_WELL_KNOWN_PATH && !path.startsWith(`${MANIFEST_WELL_KNOWN_PATH}/`)) return undefined;
+    return { contentType: 'application/jose', body: (await manifest.envelope()).jws };
   }
 
   /**

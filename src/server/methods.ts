@@ -72,6 +72,7 @@ async function list<T extends Listed>(core: ServerCore, call: Call, registry: Re
   const page = registry.page(typeof cursor === 'string' ? cursor : undefined, core.pageSize, (e) => core.views.sees(kind, e, view));
   const result: Record<string, unknown> = { [member]: page.items.map((e) => e.wire), ...core.cacheFor(call.method) };
   if (page.nextCursor !== undefined) result['nextCursor'] = page.nextCursor;
+  if (core.manifest !== undefined && member !== 'resources') result['_meta'] = await core.manifest.meta();
   return result;
 }
 

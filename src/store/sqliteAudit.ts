@@ -21,7 +21,7 @@ import { chmodSync, closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import type { AuditEntry, AuditLog, AuditReader, AuditRecord, AuditVerification } from '../host/audit.js';
-import { canonicalJson } from '../util/canonicalJson.js';
+import { canonicalize } from '../util/canonicalJson.js';
 import { McpError, McpErrorCode, describeError } from '../util/errors.js';
 
 /** The `prev` of the first record. */
@@ -60,7 +60,7 @@ function sha256(text: string): string {
 /** The stored record of `entry`: arguments replaced by their digest. */
 function recordOf(entry: AuditEntry, seq: number, prev: string): Omit<AuditRecord, 'hash'> {
   const { arguments: args, ...rest } = entry;
-  return { seq, ...rest, ...(args !== undefined ? { argumentsDigest: sha256(canonicalJson(args)) } : {}), prev };
+  return { seq, ...rest, ...(args !== undefined ? { argumentsDigest: sha256(canonicalize(args)) } : {}), prev };
 }
 
 /** The SQLite audit log (see the module comment). */
@@ -220,7 +220,7 @@ export class SqliteAuditLog implements AuditLog, AuditReader {
       this.#db.transaction(() => {
         for (const p of batch) {
           seq++;
-          const line = canonicalJson(recordOf(p.entry, seq, head));
+          const line = canonicalize(recordOf(p.entry, seq, head));
           head = sha256(line);
           this.#insert.run(seq, line, head);
         }

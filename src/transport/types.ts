@@ -94,4 +94,9 @@ export interface McpDispatcher {
   createSession?(peer: SessionPeer): unknown;
   /** Ends a session created by {@link createSession} (DELETE, expiry, transport close). */
   closeSession?(session: unknown): void;
+  /**
+   * A public document the server serves at a `/.well-known/` path (HTTP GET), such as its
+   * signed manifest; undefined when it has none there.
+   */
+  wellKnown?(path: string): Promise<{ readonly contentType: string; readonly body: string } | undefined>;
 }

@@ -1,59 +1,87 @@
 /**
- * JSON Canonicalization Scheme (RFC 8785): one byte-exact text per JSON value, so that equal
- * values hash equally whatever key order or number spelling they arrived with.
+ * RFC 8785 JSON Canonicalization Scheme (JCS): one byte sequence per JSON value, so that a
+ * digest or a signature over a value does not depend on key order, whitespace or number
+ * spelling.
  *
- * - Object members are sorted by their names' UTF-16 code units; no whitespace.
- * - Numbers are written as ECMAScript writes them (`JSON.stringify`: `1e+21`, `0.1`, `-0` as `0`).
- * - Strings are written as `JSON.stringify` writes them (the escapes RFC 8785 section 3.2.2.2
- *   prescribes).
- * - Object members whose value is `undefined` are left out, as `JSON.stringify` leaves them out.
- * - Anything else JSON cannot hold is refused with a `TypeError` instead of being dropped or
- *   changed: `NaN` and infinities, `undefined` in an array or alone, functions, symbols,
- *   bigints, lone surrogates (RFC 8785 section 3.2.2.2 requires valid Unicode), and cycles.
+ * - Object members are sorted by their names as arrays of UTF-16 code units (RFC 8785
+ *   section 3.2.3), which is what `Array.prototype.sort` does on strings.
+ * - Numbers use the ECMAScript `Number.prototype.toString` form (section 3.2.2.3), which is
+ *   what `JSON.stringify` emits; NaN and the infinities are not JSON and are refused.
+ * - Strings use the `JSON.stringify` escapes (section 3.2.2.2); a lone surrogate is not
+ *   I-JSON (RFC 7493) and is refused.
+ * - `undefined` members are omitted (as `JSON.stringify` omits them); `undefined`, functions,
+ *   symbols and bigints elsewhere are refused, as are cycles.
  *
  * @see https://www.rfc-editor.org/rfc/rfc8785
  * @module
  */
+import { McpError, McpErrorCode } from './errors.js';
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 /**
- * The RFC 8785 canonical text of `value`.
- *
- * @throws TypeError for values JSON cannot represent (see the module comment).
+ * The RFC 8785 canonical form of `value`. Throws `ERR_MCP_INVALID_ARGUMENT` (naming the JSON
+ * path) for a value that is not I-JSON: a non-finite number, a lone surrogate, a cycle, or a
+ * non-JSON type.
+ * For example `{ "b": 1, "a": [1e21] }` becomes `{"a":[1e+21],"b":1}`.
  */
-export function canonicalJson(value: unknown): string {
-  return write(value, new Set());
+export function canonicalize(value: unknown): string {
+  const parts: string[] = [];
+  write(value, '$', parts, new Set());
+  return parts.join('');
 }
 
-function write(value: unknown, seen: Set<object>): string {
+function fail(path: string, detail: string): never {
+  throw new McpError(McpErrorCode.InvalidArgument, `Cannot canonicalize ${path}: ${detail}`);
+}
+
+function writeString(text: string, path: string, parts: string[]): void {
+  if (LONE_SURROGATE.test(text)) fail(path, 'a string holds a lone surrogate (not I-JSON, RFC 7493)');
+  parts.push(JSON.stringify(text));
+}
+
+function write(value: unknown, path: string, parts: string[], open: Set<object>): void {
   switch (typeof value) {
     case 'string':
-      if (LONE_SURROGATE.test(value)) throw new TypeError('canonical JSON: a string holds a lone surrogate (not valid Unicode)');
-      return JSON.stringify(value);
+      return writeString(value, path, parts);
     case 'number':
-      if (!Number.isFinite(value)) throw new TypeError(`canonical JSON: ${String(value)} is not a JSON number`);
-      return JSON.stringify(value);
+      if (!Number.isFinite(value)) fail(path, `${String(value)} is not a JSON number`);
+      parts.push(JSON.stringify(value));
+      return;
     case 'boolean':
-      return value ? 'true' : 'false';
-    case 'object': {
-      if (value === null) return 'null';
-      if (seen.has(value)) throw new TypeError('canonical JSON: the value is cyclic');
-      seen.add(value);
-      let text: string;
-      if (Array.isArray(value)) {
-        text = `[${value.map((item: unknown) => write(item, seen)).join(',')}]`;
-      } else {
-        const record = value as Record<string, unknown>;
-        const keys = Object.keys(record)
-          .filter((k) => record[k] !== undefined)
-          .sort();
-        text = `{${keys.map((k) => `${write(k, seen)}:${write(record[k], seen)}`).join(',')}}`;
-      }
-      seen.delete(value);
-      return text;
-    }
+      parts.push(value ? 'true' : 'false');
+      return;
+    case 'object':
+      break;
     default:
-      throw new TypeError(`canonical JSON: a ${typeof value} is not a JSON value`);
+      fail(path, `a ${typeof value} is not JSON`);
   }
+  if (value === null) {
+    parts.push('null');
+    return;
+  }
+  if (open.has(value)) fail(path, 'the value contains a cycle');
+  open.add(value);
+  if (Array.isArray(value)) {
+    parts.push('[');
+    value.forEach((item: unknown, i) => {
+      if (i > 0) parts.push(',');
+      write(item, `${path}[${i}]`, parts, open);
+    });
+    parts.push(']');
+  } else {
+    const record = value as Record<string, unknown>;
+    const keys = Object.keys(record)
+      .filter((k) => record[k] !== undefined)
+      .sort();
+    parts.push('{');
+    keys.forEach((key, i) => {
+      if (i > 0) parts.push(',');
+      writeString(key, `${path} (a member name)`, parts);
+      parts.push(':');
+      write(record[key], `${path}.${key}`, parts, open);
+    });
+    parts.push('}');
+  }
+  open.delete(value);
 }

@@ -7,5 +7,5 @@ export * as schema from './schema.js';
 export type { Schema, Infer, Issue, ObjectSchema, OptionalSchema, ValidationResult } from './schema.js';
 export { McpError, McpErrorCode, isMcpError } from './errors.js';
 export { sha256, sha256Hex } from './sha256.js';
-export { canonicalJson } from './canonicalJson.js';
 export { type Logger, type LogLevel, silentLogger, consoleErrorLogger, createLineLogger } from './logger.js';
+export { canonicalize } from './canonicalJson.js';

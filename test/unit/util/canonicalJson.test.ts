@@ -1,42 +1,36 @@
+// RFC 8785 canonical JSON: the RFC's own examples plus the refusals (non-I-JSON input).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { canonicalJson } from '../../../src/util/canonicalJson.js';
+import { canonicalize } from '../../../src/util/canonicalJson.js';
+import { McpError } from '../../../src/util/errors.js';
 
-// Vectors written after RFC 8785 sections 3.2.2 and 3.2.3 (https://www.rfc-editor.org/rfc/rfc8785).
-describe('util/canonicalJson (RFC 8785)', () => {
-  it('sorts members by UTF-16 code units, recursively, without whitespace', () => {
-    assert.equal(canonicalJson({ b: 1, a: [{ z: true, y: null }], '': 0 }), '{"":0,"a":[{"y":null,"z":true}],"b":1}');
-    // By code unit: U+000D, '1', U+20AC, then U+1F600 (surrogates D83D DE00) before U+FB33.
-    assert.equal(canonicalJson({ '\ufb33': 1, '\u{1f600}': 2, '\u20ac': 3, '\r': 4, '1': 5 }), '{"\\r":4,"1":5,"\u20ac":3,"\u{1f600}":2,"\ufb33":1}');
+describe('util/canonicalJson', () => {
+  it('RFC 8785 section 3.2.2 example: numbers in ES6 form, members sorted, no whitespace', () => {
+    const input = JSON.parse('{"numbers":[333333333.33333329,1E30,4.50,2e-3,0.000000000000000000000000001],"string":"\\u20ac$\\u000F\\u000aA\'\\u0042\\u0022\\u005c\\\\\\"\\/","literals":[null,true,false]}') as unknown;
+    assert.equal(canonicalize(input), '{"literals":[null,true,false],"numbers":[333333333.3333333,1e+30,4.5,0.002,1e-27],"string":"€$\\u000f\\nA\'B\\"\\\\\\\\\\"/"}');
   });
 
-  it('writes numbers as ECMAScript does', () => {
-    assert.equal(canonicalJson([1e21, 1e-7, -0, 0.1, 333333333.3333333, Number.MIN_VALUE, 2 ** 53 + 1]), '[1e+21,1e-7,0,0.1,333333333.3333333,5e-324,9007199254740992]');
+  it('RFC 8785 section 3.2.3: members sort by UTF-16 code units, not code points', () => {
+    const input = { '\u20ac': 'Euro Sign', '\r': 'Carriage Return', '\ufb33': 'Hebrew Letter Dalet With Dagesh', '1': 'One', '\ud83d\ude00': 'Emoji: Grinning Face', '\u0080': 'Control', '\u00f6': 'Latin Small Letter O With Diaeresis' };
+    const order = ['\r', '1', '\u0080', '\u00f6', '\u20ac', '\ud83d\ude00', '\ufb33'];
+    const expected = `{${order.map((k) => `${JSON.stringify(k)}:${JSON.stringify(input[k as keyof typeof input])}`).join(',')}}`;
+    assert.equal(canonicalize(input), expected);
   });
 
-  it('escapes strings as RFC 8785 prescribes', () => {
-    assert.equal(canonicalJson('\u0000\b\t\n\f\r"\\/\u001f\u007f'), '"\\u0000\\b\\t\\n\\f\\r\\"\\\\/\\u001f\u007f"');
+  it('equal values give equal bytes whatever the key order; undefined members are dropped', () => {
+    assert.equal(canonicalize({ b: [1, { d: 1, c: 2 }], a: 'x', u: undefined }), canonicalize({ a: 'x', b: [1, { c: 2, d: 1 }] }));
   });
 
-  it('equal values in another key order give the same text', () => {
-    assert.equal(canonicalJson({ x: { b: [1, 2], a: 'é' } }), canonicalJson({ x: { a: 'é', b: [1, 2] } }));
+  it('refuses a lone surrogate (not I-JSON), naming the path', () => {
+    assert.throws(() => canonicalize({ a: ['ok', '\ud800'] }), (e: unknown) => e instanceof McpError && /\$\.a\[1\].*lone surrogate/.test(e.message));
   });
 
-  it('leaves out undefined members, as JSON.stringify does', () => {
-    assert.equal(canonicalJson({ a: undefined, b: 1 }), '{"b":1}');
-  });
-
-  it('refuses what JSON cannot hold instead of changing it', () => {
-    for (const bad of [Number.NaN, Infinity, undefined, [undefined], 10n, () => 1, Symbol('s'), '\ud800', 'a\udc00b']) {
-      assert.throws(() => canonicalJson(bad), TypeError, String(typeof bad));
-    }
-    const cyclic: Record<string, unknown> = {};
-    cyclic['self'] = cyclic;
-    assert.throws(() => canonicalJson(cyclic), /cyclic/);
-  });
-
-  it('a shared (not cyclic) sub-object is fine', () => {
-    const shared = { v: 1 };
-    assert.equal(canonicalJson({ a: shared, b: shared }), '{"a":{"v":1},"b":{"v":1}}');
+  it('refuses NaN, Infinity, bigints and cycles', () => {
+    assert.throws(() => canonicalize({ n: Number.NaN }), /NaN is not a JSON number/);
+    assert.throws(() => canonicalize([Infinity]), /Infinity is not a JSON number/);
+    assert.throws(() => canonicalize({ b: 1n }), /a bigint is not JSON/);
+    const cycle: Record<string, unknown> = {};
+    cycle['self'] = cycle;
+    assert.throws(() => canonicalize(cycle), /cycle/);
   });
 });

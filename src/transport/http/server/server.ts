@@ -20,6 +20,7 @@
  * | `auth` set: GET/HEAD/OPTIONS on a Protected Resource Metadata well-known path | the document (public, CORS) |
  * | `Origin`, when present, on the allow-list | 403 |
  * | OPTIONS with an allowed `Origin` (CORS preflight) | 204 + `Access-Control-Allow-*` (`cors.ts`) |
+ * | GET on a `/.well-known/` path the dispatcher serves (`wellKnown`: the signed manifest) | the document (public) |
  * | `auth` set: non-POST requests (OPTIONS aside) carry a valid bearer token | 401/403/400 + `WWW-Authenticate` |
  * | `legacySse` set: its `path`/`messagesPath` → the 2024-11-05 HTTP+SSE transport (`legacySse.ts`, with `auth`) | see there |
  * | `route` hook (extra endpoints …) may answer | its response |
@@ -372,6 +373,10 @@ export function createStreamableHttpHandler(dispatcher: McpDispatcher, options: 
     if (origins !== undefined) {
       const origin = get('origin');
       if (origin !== undefined && !isAllowedOrigin(trimOws(origin), origins)) return reject(403, 'the Origin header is not allowed');
+    }
+    if (req.method === 'GET' && req.path.startsWith('/.well-known/') && dispatcher.wellKnown !== undefined) {
+      const document = await dispatcher.wellKnown(req.path);
+      if (document !== undefined) return { status: 200, headers: { 'content-type': document.contentType, 'cache-control': 'no-cache' }, body: document.body };
     }
     const target = routeRequest(req, routing);
     switch (target.to) {

@@ -1,0 +1,70 @@
+/**
+ * `switchboard pins list | diff | approve | reject [server] [item]`: the person's channel for
+ * the pins the gateway keeps in `<stateDir>/pins.db`. A running gateway notices the change
+ * within a second and serves (or keeps withholding) the item. No MCP tool can do any of this.
+ *
+ * @module
+ */
+import { resolve as resolvePath } from 'node:path';
+import { approvePending, formatPinDiff, formatPinList, rejectPending, selectRecords } from '../host/pins/pinReview.js';
+import { openPinStore } from '../store/sqlitePinStore.js';
+import { isMcpError } from '../util/errors.js';
+import { CliFailure, parseArgs, UsageError } from './args.js';
+import { loadConfig } from './hostSetup.js';
+
+/** Help text of the command. */
+export const pinsHelp = `Usage: switchboard pins <list|diff|approve|reject> [server] [item] [--config FILE]
+
+Reviews the definitions the gateway pinned. A tool, prompt, resource or template that
+changed since it was approved (or appeared after the server was first pinned) is
+quarantined: hidden from the model, its calls refused, until you decide here.
+
+  list       every pinned server (by id and identity), its items and their trust level
+  diff       the quarantined changes, classified (annotation less safe, parameter added,
+             text changed, schema widened, ...)
+  approve    serve the changed definition from now on (trust level "approved")
+  reject     keep it quarantined; it is not offered again while it stays the same
+
+  server     a configured id (or a pinned identity); default: every server
+  item       e.g. tool:search, prompt:greet, or a bare name; "instructions" for changed
+             server instructions; default: every pending change of the server
+
+  --config FILE   the gateway's config (default ./switchboard.json); its stateDir holds pins.db
+`;
+
+/** Runs the command. */
+export async function pinsCommand(argv: readonly string[]): Promise<void> {
+  const { options, positionals } = parseArgs(argv, { config: 'string' });
+  const [action, server, item, ...extra] = positionals;
+  if (action === undefined) throw new UsageError('which action: list, diff, approve or reject?');
+  if (!['list', 'diff', 'approve', 'reject'].includes(action)) throw new UsageError(`unknown action ${JSON.stringify(action)}`);
+  if (extra.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(extra[0])}`);
+  if ((action === 'approve' || action === 'reject') && server === undefined) throw new UsageError(`${action} needs a server (and optionally an item): decide per server, after \`switchboard pins diff\``);
+  const config = await loadConfig(resolvePath(typeof options['config'] === 'string' ? options['config'] : 'switchboard.json'));
+  let store;
+  try {
+    store = openPinStore(config.stateDir);
+  } catch (error) {
+    throw new CliFailure(error instanceof Error ? error.message : String(error));
+  }
+  try {
+    const records = selectRecords(await store.load(), server);
+    if (action === 'list') return void process.stdout.write(formatPinList(records));
+    if (action === 'diff') return void process.stdout.write(formatPinDiff(records, item));
+    const now = Date.now();
+    for (const record of records) {
+      const { record: next, keys } = action === 'approve' ? approvePending(record, item, now) : rejectPending(record, item, now);
+      if (keys.length === 0) {
+        process.stdout.write(`${record.alias}: nothing pending\n`);
+        continue;
+      }
+      await store.save(next);
+      process.stdout.write(`${record.alias}: ${action === 'approve' ? 'approved' : 'rejected'} ${keys.join(', ')}\n`);
+    }
+  } catch (error) {
+    if (isMcpError(error)) throw new CliFailure(error.message);
+    throw error;
+  } finally {
+    await store.close();
+  }
+}

@@ -1,0 +1,290 @@
+/**
+ * The pins: a {@link CatalogVetter} for the host registry and the `trust.pins` interceptor.
+ *
+ * - First use: every definition of a server never seen before is pinned (trust
+ *   `first-use`, or `pinned-key`/`trusted-publisher` when its manifest verifies).
+ * - Later lists: a definition whose field-group digests match its pin is served as pinned
+ *   (so a server that answers differently from one request to the next cannot slip a new text
+ *   to the model). A changed or new one is quarantined: withheld, its calls refused with a
+ *   reason naming the change and the review commands, until a person approves it
+ *   (`switchboard pins approve`). A change signed by a trusted publisher key is accepted.
+ *   New resources are pinned on first sight (resource lists are often dynamic).
+ * - Calls check a verdict computed at list time: a map lookup, nothing is hashed per call.
+ * - A store that cannot be read or written quarantines everything (fail closed).
+ *
+ * @module
+ */
+import { describeError } from '../../util/errors.js';
+import { silentLogger, type Logger } from '../../util/logger.js';
+import { definitionDigest, type ManifestPayload } from '../../protocol/manifest.js';
+import type { CatalogLists, CatalogVetter, QuarantinedItem, VetInput, VetResult } from '../catalogVetting.js';
+import { DeniedError, type Interceptor } from '../interceptors.js';
+import { changeClasses, diffDefinitions } from './pinDiff.js';
+import { changedGroups, groupDigests, itemKey, namesDigest, pinnedName, type PinKind } from './pinDigests.js';
+import type { PendingItem, PinnedItem, PinStore, ServerPins, TrustLevel } from './pinStore.js';
+import { displayIdentity, serverIdentity } from './serverIdentity.js';
+import { checkSignature, type ResolvedTrustedKey, type SignatureOutcome, type SignaturePolicy, type TrustedKey } from './signatureCheck.js';
+import { keyThumbprint } from '../../protocol/manifest.js';
+
+/** Options of {@link PinGuard.open}. */
+export interface PinGuardOptions {
+  readonly store: PinStore;
+  /** Publisher keys from the config. */
+  readonly trustedKeys?: readonly TrustedKey[];
+  /** The signature policy of a server (by configured id). Default `warn`. */
+  readonly signaturePolicy?: (serverId: string) => SignaturePolicy;
+  readonly logger?: Logger;
+  /** The clock (tests). Default `Date.now`. */
+  readonly now?: () => number;
+}
+
+/** The interceptor id that refusals carry. */
+export const PINS_INTERCEPTOR = 'trust.pins';
+
+const LISTS: readonly (readonly [PinKind, keyof CatalogLists])[] = [
+  ['tool', 'tools'],
+  ['prompt', 'prompts'],
+  ['resource', 'resources'],
+  ['template', 'templates'],
+];
+
+const SIGNED: Partial<Record<PinKind, keyof ManifestPayload>> = { tool: 'tools', prompt: 'prompts', template: 'resourceTemplates' };
+
+/** Pinned definitions, checked on every list. */
+export class PinGuard implements CatalogVetter {
+  readonly #options: PinGuardOptions;
+  readonly #logger: Logger;
+  readonly #now: () => number;
+  readonly #records = new Map<string, ServerPins>();
+  /** Server id → item key → refusal reason, for the items withheld at the last list. */
+  readonly #verdicts = new Map<string, Map<string, string>>();
+  #keys: readonly ResolvedTrustedKey[] = [];
+  #failure: string | undefined;
+  #writes: Promise<void> = Promise.resolve();
+
+  private constructor(options: PinGuardOptions) {
+    this.#options = options;
+    this.#logger = options.logger ?? silentLogger;
+    this.#now = options.now ?? Date.now;
+  }
+
+  /** Loads the store. Rejects (`ERR_MCP_STORE_CORRUPT`) when it cannot be read: nothing may be served on an unknown trust state. */
+  static async open(options: PinGuardOptions): Promise<PinGuard> {
+    const guard = new PinGuard(options);
+    guard.#keys = await Promise.all((options.trustedKeys ?? []).map(async (k) => ({ ...k, thumbprint: await keyThumbprint(k.jwk) })));
+    for (const record of await options.store.load()) guard.#records.set(record.identity, record);
+    return guard;
+  }
+
+  /** Every server's pins, as last loaded or written. */
+  get records(): readonly ServerPins[] {
+    return [...this.#records.values()];
+  }
+
+  /** Why the guard refuses everything (the store failed), or undefined. */
+  get failure(): string | undefined {
+    return this.#failure;
+  }
+
+  /** Reads the store again (after `switchboard pins approve`). A failure quarantines everything until a later reload succeeds. */
+  async reload(): Promise<void> {
+    try {
+      const records = await this.#options.store.load();
+      this.#records.clear();
+      for (const record of records) this.#records.set(record.identity, record);
+      this.#failure = undefined;
+    } catch (error) {
+      this.#fail(`the pin store could not be read: ${describeError(error)}`);
+    }
+  }
+
+  /** The refusal reason for an item of a server, or undefined when it is served. A map lookup. */
+  verdict(serverId: string, kind: PinKind, name: string): string | undefined {
+    if (this.#failure !== undefined) return this.#failure;
+    return this.#verdicts.get(serverId)?.get(itemKey(kind, name));
+  }
+
+  /** The `trust`-phase interceptor: refuses calls, gets and reads of withheld items (a precomputed verdict). */
+  interceptor(): Interceptor {
+    const kinds = { 'tools/call': 'tool', 'prompts/get': 'prompt', 'resources/read': 'resource' } as const;
+    return {
+      id: PINS_INTERCEPTOR,
+      phase: 'trust',
+      methods: ['tools/call', 'prompts/get', 'resources/read'],
+      intercept: (ctx, next) => {
+        const kind = kinds[ctx.method as keyof typeof kinds];
+        const name = kind === 'resource' ? ctx.params['uri'] : ctx.params['name'];
+        const reason = ctx.server === undefined || typeof name !== 'string' ? undefined : this.verdict(ctx.server.id, kind, name);
+        if (reason !== undefined) {
+          ctx.record({ interceptor: PINS_INTERCEPTOR, outcome: 'deny', reason });
+          return Promise.reject(new DeniedError(PINS_INTERCEPTOR, reason));
+        }
+        return next();
+      },
+    };
+  }
+
+  /** Vets one list of a server (see the module comment). Never rejects. */
+  async vet(input: VetInput): Promise<VetResult> {
+    if (this.#failure !== undefined) return this.#withholdAll(input, this.#failure);
+    const identity = serverIdentity(input.spec);
+    const policy = this.#options.signaturePolicy?.(input.serverId) ?? 'warn';
+    const before = this.#records.get(identity);
+    this.#noticeIdentity(input.serverId, identity, before);
+    const signature: SignatureOutcome =
+      policy === 'off'
+        ? { status: 'unsigned' }
+        : await checkSignature({
+            envelope: input.envelope,
+            serverId: input.serverId,
+            serverName: input.serverInfo?.name,
+            pinnedThumbprint: before?.keyThumbprint,
+            trustedKeys: this.#keys,
+          });
+    if (signature.status !== 'valid') {
+      const why = signature.status === 'invalid' ? `its signed manifest is invalid: ${signature.reason}` : 'it sent no signed manifest';
+      if (policy === 'require') return this.#withholdAll(input, `Server ${input.serverId} is not served: ${why}, and its signature policy is "require".`);
+      if (signature.status === 'invalid') this.#logger.warn(`server ${input.serverId}: ${why}; its definitions are treated as unsigned`);
+    }
+    const signed = signature.status === 'valid' ? signature : undefined;
+    const now = this.#now();
+    const items: Record<string, PinnedItem> = { ...before?.items };
+    const pending: Record<string, PendingItem> = { ...before?.pending };
+    const quarantined: QuarantinedItem[] = [];
+    const served: Record<keyof CatalogLists, Record<string, unknown>[]> = { tools: [], prompts: [], resources: [], templates: [] };
+    for (const [kind, list] of LISTS) {
+      for (const definition of input.catalog[list] as readonly Record<string, unknown>[]) {
+        const name = pinnedName(kind, definition);
+        const key = itemKey(kind, name);
+        const withhold = (reason: string): void => void quarantined.push({ kind, name, reason });
+        let digests;
+        try {
+          digests = groupDigests(kind, definition);
+        } catch (error) {
+          withhold(`${label(kind, name, input.serverId)} cannot be pinned: ${describeError(error)}`);
+          continue;
+        }
+        const member = SIGNED[kind];
+        const covered = signed !== undefined && member !== undefined && (signed.payload[member] as Record<string, string>)[name] === definitionDigest(definition);
+        if (policy === 'require' && member !== undefined && !covered) {
+          withhold(`${label(kind, name, input.serverId)} is not covered by the server's signed manifest (its digest differs from the signed one, or it is not listed), and the signature policy is "require".`);
+          continue;
+        }
+        const approved = items[key];
+        if (approved !== undefined && changedGroups(approved.digests, digests).length === 0) {
+          delete pending[key];
+          served[list].push(approved.definition as Record<string, unknown>);
+          continue;
+        }
+        const trust: TrustLevel | undefined = covered ? signed?.trust : undefined;
+        if ((approved === undefined && (before === undefined || kind === 'resource')) || trust === 'trusted-publisher') {
+          items[key] = { kind, name, definition, digests, trust: trust ?? 'first-use', at: now };
+          delete pending[key];
+          served[list].push(definition);
+          continue;
+        }
+        const previous = pending[key];
+        if (previous?.status === 'rejected' && changedGroups(previous.digests, digests).length === 0) {
+          withhold(`${label(kind, name, input.serverId)} was changed and a person rejected the change: it stays quarantined (hidden, calls refused). See \`switchboard pins diff ${input.serverId} ${key}\`.`);
+          continue;
+        }
+        const changes = diffDefinitions(kind, approved?.definition, definition);
+        const sameAsBefore = previous !== undefined && changedGroups(previous.digests, digests).length === 0;
+        pending[key] = { kind, name, definition, digests, status: approved === undefined ? 'added' : 'changed', changes, at: sameAsBefore ? previous.at : now };
+        withhold(quarantineReason(kind, name, input.serverId, key, approved === undefined ? 'is new since the server was pinned' : `changed since it was approved (${changeClasses(changes)})`));
+      }
+    }
+    const instructions = before === undefined ? input.instructions : before.instructions;
+    let pendingInstructions = before?.pendingInstructions;
+    if (before !== undefined && input.instructions !== before.instructions) {
+      if (pendingInstructions !== input.instructions) this.#logger.warn(`server ${input.serverId}: its instructions changed since they were approved; the approved ones are kept (review with \`switchboard pins diff ${input.serverId}\`)`);
+      pendingInstructions = input.instructions;
+    } else pendingInstructions = undefined;
+    const keyThumbprint = signed?.thumbprint ?? before?.keyThumbprint;
+    if (signed?.rotatedFrom !== undefined) this.#logger.info(`server ${input.serverId}: signing key rotated from ${signed.rotatedFrom} to ${signed.thumbprint} (signed by the old key)`);
+    const record: ServerPins = {
+      identity,
+      alias: input.serverId,
+      ...(keyThumbprint !== undefined ? { keyThumbprint } : {}),
+      ...(instructions !== undefined ? { instructions } : {}),
+      ...(pendingInstructions !== undefined ? { pendingInstructions } : {}),
+      names: namesDigest(Object.keys(items)),
+      items,
+      pending,
+      updatedAt: before !== undefined && sameContent(before, items, pending, input.serverId, keyThumbprint, pendingInstructions) ? before.updatedAt : now,
+    };
+    if (before === undefined || record.updatedAt !== before.updatedAt) {
+      try {
+        await this.#save(record);
+      } catch (error) {
+        return this.#withholdAll(input, this.#fail(`the pin store could not be written: ${describeError(error)}`));
+      }
+    }
+    this.#verdicts.set(input.serverId, new Map(quarantined.map((q) => [itemKey(q.kind, q.name), q.reason])));
+    if (before === undefined) this.#logger.info(`server ${input.serverId}: pinned on first use as ${displayIdentity(identity, keyThumbprint)}`);
+    return { catalog: served as unknown as CatalogLists, quarantined, instructions };
+  }
+
+  #save(record: ServerPins): Promise<void> {
+    this.#records.set(record.identity, record);
+    const write = this.#writes.then(() => this.#options.store.save(record));
+    this.#writes = write.catch(() => undefined);
+    return write;
+  }
+
+  #fail(reason: string): string {
+    const failure = `${reason}. Nothing from pinned servers is served until the store is repaired (fail closed).`;
+    this.#failure = failure;
+    this.#logger.error(failure);
+    return failure;
+  }
+
+  #withholdAll(input: VetInput, reason: string): VetResult {
+    const quarantined: QuarantinedItem[] = [];
+    for (const [kind, list] of LISTS) {
+      for (const d of input.catalog[list] as readonly Record<string, unknown>[]) quarantined.push({ kind, name: pinnedName(kind, d), reason });
+    }
+    this.#verdicts.set(input.serverId, new Map(quarantined.map((q) => [itemKey(q.kind, q.name), q.reason])));
+    return { catalog: { tools: [], prompts: [], resources: [], templates: [] }, quarantined, instructions: undefined };
+  }
+
+  /** Logs once when a configured id now names another server than the one pinned under it (a swapped command loses its trust). */
+  #noticeIdentity(serverId: string, identity: string, record: ServerPins | undefined): void {
+    if (record !== undefined) return;
+    const other = [...this.#records.values()].find((r) => r.alias === serverId);
+    if (other !== undefined) this.#logger.warn(`server ${serverId} is not the server pinned under that name (was ${other.identity}, now ${identity}): its pins do not carry over; it is pinned anew on first use`);
+  }
+}
+
+function label(kind: PinKind, name: string, serverId: string): string {
+  return `${kind[0]?.toUpperCase()}${kind.slice(1)} ${JSON.stringify(name)} of server ${serverId}`;
+}
+
+function quarantineReason(kind: PinKind, name: string, serverId: string, key: string, what: string): string {
+  return (
+    `${label(kind, name, serverId)} ${what}. It is quarantined: hidden from the model and its calls refused until a person reviews it. ` +
+    `Review with \`switchboard pins diff ${serverId} ${key}\`, then \`switchboard pins approve ${serverId} ${key}\` or \`switchboard pins reject ${serverId} ${key}\`.`
+  );
+}
+
+function sameContent(
+  before: ServerPins,
+  items: Record<string, PinnedItem>,
+  pending: Record<string, PendingItem>,
+  alias: string,
+  keyThumbprint: string | undefined,
+  pendingInstructions: string | undefined,
+): boolean {
+  const sameKeys = (a: Readonly<Record<string, { readonly digests: object; readonly at: number }>>, b: Readonly<Record<string, { readonly digests: object; readonly at: number }>>): boolean => {
+    const ka = Object.keys(a);
+    if (ka.length !== Object.keys(b).length) return false;
+    return ka.every((k) => b[k] !== undefined && a[k]?.at === b[k].at && JSON.stringify(a[k]?.digests) === JSON.stringify(b[k].digests));
+  };
+  return (
+    before.alias === alias &&
+    before.keyThumbprint === keyThumbprint &&
+    before.pendingInstructions === pendingInstructions &&
+    sameKeys(before.items, items) &&
+    sameKeys(before.pending, pending)
+  );
+}
