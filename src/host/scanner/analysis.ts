@@ -9,7 +9,7 @@
  */
 import type { ScanItem, VisibleString } from './strings.js';
 import { normalize, normalizedSentences, safeEvidence } from './text.js';
-import type { Confidence, Finding, PeerTool, RuleFamily, Severity } from './types.js';
+import type { Finding, PeerTool, RuleFamily } from './types.js';
 
 /** One string ready for the rules. */
 export interface AnalyzedString extends VisibleString {
@@ -19,15 +19,8 @@ export interface AnalyzedString extends VisibleString {
   readonly sentences: readonly string[];
 }
 
-/** What a rule emits. */
-export interface Hit {
-  readonly rule: string;
-  readonly family: RuleFamily;
-  readonly severity: Severity;
-  readonly confidence: Confidence;
-  readonly blocking: boolean;
-  readonly message: string;
-  readonly evidence: string;
+/** What a rule emits: a {@link Finding} located by the JSON path of its string. */
+export interface Hit extends Omit<Finding, 'location'> {
   /** JSON path of the string (default: the string the rule was looking at). */
   readonly path: string;
 }
