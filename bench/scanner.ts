@@ -1,6 +1,6 @@
 /**
  * `npm run bench:scanner`: the poisoning and shadowing scanner measured on the public corpus
- * beside the project (`../shared/corpus/`, read at run time, never copied into the repo):
+ * in the team's corpus folder beside the project (read at run time, never copied into the repo):
  *
  * - per source of `labelled.json`: recall on the malicious items (flagged = warn or block,
  *   and blocked), and the blocking and warning rates on the benign ones;
@@ -8,7 +8,7 @@
  * - the time to scan 1,000 tools (the real tools, cycled, in one `scanTools` call).
  *
  * Every rate comes with a 95% Wilson score interval. Flags: `--corpus DIR` (default
- * `../shared/corpus` from the project root), `--details` (list each miss and each benign
+ * the folder `shared/corpus` next to the project root), `--details` (list each miss and each benign
  * item with a finding), `--json` (print the figures as JSON).
  *
  * @module
@@ -25,7 +25,7 @@ const option = (name: string): string | undefined => {
   const i = argv.indexOf(name);
   return i >= 0 ? argv[i + 1] : undefined;
 };
-const corpus = resolve(ROOT, option('--corpus') ?? '../shared/corpus');
+const corpus = option('--corpus') !== undefined ? resolve(ROOT, option('--corpus') as string) : resolve(ROOT, '..', 'shared', 'corpus');
 
 interface Labelled {
   readonly id: string;

@@ -6,6 +6,8 @@
  *   reordering breaks a link or the numbering. {@link SqliteAuditLog.verify} re-computes all of
  *   it. (Whoever can rewrite the whole file can also rewrite the whole chain: compare the head
  *   hash `verify` prints with a copy kept elsewhere, or export the records regularly.)
+ * - **Several writers.** Each write takes SQLite's write lock and continues the chain from the
+ *   last record on disk, so processes sharing a state folder keep one chain.
  * - **Group commit.** Appends arriving in the same turn of the event loop are written in one
  *   transaction; the WAL is synced at commit (`synchronous = FULL`), so every append resolves
  *   only when its record is on disk, without one sync per request.
@@ -68,6 +70,7 @@ export class SqliteAuditLog implements AuditLog, AuditReader {
   readonly file: string;
   readonly #db: Database.Database;
   readonly #insert: Database.Statement<[number, string, string]>;
+  readonly #last: Database.Statement;
   readonly #retryMs: number;
   #queue: Pending[] = [];
   /** Records whose write failed, kept for the retry. */
@@ -85,7 +88,8 @@ export class SqliteAuditLog implements AuditLog, AuditReader {
     this.#db = db;
     this.#retryMs = options.retryMs ?? 1000;
     this.#insert = db.prepare('INSERT INTO audit (seq, line, hash) VALUES (?, ?, ?)');
-    const last = db.prepare('SELECT seq, line, hash FROM audit ORDER BY seq DESC LIMIT 1').get() as Row | undefined;
+    this.#last = db.prepare('SELECT seq, line, hash FROM audit ORDER BY seq DESC LIMIT 1');
+    const last = this.#last.get() as Row | undefined;
     this.#seq = last?.seq ?? 0;
     this.#head = last?.hash ?? AUDIT_GENESIS;
   }
@@ -217,14 +221,19 @@ export class SqliteAuditLog implements AuditLog, AuditReader {
     let seq = this.#seq;
     let head = this.#head;
     try {
+      // IMMEDIATE takes the write lock first; the chain continues from the last record on disk,
+      // so several processes on one state folder (a gateway over HTTP and one over stdio) share it.
       this.#db.transaction(() => {
+        const last = this.#last.get() as Row | undefined;
+        seq = last?.seq ?? 0;
+        head = last?.hash ?? AUDIT_GENESIS;
         for (const p of batch) {
           seq++;
           const line = canonicalize(recordOf(p.entry, seq, head));
           head = sha256(line);
           this.#insert.run(seq, line, head);
         }
-      })();
+      }).immediate();
     } catch (error) {
       this.#problem = writeProblem(error);
       this.#unwritten.push(...batch);

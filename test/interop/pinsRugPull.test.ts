@@ -32,7 +32,7 @@ after(async () => {
 });
 
 describe('e2e: pins in the gateway', () => {
-  it('rug pull via list_changed: blocked within the session before the changed tool can be called; the call never reaches the server; a person approves it with switchboard pins', async () => {
+  it('rug pull via list_changed: blocked within the session before the changed tool can be called; the call never reaches the server; a person approves it with switchboard pins (and the scanner still blocks the poisoned text)', async () => {
     let changed: () => void = () => undefined;
     const client = new McpClient({ name: 'victim', version: '1' }, { era: 'stateful', on: { toolsListChanged: () => changed() } });
     await client.connect(new StreamableHttpClientTransport({ url: gateway.url, headers: { authorization: `Bearer ${gateway.token}` } }));
@@ -59,8 +59,13 @@ describe('e2e: pins in the gateway', () => {
     const approve = await run(process.execPath, [MAIN, 'pins', 'approve', 'weather', 'tool:get_weather', '--config', config.file], { cwd: config.dir });
     assert.match(approve.stdout, /weather: approved tool:get_weather/);
     await approvedEvent; // the gateway noticed the approval and re-vetted
+    // Approving the pin does not overrule the poisoning scanner: the new description carries an
+    // instruction tag, so the tool stays hidden and refused, now by trust.scanner.
     const listed = await client.listTools({ fresh: false });
-    assert.match(listed.find((t) => t.name === 'get_weather')?.description ?? '', /<IMPORTANT>/, 'served once a person approved it');
+    assert.equal(listed.find((t) => t.name === 'get_weather'), undefined, 'still hidden: the scanner blocks the approved poisoned text');
+    // Hidden by the scanner, it is an unknown tool to the client (-32602), like any invisible entry.
+    await assert.rejects(client.callTool('get_weather', { city: 'Oslo' }), /Unknown tool: get_weather/);
+    assert.deepEqual(JSON.parse(text(await client.callTool('stats', {}))), { weatherCalls: 0, pulled: true }, 'and it never reached the server');
     const list = await run(process.execPath, [MAIN, 'pins', 'list', '--config', config.file], { cwd: config.dir });
     assert.match(list.stdout, /tool:get_weather {2}approved/);
     assert.match(list.stdout, /tool:add {2}first-use/);

@@ -56,8 +56,8 @@ interface Batch {
 }
 
 /**
- * Writes lines to a stream in call order. Lines written in the same turn of the event loop
- * go out as one `write` (one syscall instead of one per message, under load most of a
+ * Writes lines to a stream in call order. Lines written in the same synchronous run (before
+ * the next microtask) go out as one `write` (one syscall instead of one per message, under load most of a
  * stdio transport's cost). When the stream's buffer is full (`write` returned false) the
  * pending write's promise waits for `'drain'`, and later writes queue behind it, so a slow
  * reader slows the sender instead of growing memory in the stream.
@@ -90,8 +90,10 @@ export class LineWriter {
         return;
       }
       this.#batch = { text, waiters: [{ resolve, reject }] };
-      // After the I/O callbacks of this loop turn: every answer they produced joins the batch.
-      setImmediate(this.#flush);
+      // Flushed as a microtask, as soon as the writes would have run one by one: lines written
+      // together (a batch of answers, a notification and its result) share one `write`, and
+      // nothing waits for the next loop turn, which a process exiting right after may not see.
+      queueMicrotask(this.#flush);
     });
   }
 

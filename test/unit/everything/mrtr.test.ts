@@ -123,7 +123,9 @@ describe('everything: MRTR requestState', () => {
     const answer = { confirm: elicitAccept({ ok: true }) };
     const tampered = await rpcError(h.call('test_input_required_result_tampered_state', {}, { requestState: `${r1.requestState}-TAMPERED`, inputResponses: answer }), -32602);
     assert.match(tampered.message, /requestState/);
-    const flipped = r1.requestState.slice(0, -2) + (r1.requestState.endsWith('A') ? 'B' : 'A') + r1.requestState.slice(-1);
+    // Change the second-to-last character (all six of its bits are data; the last one may hold padding bits).
+    const flipped = r1.requestState.slice(0, -2) + (r1.requestState.at(-2) === 'A' ? 'B' : 'A') + r1.requestState.slice(-1);
+    assert.notEqual(flipped, r1.requestState);
     await rpcError(h.call('test_input_required_result_tampered_state', {}, { requestState: flipped, inputResponses: answer }), -32602);
     const ok = await h.call('test_input_required_result_tampered_state', {}, { requestState: r1.requestState, inputResponses: answer });
     assert.equal(textOf(ok), 'integrity-ok: state verified');

@@ -73,6 +73,17 @@ describe('store/sqliteAudit: the hash chain', () => {
     await log.close();
   });
 
+  it('two processes on one state folder (gateway over HTTP and over stdio) keep one chain', async () => {
+    const file = fresh();
+    const a = SqliteAuditLog.open(file);
+    const b = SqliteAuditLog.open(file);
+    for (let i = 0; i < 5; i++) await Promise.all([a.append(entry(i * 2)), b.append(entry(i * 2 + 1))]);
+    const report = a.verify();
+    assert.deepEqual([report.ok, report.records], [true, 10]);
+    await a.close();
+    await b.close();
+  });
+
   it('continues the chain after a reopen', async () => {
     const file = await written(2);
     const log = SqliteAuditLog.open(file);

@@ -50,9 +50,13 @@ describe('store/sqlitePinStore', () => {
     const path = join(await tempDir(), 'pins.db');
     const gateway = SqlitePinStore.open(path, { pollMs: 10 });
     const cli = SqlitePinStore.open(path);
-    const noticed = new Promise<void>((resolve) => {
+    // The watch timer is unref'd (it must not keep a gateway alive): a deadline keeps this test's loop running.
+    let deadline: ReturnType<typeof setTimeout> | undefined;
+    const noticed = new Promise<void>((resolve, reject) => {
+      deadline = setTimeout(() => reject(new Error('the other connection\'s commit was not noticed within 5 s')), 5000);
       const stop = gateway.watch(() => {
         stop();
+        clearTimeout(deadline);
         resolve();
       });
     });
