@@ -72,7 +72,7 @@ async function startGateway(downstream: 'stdio' | 'http', startFloorHttp: () => 
   const floor = downstream === 'http' ? await startFloorHttp() : undefined;
   const server = floor === undefined ? { command: process.execPath, args: [FLOOR_STDIO] } : { type: 'http', url: `http://127.0.0.1:${floor.port}/mcp` };
   const file = resolve(dir, 'switchboard.json');
-  // One server, so its tool keeps the bare name `echo` (the wire's `Mcp-Name`); no interceptors.
+  // One server, so its tool keeps the bare name `echo` (the wire's `Mcp-Name`); the gateway's default chain (audit, pins, scanner).
   writeFileSync(file, JSON.stringify({ mcpServers: { echo: server }, switchboard: { namespacing: 'never', stateDir: resolve(dir, 'state') } }));
   const args = [CLI, 'gateway', '--config', file, '--port', '0', '--no-auth', '--yes', '--log-level', 'warn'];
   return startCommand(args, /Switchboard gateway: http:\/\/[^\s/]+:(\d+)\//, async () => {

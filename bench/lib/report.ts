@@ -213,7 +213,7 @@ ${httpTable(cells)}
 
 ## Gateways: Switchboard's and supergateway's, fronting a floor
 
-Our shipped \`switchboard gateway\` (no interceptors, namespacing \`never\`, \`--no-auth\`) with one downstream server, the stdio floor or the HTTP floor, and \`supergateway\` (stdio → Streamable HTTP on the official SDK; \`--stateful\` for the session wire) fronting the same stdio floor, beside our direct server (the lean one-tool \`McpServer\`). A front and its downstream share the server core; "front CPU" counts the front process only. "p50 added" is the front's c=1 p50 minus the direct server's. supergateway's default (stateless) mode starts the stdio server anew for every request, which is why it answers so few; its \`--stateful\` mode keeps one per session.
+Our shipped \`switchboard gateway\` (its default chain: the audit log, synced at each group commit, pins and the scanner; namespacing \`never\`, \`--no-auth\`) with one downstream server, the stdio floor or the HTTP floor, and \`supergateway\` (stdio → Streamable HTTP on the official SDK; \`--stateful\` for the session wire) fronting the same stdio floor, beside our direct server (the lean one-tool \`McpServer\`). A front and its downstream share the server core; "front CPU" counts the front process only. "p50 added" is the front's c=1 p50 minus the direct server's. supergateway's default (stateless) mode starts the stdio server anew for every request, which is why it answers so few; its \`--stateful\` mode keeps one per session.
 
 ${gatewayTable(cells)}
 
