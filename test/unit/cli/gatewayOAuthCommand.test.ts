@@ -45,7 +45,8 @@ const post = (token?: string): Promise<Response> =>
 
 describe('switchboard gateway with gateway.auth oauth', () => {
   it('starts, says which issuer it trusts, and serves its Protected Resource Metadata', async () => {
-    assert.match(gateway.output(), new RegExp(`OAuth: access tokens from ${as.issuer.replace(/[.]/g, '\\.')} for audience ${AUDIENCE.replace(/[.]/g, '\\.')}`));
+    // The line follows the URL line in its own write: wait for it rather than read too early.
+    assert.match(await gateway.waitFor(/OAuth: access tokens from \S+ for audience \S+/), new RegExp(`OAuth: access tokens from ${as.issuer.replace(/[.]/g, '\\.')} for audience ${AUDIENCE.replace(/[.]/g, '\\.')}`));
     assert.doesNotMatch(gateway.output(), /Bearer token/);
     const prm = (await (await fetch(new URL('/.well-known/oauth-protected-resource/mcp', url))).json()) as { resource: string; authorization_servers: string[] };
     assert.deepEqual(prm, { ...prm, resource: AUDIENCE, authorization_servers: [as.issuer] });
