@@ -142,6 +142,9 @@ export abstract class McpClientCalls {
    * `isError: true`. When the tool is known from `listTools`, `structuredContent` is checked
    * against its `outputSchema` (`ERR_MCP_INVALID_RESPONSE` on mismatch). With
    * `{ input: 'manual' }` an `InputRequiredResult` is returned as is ({@link isInputRequired}).
+   * When `options.capabilities` declares the tasks extension (`io.modelcontextprotocol/tasks`),
+   * the server may answer with a `CreateTaskResult` (`resultType: "task"`), returned as is:
+   * follow it with `request('tasks/get', { taskId }, { capabilities })`.
    */
   callTool(name: string, args: Readonly<Record<string, unknown>> | undefined, options: ManualCallOptions): Promise<CallToolResult | InputRequiredResult>;
   callTool(name: string, args?: Readonly<Record<string, unknown>>, options?: AutoCallOptions): Promise<CallToolResult>;
@@ -149,7 +152,8 @@ export abstract class McpClientCalls {
   async callTool(name: string, args?: Readonly<Record<string, unknown>>, options: CallOptions = {}): Promise<CallToolResult | InputRequiredResult> {
     const params: Params = args === undefined ? { name } : { name, arguments: args };
     const result = (await this.send('tools/call', params, options)).value as CallToolResult | InputRequiredResult;
-    if (isInputRequired(result)) return result;
+    // A CreateTaskResult (only to a call whose `capabilities` declared the tasks extension) has no output to check.
+    if (isInputRequired(result) || (result as { resultType?: unknown }).resultType === 'task') return result;
     await this.tools.check(name, result);
     return result;
   }

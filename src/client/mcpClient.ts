@@ -18,7 +18,8 @@ import { decodeResult, encodeRequestParams } from '../protocol/codec.js';
 import { lookupMethod } from '../protocol/methods.js';
 import { observe, preloadTelemetry, telemetryActive, type OperationScope } from '../protocol/telemetry.js';
 import { explainMissingCapability } from '../protocol/errors.js';
-import type { ClientCapabilities } from '../protocol/model/capabilities.js';
+import { hasExtension, type ClientCapabilities } from '../protocol/model/capabilities.js';
+import { TASKS_EXTENSION_ID } from '../protocol/meta.js';
 import type { Implementation, LoggingLevel } from '../protocol/model/common.js';
 import type { SubscriptionFilter } from '../protocol/model/subscriptions.js';
 import type { LoggingMessageParams, ProgressParams } from '../protocol/model/utilities.js';
@@ -312,7 +313,7 @@ export class McpClient extends McpClientCalls {
     }
     return this.#listens.open(filter, options, {
       send: (params, signal, onId) =>
-        connection.request('subscriptions/listen', this.#stamp(description.protocolVersion, params), { signal, onId, timeoutMs: 0, maxTotalTimeoutMs: 0 }),
+        connection.request('subscriptions/listen', this.#stamp(description.protocolVersion, params, options.capabilities), { signal, onId, timeoutMs: 0, maxTotalTimeoutMs: 0 }),
       ackTimeoutMs: this.#options.defaultTimeoutMs ?? 60_000,
     });
   }
@@ -390,7 +391,8 @@ export class McpClient extends McpClientCalls {
         if (requestId !== undefined) this.#calls.close(requestId);
       }
       if (lookupMethod(protocolVersion, method)?.result === undefined) return { value: raw, resultType: 'complete', requestId: requestId as RequestId };
-      const decoded = decodeResult(protocolVersion, method, raw);
+      // A task (tasks extension) is a valid answer only to a request that declared the extension.
+      const decoded = decodeResult(protocolVersion, method, raw, raw['resultType'] === 'task' ? { tasksExtension: hasExtension(options.capabilities ?? this.#capabilities, TASKS_EXTENSION_ID) } : undefined);
       if (!decoded.ok) throw decoded.error;
       return { value: decoded.value, resultType: decoded.resultType, requestId: requestId as RequestId };
     };

@@ -233,6 +233,11 @@ export interface ListenOptions {
   readonly onNotification?: (notification: JsonRpcNotification) => void;
   /** Ends the subscription. */
   readonly signal?: AbortSignal;
+  /**
+   * The client capabilities the listen request declares (stateless era), instead of the
+   * client's own: e.g. with the tasks extension, to ask for `taskIds`.
+   */
+  readonly capabilities?: ClientCapabilities;
 }
 
 /** How a subscription ended. */

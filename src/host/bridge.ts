@@ -291,7 +291,8 @@ export class PendingCalls {
   }
 }
 
-function randomId(): string {
+/** 128 random bits as hex: an unguessable id (pending calls, gateway task ids). */
+export function randomId(): string {
   const bytes = new Uint8Array(16);
   crypto.getRandomValues(bytes);
   let out = '';

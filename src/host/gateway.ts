@@ -17,7 +17,8 @@
  */
 import type { CallOptions } from '../client/types.js';
 import { JsonRpcError } from '../jsonrpc/errors.js';
-import type { ClientCapabilities } from '../protocol/model/capabilities.js';
+import { hasExtension, type ClientCapabilities } from '../protocol/model/capabilities.js';
+import { TASKS_EXTENSION_ID } from '../protocol/meta.js';
 import type { Implementation } from '../protocol/model/common.js';
 import type { InputRequest } from '../protocol/model/mrtr.js';
 import type { Tool } from '../protocol/model/tool.js';
@@ -34,6 +35,7 @@ import { silentLogger } from '../util/logger.js';
 import { PendingCalls, type Attempt, type Driver, type LaunchRound as Round, type PendingCallsOptions } from './bridge.js';
 import type { ExposedPrompt, ExposedResource, ExposedTemplate, ExposedTool, Host, RequestScope } from './host.js';
 import { UpstreamSubscriptions } from './gatewaySubscriptions.js';
+import { GatewayTasks, withTasksExtension, type GatewayTasksOptions } from './gatewayTasks.js';
 import { DeniedError } from './interceptors.js';
 import { ToolSearchIndex } from './toolSearch.js';
 
@@ -52,6 +54,11 @@ export interface GatewayOptions {
    * scanner's `ScanGuard` hides blocked items here. Calls are still checked by the interceptors.
    */
   readonly filters?: readonly ExposureFilter[];
+  /**
+   * The tasks extension, passed through to the servers that create tasks (see
+   * `gatewayTasks.ts`); `false` turns it off (no task is ever asked for downstream). Default on.
+   */
+  readonly tasks?: GatewayTasksOptions | false;
 }
 
 /** Hides entries of the host's registry from what the gateway serves (the trust layer's list-time seam). */
@@ -97,14 +104,19 @@ export class Gateway {
   readonly #subscriptions: UpstreamSubscriptions;
   #search: ToolSearchIndex | undefined;
   readonly #filters: readonly ExposureFilter[];
+  readonly #tasks: GatewayTasks | undefined;
 
   constructor(host: Host, options: GatewayOptions = {}) {
     this.#host = host;
     this.#exposure = options.exposure ?? 'all';
     this.#filters = options.filters ?? [];
     this.#pending = new PendingCalls(options.pending);
+    const logger = options.server?.logger ?? silentLogger;
+    const tasks = options.tasks === false ? undefined : new GatewayTasks(host, { logger, ...options.tasks });
+    this.#tasks = tasks;
     this.server = new McpServer(options.info ?? DEFAULT_INFO, {
       ...options.server,
+      ...(tasks !== undefined ? { forwardedTasks: { serve: (method, params, ctx) => tasks.serve(method, params, scopeOf(ctx)).catch((error: unknown) => Promise.reject(toWireError(error))) } } : {}),
       capabilities: {
         tools: { listChanged: true },
         prompts: { listChanged: true },
@@ -113,9 +125,10 @@ export class Gateway {
         ...options.server?.capabilities,
       },
     });
-    this.#subscriptions = new UpstreamSubscriptions(host, options.server?.logger ?? silentLogger, toWireError);
+    this.#subscriptions = new UpstreamSubscriptions(host, logger, toWireError);
     this.server.use(this.#subscriptions.middleware());
     this.server.addListenSource(this.#subscriptions.listenSource());
+    if (tasks !== undefined) this.server.addListenSource(tasks.listenSource());
     this.server.use(async (ctx, next) => {
       // A withheld (quarantined) tool or prompt is not listed; a call by its name gets the reason and never reaches the server.
       if (ctx.method === 'tools/call' || ctx.method === 'prompts/get') {
@@ -149,6 +162,7 @@ export class Gateway {
     for (const u of this.#unsubscribe.splice(0)) u();
     this.#pending.clear('The gateway is closing');
     this.#subscriptions.clear();
+    this.#tasks?.clear();
     await this.server.close();
   }
 
@@ -217,10 +231,14 @@ export class Gateway {
 
   #callTool(name: string, params: Readonly<Record<string, unknown>>, ctx: HandlerContext): Promise<Record<string, unknown>> {
     const args = params['arguments'] as Record<string, unknown> | undefined;
+    // The tasks extension is asked for downstream only on a request whose upstream declared it (gatewayTasks.ts).
+    const tasks = this.#tasks !== undefined && hasExtension(ctx.clientCapabilities, TASKS_EXTENSION_ID) ? this.#tasks : undefined;
     return this.#bridge(params, ctx, 'tools/call', (scope, round) =>
-      this.#host.callTool(name, args, scope, (client, p, o) =>
-        client.callTool(p['name'] as string, p['arguments'] as Record<string, unknown> | undefined, manual(o, round)).then(attempt),
-      ),
+      this.#host.callTool(name, args, scope, (client, p, o) => {
+        const call = client.callTool(p['name'] as string, p['arguments'] as Record<string, unknown> | undefined, manual(tasks === undefined ? o : { ...o, capabilities: withTasksExtension(o.capabilities) }, round));
+        if (tasks === undefined) return call.then(attempt);
+        return call.then((result) => attempt(result.resultType === 'task' ? tasks.adopt(client, name, scope, result) : result));
+      }),
     );
   }
 

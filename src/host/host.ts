@@ -438,6 +438,22 @@ export class Host {
   }
 
   /**
+   * Routes a tasks-extension request about a task of server `serverId` through the chain
+   * (`gatewayTasks.ts` checked whose task it is): `tool` is the exposed name of the tool whose
+   * call created it, `params` carry the server's own task id.
+   */
+  routeTaskRequest<R>(
+    method: 'tasks/get' | 'tasks/update' | 'tasks/cancel',
+    serverId: string,
+    tool: string,
+    params: Record<string, unknown>,
+    scope: RequestScope,
+    route: DownstreamRoute<R>,
+  ): Promise<R> {
+    return this.#route(method, serverId, tool, undefined, params, scope, route);
+  }
+
+  /**
    * Runs a server's question (elicitation, sampling, roots) through the chain before it is
    * answered upstream by `answer`.
    */
@@ -664,9 +680,21 @@ export function sharedCapabilities(own: ClientCapabilities, upstream: ClientCapa
   const out: Record<string, unknown> = {};
   for (const key of Object.keys(own)) {
     const theirs = (upstream as Record<string, unknown>)[key];
-    if (theirs !== undefined) out[key] = theirs;
+    if (theirs === undefined) continue;
+    // Extensions are per identifier: only those both declare (the host must understand what it forwards).
+    out[key] = key === 'extensions' ? sharedExtensions(own.extensions, theirs) : theirs;
   }
   return out as ClientCapabilities;
+}
+
+function sharedExtensions(own: Readonly<Record<string, unknown>> | undefined, theirs: unknown): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  if (typeof theirs !== 'object' || theirs === null) return out;
+  for (const id of Object.keys(own ?? {})) {
+    const settings = (theirs as Record<string, unknown>)[id];
+    if (settings !== undefined) out[id] = settings;
+  }
+  return out;
 }
 
 function sameSpec(a: DownstreamSpec, b: DownstreamSpec): boolean {

@@ -97,6 +97,7 @@ export {
 } from './audit.js';
 export { guardInterceptor, GUARD_IDS, MemoryRateLimitStore, type GuardOptions, type RateLimitRule, type RateLimitScope, type RateLimitStore } from './guards.js';
 export { Gateway, GATEWAY_CLIENT_CAPABILITIES, SEARCH_TOOL, CALL_TOOL, type GatewayOptions, type ExposureFilter } from './gateway.js';
+export { GatewayTasks, withTasksExtension, type GatewayTasksOptions } from './gatewayTasks.js';
 export { PendingCall, PendingCalls, type PendingCallsOptions, type Attempt, type Launch, type LaunchRound, type Step, type Driver } from './bridge.js';
 export { agentTools, type AgentTools, type AnthropicToolUse, type OpenAIToolCall, type OpenAIToolMessage } from './agentTools.js';
 export { scanTools, scanServer, scanServers, highest } from './scanner/scan.js';

@@ -30,10 +30,17 @@ export const INTERCEPTOR_PHASES = ['audit', 'trust', 'policy', 'consent', 'guard
 /** One of {@link INTERCEPTOR_PHASES}. */
 export type InterceptorPhase = (typeof INTERCEPTOR_PHASES)[number];
 
-/** What passes the chain: the upstream methods, and `server/request` for a downstream server's questions. */
+/**
+ * What passes the chain: the upstream methods, `server/request` for a downstream server's
+ * questions, and the tasks extension's `tasks/get|update|cancel` about a task a `tools/call`
+ * created (routed to the server that owns it, `exposedName` = that tool; see `gatewayTasks.ts`).
+ */
 export type InterceptedMethod =
   | 'tools/list'
   | 'tools/call'
+  | 'tasks/get'
+  | 'tasks/update'
+  | 'tasks/cancel'
   | 'prompts/list'
   | 'prompts/get'
   | 'resources/list'

@@ -22,7 +22,7 @@ import { SubscriptionHub } from './subscriptions.js';
 import { CORE_TASKS_CAPABILITY } from './tasks/methods.js';
 import type { TaskManager, TasksOptions } from './tasks/manager.js';
 import type { CompiledTool } from './tools.js';
-import type { CacheHints, ServerInfo } from './types.js';
+import type { CacheHints, ForwardedTasks, ServerInfo } from './types.js';
 import { Views, type Visibility } from './visibility.js';
 import { ManifestPublisher, type ServerSigningOptions } from './manifestPublisher.js';
 
@@ -61,6 +61,12 @@ export interface McpServerOptions {
    */
   readonly tasks?: TasksOptions | boolean;
   /**
+   * Tasks another component owns (a gateway forwarding a downstream server's tasks): the
+   * extension is advertised and `tasks/get|update|cancel` go to this handler (see
+   * `tasks/forwarded.ts`). Exclusive with `tasks`.
+   */
+  readonly forwardedTasks?: ForwardedTasks;
+  /**
    * Per-principal views: which entries exist for a request, session or listen stream (see
    * `visibility.ts`). Default: every enabled entry is visible to everyone.
    */
@@ -96,6 +102,8 @@ export class ServerCore {
   readonly manifest: ManifestPublisher | undefined;
   /** Tasks, when enabled (see `src/server/tasks`); set once by the server's constructor. */
   tasks: TaskManager | undefined;
+  /** Forwarded tasks, when enabled (`McpServerOptions.forwardedTasks`); set once by the server's constructor. */
+  forwardedTasks: ForwardedTasks | undefined;
   readonly #cache: CacheHints;
   readonly #methodCache: Readonly<Partial<Record<string, CacheHints>>>;
   readonly #extraCaps: ServerCapabilities | undefined;
@@ -140,6 +148,8 @@ export class ServerCore {
     if (this.tasks !== undefined) {
       // tasks integration: `tasks` is for 2025-11-25 initialize, `extensions` for server/discover
       caps['tasks'] = CORE_TASKS_CAPABILITY;
+      caps['extensions'] = { [TASKS_EXTENSION_ID]: {} };
+    } else if (this.forwardedTasks !== undefined) {
       caps['extensions'] = { [TASKS_EXTENSION_ID]: {} };
     }
     Object.assign(caps, this.#extraCaps);

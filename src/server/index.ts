@@ -15,6 +15,7 @@ export type { Visibility, VisibilityContext, VisibleEntry, EntryKind } from './v
 export { runAsTask, taskIdOf } from './tasks/context.js';
 export { MemoryTaskStore, type TaskStore, type TaskRecord } from './tasks/store.js';
 export { type TasksOptions, type TaskMode } from './tasks/manager.js';
+export { type ForwardedTasks, type ForwardedTaskMethod } from './tasks/forwarded.js';
 export { type Middleware, type MiddlewareContext } from './middleware.js';
 export type { ListenSource, ListenGrant, ListenRequest } from './subscriptions.js';
 export { RequestStateSealer, MemoryNonceStore, digestParams, canonicalJson, type NonceStore, type RequestStateOptions, type StateRejection } from './requestState.js';

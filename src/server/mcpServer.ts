@@ -34,6 +34,7 @@ import { makeResource, makeTemplate, type RegisteredTemplate } from './resources
 import { ServerSession } from './session.js';
 import type { ListenSource } from './subscriptions.js';
 import { installTasks } from './tasks/glue.js';
+import { installForwardedTasks } from './tasks/forwarded.js';
 import { compileTool } from './tools.js';
 import {
   forwardedPrompt,
@@ -90,6 +91,10 @@ export class McpServer implements McpDispatcher {
     this.#chain = this.#terminal;
     // Spans need @opentelemetry/api, loaded only when an application registered with it.
     void preloadTelemetry();
+    if (options.forwardedTasks !== undefined) {
+      if (options.tasks !== undefined && options.tasks !== false) throw new McpError(McpErrorCode.InvalidArgument, 'tasks and forwardedTasks cannot both be set');
+      installForwardedTasks(core, options.forwardedTasks, this.#handlers);
+    }
     const stopTasks = installTasks(core, options.tasks, this.#handlers);
     if (stopTasks !== undefined) this.onClose(stopTasks);
   }

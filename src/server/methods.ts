@@ -17,6 +17,7 @@ import { Registry } from './registry.js';
 import { findReader, toReadResult } from './resources.js';
 import type { ServerSession } from './session.js';
 import { involvesTasks, taskCall } from './tasks/glue.js';
+import { checkForwardedTask } from './tasks/forwarded.js';
 import { invalidArguments, runTool, type CompiledTool } from './tools.js';
 import type { ForwardedCompleter, ForwardedHandler } from './types.js';
 import type { Completer, HandlerContext, ResourceTemplateDefinition } from './types.js';
@@ -179,7 +180,7 @@ async function complete(call: Call, core: ServerCore): Result {
 async function runForwardedTool(tool: CompiledTool, forward: ForwardedHandler<Record<string, unknown>>, params: Readonly<Record<string, unknown>>, context: HandlerContext): Result {
   const checked = await tool.validateInput(params['arguments'] ?? {});
   if (!checked.ok) return invalidArguments(tool.name, checked.issues);
-  return forward(params, context);
+  return checkForwardedTask(await forward(params, context), context);
 }
 
 async function forwardedCompletion(complete: ForwardedCompleter | undefined, call: Call): Result {

@@ -104,7 +104,7 @@ export function prepare(core: ServerCore, request: JsonRpcRequest, env: Dispatch
   const decoded = decodeRequestParams(version, request.method, params, {
     from: 'client',
     serverCapabilities: core.capabilities(),
-    ...(core.tasks !== undefined ? { extensions: TASK_EXTENSIONS } : {}), // tasks integration
+    ...(core.tasks !== undefined || core.forwardedTasks !== undefined ? { extensions: TASK_EXTENSIONS } : {}), // tasks integration
   });
   if (!decoded.ok) throw decoded.error;
   const caps = meta[META_CLIENT_CAPABILITIES] as ClientCapabilities;

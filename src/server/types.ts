@@ -382,3 +382,15 @@ export interface ForwardCompleteOptions {
   /** Serves `completion/complete` for this prompt or template. */
   readonly complete?: ForwardedCompleter;
 }
+
+/** The task methods a {@link ForwardedTasks} handler serves. */
+export type ForwardedTaskMethod = 'tasks/get' | 'tasks/update' | 'tasks/cancel';
+
+/** Serves the tasks extension's methods for tasks created elsewhere (see `tasks/forwarded.ts`). */
+export interface ForwardedTasks {
+  /**
+   * Serves one request (params validated, extension declared). An unknown task id, or one the
+   * requestor does not own, must be answered -32602 exactly alike.
+   */
+  serve(method: ForwardedTaskMethod, params: Readonly<Record<string, unknown>>, ctx: HandlerContext): Promise<Record<string, unknown>>;
+}
