@@ -13,6 +13,10 @@
  * host's tools, returning full definitions) and `call_tool`, for clients whose context or tool
  * cap (VS Code stops at 128) the full list would overflow.
  *
+ * The tasks extension (`io.modelcontextprotocol/tasks`) is passed through to the server that
+ * creates a task, under gateway task ids bound to server and caller (see `gatewayTasks.ts`
+ * for the design and why the gateway does not own tasks itself).
+ *
  * @module
  */
 import type { CallOptions } from '../client/types.js';

@@ -84,8 +84,9 @@ export interface GuardOptions {
 /** The ids the guards record and refuse under. */
 export const GUARD_IDS = Object.freeze({ rate: 'guard.rate', concurrency: 'guard.concurrency', circuit: 'guard.circuit', size: 'guard.size' });
 
-const SIZED: ReadonlySet<InterceptedMethod> = new Set(['tools/call', 'prompts/get', 'resources/read']);
-const ROUTED: ReadonlySet<InterceptedMethod> = new Set(['tools/call', 'prompts/get', 'resources/read', 'completion/complete']);
+// `tasks/get` carries a task's tool result once it completed: the size limit applies to it too.
+const SIZED: ReadonlySet<InterceptedMethod> = new Set(['tools/call', 'prompts/get', 'resources/read', 'tasks/get']);
+const ROUTED: ReadonlySet<InterceptedMethod> = new Set(['tools/call', 'prompts/get', 'resources/read', 'completion/complete', 'tasks/get', 'tasks/update', 'tasks/cancel']);
 
 /** The `guard`-phase interceptor (see the module comment). */
 export function guardInterceptor(options: GuardOptions): Interceptor {
