@@ -23,6 +23,7 @@ import type { CallOptions } from '../client/types.js';
 import { JsonRpcError } from '../jsonrpc/errors.js';
 import { hasExtension, type ClientCapabilities } from '../protocol/model/capabilities.js';
 import { TASKS_EXTENSION_ID } from '../protocol/meta.js';
+import { isStateless } from '../protocol/revisions.js';
 import type { Implementation } from '../protocol/model/common.js';
 import type { InputRequest } from '../protocol/model/mrtr.js';
 import type { Tool } from '../protocol/model/tool.js';
@@ -40,6 +41,7 @@ import { PendingCalls, type Attempt, type Driver, type LaunchRound as Round, typ
 import type { ExposedPrompt, ExposedResource, ExposedTemplate, ExposedTool, Host, RequestScope } from './host.js';
 import { UpstreamSubscriptions } from './gatewaySubscriptions.js';
 import { GatewayTasks, withTasksExtension, type GatewayTasksOptions } from './gatewayTasks.js';
+import { driveTask, requiresTask } from './taskDriver.js';
 import { DeniedError } from './interceptors.js';
 import { ToolSearchIndex } from './toolSearch.js';
 
@@ -235,13 +237,21 @@ export class Gateway {
 
   #callTool(name: string, params: Readonly<Record<string, unknown>>, ctx: HandlerContext): Promise<Record<string, unknown>> {
     const args = params['arguments'] as Record<string, unknown> | undefined;
-    // The tasks extension is asked for downstream only on a request whose upstream declared it (gatewayTasks.ts).
+    // The tasks extension is asked for downstream only on a request whose upstream declared it
+    // (gatewayTasks.ts), or to run a task-only tool for a 2025-11-25 caller (taskDriver.ts).
     const tasks = this.#tasks !== undefined && hasExtension(ctx.clientCapabilities, TASKS_EXTENSION_ID) ? this.#tasks : undefined;
+    const drive = this.#tasks !== undefined && tasks === undefined && !isStateless(ctx.protocolVersion) && requiresTask(this.#host.tool(name)?.definition);
     return this.#bridge(params, ctx, 'tools/call', (scope, round) =>
       this.#host.callTool(name, args, scope, (client, p, o) => {
-        const call = client.callTool(p['name'] as string, p['arguments'] as Record<string, unknown> | undefined, manual(tasks === undefined ? o : { ...o, capabilities: withTasksExtension(o.capabilities) }, round));
-        if (tasks === undefined) return call.then(attempt);
-        return call.then((result) => attempt(result.resultType === 'task' ? tasks.adopt(client, name, scope, result) : result));
+        const options = tasks === undefined && !drive ? o : { ...o, capabilities: withTasksExtension(o.capabilities) };
+        const call = client.callTool(p['name'] as string, p['arguments'] as Record<string, unknown> | undefined, manual(options, round));
+        if (tasks !== undefined) return call.then((result) => attempt(result.resultType === 'task' ? tasks.adopt(client, name, scope, result) : result));
+        if (drive) {
+          return call.then(async (result) =>
+            attempt(result.resultType === 'task' ? await driveTask(client, result, { signal: o.signal, capabilities: options.capabilities as ClientCapabilities, handlers: round.handlers }) : result),
+          );
+        }
+        return call.then(attempt);
       }),
     );
   }

@@ -27,10 +27,11 @@
  * server implements it.
  *
  * Era bridging: the extension exists only on 2026-07-28. An upstream that does not declare it
- * (every 2025-11-25 client) never causes a downstream task: its calls run as ordinary calls (a
- * tool that requires a task is the server's -32021). A downstream server on 2025-11-25 (core
- * tasks, `params.task`) or without the extension is never asked for one, so its calls stay
- * ordinary too. The gateway advertises the extension upstream because it can always honour it:
+ * never receives a task: its calls run as ordinary calls. A tool the server runs only as a task
+ * (`taskSupport: "required"`) is the server's -32021 for a 2026-07-28 caller (it can declare the
+ * extension), and for a 2025-11-25 caller (it cannot) the gateway runs the task itself and
+ * answers with its result (`taskDriver.ts`). A downstream server on 2025-11-25 (core tasks,
+ * `params.task`) or without the extension is never asked for a task, so its calls stay ordinary. The gateway advertises the extension upstream because it can always honour it:
  * it routes the methods and returns a task only where the owning server created one.
  *
  * Limits: the id table lives in the gateway process (a restart forgets it: the ids become

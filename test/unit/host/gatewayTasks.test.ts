@@ -24,8 +24,8 @@ interface Rig {
   readonly gates: Map<string, Gate>;
   /** What passed the chain, in order. */
   readonly seen: InterceptContext[];
-  /** An upstream raw client, as `principal` when given. */
-  client(principal?: string): Promise<Client>;
+  /** An upstream raw client, as `principal` when given; `answer` serves requests sent to it. */
+  client(principal?: string, answer?: Parameters<typeof connect>[2]): Promise<Client>;
 }
 
 const open: (() => Promise<void>)[] = [];
@@ -44,6 +44,10 @@ async function rig(options: { newId?: (server: string) => string; tasks?: Partia
     const made = makeServer({ ...options.tasks, ...(newId !== undefined ? { newId: () => newId(id) } : {}) });
     made.server.tool('whoami', { execution: { taskSupport: 'optional' } }, () => id);
     made.server.tool('big', { execution: { taskSupport: 'optional' } }, () => 'x'.repeat(5000));
+    made.server.tool('ask_required', { execution: { taskSupport: 'required' } }, async (_a, ctx) => {
+      const answer = await ctx.elicit({ message: 'ok?', requestedSchema: { type: 'object', properties: { ok: { type: 'boolean' } } } }, { key: 'ok' });
+      return `answer: ${JSON.stringify(answer.content ?? null)}`;
+    });
     gates.set(id, made.gate);
     return made.server;
   });
@@ -75,8 +79,8 @@ async function rig(options: { newId?: (server: string) => string; tasks?: Partia
     gateway,
     gates,
     seen,
-    client: async (principal) => {
-      const client = await connect(gateway.server, principal);
+    client: async (principal, answer) => {
+      const client = await connect(gateway.server, principal, answer);
       open.push(() => client.close());
       return client;
     },
@@ -314,6 +318,34 @@ describe('gateway: tasks extension pass-through', () => {
     const result = await client.legacy('tools/call', { name: 'fast', arguments: {} });
     assert.equal(text(result), 'fast result');
     await rpcError(client.legacy('tasks/get', { taskId: 'x' }), -32601);
+  });
+
+  it('a 2025-11-25 caller of a task-only tool: the gateway runs the task for it and returns what the call would have', async () => {
+    const r = await rig({ tasks: { pollIntervalMs: 10 } });
+    const client = await r.client();
+    await initLegacy(client);
+    const result = await client.legacy('tools/call', { name: 'tool_error', arguments: {} });
+    assert.equal(result.isError, true);
+    assert.equal(text(result), 'it broke');
+  });
+
+  it('a 2025-11-25 caller of a task-only tool: the task’s question reaches it as a real elicitation request, the answer goes back by tasks/update', async () => {
+    const r = await rig({ tasks: { pollIntervalMs: 10 } });
+    const client = await r.client(undefined, (request) => (request.method === 'elicitation/create' ? { action: 'accept', content: { ok: true } } : {}));
+    await initLegacy(client);
+    const result = await client.legacy('tools/call', { name: 'ask_required', arguments: {} });
+    assert.equal(text(result), 'answer: {"ok":true}');
+    assert.deepEqual(client.requests.map((q) => q.method), ['elicitation/create']);
+  });
+
+  it('a 2025-11-25 caller without elicitation: the task’s question is refused, not answered by anyone else', async () => {
+    const r = await rig({ tasks: { pollIntervalMs: 10 } });
+    const client = await r.client();
+    await initLegacy(client, {});
+    const result = await client.legacy('tools/call', { name: 'ask_required', arguments: {} }).catch((error: unknown) => error);
+    assert.equal(client.requests.length, 0, 'nothing was asked of a client that cannot answer');
+    // The server was told the caller has no elicitation: its task fails with -32021, which the caller gets.
+    assert.ok(result instanceof JsonRpcError && result.code === -32021, `refused: ${String(result)}`);
   });
 });
 
