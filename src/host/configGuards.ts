@@ -12,7 +12,7 @@ import type { GuardOptions, RateLimitRule, RateLimitScope } from './guards.js';
 
 const GUARD_KEYS = ['rateLimits', 'maxConcurrentPerPrincipal', 'circuitBreaker', 'maxResultBytes'];
 const SCOPES: readonly RateLimitScope[] = ['principal', 'server', 'tool'];
-const METHODS: readonly InterceptedMethod[] = ['tools/call', 'prompts/get', 'resources/read', 'completion/complete'];
+const METHODS: readonly InterceptedMethod[] = ['tools/call', 'prompts/get', 'resources/read', 'completion/complete', 'tasks/get', 'tasks/update', 'tasks/cancel'];
 
 /** The guard options of `$.switchboard.guards`, or undefined when the section is absent. */
 export function readGuards(read: ConfigReader, value: unknown): GuardOptions | undefined {

@@ -211,6 +211,16 @@ describe('gateway: tasks extension pass-through', () => {
     assert.match(String(denied?.message), /over the 2000-byte limit/);
   });
 
+  it('polling hammered at a server: tasks/get can be rate limited like calls', async () => {
+    const r = await rig({ interceptors: [guardInterceptor({ rateLimits: [{ by: ['principal'], max: 2, perMs: 60_000, methods: ['tasks/get'] }] })] });
+    const client = await r.client();
+    const created = await client.req('tools/call', { name: 'sleepy', arguments: {} });
+    await client.req('tasks/get', { taskId: created.taskId });
+    await client.req('tasks/get', { taskId: created.taskId });
+    const denied = await rpcError(client.req('tasks/get', { taskId: created.taskId }), -32001);
+    assert.match(denied.message, /rate limit of 2 per 60000 ms/);
+  });
+
   it('another caller reads, answers or cancels someone else’s task by its id: refused as unknown (-32602), the task untouched', async () => {
     const r = await rig();
     const alice = await r.client('alice');
