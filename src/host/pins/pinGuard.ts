@@ -212,6 +212,7 @@ export class PinGuard implements CatalogVetter {
     } else pendingInstructions = undefined;
     const keyThumbprint = signed?.thumbprint ?? before?.keyThumbprint;
     if (signed?.rotatedFrom !== undefined) this.#logger.info(`server ${input.serverId}: signing key rotated from ${signed.rotatedFrom} to ${signed.thumbprint} (signed by the old key)`);
+    const unchanged = before !== undefined && sameContent(before, items, pending, input.serverId, keyThumbprint, pendingInstructions);
     const record: ServerPins = {
       identity,
       alias: input.serverId,
@@ -221,9 +222,10 @@ export class PinGuard implements CatalogVetter {
       names: namesDigest(Object.keys(items)),
       items,
       pending,
-      updatedAt: before !== undefined && sameContent(before, items, pending, input.serverId, keyThumbprint, pendingInstructions) ? before.updatedAt : now,
+      updatedAt: unchanged && before !== undefined ? before.updatedAt : now,
     };
-    if (before === undefined || record.updatedAt !== before.updatedAt) {
+    // Decided on content, not on the clock: a change within the same millisecond is saved too.
+    if (!unchanged) {
       try {
         await this.#save(record);
       } catch (error) {
