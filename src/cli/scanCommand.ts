@@ -56,12 +56,12 @@ markup smuggling, preference manipulation, capability mismatch, embedded secrets
   --format F        human (default), json or sarif
   --fail-on S       exit 1 on a finding of severity S or worse (low, medium, high, critical),
                     on any blocking finding (block, the default), or never
+  --log-level L     debug | info | warn | error (default error; logs go to stderr)
 
 With CONFIG (or the discovered configs), every server is also pinned in the gateway's pin
 store (<stateDir>/pins.db): first sight pins it; a definition that changed since (or a tool,
 prompt or template added since) is reported with its classified diff and exits 1 until a
 person runs \`switchboard pins approve\` or \`reject\` on it. --fail-on never exits 0 anyway.
-  --log-level L     debug | info | warn | error (default error; logs go to stderr)
 `;
 
 /** The definitions in a saved file: an array, `{ tools }`, or a JSON-RPC response `{ result: { tools } }`. */
