@@ -5,7 +5,12 @@
  * - per source of `labelled.json`: recall on the malicious items (flagged = warn or block,
  *   and blocked), and the blocking and warning rates on the benign ones;
  * - the warning and blocking rates on the 527 real tools of `real-tools-livemcptool.json`;
- * - the time to scan 1,000 tools (the real tools, cycled, in one `scanTools` call).
+ * - the time to scan 1,000 tools (the real tools, cycled, in one `scanTools` call);
+ * - the cost of the pins on the same 1,000 tools (names made unique): pinning them on first
+ *   use (field-group digests over RFC 8785 JSON, a memory store and the SQLite store), checking
+ *   them again unchanged (what every list and list_changed costs), verifying a signed manifest
+ *   over them (EdDSA, policy `require`: the JWS plus a digest per tool) and pinning them, and
+ *   the per-call verdict lookup (the only thing a call pays).
  *
  * Every rate comes with a 95% Wilson score interval. Flags: `--corpus DIR` (default
  * the folder `shared/corpus` next to the project root), `--details` (list each miss and each benign
@@ -13,11 +18,20 @@
  *
  * @module
  */
-import { readFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { VetInput } from '../src/host/catalogVetting.js';
+import { PinGuard } from '../src/host/pins/pinGuard.js';
+import { MemoryPinStore, type PinStore } from '../src/host/pins/pinStore.js';
+import type { SignaturePolicy, TrustedKey } from '../src/host/pins/signatureCheck.js';
 import { scanTools } from '../src/host/scanner/scan.js';
 import type { ItemReport, PeerTool } from '../src/host/scanner/types.js';
+import type { DownstreamSpec } from '../src/host/spec.js';
+import type { Tool } from '../src/protocol/model/tool.js';
+import { generateSigningKey, importSigningKey, manifestPayload, signManifest } from '../src/protocol/manifest.js';
+import { SqlitePinStore } from '../src/store/sqlitePinStore.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const argv = process.argv.slice(2);
@@ -119,5 +133,90 @@ times.sort((a, b) => a - b);
 cpu.sort((a, b) => a - b);
 process.stdout.write(`\nscan 1,000 tools: wall best ${times[0]?.toFixed(0)} ms, median ${times[2]?.toFixed(0)} ms; CPU best ${cpu[0]?.toFixed(0)} ms, median ${cpu[2]?.toFixed(0)} ms (5 runs)\n`);
 
+// The pins on the same 1,000 tools (names made unique: pins are keyed by name).
+const pinTools = thousand.map((d, i) => ({ ...d, name: `${d?.name ?? 'tool'}_${i}` })) as unknown as Tool[];
+const benchSpec: DownstreamSpec = {
+  id: 'bench',
+  launch: { kind: 'stdio', command: 'bench-server', args: [], env: {}, cwd: undefined },
+  options: { tools: { allow: undefined, deny: [] }, timeoutMs: 60_000, maxConcurrency: 16, era: 'auto', oauth: undefined },
+};
+const vetInput = (envelope?: { jws: string }): VetInput => ({
+  serverId: 'bench',
+  spec: benchSpec,
+  serverInfo: { name: 'bench', version: '1.0.0' },
+  instructions: undefined,
+  catalog: { tools: pinTools, prompts: [], resources: [], templates: [] },
+  envelope,
+});
+/** Best and median of 5 runs of `work` (wall and CPU, ms); `setup` runs untimed before each. */
+async function measure<T>(setup: () => Promise<T>, work: (state: T) => Promise<unknown>): Promise<{ wallBest: number; wallMedian: number; cpuBest: number; cpuMedian: number }> {
+  const wall: number[] = [];
+  const used: number[] = [];
+  for (let run = 0; run < 5; run++) {
+    const state = await setup();
+    const before = process.cpuUsage();
+    const start = performance.now();
+    await work(state);
+    wall.push(performance.now() - start);
+    const u = process.cpuUsage(before);
+    used.push((u.user + u.system) / 1000);
+  }
+  wall.sort((a, b) => a - b);
+  used.sort((a, b) => a - b);
+  return { wallBest: wall[0] as number, wallMedian: wall[2] as number, cpuBest: used[0] as number, cpuMedian: used[2] as number };
+}
+const guardOver = (store: PinStore, trustedKeys: TrustedKey[] = [], policy: SignaturePolicy = 'warn'): Promise<PinGuard> => PinGuard.open({ store, trustedKeys, signaturePolicy: () => policy });
+const pinDir = mkdtempSync(join(tmpdir(), 'switchboard-bench-pins-'));
+const pinCost: Record<string, Awaited<ReturnType<typeof measure>>> = {};
+try {
+  pinCost['pinFirstUseMemory'] = await measure(() => guardOver(new MemoryPinStore()), (g) => g.vet(vetInput()));
+  const opened: SqlitePinStore[] = [];
+  pinCost['pinFirstUseSqlite'] = await measure(
+    () => {
+      const store = SqlitePinStore.open(join(pinDir, `pins-${opened.length}.db`));
+      opened.push(store);
+      return guardOver(store);
+    },
+    (g) => g.vet(vetInput()),
+  );
+  await Promise.all(opened.map((store) => store.close()));
+  pinCost['recheckUnchanged'] = await measure(
+    async () => {
+      const g = await guardOver(new MemoryPinStore());
+      await g.vet(vetInput());
+      return g;
+    },
+    (g) => g.vet(vetInput()),
+  );
+  const key = await importSigningKey((await generateSigningKey('EdDSA')).privateJwk);
+  const jws = await signManifest(manifestPayload('bench', { tools: pinTools, prompts: [], resourceTemplates: [] }, 1_700_000_000), key);
+  pinCost['verifySignedAndPin'] = await measure(
+    () => guardOver(new MemoryPinStore(), [{ name: 'bench', jwk: key.publicJwk }], 'require'),
+    async (g) => {
+      const vetted = await g.vet(vetInput({ jws }));
+      if (vetted.catalog.tools.length !== pinTools.length) throw new Error(`the signed manifest did not cover every tool (${vetted.quarantined[0]?.reason ?? ''})`);
+    },
+  );
+} finally {
+  rmSync(pinDir, { recursive: true, force: true });
+}
+// The per-call price: one verdict lookup.
+const lookupGuard = await guardOver(new MemoryPinStore());
+await lookupGuard.vet(vetInput());
+const lookups = 1_000_000;
+const lookupStart = performance.now();
+let refused = 0;
+for (let i = 0; i < lookups; i++) if (lookupGuard.verdict('bench', 'tool', (pinTools[i % pinTools.length] as Tool).name) !== undefined) refused++;
+const lookupNs = ((performance.now() - lookupStart) * 1e6) / lookups;
+if (refused !== 0) throw new Error('an unchanged tool was refused');
+const pinLine = (label: string, m: Awaited<ReturnType<typeof measure>>): string =>
+  `  ${label.padEnd(48)} CPU best ${m.cpuBest.toFixed(0)} ms, median ${m.cpuMedian.toFixed(0)} ms; wall best ${m.wallBest.toFixed(0)} ms, median ${m.wallMedian.toFixed(0)} ms\n`;
+process.stdout.write('\npins, 1,000 tools (5 runs each):\n');
+process.stdout.write(pinLine('pin on first use (memory store)', pinCost['pinFirstUseMemory'] as Awaited<ReturnType<typeof measure>>));
+process.stdout.write(pinLine('pin on first use (SQLite store, one record)', pinCost['pinFirstUseSqlite'] as Awaited<ReturnType<typeof measure>>));
+process.stdout.write(pinLine('check again unchanged (a list_changed)', pinCost['recheckUnchanged'] as Awaited<ReturnType<typeof measure>>));
+process.stdout.write(pinLine('verify a signed manifest (EdDSA) and pin', pinCost['verifySignedAndPin'] as Awaited<ReturnType<typeof measure>>));
+process.stdout.write(`  ${'per call: one verdict lookup'.padEnd(48)} ${lookupNs.toFixed(0)} ns\n`);
+
 if (argv.includes('--details')) process.stdout.write(`\n${details.join('\n')}\n`);
-if (argv.includes('--json')) process.stdout.write(`${JSON.stringify({ rows, real: { tools: realReports.length, warn: wilson(realWarn.length, realReports.length), block: wilson(realBlock.length, realReports.length) }, thousandToolsMs: { wallBest: times[0], wallMedian: times[2], cpuBest: cpu[0], cpuMedian: cpu[2] } }, null, 2)}\n`);
+if (argv.includes('--json')) process.stdout.write(`${JSON.stringify({ rows, real: { tools: realReports.length, warn: wilson(realWarn.length, realReports.length), block: wilson(realBlock.length, realReports.length) }, thousandToolsMs: { wallBest: times[0], wallMedian: times[2], cpuBest: cpu[0], cpuMedian: cpu[2] }, pinsThousandToolsMs: pinCost, verdictLookupNs: lookupNs }, null, 2)}\n`);

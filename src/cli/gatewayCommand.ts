@@ -28,12 +28,10 @@ import { checkLaunch, launchSpecOf, type LaunchApprovalStore } from '../host/lau
 import { defaultTransportFactory } from '../adapters/hostTransports.js';
 import { auditInterceptor } from '../host/audit.js';
 import { guardInterceptor } from '../host/guards.js';
-import { hostOAuthHooks, loadConfig } from './hostSetup.js';
+import { hostOAuthHooks, loadConfig, openPins } from './hostSetup.js';
 import { openStateStores } from '../store/jsonFileStore.js';
 import { SqliteAuditLog } from '../store/sqliteAudit.js';
 import { auditFile } from './auditCommand.js';
-import { PinGuard } from '../host/pins/pinGuard.js';
-import { openPinStore, type SqlitePinStore } from '../store/sqlitePinStore.js';
 import { StdioServerTransport } from '../transport/stdio/server.js';
 import type { ListeningServer } from '../adapters/nodeHttp.js';
 import { describeError } from '../util/errors.js';
@@ -104,7 +102,7 @@ export async function gatewayCommand(argv: readonly string[]): Promise<void> {
     onReport: (id, r) => logger.warn(`scanner: ${r.kind} ${id}/${r.item}: ${r.verdict} (${r.findings.map((f) => f.rule).join(', ')})`),
   });
   // A damaged pin store stops the gateway here, before any server starts (fail closed).
-  const pins = config.pins ? await openPins(config, logger, () => current) : undefined;
+  const pins = config.pins ? await openPins(config, logger, () => current, 'The gateway did not start.') : undefined;
   const host = await Host.open({
     servers: await consent(config.servers),
     namespacing: config.namespacing,
@@ -173,24 +171,6 @@ export async function gatewayCommand(argv: readonly string[]): Promise<void> {
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
-}
-
-/** The pin store under the state folder and the guard over it; a damaged store is a {@link CliFailure} (the gateway does not start). */
-async function openPins(config: HostConfig, logger: Logger, current: () => HostConfig): Promise<{ store: SqlitePinStore; guard: PinGuard }> {
-  let store: SqlitePinStore | undefined;
-  try {
-    store = openPinStore(config.stateDir);
-    const guard = await PinGuard.open({
-      store,
-      trustedKeys: config.trustedKeys,
-      signaturePolicy: (id) => current().servers.find((s) => s.id === id)?.options.signature ?? 'warn',
-      logger,
-    });
-    return { store, guard };
-  } catch (error) {
-    await store?.close();
-    throw new CliFailure(`${error instanceof Error ? error.message : String(error)} The gateway did not start.`);
-  }
 }
 
 /** Imports the module that registers an OpenTelemetry SDK, before any server starts. */

@@ -1,7 +1,8 @@
 /**
  * What the commands that run on a `switchboard.json` share: reading the config (with a
- * helpful message when it is missing) and the OAuth wiring of its remote servers (each with
- * its own token file under `<stateDir>/oauth`, keyed by the server's identity).
+ * helpful message when it is missing), the OAuth wiring of its remote servers (each with
+ * its own token file under `<stateDir>/oauth`, keyed by the server's identity) and the pin
+ * store with its guard (`<stateDir>/pins.db`, one for the gateway and `switchboard scan`).
  *
  * @module
  */
@@ -11,9 +12,12 @@ import { downstreamOAuth, unconfiguredOAuthHooks, type DownstreamOAuth } from '.
 import type { DefaultTransportOptions } from '../adapters/hostTransports.js';
 import { parseConfig } from '../host/config.js';
 import type { HostConfig } from '../host/configTypes.js';
+import { PinGuard } from '../host/pins/pinGuard.js';
 import type { DownstreamSpec } from '../host/spec.js';
 import { OAuthTokenFiles } from '../store/oauthTokenFiles.js';
-import { UsageError } from './args.js';
+import { openPinStore, type SqlitePinStore } from '../store/sqlitePinStore.js';
+import type { Logger } from '../util/logger.js';
+import { CliFailure, UsageError } from './args.js';
 import { DEFAULT_REDIRECT_PORT, loopbackRedirectUri } from './oauthLoopback.js';
 
 /** Reads and parses the config at `file` (absolute). */
@@ -57,4 +61,26 @@ export function hostOAuthHooks(config: HostConfig): NonNullable<DefaultTransport
   return (spec) =>
     serverOAuth(config, spec)?.hooks ??
     unconfiguredOAuthHooks(spec, `add "oauth": {} to switchboard.servers.${spec.id} in ${config.file}, then ${loginHint(spec.id, config.file)}`);
+}
+
+/**
+ * The pin store under the config's state folder and the guard over it, with the config's
+ * trusted keys and each server's signature policy (read through `current`, so a reload
+ * applies). A damaged store is a {@link CliFailure} ending with `consequence` (fail closed).
+ */
+export async function openPins(config: HostConfig, logger: Logger, current: () => HostConfig, consequence: string): Promise<{ store: SqlitePinStore; guard: PinGuard }> {
+  let store: SqlitePinStore | undefined;
+  try {
+    store = openPinStore(config.stateDir);
+    const guard = await PinGuard.open({
+      store,
+      trustedKeys: config.trustedKeys,
+      signaturePolicy: (id) => current().servers.find((s) => s.id === id)?.options.signature ?? 'warn',
+      logger,
+    });
+    return { store, guard };
+  } catch (error) {
+    await store?.close();
+    throw new CliFailure(`${error instanceof Error ? error.message : String(error)} ${consequence}`);
+  }
 }

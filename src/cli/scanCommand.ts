@@ -5,12 +5,16 @@
  *   holding one, or an array of tool definitions) without running anything: for the CI of
  *   server authors.
  * - `switchboard scan [CONFIG] [--yes]` starts each configured server through the host (stdio
- *   launches need consent, as for the gateway), lists everything it exposes, scans it (every
- *   server judged against the others' tools) and stops them again. Without CONFIG it reads the
- *   MCP client configs found on this machine (as `switchboard import` does).
+ *   launches need consent, as for the gateway), lists everything it exposes, pins it, scans it
+ *   (every server judged against the others' tools) and stops them again. Without CONFIG it
+ *   reads the MCP client configs found on this machine (as `switchboard import` does).
+ *   Pins go to the same store the gateway uses (`<stateDir>/pins.db`; without CONFIG, that of
+ *   `./switchboard.json`): a server never seen is pinned on first sight, and a definition that
+ *   differs from its pin (changed or added since, and not yet approved) is reported with its
+ *   classified diff (`pins/*` findings; `switchboard.pins: false` turns this off).
  *
- * Exit code: 1 when a finding meets `--fail-on` (default: any blocking finding), 0 otherwise,
- * 2 on a usage error.
+ * Exit code: 1 when a finding meets `--fail-on` (default: any blocking finding) or a pinned
+ * definition changed (unless `--fail-on never`), 0 otherwise, 2 on a usage error.
  *
  * @module
  */
@@ -24,6 +28,7 @@ import type { HostConfig, ServerConfig } from '../host/configTypes.js';
 import { Host } from '../host/host.js';
 import { checkLaunch, launchSpecOf, type LaunchApprovalStore } from '../host/launchConsent.js';
 import { MemoryLaunchApprovalStore } from '../host/memoryStores.js';
+import { PinScan, type PinFinding } from '../host/pins/pinScan.js';
 import { scanServers, scanTools } from '../host/scanner/scan.js';
 import type { ScanReport, ServerSnapshot } from '../host/scanner/types.js';
 import { openStateStores } from '../store/jsonFileStore.js';
@@ -31,6 +36,7 @@ import { createLineLogger } from '../util/logger.js';
 import { CliFailure, parseArgs, UsageError } from './args.js';
 import { CLIENT_NAMES, clientLocations, homeOf, processContext } from './clientLocations.js';
 import { readLocations } from './importCommand.js';
+import { openPins } from './hostSetup.js';
 import { fails, failOn, renderReport, scanFormat } from './scanFormat.js';
 
 /** Help text of the command. */
@@ -51,6 +57,11 @@ markup smuggling, preference manipulation, capability mismatch, embedded secrets
   --fail-on S       exit 1 on a finding of severity S or worse (low, medium, high, critical),
                     on any blocking finding (block, the default), or never
   --log-level L     debug | info | warn | error (default error; logs go to stderr)
+
+With CONFIG (or the discovered configs), every server is also pinned in the gateway's pin
+store (<stateDir>/pins.db): first sight pins it; a definition that changed since (or a tool,
+prompt or template added since) is reported with its classified diff and exits 1 until a
+person runs \`switchboard pins approve\` or \`reject\` on it. --fail-on never exits 0 anyway.
 `;
 
 /** The definitions in a saved file: an array, `{ tools }`, or a JSON-RPC response `{ result: { tools } }`. */
@@ -80,6 +91,7 @@ export async function scanCommand(argv: readonly string[]): Promise<number> {
   if (positionals.length > 1) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[1])}`);
   let report: ScanReport;
   let problems: string[] = [];
+  let pins: readonly PinFinding[] = [];
   let artifact: string | undefined;
   if (typeof options['tools'] === 'string') {
     if (positionals.length > 0) throw new UsageError('--tools scans a file; give no config with it');
@@ -93,12 +105,10 @@ export async function scanCommand(argv: readonly string[]): Promise<number> {
     const level = options['log-level'] ?? 'error';
     if (level !== 'debug' && level !== 'info' && level !== 'warn' && level !== 'error') throw new UsageError(`invalid --log-level ${String(level)}`);
     const config = positionals[0] !== undefined ? await loadConfigFile(resolvePath(positionals[0])) : discoveredConfig();
-    ({ report, problems } = await scanConfigured(config, options['yes'] === true, positionals[0] !== undefined, level));
+    ({ report, problems, pins } = await scanConfigured(config, options['yes'] === true, positionals[0] !== undefined, level));
   }
-  process.stdout.write(renderReport(report, format, { version: version(), ...(artifact !== undefined ? { artifact } : {}), problems }));
-  // Pins (the pinning part of this issue) add their own condition here: a pinned definition
-  // that changed since the last scan also exits non-zero.
-  return fails(report, threshold) ? 1 : 0;
+  process.stdout.write(renderReport(report, format, { version: version(), ...(artifact !== undefined ? { artifact } : {}), problems, pins }));
+  return fails(report, threshold) || (threshold !== 'never' && pins.length > 0) ? 1 : 0;
 }
 
 async function loadConfigFile(file: string): Promise<HostConfig> {
@@ -118,8 +128,13 @@ function discoveredConfig(): HostConfig {
   return parseConfig(renderSwitchboardConfig(added), { file: resolvePath('switchboard.json'), env: process.env });
 }
 
-/** Starts the configured servers (launch consent applies), snapshots what they expose, scans, stops them. */
-async function scanConfigured(config: HostConfig, yes: boolean, persist: boolean, level: 'debug' | 'info' | 'warn' | 'error'): Promise<{ report: ScanReport; problems: string[] }> {
+/** Starts the configured servers (launch consent applies), pins and snapshots what they expose, scans, stops them. */
+async function scanConfigured(
+  config: HostConfig,
+  yes: boolean,
+  persist: boolean,
+  level: 'debug' | 'info' | 'warn' | 'error',
+): Promise<{ report: ScanReport; problems: string[]; pins: readonly PinFinding[] }> {
   const logger = createLineLogger((line) => process.stderr.write(line), level);
   // Approvals of a real config are kept with it (like the gateway's); those of discovered client configs only for this run.
   const store: LaunchApprovalStore = persist ? openStateStores(config.stateDir).launches : new MemoryLaunchApprovalStore();
@@ -139,7 +154,22 @@ async function scanConfigured(config: HostConfig, yes: boolean, persist: boolean
     }
     allowed.push(server);
   }
-  const host = await Host.open({ servers: allowed, transport: defaultTransportFactory({ environment: process.env, logger }), logger, clientInfo: { name: 'switchboard-scan', version: version() } });
+  // The gateway's pin store: a damaged one stops the scan before any server starts (fail closed).
+  const pinned = config.pins ? await openPins(config, logger, () => config, 'Nothing was scanned.') : undefined;
+  const pins = pinned !== undefined ? new PinScan(pinned.guard) : undefined;
+  let host: Host;
+  try {
+    host = await Host.open({
+      servers: allowed,
+      transport: defaultTransportFactory({ environment: process.env, logger }),
+      logger,
+      clientInfo: { name: 'switchboard-scan', version: version() },
+      ...(pins !== undefined ? { trust: pins } : {}),
+    });
+  } catch (error) {
+    await pinned?.store.close();
+    throw error;
+  }
   try {
     await host.start();
     const snapshots: ServerSnapshot[] = [];
@@ -152,9 +182,11 @@ async function scanConfigured(config: HostConfig, yes: boolean, persist: boolean
       const catalog = server.catalog;
       snapshots.push({ server: health.id, instructions: server.client?.instructions, tools: catalog.tools, prompts: catalog.prompts, resources: catalog.resources, templates: catalog.templates });
     }
-    return { report: scanServers(snapshots), problems };
+    if (pins !== undefined && pins.pinnedOnFirstUse.length > 0) logger.info(`pinned on first use: ${pins.pinnedOnFirstUse.join(', ')}`);
+    return { report: scanServers(snapshots), problems, pins: pins?.findings ?? [] };
   } finally {
     await host.close();
+    await pinned?.store.close();
   }
 }
 

@@ -1,10 +1,13 @@
 /**
  * How `switchboard scan` prints a report: `human` (one block per flagged item, worst first,
- * then a summary), `json` (the report as it is) or `sarif` (SARIF 2.1.0), and the exit-code
- * test of `--fail-on`.
+ * then the pinned definitions that changed with their classified diff, then a summary), `json`
+ * (the report as it is, plus `pins`) or `sarif` (SARIF 2.1.0, pin changes as `pins/<status>`
+ * results), and the exit-code test of `--fail-on`.
  *
  * @module
  */
+import { formatChanges } from '../host/pins/pinDiff.js';
+import type { PinFinding, PinFindingStatus } from '../host/pins/pinScan.js';
 import { meetsSeverity, toSarif } from '../host/scanner/sarif.js';
 import { SEVERITIES, type ScanReport, type Severity } from '../host/scanner/types.js';
 import { UsageError } from './args.js';
@@ -38,8 +41,27 @@ export function fails(report: ScanReport, threshold: FailOn): boolean {
 
 const rank = (v: string): number => (v === 'block' ? 0 : v === 'warn' ? 1 : 2);
 
+const PIN_RULES: Readonly<Record<PinFindingStatus, string>> = {
+  changed: 'a pinned definition changed since it was approved',
+  added: 'an item appeared on a pinned server and was never approved',
+  rejected: 'a change a person rejected is still served by the server',
+  withheld: 'the pins withhold the item (signature policy or pin store)',
+};
+
+/** The pin findings, readable: what changed (classified), and the commands to review it. */
+function renderPins(pins: readonly PinFinding[]): string[] {
+  const lines: string[] = [];
+  for (const p of pins) {
+    lines.push(`${p.status.toUpperCase()}  ${p.kind} ${p.server}/${p.item}  (pins: ${PIN_RULES[p.status]})`);
+    if (p.changes.length > 0) lines.push(formatChanges(p.changes));
+    if (p.status === 'withheld') lines.push(`  ${p.reason}`);
+    else lines.push(`  review: switchboard pins diff ${p.server} ${p.key}, then switchboard pins approve (or reject) ${p.server} ${p.key}`);
+  }
+  return lines;
+}
+
 /** The human report. */
-export function renderHuman(report: ScanReport, problems: readonly string[] = []): string {
+export function renderHuman(report: ScanReport, problems: readonly string[] = [], pins: readonly PinFinding[] = []): string {
   const lines: string[] = [];
   const flagged = [...report.items].filter((i) => i.verdict !== 'pass').sort((a, b) => rank(a.verdict) - rank(b.verdict) || SEVERITIES.indexOf(b.severity ?? 'low') - SEVERITIES.indexOf(a.severity ?? 'low'));
   for (const item of flagged) {
@@ -50,18 +72,50 @@ export function renderHuman(report: ScanReport, problems: readonly string[] = []
       lines.push(`      evidence: ${f.evidence}`);
     }
   }
+  lines.push(...renderPins(pins));
   for (const p of problems) lines.push(`NOT SCANNED  ${p}`);
   const { pass, warn, block } = report.counts;
   lines.push(`${report.items.length} item${report.items.length === 1 ? '' : 's'} scanned: ${block} blocked, ${warn} with warnings, ${pass} clean`);
+  if (pins.length > 0) lines.push(`${pins.length} pinned definition${pins.length === 1 ? '' : 's'} differ${pins.length === 1 ? 's' : ''} from ${pins.length === 1 ? 'its pin' : 'their pins'}`);
   return `${lines.join('\n')}\n`;
 }
 
-/** The report in `format`. */
-export function renderReport(report: ScanReport, format: ScanFormat, options: { readonly version: string; readonly artifact?: string; readonly problems?: readonly string[] }): string {
-  if (format === 'json') return `${JSON.stringify({ ...report, ...(options.problems !== undefined && options.problems.length > 0 ? { problems: options.problems } : {}) }, null, 2)}\n`;
-  if (format === 'sarif') {
-    const artifact = options.artifact;
-    return `${JSON.stringify(toSarif(report, { version: options.version, ...(artifact !== undefined ? { artifact: () => artifact } : {}) }), null, 2)}\n`;
+type SarifRun = { readonly tool: { readonly driver: { readonly rules: Record<string, unknown>[] } }; readonly results: Record<string, unknown>[] };
+
+/** `toSarif` plus one `pins/<status>` result (level error) per pin finding. */
+function sarifWithPins(report: ScanReport, pins: readonly PinFinding[], options: { readonly version: string; readonly artifact?: string }): Record<string, unknown> {
+  const artifact = options.artifact;
+  const log = toSarif(report, { version: options.version, ...(artifact !== undefined ? { artifact: () => artifact } : {}) });
+  if (pins.length === 0) return log;
+  const [run] = log['runs'] as SarifRun[];
+  if (run === undefined) return log;
+  const rules = run.tool.driver.rules;
+  for (const p of pins) {
+    const ruleId = `pins/${p.status}`;
+    let ruleIndex = rules.findIndex((x) => x['id'] === ruleId);
+    if (ruleIndex < 0) ruleIndex = rules.push({ id: ruleId, shortDescription: { text: PIN_RULES[p.status] }, properties: { family: 'pins', blocks: 'always' } }) - 1;
+    run.results.push({
+      ruleId,
+      ruleIndex,
+      level: 'error',
+      message: { text: `${p.kind} ${p.item}: ${p.reason}${p.changes.length > 0 ? ` Changes: ${p.changes.map((c) => `[${c.class}] ${c.summary}`).join('; ')}` : ''}` },
+      locations: [{ physicalLocation: { artifactLocation: { uri: `mcp://${encodeURIComponent(p.server)}` } }, logicalLocations: [{ fullyQualifiedName: `${p.server}/${p.kind}/${p.item}`, kind: 'member' }] }],
+      properties: { status: p.status, key: p.key, changes: p.changes },
+    });
   }
-  return renderHuman(report, options.problems);
+  return log;
+}
+
+/** The report in `format`, with the pin findings of a configured scan. */
+export function renderReport(
+  report: ScanReport,
+  format: ScanFormat,
+  options: { readonly version: string; readonly artifact?: string; readonly problems?: readonly string[]; readonly pins?: readonly PinFinding[] },
+): string {
+  const pins = options.pins ?? [];
+  if (format === 'json') {
+    return `${JSON.stringify({ ...report, ...(pins.length > 0 ? { pins } : {}), ...(options.problems !== undefined && options.problems.length > 0 ? { problems: options.problems } : {}) }, null, 2)}\n`;
+  }
+  if (format === 'sarif') return `${JSON.stringify(sarifWithPins(report, pins, options), null, 2)}\n`;
+  return renderHuman(report, options.problems, pins);
 }

@@ -136,10 +136,14 @@ export class Gateway {
     this.server.addListenSource(this.#subscriptions.listenSource());
     if (tasks !== undefined) this.server.addListenSource(tasks.listenSource());
     this.server.use(async (ctx, next) => {
-      // A withheld (quarantined) tool or prompt is not listed; a call by its name gets the reason and never reaches the server.
-      if (ctx.method === 'tools/call' || ctx.method === 'prompts/get') {
-        const name = ctx.params['name'];
-        const reason = typeof name === 'string' ? host.withheldReason(ctx.method === 'tools/call' ? 'tool' : 'prompt', name) : undefined;
+      // A withheld (quarantined) tool, prompt or resource is not listed; a call or read by its
+      // name gets the reason (what changed, how to review it) and never reaches the server.
+      // A URI something served still resolves (another server's, an approved template's) goes on:
+      // the trust interceptors judge it there.
+      if (ctx.method === 'tools/call' || ctx.method === 'prompts/get' || ctx.method === 'resources/read') {
+        const name = ctx.params[ctx.method === 'resources/read' ? 'uri' : 'name'];
+        const kind = ctx.method === 'tools/call' ? 'tool' : ctx.method === 'prompts/get' ? 'prompt' : 'resource';
+        const reason = typeof name !== 'string' || (kind === 'resource' && host.resolveUri(name) !== undefined) ? undefined : host.withheldReason(kind, name);
         if (reason !== undefined) {
           const denied = new DeniedError('trust.pins', reason);
           if (ctx.method === 'tools/call') return { content: [{ type: 'text', text: denied.message }], isError: true };

@@ -25,6 +25,7 @@ import type { Tool } from '../protocol/model/tool.js';
 import type { ListRootsResult, LoggingMessageParams } from '../protocol/model/utilities.js';
 import { McpError, McpErrorCode } from '../util/errors.js';
 import { silentLogger, type Logger } from '../util/logger.js';
+import { UriTemplate } from '../util/uriTemplate.js';
 import { observeCall } from './callMetrics.js';
 import type { NamespacingMode } from './configTypes.js';
 import { Downstream, type BackoffOptions, type Catalog, type ServerHealth, type TransportFactory } from './downstream.js';
@@ -294,9 +295,18 @@ export class Host {
     return this.#withheld;
   }
 
-  /** Why the tool or prompt behind an exposed name is withheld, or undefined. A map lookup. */
-  withheldReason(kind: 'tool' | 'prompt', exposedName: string): string | undefined {
-    return this.#withheldIndex.get(`${kind}:${exposedName}`);
+  /**
+   * Why the tool or prompt behind an exposed name, or the resource behind an exposed URI, is
+   * withheld, or undefined. A map lookup; a URI no withheld resource has is matched against the
+   * withheld templates (asked only for a URI nothing served resolves).
+   */
+  withheldReason(kind: 'tool' | 'prompt' | 'resource', exposedName: string): string | undefined {
+    const reason = this.#withheldIndex.get(`${kind}:${exposedName}`);
+    if (reason !== undefined || kind !== 'resource') return reason;
+    for (const w of this.#withheld) {
+      if (w.kind === 'template' && parseTemplate(w.exposedName)?.match(exposedName) !== undefined) return w.reason;
+    }
+    return undefined;
   }
 
   /** Vets every server's last lists again (after a person approved or rejected a pin). */
@@ -383,7 +393,7 @@ export class Host {
     route: DownstreamRoute<R> = (client, params, o) => client.readResource(params['uri'] as string, o) as Promise<R>,
   ): Promise<R> {
     const owner = this.#uris.resolve(uri);
-    if (owner === undefined) throw new McpError(McpErrorCode.InvalidArgument, `Unknown resource: ${uri}`);
+    if (owner === undefined) throw this.#unknown('resource', uri);
     const definition = this.#resources.find((r) => r.uri === uri)?.definition;
     return this.#route('resources/read', owner.serverId, uri, definition, { uri: owner.uri }, options, route);
   }
@@ -473,8 +483,8 @@ export class Host {
   // ---- internals ------------------------------------------------------------------------
 
   /** An unknown name: refused with the trust layer's reason when it withholds it. */
-  #unknown(kind: 'tool' | 'prompt', name: string): Error {
-    const reason = this.#withheldIndex.get(`${kind}:${name}`);
+  #unknown(kind: 'tool' | 'prompt' | 'resource', name: string): Error {
+    const reason = this.withheldReason(kind, name);
     if (reason !== undefined) return new DeniedError('trust.pins', reason);
     return new McpError(McpErrorCode.InvalidArgument, `Unknown ${kind}: ${name}`);
   }
@@ -540,12 +550,13 @@ export class Host {
       try {
         const toolNames = this.#names.assign('tool', server.id, [...allowed.map((t) => t.name), ...heldNames('tool')]);
         const promptNames = this.#names.assign('prompt', server.id, [...catalog.prompts.map((p) => p.name), ...heldNames('prompt')]);
-        for (const q of held) {
-          const exposedName = (q.kind === 'tool' ? toolNames.get(q.name) : q.kind === 'prompt' ? promptNames.get(q.name) : undefined) ?? q.name;
-          withheld.push(Object.freeze({ ...q, serverId: server.id, exposedName }));
-        }
         const uris = this.#uris.assignResources(server.id, catalog.resources.map((r) => r.uri));
         const templateUris = this.#uris.assignTemplates(server.id, catalog.templates.map((t) => t.uriTemplate));
+        for (const q of held) {
+          // A withheld resource keeps the URI it would have upstream, so a read gets the reason too.
+          const exposedName = (q.kind === 'tool' ? toolNames.get(q.name) : q.kind === 'prompt' ? promptNames.get(q.name) : q.kind === 'resource' ? this.#uris.exposedUriOf(server.id, q.name) : undefined) ?? q.name;
+          withheld.push(Object.freeze({ ...q, serverId: server.id, exposedName }));
+        }
         this.#problems.delete(server.id);
         for (const t of allowed) {
           const name = toolNames.get(t.name) as string;
@@ -584,7 +595,7 @@ export class Host {
     this.#toolIndex = new Map(tools.map((t) => [t.name, t]));
     this.#promptIndex = new Map(prompts.map((p) => [p.name, p]));
     this.#withheld = Object.freeze(withheld);
-    this.#withheldIndex = new Map(withheld.filter((w) => w.kind === 'tool' || w.kind === 'prompt').map((w) => [`${w.kind}:${w.exposedName}`, w.reason]));
+    this.#withheldIndex = new Map(withheld.filter((w) => w.kind !== 'template').map((w) => [`${w.kind}:${w.exposedName}`, w.reason]));
     for (const change of changed) this.#emit(change);
   }
 
@@ -715,4 +726,13 @@ function sameList<T extends { readonly definition: unknown }>(a: readonly T[], b
     if (x.definition !== y.definition || key(x) !== key(y)) return false;
   }
   return true;
+}
+
+/** A withheld template's matcher, or undefined when its text is no valid URI template. */
+function parseTemplate(text: string): UriTemplate | undefined {
+  try {
+    return new UriTemplate(text);
+  } catch {
+    return undefined;
+  }
 }

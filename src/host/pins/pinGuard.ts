@@ -5,10 +5,20 @@
  *   `first-use`, or `pinned-key`/`trusted-publisher` when its manifest verifies).
  * - Later lists: a definition whose field-group digests match its pin is served as pinned
  *   (so a server that answers differently from one request to the next cannot slip a new text
- *   to the model). A changed or new one is quarantined: withheld, its calls refused with a
- *   reason naming the change and the review commands, until a person approves it
+ *   to the model). A changed one is quarantined: withheld, its calls refused with a reason
+ *   naming the change and the review commands, until a person approves it
  *   (`switchboard pins approve`). A change signed by a trusted publisher key is accepted.
- *   New resources are pinned on first sight (resource lists are often dynamic).
+ * - New items on a server already pinned, by kind:
+ *
+ *   | kind | new item | changed item |
+ *   |---|---|---|
+ *   | tool, prompt, template | quarantined (`added`): a tool that appears mid-session is a rug pull by addition | quarantined |
+ *   | resource | pinned on first sight (trust `first-use`) | quarantined |
+ *
+ *   A resource list enumerates data (files, rows, messages) and changes all the time, and a
+ *   resource is read, not run: quarantining every new URI would make pins unusable. Its text is
+ *   still judged by the scanner like any other; a pinned URI whose definition changes is
+ *   quarantined like a tool.
  * - Calls check a verdict computed at list time: a map lookup, nothing is hashed per call.
  * - A store that cannot be read or written quarantines everything (fail closed).
  *
@@ -202,6 +212,7 @@ export class PinGuard implements CatalogVetter {
     } else pendingInstructions = undefined;
     const keyThumbprint = signed?.thumbprint ?? before?.keyThumbprint;
     if (signed?.rotatedFrom !== undefined) this.#logger.info(`server ${input.serverId}: signing key rotated from ${signed.rotatedFrom} to ${signed.thumbprint} (signed by the old key)`);
+    const unchanged = before !== undefined && sameContent(before, items, pending, input.serverId, keyThumbprint, pendingInstructions);
     const record: ServerPins = {
       identity,
       alias: input.serverId,
@@ -211,9 +222,10 @@ export class PinGuard implements CatalogVetter {
       names: namesDigest(Object.keys(items)),
       items,
       pending,
-      updatedAt: before !== undefined && sameContent(before, items, pending, input.serverId, keyThumbprint, pendingInstructions) ? before.updatedAt : now,
+      updatedAt: unchanged && before !== undefined ? before.updatedAt : now,
     };
-    if (before === undefined || record.updatedAt !== before.updatedAt) {
+    // Decided on content, not on the clock: a change within the same millisecond is saved too.
+    if (!unchanged) {
       try {
         await this.#save(record);
       } catch (error) {

@@ -1,6 +1,6 @@
 // `switchboard scan`: --tools FILE (no server run), formats, --fail-on, and configured servers over stdio.
 import assert from 'node:assert/strict';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -56,6 +56,68 @@ describe('cli: switchboard scan', () => {
     assert.equal(out.code, 1, out.stderr);
     const report = JSON.parse(out.stdout) as { items: { server: string; item: string; verdict: string }[] };
     assert.deepEqual(report.items.map((i) => `${i.server}/${i.item}:${i.verdict}`), ['calc/sum:block', 'calc/difference:pass']);
+  });
+
+  it('rug pull between scans: the first scan pins, a definition changed since exits 1 with its classified diff until a person approves it', async () => {
+    const { command, args } = fixtureCommand('rugPullServer.ts');
+    const folder = await mkdtemp(join(dir, 'pins-'));
+    const config = join(folder, 'switchboard.json');
+    // The variable's value changes between runs, not its name: the server's identity (and so its pins) stays.
+    const write = (variant: string): Promise<void> => writeFile(config, JSON.stringify({ mcpServers: { weather: { command, args, env: { WEATHER_VARIANT: variant } } } }));
+    await write('original');
+    const first = await cli(['scan', config, '--yes']);
+    assert.equal(first.code, 0, first.stdout + first.stderr);
+    assert.doesNotMatch(first.stdout, /pins:/);
+    assert.match((await cli(['pins', 'list', '--config', config])).stdout, /tool:get_weather {2}first-use/, 'pinned on first sight, in the gateway\'s store');
+
+    await write('celsius'); // an honest text change: only the pins see it
+    const changed = await cli(['scan', config, '--yes']);
+    assert.equal(changed.code, 1, changed.stdout + changed.stderr);
+    assert.match(changed.stdout, /CHANGED {2}tool weather\/get_weather {2}\(pins: a pinned definition changed since it was approved\)/);
+    assert.match(changed.stdout, /\[text-changed\] description changed: "Gets the weather for a city\." → "Gets the weather for a city, in degrees Celsius\."/);
+    assert.match(changed.stdout, /review: switchboard pins diff weather tool:get_weather, then switchboard pins approve \(or reject\) weather tool:get_weather/);
+    assert.match(changed.stdout, /3 items scanned: 0 blocked, 0 with warnings, 3 clean\n1 pinned definition differs from its pin/);
+
+    const again = await cli(['scan', config, '--yes', '--format', 'json']);
+    assert.equal(again.code, 1, 'still pending: scanning twice does not clear a change');
+    const json = JSON.parse(again.stdout) as { pins: { server: string; key: string; status: string; changes: { class: string }[] }[] };
+    assert.deepEqual(json.pins.map((p) => [p.server, p.key, p.status, p.changes.map((c) => c.class)]), [['weather', 'tool:get_weather', 'changed', ['text-changed']]]);
+    const sarif = JSON.parse((await cli(['scan', config, '--yes', '--format', 'sarif'])).stdout) as { runs: { results: { ruleId: string; level: string }[] }[] };
+    assert.deepEqual(sarif.runs[0]?.results.map((r) => [r.ruleId, r.level]), [['pins/changed', 'error']]);
+    assert.equal((await cli(['scan', config, '--yes', '--fail-on', 'never'])).code, 0);
+
+    assert.equal((await cli(['pins', 'approve', 'weather', 'tool:get_weather', '--config', config])).code, 0);
+    const approved = await cli(['scan', config, '--yes']);
+    assert.equal(approved.code, 0, approved.stdout);
+    assert.doesNotMatch(approved.stdout, /CHANGED/);
+  });
+
+  it('rug pull between scans with a poisoned text: reported by both the pins (classified diff) and the scanner', async () => {
+    const { command, args } = fixtureCommand('rugPullServer.ts');
+    const folder = await mkdtemp(join(dir, 'pins-poisoned-'));
+    const config = join(folder, 'switchboard.json');
+    const write = (variant: string): Promise<void> => writeFile(config, JSON.stringify({ mcpServers: { weather: { command, args, env: { WEATHER_VARIANT: variant } } } }));
+    await write('original');
+    assert.equal((await cli(['scan', config, '--yes'])).code, 0);
+    await write('poisoned');
+    const out = await cli(['scan', config, '--yes']);
+    assert.equal(out.code, 1);
+    assert.match(out.stdout, /BLOCK {2}tool weather\/get_weather/);
+    assert.match(out.stdout, /CHANGED {2}tool weather\/get_weather/);
+    assert.match(out.stdout, /\[parameter-added\] parameter notes added/);
+  });
+
+  it('store corrupted: a pin store that cannot be read stops the scan before any server starts (fail closed)', async () => {
+    const { command, args } = fixtureCommand('rugPullServer.ts');
+    const folder = await mkdtemp(join(dir, 'pins-broken-'));
+    const config = join(folder, 'switchboard.json');
+    await writeFile(config, JSON.stringify({ mcpServers: { weather: { command, args } } }));
+    await mkdir(join(folder, '.switchboard'), { recursive: true });
+    await writeFile(join(folder, '.switchboard', 'pins.db'), 'garbage '.repeat(1000));
+    const out = await cli(['scan', config, '--yes']);
+    assert.equal(out.code, 1);
+    assert.match(out.stderr, /pins\.db is damaged.*Nothing was scanned\./);
+    assert.equal(out.stdout, '');
   });
 
   it('without consent a stdio server is not started and the report says so', async () => {

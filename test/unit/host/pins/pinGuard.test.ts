@@ -146,13 +146,18 @@ describe('host/pins: attacks', () => {
 describe('host/pins: a person decides', () => {
   it('server renamed: another configured id for the same launch keeps its pins and their trust', async () => {
     const store = new MemoryPinStore();
+    const changed = { ...WEATHER, description: 'The weather in a city, in Celsius' };
     const first = await pinnedHost([spec('old', 'server-x')], [WEATHER], { store });
+    await first.change('old', [changed]);
+    const [pinned] = await store.load();
+    await store.save(approvePending(pinned as ServerPins, 'tool:weather', 5).record);
     await first.close();
-    const second = await pinnedHost([spec('new', 'server-x')], [WEATHER], { store });
-    assert.deepEqual(names(second), ['weather']);
+    const second = await pinnedHost([spec('new', 'server-x')], [changed], { store });
+    assert.deepEqual(names(second), ['weather'], 'the approved definition is served under the new id');
     const records = await store.load();
     assert.equal(records.length, 1);
     assert.equal(records[0]?.alias, 'new');
+    assert.equal(records[0]?.items['tool:weather']?.trust, 'approved', 'the approval carried over');
     await second.close();
   });
 
