@@ -175,22 +175,23 @@ export class ConsentHttpApi {
 
   #events(request: HttpRequestLike): HttpResponseLike {
     let unsubscribe = (): void => undefined;
-    let timer: ReturnType<typeof setInterval> | undefined;
+    let timer: ReturnType<typeof setInterval> | undefined = undefined;
     const end = (): void => {
       unsubscribe();
       clearInterval(timer);
-      this.#streams.delete(end);
+      this.#streams.delete(close);
     };
     const stream = new PushSseStream(end);
+    const close = (): void => {
+      end();
+      stream.close();
+    };
     const send = (event: ConsentQueueEvent): void => stream.write(encodeSseEvent({ event: event.type, data: JSON.stringify(event.type === 'request' ? event.request : event) }));
     for (const pending of this.#o.queue.pending()) send({ type: 'request', request: pending });
     unsubscribe = this.#o.queue.subscribe(send);
     timer = setInterval(() => stream.write(encodeSseComment('keep-alive')), this.#o.keepAliveMs ?? 15_000);
     (timer as { unref?: () => void }).unref?.();
-    this.#streams.add(() => {
-      end();
-      stream.close();
-    });
+    this.#streams.add(close);
     request.onAbort?.(() => stream.cancel());
     return { status: 200, headers: { 'content-type': 'text/event-stream', 'cache-control': 'no-store', 'x-accel-buffering': 'no' }, body: stream };
   }
