@@ -58,7 +58,8 @@ guarded endpoint (namespaced tools, prompts, resources; the interceptor chain).
                   (spans, metrics); without one, telemetry is a no-op
 
 State (the bearer token, name assignments, launch approvals, OAuth tokens of remote
-servers, the pins in pins.db, the audit log in audit.db) lives in the config's stateDir
+servers, the pins in pins.db, the audit log in audit.db, the consent admin token and kept
+approvals in consent.db) lives in the config's stateDir
 (default .switchboard next to the config).
 A remote server with an "oauth" section needs a sign-in first: switchboard login <server>.
 With gateway.auth { "oauth": … } clients need access tokens from that issuer instead.

@@ -9,6 +9,8 @@
  *   free port. Either way its base URL is written to `<stateDir>/consent-url`, which
  *   `switchboard consent` reads.
  * - Answers are audited as `approval` records in the gateway's audit log.
+ * - Widened approvals are kept in `<stateDir>/consent.db` (`SqliteGrantStore`); a damaged file
+ *   stops the gateway with a clear message.
  *
  * @module
  */
@@ -18,7 +20,7 @@ import type { AuditLog } from '../host/audit.js';
 import type { HostConfig } from '../host/configTypes.js';
 import { ConsentHttpApi } from '../host/consent/consentHttpApi.js';
 import { consentInterceptor } from '../host/consent/consentInterceptor.js';
-import { globMatches, MemoryGrantStore } from '../host/consent/consentGrants.js';
+import { globMatches } from '../host/consent/consentGrants.js';
 import { ConsentQueue } from '../host/consent/consentQueue.js';
 import type { ConsentProvider } from '../host/consent/consentTypes.js';
 import { elicitationProvider } from '../host/consent/elicitationProvider.js';
@@ -28,6 +30,8 @@ import type { Interceptor } from '../host/interceptors.js';
 import { serverIdentity } from '../host/pins/serverIdentity.js';
 import { listen, type ListeningServer } from '../adapters/nodeHttp.js';
 import type { Logger } from '../util/logger.js';
+import { openGrantStore, type SqliteGrantStore } from '../store/sqliteGrantStore.js';
+import { CliFailure } from './args.js';
 import { terminalConsentProvider } from './consentTerminal.js';
 import { readStateSecret, stateSecret } from './stateSecret.js';
 
@@ -57,7 +61,12 @@ export async function gatewayConsent(options: {
   const { config } = options;
   const settings = config.consent;
   const queue = new ConsentQueue();
-  const grants = new MemoryGrantStore();
+  let grants: SqliteGrantStore;
+  try {
+    grants = openGrantStore(config.stateDir);
+  } catch (error) {
+    throw new CliFailure(`${error instanceof Error ? error.message : String(error)} The gateway did not start.`);
+  }
   const signer = settings.webhook === undefined ? undefined : new WebhookSigner(settings.webhook.secret, { replayWindowMs: settings.webhook.replayWindowMs });
   const providers: ConsentProvider[] = [];
   for (const name of settings.providers) {
@@ -110,6 +119,7 @@ export async function gatewayConsent(options: {
     async close() {
       api?.close();
       await own?.close();
+      await grants.close();
     },
   };
 }
