@@ -8,9 +8,9 @@
  *
  * @module
  */
-import { chmodSync, existsSync, mkdirSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import Database from 'better-sqlite3';
+import { join } from 'node:path';
+import type Database from 'better-sqlite3';
+import { openCheckedDatabase } from './sqliteFile.js';
 import type { ConsentGrant, ConsentGrantStore } from '../host/consent/consentGrants.js';
 import { McpError, McpErrorCode } from '../util/errors.js';
 
@@ -35,15 +35,9 @@ export class SqliteGrantStore implements ConsentGrantStore {
 
   /** Opens (or creates) the store at `path`; throws `ERR_MCP_STORE_CORRUPT` for a damaged file. */
   static open(path: string): SqliteGrantStore {
-    const created = !existsSync(path);
-    if (created) mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
     let db: Database.Database | undefined;
     try {
-      db = new Database(path);
-      if (created) chmodSync(path, 0o600);
-      db.pragma('busy_timeout = 2000');
-      const check = db.pragma('quick_check', { simple: true });
-      if (check !== 'ok') throw new Error(`the integrity check says ${JSON.stringify(check)}`);
+      db = openCheckedDatabase(path, (detail) => new Error(detail));
       db.pragma('journal_mode = WAL');
       db.exec(SCHEMA);
       // Session-bound approvals cannot apply to a new process's sessions.
