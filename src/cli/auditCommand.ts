@@ -35,7 +35,7 @@ const out = (line: string): void => void process.stdout.write(`${line}\n`);
 
 /** One human line of a record. */
 export function formatAuditRecord(r: AuditRecord): string {
-  const what = [r.method === 'server/request' ? `server/request ${r.serverMethod ?? ''}` : r.method, r.server !== undefined ? `${r.server}` : undefined, r.name].filter((x) => x !== undefined).join(' ');
+  const what = [r.kind !== 'request' ? r.kind : undefined, r.method === 'server/request' ? `server/request ${r.serverMethod ?? ''}` : r.method, r.server !== undefined ? `${r.server}` : undefined, r.name].filter((x) => x !== undefined).join(' ');
   const who = r.principal !== undefined ? ` by ${r.principal}` : '';
   const decided = r.decisions.length > 0 ? ` [${r.decisions.map((d) => `${d.interceptor}:${d.outcome}`).join(', ')}]` : '';
   const error = r.error !== undefined ? ` (${r.error})` : '';

@@ -15,9 +15,8 @@
  *
  * @module
  */
-import { randomBytes } from 'node:crypto';
 import { watch, type FSWatcher } from 'node:fs';
-import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { basename, dirname, resolve as resolvePath } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { HostConfig, ServerConfig } from '../host/configTypes.js';
@@ -37,6 +36,8 @@ import type { ListeningServer } from '../adapters/nodeHttp.js';
 import { describeError } from '../util/errors.js';
 import { createLineLogger, type Logger } from '../util/logger.js';
 import { CliFailure, parseArgs, portOption, UsageError } from './args.js';
+import { stateSecret, type StateSecret } from './stateSecret.js';
+import { gatewayConsent } from './gatewayConsent.js';
 
 /** Help text of the command. */
 export const gatewayHelp = `Usage: switchboard gateway [--config FILE] [--port N] [--host H] [--stdio] [--yes] [--no-auth] [--telemetry FILE]
@@ -55,12 +56,17 @@ guarded endpoint (namespaced tools, prompts, resources; the interceptor chain).
                   (spans, metrics); without one, telemetry is a no-op
 
 State (the bearer token, name assignments, launch approvals, OAuth tokens of remote
-servers, the pins in pins.db, the audit log in audit.db) lives in the config's stateDir
+servers, the pins in pins.db, the audit log in audit.db, the consent admin token and kept
+approvals in consent.db) lives in the config's stateDir
 (default .switchboard next to the config).
 A remote server with an "oauth" section needs a sign-in first: switchboard login <server>.
 With gateway.auth { "oauth": … } clients need access tokens from that issuer instead.
 Every server's definitions are pinned on first use; a changed one is quarantined until you
 approve it with \`switchboard pins approve\` (see \`switchboard pins --help\`).
+A call that needs a person's consent (switchboard.consent) is asked on this terminal (when it
+is one) and queued for the admin API under /consent/ (admin token in <stateDir>/admin-token;
+over --stdio the API gets its own loopback port, written to <stateDir>/consent-url); answer
+with \`switchboard consent list|approve|deny\`.
 `;
 
 /** Runs the command; resolves when the gateway stops (stdio: the client went away). */
@@ -96,6 +102,10 @@ export async function gatewayCommand(argv: readonly string[]): Promise<void> {
   const interactive = options['stdio'] !== true && process.stdin.isTTY === true && process.stderr.isTTY === true;
   const consent = consentFor(options['yes'] === true, interactive, stores.launches, config);
   let current = config;
+  const oauth = config.gateway.auth.kind === 'oauth' && !noAuth ? config.gateway.auth : undefined;
+  const token = options['stdio'] === true || noAuth || oauth !== undefined ? undefined : await gatewayToken(config.stateDir);
+  // Consent to calls the policy asks about (and the admin API the person answers through).
+  const callConsent = await gatewayConsent({ config, current: () => current, interactive, audit, logger });
   // The poisoning scanner (trust phase): per-server mode from the config, read live so a reload applies.
   const scanner = new ScanGuard({
     modeOf: (id) => current.servers.find((s) => s.id === id)?.options.scan,
@@ -112,9 +122,9 @@ export async function gatewayCommand(argv: readonly string[]): Promise<void> {
     logger,
     clientInfo: { name: 'switchboard-gateway', version: '0.1.0' },
     capabilities: GATEWAY_CLIENT_CAPABILITIES,
-    // Phases order them: audit (outermost), trust (pins, scanner), guard (innermost).
+    // Phases order them: audit (outermost), trust (pins, scanner), consent, guard (innermost).
     ...(pins !== undefined ? { trust: pins.guard } : {}),
-    interceptors: [auditInterceptor(audit), ...(pins !== undefined ? [pins.guard.interceptor()] : []), scanner.interceptor, ...(config.guards !== undefined ? [guardInterceptor(config.guards)] : [])],
+    interceptors: [auditInterceptor(audit), ...(pins !== undefined ? [pins.guard.interceptor()] : []), scanner.interceptor, callConsent.interceptor, ...(config.guards !== undefined ? [guardInterceptor(config.guards)] : [])],
   });
   // `switchboard pins approve|reject` in another process: reload and vet every server's lists again.
   const unwatchPins = pins?.store.watch(() => void pins.guard.reload().then(() => host.refreshTrust()));
@@ -132,6 +142,7 @@ export async function gatewayCommand(argv: readonly string[]): Promise<void> {
     watcher?.close();
     unwatchPins?.();
     await gateway.close();
+    await callConsent.close();
     await host.close();
     await audit.close().catch((error: unknown) => logger.error(`audit log: ${describeError(error)}`));
     await pins?.store.close();
@@ -140,19 +151,19 @@ export async function gatewayCommand(argv: readonly string[]): Promise<void> {
   if (options['stdio'] === true) {
     const transport = new StdioServerTransport({ input: process.stdin, output: process.stdout, logger });
     const connection = await gateway.server.connect(transport);
+    // No HTTP port over stdio: the consent API gets its own loopback listener.
+    await callConsent.publish(undefined);
     await new Promise<void>((resolve) => connection.onClose(() => resolve()));
     await shutdown();
     return;
   }
 
-  let token: Awaited<ReturnType<typeof gatewayToken>> | undefined;
   let running: ListeningServer;
-  const oauth = config.gateway.auth.kind === 'oauth' && !noAuth ? config.gateway.auth : undefined;
   try {
-    token = noAuth || oauth !== undefined ? undefined : await gatewayToken(config.stateDir);
     const { serveGatewayHttp } = await import('./gatewayHttp.js');
     const auth = oauth !== undefined ? oauth : token !== undefined ? { kind: 'token' as const, token: token.value } : { kind: 'none' as const };
-    running = await serveGatewayHttp(gateway, host, { host: host_, port, path: config.gateway.path, logger, auth });
+    running = await serveGatewayHttp(gateway, host, { host: host_, port, path: config.gateway.path, logger, auth, ...(callConsent.api !== undefined ? { consent: callConsent.api } : {}) });
+    await callConsent.publish(running.url);
   } catch (error) {
     // The servers are running: stop them, or the process would outlive its failure.
     await shutdown();
@@ -222,19 +233,9 @@ async function askYesNo(text: string): Promise<boolean> {
   }
 }
 
-/** The gateway's bearer token: read from `<stateDir>/gateway-token`, or generated (mode 0600). */
-async function gatewayToken(stateDir: string): Promise<{ value: string; file: string; created: boolean }> {
-  const file = resolvePath(stateDir, 'gateway-token');
-  try {
-    const value = (await readFile(file, 'utf8')).trim();
-    if (value.length >= 32) return { value, file, created: false };
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-  }
-  const value = randomBytes(32).toString('base64url');
-  await writeFile(file, `${value}\n`, { mode: 0o600 });
-  await chmod(file, 0o600);
-  return { value, file, created: true };
+/** The gateway's bearer token: `<stateDir>/gateway-token`, generated on first use (mode 0600). */
+function gatewayToken(stateDir: string): Promise<StateSecret> {
+  return stateSecret(stateDir, 'gateway-token');
 }
 
 function isLoopback(host: string): boolean {

@@ -11,6 +11,9 @@
  *   `WWW-Authenticate`; the token's principal reaches the host as `Principal.auth`;
  * - `none`: loopback only.
  *
+ * The consent admin API (`/consent/`, `consentHttpApi.ts`) is routed before the MCP credential
+ * check: it needs the admin token instead, and refuses the MCP bearer token.
+ *
  * Whatever the mode, the credential stops here: handlers never see `Authorization`, and the
  * host sends each downstream server only its own credentials (no token passthrough).
  *
@@ -21,6 +24,7 @@ import { listen, type ListeningServer } from '../adapters/nodeHttp.js';
 import { timingSafeEqual } from 'node:crypto';
 import { gatewayResourceAuth, type GatewayOAuthOptions } from './gatewayOAuth.js';
 import type { Gateway } from '../host/gateway.js';
+import { ConsentHttpApi } from '../host/consent/consentHttpApi.js';
 import type { Host } from '../host/host.js';
 import { createStreamableHttpHandler, type StreamableHttpHandler } from '../transport/http/server/server.js';
 import type { HttpRequestLike, HttpResponseLike } from '../transport/http/server/types.js';
@@ -34,6 +38,8 @@ export interface GatewayHttpOptions {
   readonly logger: Logger;
   /** How clients authenticate. */
   readonly auth: GatewayHttpAuth;
+  /** The consent admin API, served under `/consent/` with its own (admin) credential. */
+  readonly consent?: ConsentHttpApi;
 }
 
 /** The gateway's client authentication. */
@@ -67,6 +73,13 @@ export async function serveGatewayHttp(gateway: Gateway, host: Host, options: Ga
   };
   const handler: StreamableHttpHandler = {
     handle: (request) => {
+      // The person's side has its own credential (the admin token); the MCP token is refused there.
+      if (options.consent !== undefined && ConsentHttpApi.owns(request.path)) {
+        return options.consent.handle(request).then(
+          (r) => r ?? json(404, { error: 'not found' }),
+          (error: unknown) => json(400, { error: error instanceof Error ? error.message : String(error) }),
+        );
+      }
       const answered = health(request) ?? refused(request);
       if (answered !== undefined) return Promise.resolve(answered);
       return late.inner?.handle(request) ?? Promise.resolve(unavailable);

@@ -25,6 +25,7 @@ Commands:
   scan          scan tool definitions for poisoning and shadowing (a saved tools/list, or every configured server)
   import        print one Switchboard config with the servers of every MCP client found
   pins          review pinned definitions: list | diff | approve | reject
+  consent       answer calls waiting for a person's consent: list | approve | deny
   keygen        make a key to sign a server's manifest (Ed25519 or P-256)
   sign          sign a server's lists (or a key rotation) as a JWS
   wrap          point an MCP client at the Switchboard gateway (backup, merge, rewrite)
@@ -102,6 +103,10 @@ const commands: Readonly<Record<string, () => Promise<Command>>> = {
   pins: async () => {
     const m = await import('./pinsCommand.js');
     return { run: m.pinsCommand, help: m.pinsHelp };
+  },
+  consent: async () => {
+    const m = await import('./consentCommand.js');
+    return { run: m.consentCommand, help: m.consentHelp };
   },
   keygen: async () => {
     const m = await import('./signCommand.js');

@@ -11,6 +11,7 @@
  */
 import { McpError, McpErrorCode } from '../util/errors.js';
 import type { GuardOptions } from './guards.js';
+import type { ConsentConfig } from './consent/consentSettings.js';
 import type { SignaturePolicy, TrustedKey } from './pins/signatureCheck.js';
 
 /** How tool and prompt names of several servers are combined (see `namespacing.ts`). */
@@ -153,6 +154,8 @@ export interface HostConfig {
   readonly gateway: GatewayConfig;
   /** `switchboard.guards`: rate limits, caps and the circuit breaker; undefined = none. */
   readonly guards: GuardOptions | undefined;
+  /** `switchboard.consent`: who is asked when a call needs a person's consent (defaults when absent). */
+  readonly consent: ConsentConfig;
   /** Pin every server's definitions and quarantine changes (default true). */
   readonly pins: boolean;
   /** Publisher keys whose signed manifests are trusted (and whose signed updates need no review). */

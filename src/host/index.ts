@@ -126,3 +126,13 @@ export { groupDigests, itemKey, pinnedName, FIELD_GROUPS, type PinKind, type Gro
 export { serverIdentity as pinIdentity, displayIdentity } from './pins/serverIdentity.js';
 export { approvePending, rejectPending, selectRecords, formatPinList, formatPinDiff, INSTRUCTIONS_ITEM } from './pins/pinReview.js';
 export { checkSignature, type SignaturePolicy, type TrustedKey, type SignatureOutcome } from './pins/signatureCheck.js';
+export { consentInterceptor, reasonsOf, CONSENT_INTERCEPTOR_ID, DEFAULT_CONSENT_TIMEOUT_MS, type ConsentInterceptorOptions } from './consent/consentInterceptor.js';
+export { ONCE, type CallBinding, type ConsentAnswer, type ConsentEnvironment, type ConsentProvider, type ConsentRequest, type GrantScope, type Mediation } from './consent/consentTypes.js';
+export { MemoryGrantStore, checkScope, findGrant, grantCovers, grantOf, globMatches, type CallUnderConsent, type ConsentGrant, type ConsentGrantStore } from './consent/consentGrants.js';
+export { ConsentQueue, type ConsentQueueEvent, type ConsentQueueOptions } from './consent/consentQueue.js';
+export { ConsentHttpApi, CONSENT_API_PREFIX, type ConsentHttpApiOptions } from './consent/consentHttpApi.js';
+export { elicitationProvider } from './consent/elicitationProvider.js';
+export { webhookProvider, type WebhookProviderOptions } from './consent/webhookProvider.js';
+export { WebhookSigner, SIGNATURE_HEADER, TIMESTAMP_HEADER, DEFAULT_REPLAY_WINDOW_MS } from './consent/webhookSignature.js';
+export { parseScope, parseWebhookAnswer } from './consent/consentAnswers.js';
+export { describeConsentRequest, safeJson } from './consent/consentText.js';

@@ -9,3 +9,4 @@ export { JsonFileNameAssignmentStore, JsonFileLaunchApprovalStore, openStateStor
 export { SqliteAuditLog, AUDIT_GENESIS, type SqliteAuditOptions } from './sqliteAudit.js';
 export { OAuthTokenFiles, type ServerTokenOptions } from './oauthTokenFiles.js';
 export { SqlitePinStore, openPinStore, type SqlitePinStoreOptions } from './sqlitePinStore.js';
+export { SqliteGrantStore, openGrantStore } from './sqliteGrantStore.js';

@@ -11,9 +11,9 @@
  * @see https://www.sqlite.org/pragma.html#pragma_data_version
  * @module
  */
-import { chmodSync, existsSync, mkdirSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import Database from 'better-sqlite3';
+import { join } from 'node:path';
+import type Database from 'better-sqlite3';
+import { openCheckedDatabase } from './sqliteFile.js';
 import { checkServerPins, PinStoreCorruptError, type PinStore, type ServerPins } from '../host/pins/pinStore.js';
 
 const SCHEMA_VERSION = 1;
@@ -55,15 +55,9 @@ export class SqlitePinStore implements PinStore {
 
   /** Opens (or creates) the store at `path`. Throws {@link PinStoreCorruptError} for a damaged file. */
   static open(path: string, options: SqlitePinStoreOptions = {}): SqlitePinStore {
-    const created = !existsSync(path);
-    if (created) mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
     let db: Database.Database | undefined;
     try {
-      db = new Database(path);
-      if (created) chmodSync(path, 0o600);
-      db.pragma('busy_timeout = 2000');
-      const check = db.pragma('quick_check', { simple: true });
-      if (check !== 'ok') throw new PinStoreCorruptError(path, `the integrity check says ${JSON.stringify(check)}`);
+      db = openCheckedDatabase(path, (detail) => new PinStoreCorruptError(path, detail));
       const version = db.pragma('user_version', { simple: true }) as number;
       if (version > SCHEMA_VERSION) throw new PinStoreCorruptError(path, `schema version ${version} was written by a newer Switchboard`);
       db.pragma('journal_mode = WAL');

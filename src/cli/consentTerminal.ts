@@ -1,0 +1,57 @@
+/**
+ * The terminal consent provider: asks on the gateway's own TTY (never over `--stdio`, where
+ * stdin is the protocol), one request at a time. The prompt shows the full request
+ * (`describeConsentRequest`: server, identity, tool, reasons, every argument, escaped) and
+ * reads one answer:
+ *
+ * | key | approves |
+ * |---|---|
+ * | `y` | this call, once |
+ * | `s` | this exact call again in this session |
+ * | `t` | this tool with any arguments in this session |
+ * | anything else, or Enter | nothing: denied |
+ *
+ * A request answered elsewhere first (the HTTP API, a webhook) cancels its prompt.
+ *
+ * @module
+ */
+import type { Readable, Writable } from 'node:stream';
+import { describeConsentRequest } from '../host/consent/consentText.js';
+import { ONCE, type ConsentAnswer, type ConsentEnvironment, type ConsentProvider, type ConsentRequest, type GrantScope } from '../host/consent/consentTypes.js';
+
+/** Options of {@link terminalConsentProvider}. */
+export interface TerminalConsentOptions {
+  readonly input: Readable;
+  readonly output: Writable;
+}
+
+/** The `terminal` provider over `input`/`output` (a TTY). */
+export function terminalConsentProvider(options: TerminalConsentOptions): ConsentProvider {
+  let line: Promise<unknown> = Promise.resolve();
+  return {
+    name: 'terminal',
+    available: () => true,
+    ask(request: ConsentRequest, env: ConsentEnvironment): Promise<ConsentAnswer> {
+      const turn = line.then(() => prompt(options, request, env));
+      line = turn.catch(() => undefined);
+      return turn;
+    },
+  };
+}
+
+async function prompt(options: TerminalConsentOptions, request: ConsentRequest, env: ConsentEnvironment): Promise<ConsentAnswer> {
+  env.signal.throwIfAborted();
+  const { createInterface } = await import('node:readline/promises');
+  const rl = createInterface({ input: options.input, output: options.output, terminal: false });
+  try {
+    const session = request.session !== undefined;
+    const choices = `[y] once${session ? ', [s] this call for the session, [t] this tool for the session' : ''}, [N] deny`;
+    const answer = (await rl.question(`\n${describeConsentRequest(request)}\nAllow? ${choices}: `, { signal: env.signal })).trim().toLowerCase();
+    const scope: GrantScope | undefined =
+      answer === 'y' || answer === 'yes' ? ONCE : session && answer === 's' ? { match: 'call', duration: 'session' } : session && answer === 't' ? { match: 'tool', duration: 'session' } : undefined;
+    if (scope === undefined) return { approved: false, reason: 'denied at the terminal', approver: 'terminal', mediated: 'person' };
+    return { approved: true, scope, approver: 'terminal', mediated: 'person' };
+  } finally {
+    rl.close();
+  }
+}

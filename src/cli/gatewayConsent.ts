@@ -1,0 +1,137 @@
+/**
+ * Consent in `switchboard gateway`: the `consent` interceptor with the providers the config
+ * lists (`switchboard.consent`), the queue and its admin HTTP API, and the admin token.
+ *
+ * - The admin token lives in `<stateDir>/admin-token` (mode 0600), apart from the MCP bearer
+ *   token, which the API refuses by name.
+ * - Over HTTP the API is served on the gateway's own port under `/consent/`. Over `--stdio`
+ *   (no HTTP port) it gets its own listener on the gateway host (loopback by default) and a
+ *   free port. Either way its base URL is written to `<stateDir>/consent-url`, which
+ *   `switchboard consent` reads.
+ * - Answers are audited as `approval` records in the gateway's audit log.
+ * - Widened approvals are kept in `<stateDir>/consent.db` (`SqliteGrantStore`); a damaged file
+ *   stops the gateway with a clear message.
+ *
+ * @module
+ */
+import { writeFile } from 'node:fs/promises';
+import { resolve as resolvePath } from 'node:path';
+import type { AuditLog } from '../host/audit.js';
+import type { HostConfig } from '../host/configTypes.js';
+import { ConsentHttpApi } from '../host/consent/consentHttpApi.js';
+import { consentInterceptor } from '../host/consent/consentInterceptor.js';
+import { globMatches } from '../host/consent/consentGrants.js';
+import { ConsentQueue } from '../host/consent/consentQueue.js';
+import type { ConsentProvider } from '../host/consent/consentTypes.js';
+import { elicitationProvider } from '../host/consent/elicitationProvider.js';
+import { webhookProvider } from '../host/consent/webhookProvider.js';
+import { WebhookSigner } from '../host/consent/webhookSignature.js';
+import type { Interceptor } from '../host/interceptors.js';
+import { serverIdentity } from '../host/pins/serverIdentity.js';
+import { listen, type ListeningServer } from '../adapters/nodeHttp.js';
+import type { Logger } from '../util/logger.js';
+import { openGrantStore, type SqliteGrantStore } from '../store/sqliteGrantStore.js';
+import { CliFailure } from './args.js';
+import { terminalConsentProvider } from './consentTerminal.js';
+import { readStateSecret, stateSecret } from './stateSecret.js';
+
+/** The file with the consent API's base URL. */
+export const CONSENT_URL_FILE = 'consent-url';
+/** The file with the admin token. */
+export const ADMIN_TOKEN_FILE = 'admin-token';
+
+/** What the gateway needs of consent. */
+export interface GatewayConsent {
+  readonly interceptor: Interceptor;
+  /** The admin HTTP API (when the queue or the webhook is configured). */
+  readonly api: ConsentHttpApi | undefined;
+  /** Writes `consent-url`; over stdio starts the API's own listener first. */
+  publish(baseUrl: string | undefined): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Builds consent for a gateway on `config`; `current` reads the live config (reloads). */
+export async function gatewayConsent(options: {
+  readonly config: HostConfig;
+  readonly current: () => HostConfig;
+  readonly interactive: boolean;
+  readonly audit: AuditLog;
+  readonly logger: Logger;
+}): Promise<GatewayConsent> {
+  const { config } = options;
+  const settings = config.consent;
+  const queue = new ConsentQueue();
+  let grants: SqliteGrantStore;
+  try {
+    grants = openGrantStore(config.stateDir);
+  } catch (error) {
+    throw new CliFailure(`${error instanceof Error ? error.message : String(error)} The gateway did not start.`);
+  }
+  const signer = settings.webhook === undefined ? undefined : new WebhookSigner(settings.webhook.secret, { replayWindowMs: settings.webhook.replayWindowMs });
+  const providers: ConsentProvider[] = [];
+  for (const name of settings.providers) {
+    if (name === 'terminal' && options.interactive) providers.push(terminalConsentProvider({ input: process.stdin, output: process.stderr }));
+    if (name === 'queue') providers.push(queue);
+    if (name === 'elicitation') providers.push(elicitationProvider());
+    if (name === 'webhook' && settings.webhook !== undefined && signer !== undefined) {
+      providers.push(webhookProvider({ url: settings.webhook.url, signer, timeoutMs: settings.webhook.timeoutMs, queue }));
+    }
+  }
+  const served = settings.providers.includes('queue') || settings.providers.includes('webhook');
+  let api: ConsentHttpApi | undefined;
+  if (served) {
+    const admin = await stateSecret(config.stateDir, ADMIN_TOKEN_FILE);
+    const mcpToken = await readStateSecret(config.stateDir, 'gateway-token');
+    api = new ConsentHttpApi({ queue, grants, adminToken: admin.value, ...(mcpToken !== undefined ? { mcpToken } : {}), ...(signer !== undefined ? { webhook: signer } : {}) });
+  }
+  const interceptor = consentInterceptor({
+    providers,
+    grants,
+    timeoutMs: settings.timeoutMs,
+    identityOf: (id) => {
+      const spec = options.current().servers.find((s) => s.id === id);
+      return spec === undefined ? undefined : serverIdentity(spec);
+    },
+    audit: (entry) => options.audit.append(entry),
+    alwaysAsk: (ctx) => {
+      const name = ctx.params['name'];
+      if (ctx.method !== 'tools/call' || ctx.server === undefined || typeof name !== 'string') return undefined;
+      const target = `${ctx.server.id}/${name}`;
+      const rule = options.current().consent.ask.find((glob) => globMatches(glob, target));
+      return rule === undefined ? undefined : [`the config asks for a person's consent on every call of ${rule}`];
+    },
+  });
+  let own: ListeningServer | undefined;
+  return {
+    interceptor,
+    api,
+    async publish(baseUrl) {
+      if (api === undefined) return;
+      let url = baseUrl;
+      if (url === undefined) {
+        const handler = apiOnly(api);
+        own = await listen(handler, { host: config.gateway.host, port: 0, logger: options.logger });
+        url = own.url;
+      }
+      await writeFile(resolvePath(config.stateDir, CONSENT_URL_FILE), `${url}\n`, { mode: 0o600 });
+      process.stderr.write(`Consent API: ${new URL('consent/requests', url).href} (admin token in ${resolvePath(config.stateDir, ADMIN_TOKEN_FILE)})\n`);
+    },
+    async close() {
+      api?.close();
+      await own?.close();
+      await grants.close();
+    },
+  };
+}
+
+/** A handler serving only the consent API (for a gateway on stdio). */
+function apiOnly(api: ConsentHttpApi): Parameters<typeof listen>[0] {
+  const notFound = { status: 404, headers: { 'content-type': 'application/json' }, body: '{"error":"not found"}' };
+  return {
+    handle: async (request) => (await api.handle(request)) ?? notFound,
+    fetch: () => Promise.resolve(new Response(null, { status: 404 })),
+    maxBodyBytes: 64 * 1024,
+    sessionCount: 0,
+    close: () => Promise.resolve(),
+  };
+}
