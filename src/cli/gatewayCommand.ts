@@ -28,6 +28,8 @@ import { checkLaunch, launchSpecOf, type LaunchApprovalStore } from '../host/lau
 import { defaultTransportFactory } from '../adapters/hostTransports.js';
 import { auditInterceptor } from '../host/audit.js';
 import { guardInterceptor } from '../host/guards.js';
+import { sanitizeInterceptor } from '../host/sanitize/sanitize.js';
+import { redactingAuditLog, redactingLogger } from '../host/secrets/redact.js';
 import { hostOAuthHooks, loadConfig } from './hostSetup.js';
 import { openStateStores } from '../store/jsonFileStore.js';
 import { SqliteAuditLog } from '../store/sqliteAudit.js';
@@ -80,10 +82,14 @@ export async function gatewayCommand(argv: readonly string[]): Promise<void> {
   if (positionals.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])}`);
   const level = options['log-level'] ?? 'info';
   if (level !== 'debug' && level !== 'info' && level !== 'warn' && level !== 'error') throw new UsageError(`invalid --log-level ${String(level)}`);
-  const logger = createLineLogger((line) => process.stderr.write(line), level);
+  const lines = createLineLogger((line) => process.stderr.write(line), level);
+  // Every line passes secret redaction (until the config says otherwise: switchboard.redact).
+  let logger = redactingLogger(lines);
   if (typeof options['telemetry'] === 'string') await loadTelemetry(options['telemetry']);
   const file = resolvePath(typeof options['config'] === 'string' ? options['config'] : 'switchboard.json');
   const config = await loadConfig(file);
+  const secretOptions = { entropy: config.redact.entropy };
+  logger = config.redact.logs ? redactingLogger(lines, secretOptions) : lines;
   for (const warning of config.warnings) logger.warn(warning);
   // Checked before any server starts, so a bad flag leaves nothing running.
   const host_ = typeof options['host'] === 'string' ? options['host'] : config.gateway.host;
@@ -114,9 +120,15 @@ export async function gatewayCommand(argv: readonly string[]): Promise<void> {
     logger,
     clientInfo: { name: 'switchboard-gateway', version: '0.1.0' },
     capabilities: GATEWAY_CLIENT_CAPABILITIES,
-    // Phases order them: audit (outermost), trust (pins, scanner), guard (innermost).
+    // Phases order them: audit (outermost), trust (pins, scanner), guard (innermost: the sanitiser last, first on the result).
     ...(pins !== undefined ? { trust: pins.guard } : {}),
-    interceptors: [auditInterceptor(audit), ...(pins !== undefined ? [pins.guard.interceptor()] : []), scanner.interceptor, ...(config.guards !== undefined ? [guardInterceptor(config.guards)] : [])],
+    interceptors: [
+      auditInterceptor(config.redact.audit ? redactingAuditLog(audit, secretOptions) : audit),
+      ...(pins !== undefined ? [pins.guard.interceptor()] : []),
+      scanner.interceptor,
+      ...(config.guards !== undefined ? [guardInterceptor(config.guards)] : []),
+      ...(config.sanitize.mode !== 'off' ? [sanitizeInterceptor(config.sanitize)] : []),
+    ],
   });
   // `switchboard pins approve|reject` in another process: reload and vet every server's lists again.
   const unwatchPins = pins?.store.watch(() => void pins.guard.reload().then(() => host.refreshTrust()));

@@ -19,6 +19,7 @@
  */
 import { expandEnv } from './configEnv.js';
 import { readGuards } from './configGuards.js';
+import { readRedact, readSanitize } from './configSanitize.js';
 import { folderOf, pathToFileUri, resolvePath } from './configPaths.js';
 import { isLoopbackHttp } from './serverIdentity.js';
 import { ConfigReader, type JsonRecord, parseJsonText } from './configRead.js';
@@ -71,7 +72,7 @@ export const CONFIG_DEFAULTS = {
 } as const;
 
 const ENTRY_KEYS = ['type', 'command', 'args', 'env', 'cwd', 'url', 'headers', 'disabled'];
-const SWITCHBOARD_KEYS = ['namespacing', 'separator', 'exposure', 'stateDir', 'gateway', 'approvedLaunches', 'servers', 'roots', 'guards', 'pins', 'trustedKeys'];
+const SWITCHBOARD_KEYS = ['namespacing', 'separator', 'exposure', 'stateDir', 'gateway', 'approvedLaunches', 'servers', 'roots', 'guards', 'pins', 'trustedKeys', 'sanitize', 'redact'];
 const GATEWAY_KEYS = ['host', 'port', 'path', 'auth'];
 const OPTION_KEYS = ['tools', 'timeoutMs', 'maxConcurrency', 'era', 'oauth', 'roots', 'scan', 'signature'];
 const TYPES = ['stdio', 'http', 'streamable-http', 'sse'] as const;
@@ -110,6 +111,8 @@ export function parseConfig(text: string, options: ParseConfigOptions): HostConf
     stateDir: resolvePath(folder, section['stateDir'] === undefined ? CONFIG_DEFAULTS.stateDir : read.string(section['stateDir'], '$.switchboard.stateDir', true)),
     gateway: readGateway(read, section['gateway']),
     guards: readGuards(read, section['guards']),
+    sanitize: readSanitize(read, section['sanitize']),
+    redact: readRedact(read, section['redact']),
     pins: section['pins'] === undefined ? true : read.boolean(section['pins'], '$.switchboard.pins'),
     trustedKeys: readTrustedKeys(read, section['trustedKeys'], ids),
     approvedLaunches,

@@ -11,6 +11,7 @@
  */
 import { McpError, McpErrorCode } from '../util/errors.js';
 import type { GuardOptions } from './guards.js';
+import type { SanitizeOptions } from './sanitize/sanitize.js';
 import type { SignaturePolicy, TrustedKey } from './pins/signatureCheck.js';
 
 /** How tool and prompt names of several servers are combined (see `namespacing.ts`). */
@@ -136,6 +137,16 @@ export interface GatewayConfig {
   readonly auth: GatewayAuth;
 }
 
+/** `switchboard.redact`: where secrets are masked before text leaves the process. */
+export interface RedactConfig {
+  /** Every log line of the gateway (default true). */
+  readonly logs: boolean;
+  /** The audit log's error messages, reasons, details and names (default true). */
+  readonly audit: boolean;
+  /** Also mask long random-looking tokens no provider rule names (default true). */
+  readonly entropy: boolean;
+}
+
 /** A parsed, validated host configuration. */
 export interface HostConfig {
   /** The config file it came from (as given to `parseConfig`). */
@@ -153,6 +164,10 @@ export interface HostConfig {
   readonly gateway: GatewayConfig;
   /** `switchboard.guards`: rate limits, caps and the circuit breaker; undefined = none. */
   readonly guards: GuardOptions | undefined;
+  /** `switchboard.sanitize`: output sanitising of results (default mode `strip`). */
+  readonly sanitize: Required<SanitizeOptions>;
+  /** `switchboard.redact`: secret redaction of logs and the audit log (default on). */
+  readonly redact: RedactConfig;
   /** Pin every server's definitions and quarantine changes (default true). */
   readonly pins: boolean;
   /** Publisher keys whose signed manifests are trusted (and whose signed updates need no review). */
