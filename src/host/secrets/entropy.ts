@@ -18,7 +18,7 @@
 export const ENTROPY_RULE_ID = 'high-entropy';
 
 /** Runs of token characters; the boundaries make each run one candidate (linear in the text). */
-const CANDIDATE = /(?<![A-Za-z0-9+/_=-])[A-Za-z0-9+/_-]{24,256}={0,2}(?![A-Za-z0-9+/_=-])/gu;
+const CANDIDATE = /(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{24,256}={0,2}(?![A-Za-z0-9+/_=-])/gu;
 const HEX = /^[0-9a-fA-F-]+$/u;
 const BASE64 = /^[A-Za-z0-9+/_-]+={0,2}$/u;
 const WORD_SEGMENT = /(?:^|\/)[a-z]{4,}(?:\/|$)/u;
