@@ -8,15 +8,16 @@
  * exfiltration directives, smuggled tag-block text, plus result-specific frame breaks
  * (`</tool_result>`, `</function_results>`).
  *
- * Both are linear in the text and skip the work on the common case: printable ASCII goes
- * straight to a keyword prefilter, and the scanner runs only when the prefilter fires.
+ * Both are linear in the text and skip the work in the common case: printable ASCII is not
+ * rewritten at all, and the scanner runs only on text that passes a coarse screen
+ * ({@link mayCarryInjection}) of what its marker rules look for.
  *
  * @see https://www.unicode.org/reports/tr36/ (Unicode security considerations)
  * @module
  */
 import { scanText } from '../scanner/scan.js';
-import { ANSI_ESCAPE, BIDI_CONTROLS, CONTROL_CHARS, isStrayZeroWidth, normalize, PRIVATE_USE, TAG_CHARS, ZERO_WIDTH } from '../scanner/text.js';
-import { SENSITIVE_DATA, SENSITIVE_PATH } from '../scanner/lexicon.js';
+import { ANSI_ESCAPE, BIDI_CONTROLS, CONTROL_CHARS, decodeTags, isStrayZeroWidth, normalize, PRIVATE_USE, TAG_CHARS, ZERO_WIDTH } from '../scanner/text.js';
+import { SENSITIVE_PATH } from '../scanner/lexicon.js';
 
 /** How many characters of each kind were removed. */
 export interface StrippedCounts {
@@ -118,11 +119,43 @@ export function stripHidden(text: string): Stripped {
   return { text: out, counts, markers: [...markers] };
 }
 
-/** Words without which no injection rule can fire (checked on the lower-case, normalised text). */
-const STRONG_CUES =
-  /<\s*\/?\s*[a-z|!]|\[\/?(?:inst|system)\]|<<\/?sys>>|ignore|disregard|forget|overrid|overrul|bypass|jailbr|do anything now|\bmode\b|no longer|freed? from|liberated|you have no|\bsystem\b|assistant|developer|instruction|directive|\bobey|comply|follow|your (?:new|real|actual|true)\b|exfiltrat|(?:not|never|without)\s+(?:ever\s+)?(?:tell|inform|notify|mention|reveal|show|alert|disclose|let|warn|ask|confirm|say)|hide|conceal|keep (?:this|these|it)|mislead|deceiv|lie to|lying to|secretly|covertly|stealthily|!\[/u;
+/**
+ * The screen in front of the scanner: coarse forms of what the marker rules look for. Text
+ * that passes none of them cannot produce a marker, so the scanner (about a millisecond per
+ * kilobyte) runs only on the rare text that does; the scanner's rules then decide. Each entry
+ * is linear (bounded gaps, no nested repetition) and runs on the lower-case view.
+ */
+const SCREEN: readonly RegExp[] = [
+  // Instruction tags, frame breaks, chat-template tokens.
+  /<\s*\/?\s*(?:important|system|instructions?|admin|secret|hidden|override|sudo|root|developer|note[_-]?to|ai[_-]?only|assistant|llm|critical|mandatory|priority|context|directive|rules?|policy|command|tool_|function_|search_result|document_content|untrusted|user_input|human_turn)|<\||\[\/?(?:inst|system)\]|<<\/?sys>>/u,
+  // Override, reveal and new-orders phrasing: a verb, then within a few words what it overrides.
+  /\b(?:ignore|disregard|forget|override|overrule|bypass|abandon|discard|neglect|set aside|throw out|stop following|do not follow|don't follow|do not obey|don't obey)\b[^.!?\n]{0,60}?(?:instruction|direction|directive|rule|guideline|guardrail|prompt|constraint|polic|command|order|programming|restriction|safeguard|training|above|previous|prior|preceding|foregoing|earlier|request|question|wishes|intent)/u,
+  /system (?:prompt|message|instructions)|hidden prompt|initial prompt|developer (?:message|prompt)|instructions (?:above|verbatim)|(?:follow|obey|execute|comply with) (?:these|the following|my|the|our) (?:new|real|actual|updated|hidden|secret)|\b(?:your|the) (?:new|real|actual|true) (?:instructions|orders|task|purpose|goal)|comply with the (?:request|instruction)/u,
+  // Jailbreak phrasing and authority markers.
+  /jailbr|do anything now|dan mode|developer mode|god mode|unfiltered mode|no longer (?:bound|restricted|limited|constrained)|(?:free|freed|liberated) from (?:all |any |your )?(?:rules|restrictions|guidelines|constraints|policies)|without (?:any )?(?:ethical|moral|safety|content) (?:restrictions|limits|guidelines|filters|constraints)|you have no (?:rules|restrictions|limits|guidelines)|(?:system|admin|administrator|developer|root|sudo|security|emergency|god|maintenance)[ _-]?(?:override|mode enabled|mode activated)|(?:important|urgent|critical|mandatory) (?:system|admin|security|developer) (?:instruction|notice|message|directive|update|note)/u,
+  // Concealment from the user, covert action, exfiltration named as such, Markdown image beacons.
+  /\b(?:do not|don't|dont|never|must not|should not|without)\s+(?:ever\s+)?(?:tell|inform|notify|mention|reveal|alert|disclose|let|warn|say)\b[^.!?\n]{0,40}?\b(?:user|human|person|operator|customer)|\b(?:hide|conceal|keep)\b[^.!?\n]{0,40}?\bfrom (?:the )?(?:user|human)|\b(?:mislead|deceive|lie to|lying to|trick)s? (?:the )?users?|secretly|covertly|stealthily|surreptitiously|exfiltrat|!\[[^\]\n]{0,80}\]\(\s*https?:/u,
+];
+/** Sensitive things a coercion or exfiltration directive reaches for (with {@link SENSITIVE_PATH}). */
+const SENSITIVE_SCREEN = /api[ _-]?keys?|access[ _-]?(?:keys?|tokens?)|auth\w* tokens?|bearer tokens?|refresh tokens?|session (?:tokens?|cookies?)|passwords?|passphrases?|credentials?|secrets|private keys?|ssh keys?|signing keys?|seed phrases?|recovery phrases?|mnemonic|credit ?cards?|card numbers?|social security|conversation (?:history|context|logs?)|chat (?:history|logs?)|(?:previous|prior|all|user) messages|environment variables|env vars|process\.env|system prompt|clipboard|keystrokes|browsing history|cookies/u;
 /** Verbs of coercion and exfiltration: the scanner runs on them only together with a sensitive noun or path. */
-const WEAK_CUES = /before|prior to|\bfirst\b|at the start|\bread\b|\bopen\b|\bcat\b|send|upload|\bpost|forward|transmit|leak|e-?mail|curl|wget|share|copy|attach|include|pass\b|dump|extract/u;
+const MOVE_SCREEN = /before|prior to|\bfirst\b|\bread\b|\bopen\b|\bcat\b|send|upload|\bpost|forward|transmit|leak|e-?mail|curl|wget|share|copy|attach|include|\bpass\b|\bput\b|append|embed|dump|extract/u;
+/** A word mixing Latin with look-alike Greek or Cyrillic letters, or full-width Latin letters: such text is normalised (NFKC, homoglyphs folded) before the screen. */
+const LOOKALIKE = /[A-Za-z][\u0370-\u03FF\u0400-\u052F]|[\u0370-\u03FF\u0400-\u052F][A-Za-z]|[\uFF21-\uFF3A\uFF41-\uFF5A]/u;
+
+/** The lower-case text the screen reads: tag characters decoded, other hidden characters removed, homoglyphs folded when there are any. */
+function screenView(text: string, hidden: boolean): string {
+  if (!hidden) return text.toLowerCase();
+  if (LOOKALIKE.test(text)) return normalize(text);
+  return text.replace(/[\u{E0020}-\u{E007E}]+/gu, (run) => ` ${decodeTags(run)} `).replace(HIDDEN, '').toLowerCase();
+}
+
+/** True when `text` may carry a marker (see {@link SCREEN}); false means it carries none. */
+export function mayCarryInjection(text: string): boolean {
+  const view = screenView(text, UNUSUAL.test(text));
+  if (SCREEN.some((re) => re.test(view))) return true;
+  return (SENSITIVE_SCREEN.test(view) || SENSITIVE_PATH.test(view)) && MOVE_SCREEN.test(view);
+}
 
 /**
  * The scanner's rules whose hits mark a result as carrying instructions for the model. Rules
@@ -137,11 +170,9 @@ const FRAME_BREAK = /<\s*\/?\s*(?:tool_results?|function_results?|function_calls
 
 /** The prompt-injection markers of one text (rule ids, sorted); [] for ordinary text. */
 export function injectionMarkers(text: string): string[] {
-  const view = UNUSUAL.test(text) ? normalize(text) : text.toLowerCase();
-  const strong = STRONG_CUES.test(view);
-  if (!strong && !(WEAK_CUES.test(view) && (SENSITIVE_DATA.test(view) || SENSITIVE_PATH.test(view)))) return [];
+  if (!mayCarryInjection(text)) return [];
   const markers = new Set<string>();
-  if (FRAME_BREAK.test(text) || FRAME_BREAK.test(view)) markers.add('instruction-tag/frame-break');
+  if (FRAME_BREAK.test(text)) markers.add('instruction-tag/frame-break');
   let fakeTurn = false;
   for (const hit of scanText(text)) {
     if (hit.confidence === 'low') continue;

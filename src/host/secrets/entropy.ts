@@ -22,8 +22,8 @@ const CANDIDATE = /(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{24,256}={0,2}(?![A-Za-z0-
 const HEX = /^[0-9a-fA-F-]+$/u;
 const BASE64 = /^[A-Za-z0-9+/_-]+={0,2}$/u;
 const WORD_SEGMENT = /(?:^|\/)[a-z]{4,}(?:\/|$)/u;
-/** Words inside identifiers: `Item`, `Radiant`, `settings` (a capital and three or more lower-case letters, or four lower-case). */
-const WORD = /[A-Z]?[a-z]{3,}/gu;
+/** Words inside identifiers: `Item`, `Radiant`, `settings`, `SCHEMA` (four or more letters of one case, or a capital and three lower-case). */
+const WORD = /[A-Z]?[a-z]{3,}|[A-Z]{4,}/gu;
 
 /** True when most of `token` is made of words (`TFT5_Item_SunfireCapeRadiant`, `getUserAccountSettings2024`). */
 function wordy(token: string): boolean {

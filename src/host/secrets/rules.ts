@@ -35,10 +35,13 @@ const E = String.raw`(?![A-Za-z0-9_\-])`;
 /** Values that stand for a secret instead of being one (`<password>`, `${TOKEN}`, `your-api-key`, `changeme`, `****`). */
 export const PLACEHOLDER = /^(?:<|\$|\{|%|\[|\*|x{3,}|\.{3}|process\.env|os\.environ|env\.|your|my[-_]|insert|replace|example|sample|dummy|fake|changeme|change[-_]me|placeholder|redacted|secret$|password$|passwd$|pass$|token$|none$|null$|undefined$|true$|false$|string$|str$|required$|optional$|test$|abc|123)/iu;
 
-/** A password-ish value: not a placeholder, at least 6 characters, some letter and some digit or symbol. */
+/** Code, not a value: a call (`field(context`) or a property path (`response.access_token`, `this.#secret`). */
+const CODE = /\(|^(?:this\.)?[A-Za-z_$#][\w$#]*(?:\.[A-Za-z_$#][\w$#]*)+$/u;
+
+/** A password-ish value: not a placeholder nor code, at least 6 characters, some letter and some digit or symbol. */
 function passwordLike(value: string): boolean {
   const v = value.replace(/^['"]|['"]$/gu, '');
-  if (v.length < 6 || PLACEHOLDER.test(v)) return false;
+  if (v.length < 6 || PLACEHOLDER.test(v) || CODE.test(v)) return false;
   return /[A-Za-z]/u.test(v) && /[0-9!#$%&()*+,./:;<=>?@^_~-]/u.test(v);
 }
 

@@ -54,3 +54,9 @@ describe('secrets/entropy', () => {
     });
   }
 });
+
+describe('secrets/entropy: upper-case identifiers', () => {
+  it('ignores a constant name with digits (JSON_SCHEMA_2020_12_INPUT)', () => {
+    assert.deepEqual(findHighEntropy('const JSON_SCHEMA_2020_12_INPUT = 1;'), []);
+  });
+});

@@ -174,3 +174,11 @@ describe('secret rules: no catastrophic backtracking', () => {
     });
   }
 });
+
+describe('secret rules: code is not a credential', () => {
+  it('an assignment from a call or a property path is not a password', () => {
+    for (const text of ['const password = field(context, "password");', 'refresh_token = response.refresh_token', 'secret = this.#secret']) {
+      assert.deepEqual(findSecrets(text, { entropy: false }), [], text);
+    }
+  });
+});
