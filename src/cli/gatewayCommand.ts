@@ -27,6 +27,8 @@ import { checkLaunch, launchSpecOf, type LaunchApprovalStore } from '../host/lau
 import { defaultTransportFactory } from '../adapters/hostTransports.js';
 import { auditInterceptor } from '../host/audit.js';
 import { guardInterceptor } from '../host/guards.js';
+import { sanitizeInterceptor } from '../host/sanitize/sanitize.js';
+import { redactingAuditLog, redactingLogger } from '../host/secrets/redact.js';
 import { hostOAuthHooks, loadConfig, openPins } from './hostSetup.js';
 import { openStateStores } from '../store/jsonFileStore.js';
 import { SqliteAuditLog } from '../store/sqliteAudit.js';
@@ -84,10 +86,14 @@ export async function gatewayCommand(argv: readonly string[]): Promise<void> {
   if (positionals.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])}`);
   const level = options['log-level'] ?? 'info';
   if (level !== 'debug' && level !== 'info' && level !== 'warn' && level !== 'error') throw new UsageError(`invalid --log-level ${String(level)}`);
-  const logger = createLineLogger((line) => process.stderr.write(line), level);
+  const lines = createLineLogger((line) => process.stderr.write(line), level);
+  // Every line passes secret redaction (until the config says otherwise: switchboard.redact).
+  let logger = redactingLogger(lines);
   if (typeof options['telemetry'] === 'string') await loadTelemetry(options['telemetry']);
   const file = resolvePath(typeof options['config'] === 'string' ? options['config'] : 'switchboard.json');
   const config = await loadConfig(file);
+  const secretOptions = { entropy: config.redact.entropy };
+  logger = config.redact.logs ? redactingLogger(lines, secretOptions) : lines;
   for (const warning of config.warnings) logger.warn(warning);
   // Checked before any server starts, so a bad flag leaves nothing running.
   const host_ = typeof options['host'] === 'string' ? options['host'] : config.gateway.host;
@@ -98,6 +104,8 @@ export async function gatewayCommand(argv: readonly string[]): Promise<void> {
   const stores = openStateStores(config.stateDir);
   // Opened before any server starts: a corrupt audit log stops the gateway with a clear message.
   const audit = SqliteAuditLog.open(auditFile(config.stateDir));
+  // What reaches the log (requests and approvals alike) passes secret redaction first.
+  const auditLog = config.redact.audit ? redactingAuditLog(audit, secretOptions) : audit;
   // Over --stdio, stdin is the protocol: nobody can be asked there.
   const interactive = options['stdio'] !== true && process.stdin.isTTY === true && process.stderr.isTTY === true;
   const consent = consentFor(options['yes'] === true, interactive, stores.launches, config);
@@ -105,7 +113,7 @@ export async function gatewayCommand(argv: readonly string[]): Promise<void> {
   const oauth = config.gateway.auth.kind === 'oauth' && !noAuth ? config.gateway.auth : undefined;
   const token = options['stdio'] === true || noAuth || oauth !== undefined ? undefined : await gatewayToken(config.stateDir);
   // Consent to calls the policy asks about (and the admin API the person answers through).
-  const callConsent = await gatewayConsent({ config, current: () => current, interactive, audit, logger });
+  const callConsent = await gatewayConsent({ config, current: () => current, interactive, audit: auditLog, logger });
   // The poisoning scanner (trust phase): per-server mode from the config, read live so a reload applies.
   const scanner = new ScanGuard({
     modeOf: (id) => current.servers.find((s) => s.id === id)?.options.scan,
@@ -122,9 +130,16 @@ export async function gatewayCommand(argv: readonly string[]): Promise<void> {
     logger,
     clientInfo: { name: 'switchboard-gateway', version: '0.1.0' },
     capabilities: GATEWAY_CLIENT_CAPABILITIES,
-    // Phases order them: audit (outermost), trust (pins, scanner), consent, guard (innermost).
+    // Phases order them: audit (outermost), trust (pins, scanner), consent, guard (innermost: the sanitiser last, first on the result).
     ...(pins !== undefined ? { trust: pins.guard } : {}),
-    interceptors: [auditInterceptor(audit), ...(pins !== undefined ? [pins.guard.interceptor()] : []), scanner.interceptor, callConsent.interceptor, ...(config.guards !== undefined ? [guardInterceptor(config.guards)] : [])],
+    interceptors: [
+      auditInterceptor(auditLog),
+      ...(pins !== undefined ? [pins.guard.interceptor()] : []),
+      scanner.interceptor,
+      callConsent.interceptor,
+      ...(config.guards !== undefined ? [guardInterceptor(config.guards)] : []),
+      ...(config.sanitize.mode !== 'off' ? [sanitizeInterceptor(config.sanitize)] : []),
+    ],
   });
   // `switchboard pins approve|reject` in another process: reload and vet every server's lists again.
   const unwatchPins = pins?.store.watch(() => void pins.guard.reload().then(() => host.refreshTrust()));

@@ -20,6 +20,7 @@
 import { expandEnv } from './configEnv.js';
 import { readGuards } from './configGuards.js';
 import { readConsent } from './configConsent.js';
+import { readRedact, readSanitize } from './configSanitize.js';
 import { folderOf, pathToFileUri, resolvePath } from './configPaths.js';
 import { isLoopbackHttp } from './serverIdentity.js';
 import { ConfigReader, type JsonRecord, parseJsonText } from './configRead.js';
@@ -72,7 +73,7 @@ export const CONFIG_DEFAULTS = {
 } as const;
 
 const ENTRY_KEYS = ['type', 'command', 'args', 'env', 'cwd', 'url', 'headers', 'disabled'];
-const SWITCHBOARD_KEYS = ['namespacing', 'separator', 'exposure', 'stateDir', 'gateway', 'approvedLaunches', 'servers', 'roots', 'guards', 'pins', 'trustedKeys', 'consent'];
+const SWITCHBOARD_KEYS = ['namespacing', 'separator', 'exposure', 'stateDir', 'gateway', 'approvedLaunches', 'servers', 'roots', 'guards', 'pins', 'trustedKeys', 'consent', 'sanitize', 'redact'];
 const GATEWAY_KEYS = ['host', 'port', 'path', 'auth'];
 const OPTION_KEYS = ['tools', 'timeoutMs', 'maxConcurrency', 'era', 'oauth', 'roots', 'scan', 'signature'];
 const TYPES = ['stdio', 'http', 'streamable-http', 'sse'] as const;
@@ -112,6 +113,8 @@ export function parseConfig(text: string, options: ParseConfigOptions): HostConf
     gateway: readGateway(read, section['gateway']),
     guards: readGuards(read, section['guards']),
     consent: readConsent(read, section['consent'], options.env, warnings),
+    sanitize: readSanitize(read, section['sanitize']),
+    redact: readRedact(read, section['redact']),
     pins: section['pins'] === undefined ? true : read.boolean(section['pins'], '$.switchboard.pins'),
     trustedKeys: readTrustedKeys(read, section['trustedKeys'], ids),
     approvedLaunches,

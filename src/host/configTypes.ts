@@ -12,6 +12,7 @@
 import { McpError, McpErrorCode } from '../util/errors.js';
 import type { GuardOptions } from './guards.js';
 import type { ConsentConfig } from './consent/consentSettings.js';
+import type { SanitizeOptions } from './sanitize/sanitize.js';
 import type { SignaturePolicy, TrustedKey } from './pins/signatureCheck.js';
 
 /** How tool and prompt names of several servers are combined (see `namespacing.ts`). */
@@ -137,6 +138,16 @@ export interface GatewayConfig {
   readonly auth: GatewayAuth;
 }
 
+/** `switchboard.redact`: where secrets are masked before text leaves the process. */
+export interface RedactConfig {
+  /** Every log line of the gateway (default true). */
+  readonly logs: boolean;
+  /** The audit log's error messages, reasons, details and names (default true). */
+  readonly audit: boolean;
+  /** Also mask long random-looking tokens no provider rule names (default true). */
+  readonly entropy: boolean;
+}
+
 /** A parsed, validated host configuration. */
 export interface HostConfig {
   /** The config file it came from (as given to `parseConfig`). */
@@ -156,6 +167,10 @@ export interface HostConfig {
   readonly guards: GuardOptions | undefined;
   /** `switchboard.consent`: who is asked when a call needs a person's consent (defaults when absent). */
   readonly consent: ConsentConfig;
+  /** `switchboard.sanitize`: output sanitising of results (default mode `strip`). */
+  readonly sanitize: Required<SanitizeOptions>;
+  /** `switchboard.redact`: secret redaction of logs and the audit log (default on). */
+  readonly redact: RedactConfig;
   /** Pin every server's definitions and quarantine changes (default true). */
   readonly pins: boolean;
   /** Publisher keys whose signed manifests are trusted (and whose signed updates need no review). */

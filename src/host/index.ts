@@ -96,6 +96,10 @@ export {
   type AuditInterceptorOptions,
 } from './audit.js';
 export { guardInterceptor, GUARD_IDS, MemoryRateLimitStore, type GuardOptions, type RateLimitRule, type RateLimitScope, type RateLimitStore } from './guards.js';
+export { sanitizeInterceptor, sanitizeResult, redactResult, injectionNotice, SANITIZE_INTERCEPTOR_ID, type SanitizeMode, type SanitizeOptions, type SanitizeReport } from './sanitize/sanitize.js';
+export { findSecrets, redactSecrets, type SecretMatch, type SecretScanOptions } from './secrets/findSecrets.js';
+export { redactAuditEntry, redactingAuditLog, redactingLogger, redactValue } from './secrets/redact.js';
+export { SECRET_RULES, type SecretRule } from './secrets/rules.js';
 export { Gateway, GATEWAY_CLIENT_CAPABILITIES, SEARCH_TOOL, CALL_TOOL, type GatewayOptions, type ExposureFilter } from './gateway.js';
 export { GatewayTasks, withTasksExtension, type GatewayTasksOptions } from './gatewayTasks.js';
 export { PendingCall, PendingCalls, type PendingCallsOptions, type Attempt, type Launch, type LaunchRound, type Step, type Driver } from './bridge.js';

@@ -31,11 +31,14 @@ function textRules(target: AnalyzedItem, depth: number): void {
   checkInjection(target);
   checkStealth(target);
   checkDataFlow(target);
-  checkEncoded(target, rescan, depth);
+  checkEncoded(target, scanText, depth);
 }
 
-/** Scans decoded text as if it were a description. */
-function rescan(text: string, depth: number): readonly Hit[] {
+/**
+ * Runs the text rules on one free text as if it were a tool's description (decoded payloads
+ * here; tool results in the sanitiser). Hits are located at `$`.
+ */
+export function scanText(text: string, depth = 0): readonly Hit[] {
   const target = analyze({ kind: 'tool', name: 'decoded', strings: [{ path: '$', role: 'description', text }], parameters: [] }, undefined, new Set(), []);
   textRules(target, depth);
   return target.hits;

@@ -33,6 +33,20 @@ const ALL_INVISIBLE = new RegExp(
   'gu',
 );
 
+const EMOJI_NEIGHBOUR = /[\p{Extended_Pictographic}\p{Emoji_Modifier}\p{Emoji_Component}]/u;
+const JOINING_SCRIPT = /[\p{Script=Arabic}\p{Script=Devanagari}\p{Script=Bengali}\p{Script=Gurmukhi}\p{Script=Gujarati}\p{Script=Oriya}\p{Script=Tamil}\p{Script=Telugu}\p{Script=Kannada}\p{Script=Malayalam}\p{Script=Sinhala}\p{Script=Syriac}\p{Script=Thai}\p{Script=Khmer}\p{Script=Myanmar}]/u;
+
+/**
+ * True when the zero-width character `c` (between `prev` and `next`) hides something: false
+ * for ZWJ/ZWNJ inside an emoji sequence or a joining script, a soft hyphen inside a word, and
+ * a BOM at the start of the text, where they are normal.
+ */
+export function isStrayZeroWidth(c: string, prev: string, next: string, atStart: boolean): boolean {
+  if (c === '\uFEFF' && atStart) return false;
+  if ((c === '\u200D' || c === '\u200C') && (EMOJI_NEIGHBOUR.test(prev) || EMOJI_NEIGHBOUR.test(next) || JOINING_SCRIPT.test(prev) || JOINING_SCRIPT.test(next))) return false;
+  return !(c === '\u00AD' && /\p{L}/u.test(prev) && /\p{L}/u.test(next));
+}
+
 /** Cyrillic, Greek and other look-alikes of Latin letters (a subset of UTS #39 confusables that covers the usual attacks). */
 const HOMOGLYPHS: Readonly<Record<string, string>> = {
   а: 'a', в: 'b', е: 'e', ё: 'e', к: 'k', м: 'm', н: 'h', о: 'o', р: 'p', с: 'c', т: 't', у: 'y', х: 'x', і: 'i', ї: 'i', ј: 'j', ѕ: 's', ԁ: 'd', ԛ: 'q', ԝ: 'w', һ: 'h', ӏ: 'l', ɡ: 'g', ɑ: 'a', ı: 'i', ȷ: 'j', ℓ: 'l',

@@ -3,7 +3,7 @@
  * harvested as a side effect, exfiltration directives (data moved to a destination outside
  * the user's control), pre-execution coercion ("before using this tool, read …"), shell
  * commands that fetch and run code or open a reverse shell, and secrets embedded in the
- * definition itself.
+ * definition itself (the provider formats of `secrets/rules.ts`).
  *
  * Naming a sensitive file warns (honest credential tools exist); moving sensitive data to an
  * outsider, or requiring the model to read it first, blocks.
@@ -11,6 +11,7 @@
  * @module
  */
 import { eachMatch, emit, isMention, textStrings, type AnalyzedItem } from '../analysis.js';
+import { findSecrets } from '../../secrets/findSecrets.js';
 import { DIRECTIVE_LEAD, DOCUMENTATION_DOMAIN, EXTERNAL_SINK, HOSTILE_SINK, LOCAL_SINK, SENSITIVE_DATA, SENSITIVE_PATH, TRANSFER, WHOLESALE } from '../lexicon.js';
 
 /** "before using this tool, (you must) read/send/pass …", "first read …". */
@@ -25,18 +26,9 @@ const STANDING_COLLECT = /\b(?:whenever|every time|each time|if ever|when(?:ever
 /** Commands that download and run code, open a reverse shell, or destroy data. */
 const SHELL = /\b(?:curl|wget|iwr|invoke-webrequest)\b[^|\n]{0,200}\|\s*(?:sudo\s+)?(?:sh|bash|zsh|python3?|perl|node|iex)\b|\/dev\/(?:tcp|udp)\/|\b(?:bash|sh)\s+-i\b|\b(?:nc|ncat|netcat)\b(?:\s+-\w+)*\s+(?:-e\s+\S+|\S+\s+\d{2,5})|\brm\s+-(?:rf|fr|r)\s+(?:\/|~|\*|\$home)|\bchmod\s+[+0-7]*x\s+\S+\s*(?:&&|;)|\bmkfifo\b|\bpowershell\b[^\n]{0,40}-(?:enc|encodedcommand|e)\b|\bbase64\s+(?:-d|--decode)\s*\||\bsystem\s*\(\s*['"`]|\bos\.system\s*\(|\beval\s*\(\s*(?:atob|base64|decode)/u;
 
-/** Known secret shapes (provider prefixes, PEM keys, JWTs) and key=value assignments of high-entropy values. */
-const SECRET_SHAPES: readonly (readonly [string, RegExp])[] = [
-  ['AWS access key', /\b(?:AKIA|ASIA)[0-9A-Z]{16}\b/u],
-  ['OpenAI/Anthropic key', /\bsk-(?:proj-|ant-(?:api\d\d-)?)?[A-Za-z0-9_-]{20,}\b/u],
-  ['GitHub token', /\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,})\b/u],
-  ['Slack token', /\bxox[abposr]-[A-Za-z0-9-]{10,}\b/u],
-  ['Google API key', /\bAIza[0-9A-Za-z_-]{35}\b/u],
-  ['Stripe key', /\b(?:sk|rk)_(?:live|test)_[0-9a-zA-Z]{16,}\b/u],
-  ['private key', /-----BEGIN (?:RSA |EC |DSA |OPENSSH |PGP |ENCRYPTED )?PRIVATE KEY-----/u],
-  ['JSON Web Token', /\beyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\b/u],
-  ['bearer token', /\bBearer\s+[A-Za-z0-9._~+/-]{20,}=*/u],
-];
+/** Provider formats only: assignments are judged by {@link ASSIGNMENT} below, with the scanner's own threshold. */
+const GENERIC_SECRET_RULES: ReadonlySet<string> = new Set(['password-assignment', 'connection-string-password']);
+/** A key=value assignment of a high-entropy literal. */
 const ASSIGNMENT = /\b(?:api[_-]?key|apikey|secret|client[_-]?secret|access[_-]?key|auth[_-]?token|token|password|passwd|pwd)\s*[:=]\s*['"]?([A-Za-z0-9_\-+/=.]{16,})/iu;
 const PLACEHOLDER = /^(?:your|my|insert|replace|example|sample|dummy|test|fake|xxx|changeme|placeholder|redacted|\*+|<|\$\{)/iu;
 
@@ -58,12 +50,9 @@ export function checkDataFlow(target: AnalyzedItem): void {
       const inValue = s.role === 'default' || s.role === 'enum' || s.role === 'example';
       emit(target, { rule: 'sensitive/credential-file', family: 'sensitive', severity: inValue ? 'high' : 'medium', confidence: 'high', blocking: false, message: `names a credential or key file (${path[0].trim()})`, evidence: path[0], path: s.path });
     }
-    for (const [label, re] of SECRET_SHAPES) {
-      const m = re.exec(s.text);
-      if (m !== null) {
-        emit(target, { rule: 'secret/embedded', family: 'secret', severity: 'high', confidence: 'high', blocking: false, message: `an embedded secret (${label}) in model-visible text`, evidence: `${m[0].slice(0, 12)}…`, path: s.path });
-        break;
-      }
+    const secret = findSecrets(s.text, { entropy: false }).find((m) => !GENERIC_SECRET_RULES.has(m.rule));
+    if (secret !== undefined) {
+      emit(target, { rule: 'secret/embedded', family: 'secret', severity: 'high', confidence: 'high', blocking: false, message: `an embedded secret (${secret.rule}) in model-visible text`, evidence: `${secret.value.slice(0, 12)}…`, path: s.path });
     }
     const assignment = ASSIGNMENT.exec(s.text);
     if (assignment !== null) {

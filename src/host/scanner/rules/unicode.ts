@@ -9,27 +9,15 @@
  * @module
  */
 import { emit, type AnalyzedItem } from '../analysis.js';
-import { ANSI_ESCAPE, BIDI_CONTROLS, CONTROL_CHARS, decodeTags, isMixedScript, PRIVATE_USE, TAG_CHARS, VARIATION_SELECTORS, ZERO_WIDTH } from '../text.js';
+import { ANSI_ESCAPE, BIDI_CONTROLS, CONTROL_CHARS, decodeTags, isMixedScript, isStrayZeroWidth, PRIVATE_USE, TAG_CHARS, VARIATION_SELECTORS, ZERO_WIDTH } from '../text.js';
 
-const EMOJI_NEIGHBOUR = /[\p{Extended_Pictographic}\p{Emoji_Modifier}\p{Emoji_Component}]/u;
-const JOINING_SCRIPT = /[\p{Script=Arabic}\p{Script=Devanagari}\p{Script=Bengali}\p{Script=Gurmukhi}\p{Script=Gujarati}\p{Script=Oriya}\p{Script=Tamil}\p{Script=Telugu}\p{Script=Kannada}\p{Script=Malayalam}\p{Script=Sinhala}\p{Script=Syriac}\p{Script=Thai}\p{Script=Khmer}\p{Script=Myanmar}]/u;
 const RTL = /[\p{Script=Arabic}\p{Script=Hebrew}\p{Script=Syriac}\p{Script=Thaana}]/u;
 
 /** Zero-width characters that are not part of an emoji sequence or a joining script (where ZWJ/ZWNJ are normal), nor a leading BOM. */
 function strayZeroWidth(text: string): string[] {
-  const out: string[] = [];
-  if (!ZERO_WIDTH_ONE.test(text)) return out;
+  if (!ZERO_WIDTH_ONE.test(text)) return [];
   const chars = [...text];
-  chars.forEach((c, i) => {
-    if (!ZERO_WIDTH_ONE.test(c)) return;
-    if (c === '\uFEFF' && i === 0) return;
-    const prev = chars[i - 1] ?? '';
-    const next = chars[i + 1] ?? '';
-    if ((c === '\u200D' || c === '\u200C') && (EMOJI_NEIGHBOUR.test(prev) || EMOJI_NEIGHBOUR.test(next) || JOINING_SCRIPT.test(prev) || JOINING_SCRIPT.test(next))) return;
-    if (c === '\u00AD' && /\p{L}/u.test(prev) && /\p{L}/u.test(next)) return;
-    out.push(c);
-  });
-  return out;
+  return chars.filter((c, i) => ZERO_WIDTH_ONE.test(c) && isStrayZeroWidth(c, chars[i - 1] ?? '', chars[i + 1] ?? '', i === 0));
 }
 
 const ZERO_WIDTH_ONE = new RegExp(ZERO_WIDTH.source, 'u');

@@ -1,0 +1,99 @@
+/**
+ * The model-visible text of a result, for rewriting: {@link mapResultText} applies a function
+ * to every text a `tools/call`, `prompts/get` or `resources/read` result carries (text content,
+ * embedded resource text, resource link titles and descriptions, every string of structured
+ * content, prompt descriptions and message content, resource contents), copying only what
+ * changes. Binary parts (`blob`, image and audio `data`), URIs and `_meta` are left alone.
+ *
+ * @see https://modelcontextprotocol.io/specification/2025-11-25/server/tools#tool-result
+ * @see https://modelcontextprotocol.io/specification/2025-11-25/server/prompts#getting-a-prompt
+ * @see https://modelcontextprotocol.io/specification/2025-11-25/server/resources#reading-resources
+ * @module
+ */
+
+/** Rewrites one text; returns it unchanged (the same string) when there is nothing to do. */
+export type TextMap = (text: string) => string;
+
+type Obj = Record<string, unknown>;
+
+const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/** `obj` with `key` replaced when `fn` changed it (copy on write). */
+function field(obj: Obj, key: string, fn: (v: unknown) => unknown): Obj {
+  if (!(key in obj)) return obj;
+  const before = obj[key];
+  const after = fn(before);
+  return after === before ? obj : { ...obj, [key]: after };
+}
+
+function text(fn: TextMap): (v: unknown) => unknown {
+  return (v) => (typeof v === 'string' ? fn(v) : v);
+}
+
+function array(each: (v: unknown) => unknown): (v: unknown) => unknown {
+  return (v) => {
+    if (!Array.isArray(v)) return v;
+    let out: unknown[] | undefined;
+    v.forEach((item: unknown, i) => {
+      const next = each(item);
+      if (next !== item) (out ??= [...v])[i] = next;
+    });
+    return out ?? v;
+  };
+}
+
+/** Every string of a JSON value (keys kept), for structured content. */
+function deep(fn: TextMap, depth = 0): (v: unknown) => unknown {
+  return (v) => {
+    if (typeof v === 'string') return fn(v);
+    if (depth > 64) return v;
+    if (Array.isArray(v)) return array(deep(fn, depth + 1))(v);
+    if (!isObj(v)) return v;
+    let out: Obj = v;
+    for (const key of Object.keys(v)) out = field(out, key, deep(fn, depth + 1));
+    return out;
+  };
+}
+
+/** Embedded resource contents and `resources/read` contents: their `text`. */
+function contents(fn: TextMap): (v: unknown) => unknown {
+  return (v) => (isObj(v) ? field(v, 'text', text(fn)) : v);
+}
+
+/** One content block. */
+function block(fn: TextMap): (v: unknown) => unknown {
+  return (v) => {
+    if (!isObj(v)) return v;
+    switch (v['type']) {
+      case 'text':
+        return field(v, 'text', text(fn));
+      case 'resource':
+        return field(v, 'resource', contents(fn));
+      case 'resource_link':
+        return field(field(v, 'title', text(fn)), 'description', text(fn));
+      default:
+        return v;
+    }
+  };
+}
+
+/**
+ * `result` with `fn` applied to every model-visible text (see the module comment); `result`
+ * itself when nothing changed. The gateway's interceptors see a forwarded call's answer as an
+ * attempt, `{ kind: 'complete', value: <result> }`: its value is mapped the same way.
+ */
+export function mapResultText<T>(result: T, fn: TextMap): T {
+  if (!isObj(result)) return result;
+  if (result['kind'] === 'complete' && isObj(result['value'])) return field(result, 'value', (v) => mapResultText(v, fn)) as T;
+  let out: Obj = result;
+  out = field(out, 'content', array(block(fn)));
+  out = field(out, 'structuredContent', deep(fn));
+  out = field(out, 'contents', array(contents(fn)));
+  out = field(out, 'description', text(fn));
+  out = field(
+    out,
+    'messages',
+    array((m) => (isObj(m) ? field(m, 'content', (c) => (Array.isArray(c) ? array(block(fn))(c) : block(fn)(c))) : m)),
+  );
+  return out as T;
+}

@@ -1,0 +1,77 @@
+/**
+ * Redaction where text leaves the process: JSON-like values ({@link redactValue}), a
+ * {@link Logger} whose every line passes redaction ({@link redactingLogger}), and an
+ * {@link AuditLog} whose stored text fields are redacted before they are chained and written
+ * ({@link redactingAuditLog}). Arguments are not touched: the audit log keeps only their digest.
+ *
+ * @module
+ */
+import type { Logger } from '../../util/logger.js';
+import type { AuditEntry, AuditLog } from '../audit.js';
+import type { Decision } from '../interceptors.js';
+import { redactSecrets, type SecretScanOptions } from './findSecrets.js';
+
+/**
+ * `value` with the secrets in every string (not in keys) replaced by `[REDACTED:<rule>]`;
+ * unchanged parts keep their identity, and nothing is copied when nothing was found.
+ */
+export function redactValue<T>(value: T, options: SecretScanOptions = {}, depth = 0): T {
+  if (typeof value === 'string') return redactSecrets(value, options).text as T;
+  if (value === null || typeof value !== 'object' || depth > 32) return value;
+  if (Array.isArray(value)) {
+    let out: unknown[] | undefined;
+    value.forEach((item: unknown, i) => {
+      const next = redactValue(item, options, depth + 1);
+      if (next !== item) (out ??= [...value])[i] = next;
+    });
+    return (out ?? value) as T;
+  }
+  const proto = Object.getPrototypeOf(value) as unknown;
+  if (proto !== Object.prototype && proto !== null) return value;
+  let out: Record<string, unknown> | undefined;
+  for (const [key, item] of Object.entries(value)) {
+    const next = redactValue(item, options, depth + 1);
+    if (next !== item) (out ??= { ...(value as Record<string, unknown>) })[key] = next;
+  }
+  return (out ?? value) as T;
+}
+
+/** A logger that redacts secrets in every message and field before `inner` writes it. */
+export function redactingLogger(inner: Logger, options: SecretScanOptions = {}): Logger {
+  const wrap =
+    (write: Logger['info']): Logger['info'] =>
+    (message, fields) => {
+      const text = redactSecrets(message, options).text;
+      if (fields === undefined) write(text);
+      else write(text, redactValue(fields, options));
+    };
+  return { debug: wrap(inner.debug.bind(inner)), info: wrap(inner.info.bind(inner)), warn: wrap(inner.warn.bind(inner)), error: wrap(inner.error.bind(inner)) };
+}
+
+/**
+ * The entry as it may be stored: the error message and each decision's reason redacted with
+ * every rule (the entropy detector included), the name (a resource URI may carry a token) and
+ * decision details with the provider rules only (details hold digests and ids that look
+ * random on purpose). Arguments stay for the log to digest; principal, session and server are ids.
+ */
+export function redactAuditEntry(entry: AuditEntry, options: SecretScanOptions = {}): AuditEntry {
+  const rulesOnly: SecretScanOptions = { ...options, entropy: false };
+  const decisions = entry.decisions.map((d): Decision => {
+    const reason = d.reason === undefined ? undefined : redactSecrets(d.reason, options).text;
+    const detail = d.detail === undefined ? undefined : redactValue(d.detail, rulesOnly);
+    return reason === d.reason && detail === d.detail ? d : { ...d, ...(reason !== undefined ? { reason } : {}), ...(detail !== undefined ? { detail } : {}) };
+  });
+  const error = entry.error === undefined ? undefined : redactSecrets(entry.error, options).text;
+  const name = entry.name === undefined ? undefined : redactSecrets(entry.name, rulesOnly).text;
+  return { ...entry, decisions, ...(error !== undefined ? { error } : {}), ...(name !== undefined ? { name } : {}) };
+}
+
+/** An audit log that redacts every entry ({@link redactAuditEntry}) before `inner` stores it. */
+export function redactingAuditLog(inner: AuditLog, options: SecretScanOptions = {}): AuditLog {
+  return {
+    append: (entry) => inner.append(redactAuditEntry(entry, options)),
+    get problem() {
+      return inner.problem;
+    },
+  };
+}
