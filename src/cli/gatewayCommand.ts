@@ -28,6 +28,10 @@ import { checkLaunch, launchSpecOf, type LaunchApprovalStore } from '../host/lau
 import { defaultTransportFactory } from '../adapters/hostTransports.js';
 import { auditInterceptor } from '../host/audit.js';
 import { guardInterceptor } from '../host/guards.js';
+import { serverLabelsOf } from '../host/configPolicy.js';
+import { basicDetectSecrets } from '../host/policy/basicSecrets.js';
+import { policyInterceptor } from '../host/policy/policyEngine.js';
+import { MemoryTaintStore } from '../host/policy/taint.js';
 import { hostOAuthHooks, loadConfig } from './hostSetup.js';
 import { openStateStores } from '../store/jsonFileStore.js';
 import { SqliteAuditLog } from '../store/sqliteAudit.js';
@@ -105,6 +109,20 @@ export async function gatewayCommand(argv: readonly string[]): Promise<void> {
   });
   // A damaged pin store stops the gateway here, before any server starts (fail closed).
   const pins = config.pins ? await openPins(config, logger, () => current) : undefined;
+  // The policy engine (rules compiled at load, labels, taint). Its section applies at start; a reload keeps it.
+  const policy = policyInterceptor({
+    rules: { compiled: config.policy.compiled },
+    labels: serverLabelsOf(config.servers),
+    trifecta: config.policy.trifecta,
+    valueTaint: config.policy.valueTaint,
+    serverRequests: config.policy.serverRequests,
+    dryRun: config.policy.dryRun,
+    canAsk: false, // true once a consent interceptor is installed
+    detectSecrets: basicDetectSecrets, // the sanitize layer's detector replaces it: (text) => findSecrets(text).map((m) => m.value)
+    findingsOf: (definition) => scanner.verdictOf(definition)?.findings,
+    store: new MemoryTaintStore({ maxKeys: config.policy.maxTrackedSessions }),
+    windows: config.policy.windows,
+  });
   const host = await Host.open({
     servers: await consent(config.servers),
     namespacing: config.namespacing,
@@ -114,9 +132,9 @@ export async function gatewayCommand(argv: readonly string[]): Promise<void> {
     logger,
     clientInfo: { name: 'switchboard-gateway', version: '0.1.0' },
     capabilities: GATEWAY_CLIENT_CAPABILITIES,
-    // Phases order them: audit (outermost), trust (pins, scanner), guard (innermost).
+    // Phases order them: audit (outermost), trust (pins, scanner), policy, guard (innermost).
     ...(pins !== undefined ? { trust: pins.guard } : {}),
-    interceptors: [auditInterceptor(audit), ...(pins !== undefined ? [pins.guard.interceptor()] : []), scanner.interceptor, ...(config.guards !== undefined ? [guardInterceptor(config.guards)] : [])],
+    interceptors: [auditInterceptor(audit), ...(pins !== undefined ? [pins.guard.interceptor()] : []), scanner.interceptor, policy, ...(config.guards !== undefined ? [guardInterceptor(config.guards)] : [])],
   });
   // `switchboard pins approve|reject` in another process: reload and vet every server's lists again.
   const unwatchPins = pins?.store.watch(() => void pins.guard.reload().then(() => host.refreshTrust()));

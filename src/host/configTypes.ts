@@ -11,6 +11,8 @@
  */
 import { McpError, McpErrorCode } from '../util/errors.js';
 import type { GuardOptions } from './guards.js';
+import type { ServerLabelConfig } from './policy/labels.js';
+import type { PolicyConfig } from './policy/policyConfig.js';
 import type { SignaturePolicy, TrustedKey } from './pins/signatureCheck.js';
 
 /** How tool and prompt names of several servers are combined (see `namespacing.ts`). */
@@ -97,6 +99,8 @@ export interface ServerOptions {
    * the server `notifications/roots/list_changed` instead of restarting it. Absent = none.
    */
   readonly roots?: readonly ConfiguredRoot[];
+  /** `labels` and `toolLabels` (see `policy/labels.ts`); absent = none configured. */
+  readonly labels?: ServerLabelConfig;
 }
 
 /** A root the host offers a server: a `file://` URI and an optional display name. */
@@ -153,6 +157,8 @@ export interface HostConfig {
   readonly gateway: GatewayConfig;
   /** `switchboard.guards`: rate limits, caps and the circuit breaker; undefined = none. */
   readonly guards: GuardOptions | undefined;
+  /** `switchboard.policy`: rules (compiled at load), dry run, the built-ins, taint windows. */
+  readonly policy: PolicyConfig;
   /** Pin every server's definitions and quarantine changes (default true). */
   readonly pins: boolean;
   /** Publisher keys whose signed manifests are trusted (and whose signed updates need no review). */

@@ -125,3 +125,24 @@ export { groupDigests, itemKey, pinnedName, FIELD_GROUPS, type PinKind, type Gro
 export { serverIdentity as pinIdentity, displayIdentity } from './pins/serverIdentity.js';
 export { approvePending, rejectPending, selectRecords, formatPinList, formatPinDiff, INSTRUCTIONS_ITEM } from './pins/pinReview.js';
 export { checkSignature, type SignaturePolicy, type TrustedKey, type SignatureOutcome } from './pins/signatureCheck.js';
+export { policyInterceptor, POLICY_INTERCEPTOR_ID, VALUE_TAINT_RULE, SERVER_REQUEST_RULE, type PolicyOptions, type BuiltinMode } from './policy/policyEngine.js';
+export { compileRules, evaluateRules, ruleEnvironment, RuleCompileError, RULE_OUTCOMES, type PolicyRule, type CompiledRule, type RuleOutcome, type RuleVariables, type RuleVerdict } from './policy/rules.js';
+export { LABELS, isLabel, annotationLabels, LabelResolver, type Label, type LabelOrigin, type ServerLabelConfig, type ResolvedLabels, type FindingsOf } from './policy/labels.js';
+export {
+  MemoryTaintStore,
+  taintKeys,
+  joinTaint,
+  CONVERSATION_META_KEY,
+  DEFAULT_TAINT_WINDOWS,
+  type TaintStore,
+  type TaintState,
+  type TaintSource,
+  type SecretOrigin,
+  type TaintKeys,
+  type TaintWindows,
+  type MemoryTaintStoreOptions,
+} from './policy/taint.js';
+export { TRIFECTA_RULE, trifectaReasons, trifectaReport, serverCapabilities, type TrifectaCombination } from './policy/trifecta.js';
+export { SecretFingerprints, findTaintedValue, decodedForms, type DetectSecrets } from './policy/valueTaint.js';
+export { readPolicy, readRules, readServerLabels, serverLabelsOf, type PolicyConfig } from './configPolicy.js';
+export { basicDetectSecrets } from './policy/basicSecrets.js';
