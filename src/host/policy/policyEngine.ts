@@ -96,7 +96,17 @@ export function policyInterceptor(options: PolicyOptions): Interceptor {
   const serverRequests = options.serverRequests ?? 'ask';
   const dryRun = options.dryRun === true;
 
-  const keysOf = (ctx: InterceptContext): TaintKeys => taintKeys(ctx.principal?.id, ctx.session, ctx.conversation);
+  // Keys are built once per principal/session/conversation (bounded cache: cleared when full).
+  const keyCache = new Map<string, TaintKeys>();
+  const keysOf = (ctx: InterceptContext): TaintKeys => {
+    const cacheKey = `${ctx.principal?.id ?? ''}\u0000${ctx.session ?? ''}\u0000${ctx.conversation ?? ''}`;
+    let keys = keyCache.get(cacheKey);
+    if (keys === undefined) {
+      if (keyCache.size >= 10_000) keyCache.clear();
+      keyCache.set(cacheKey, (keys = taintKeys(ctx.principal?.id, ctx.session, ctx.conversation)));
+    }
+    return keys;
+  };
 
   const variables = (ctx: InterceptContext, keys: TaintKeys, state: TaintState | undefined, serverId: string, name: string, definition: Readonly<Record<string, unknown>> | undefined, labels: ResolvedLabels, args: Readonly<Record<string, unknown>>): RuleVariables => {
     const auth = ctx.principal?.auth;
@@ -117,6 +127,10 @@ export function policyInterceptor(options: PolicyOptions): Interceptor {
   };
 
   const enforce = async (ctx: InterceptContext, decided: Candidate, next: () => Promise<unknown>): Promise<unknown> => {
+    if (decided === DEFAULT_DECISION && !dryRun) {
+      ctx.record(DEFAULT_ALLOW);
+      return next();
+    }
     const reason = decided.reasons.join('; ');
     const detail = { rule: decided.rule, reasons: decided.reasons };
     if (dryRun) {
@@ -152,6 +166,8 @@ export function policyInterceptor(options: PolicyOptions): Interceptor {
   };
 
   const taint = (ctx: InterceptContext, keys: TaintKeys, serverId: string, name: string | undefined, labels: ResolvedLabels, result: unknown): void => {
+    const injected = ctx.decisions.some((d) => d.detail?.['injection'] === true);
+    if (labels.labels.length === 0 && !injected && valueTaint === 'off') return;
     const at = now();
     const add = (label: (typeof labels.labels)[number], via: string): void => {
       const source = { label, server: serverId, tool: name, at, via };
@@ -159,7 +175,7 @@ export function policyInterceptor(options: PolicyOptions): Interceptor {
       store.addSource(keys.principal, source, windows.principalMs, at);
     };
     for (const label of labels.labels) add(label, labels.origins[label] ?? 'labels');
-    if (ctx.decisions.some((d) => d.detail?.['injection'] === true)) add('untrusted-content', `injection markers in the result (${injectionBy(ctx.decisions)})`);
+    if (injected) add('untrusted-content', `injection markers in the result (${injectionBy(ctx.decisions)})`);
     if (valueTaint !== 'off' && options.detectSecrets !== undefined) {
       for (const secret of secretsIn(result, options.detectSecrets)) {
         const fingerprint = fingerprints.of(secret);
@@ -246,6 +262,7 @@ export function policyInterceptor(options: PolicyOptions): Interceptor {
 }
 
 const DEFAULT_DECISION: Candidate = Object.freeze({ outcome: 'allow', rule: 'default', reasons: Object.freeze([]) });
+const DEFAULT_ALLOW: Decision = Object.freeze({ interceptor: POLICY_INTERCEPTOR_ID, outcome: 'allow', detail: Object.freeze({ rule: 'default', reasons: DEFAULT_DECISION.reasons }) });
 
 function strongest(candidates: readonly Candidate[]): Candidate {
   let best: Candidate | undefined;

@@ -21,6 +21,8 @@ export type DetectSecrets = (text: string) => readonly string[];
 /** Keyed fingerprints of secret values. */
 export class SecretFingerprints {
   readonly #key: string;
+  /** The lengths of the values fingerprinted so far: a candidate of another length is not hashed. */
+  readonly #lengths = new Set<number>();
 
   constructor(key?: string) {
     if (key !== undefined) this.#key = key;
@@ -31,8 +33,18 @@ export class SecretFingerprints {
     }
   }
 
-  /** The fingerprint of `value`. */
+  /** The fingerprint of `value`, remembering its length (see {@link lookup}). */
   of(value: string): string {
+    this.#lengths.add(value.length);
+    return this.#hash(value);
+  }
+
+  /** The entry of `known` for `candidate`, hashing it only when a value of its length was fingerprinted. */
+  lookup<T>(candidate: string, known: ReadonlyMap<string, T>): T | undefined {
+    return this.#lengths.has(candidate.length) ? known.get(this.#hash(candidate)) : undefined;
+  }
+
+  #hash(value: string): string {
     return sha256Hex(`${this.#key}\u0000${value}`).slice(0, 32);
   }
 }
@@ -99,7 +111,7 @@ export function findTaintedValue<T>(params: unknown, known: ReadonlyMap<string, 
   for (const text of stringsIn(params)) {
     if (text.length < 8) continue;
     for (const candidate of candidatesOf(text, detect)) {
-      const origin = known.get(fingerprints.of(candidate));
+      const origin = fingerprints.lookup(candidate, known);
       if (origin !== undefined) return origin;
     }
   }
