@@ -232,7 +232,8 @@ export function policyInterceptor(options: PolicyOptions): Interceptor {
         const reasons = trifectaReasons(state, labels, serverId, ctx.exposedName);
         if (reasons !== undefined) candidates.push({ outcome: trifecta, rule: TRIFECTA_RULE, reasons });
       }
-      if (valueTaint !== 'off' && state !== undefined && state.secrets.size > 0 && options.detectSecrets !== undefined) {
+      // Value taint guards what goes out to a server; a server's own request goes to the upstream client.
+      if (valueTaint !== 'off' && ctx.method !== 'server/request' && state !== undefined && state.secrets.size > 0 && options.detectSecrets !== undefined) {
         const origin = findTaintedValue(ctx.params, state.secrets, fingerprints, options.detectSecrets);
         if (origin !== undefined && origin.server !== serverId) {
           candidates.push({
