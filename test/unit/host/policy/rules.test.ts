@@ -54,6 +54,11 @@ describe('host/policy/rules: compiled at load', () => {
     assert.equal(config.policy.dryRun, false);
   });
 
+  it('a config that sets a zero taint window (so reconnecting sheds taint) is refused', () => {
+    const text = JSON.stringify({ mcpServers: { s: { command: 'x' } }, switchboard: { policy: { taint: { principalMs: 0 } } } });
+    assert.throws(() => parseConfig(text, { file, env: {} }), (e: unknown) => e instanceof ConfigError && e.path === '$.switchboard.policy.taint.principalMs');
+  });
+
   it('compileRules reports the index of a bad rule', () => {
     assert.throws(() => compileRules([{ id: 'a', when: '1 +', outcome: 'deny' }]), (e: unknown) => e instanceof RuleCompileError && e.index === 0);
   });
