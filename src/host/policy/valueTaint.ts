@@ -49,7 +49,7 @@ export class SecretFingerprints {
   }
 }
 
-/** Every string inside a JSON-like value (depth- and count-bounded), `skip` keys ignored at the top. */
+/** Every string inside a JSON-like value (at most 10,000 strings, 32 levels deep). */
 export function stringsIn(value: unknown, out: string[] = [], depth = 0): string[] {
   if (out.length >= 10_000 || depth > 32) return out;
   if (typeof value === 'string') out.push(value);
