@@ -27,8 +27,12 @@ import { checkLaunch, launchSpecOf, type LaunchApprovalStore } from '../host/lau
 import { defaultTransportFactory } from '../adapters/hostTransports.js';
 import { auditInterceptor } from '../host/audit.js';
 import { guardInterceptor } from '../host/guards.js';
-import { sanitizeInterceptor } from '../host/sanitize/sanitize.js';
+import { sanitizeInterceptor, redactResult } from '../host/sanitize/sanitize.js';
+import { findSecrets } from '../host/secrets/findSecrets.js';
 import { redactingAuditLog, redactingLogger } from '../host/secrets/redact.js';
+import { serverLabelsOf } from '../host/configPolicy.js';
+import { policyInterceptor } from '../host/policy/policyEngine.js';
+import { MemoryTaintStore } from '../host/policy/taint.js';
 import { hostOAuthHooks, loadConfig, openPins } from './hostSetup.js';
 import { openStateStores } from '../store/jsonFileStore.js';
 import { SqliteAuditLog } from '../store/sqliteAudit.js';
@@ -121,6 +125,23 @@ export async function gatewayCommand(argv: readonly string[]): Promise<void> {
   });
   // A damaged pin store stops the gateway here, before any server starts (fail closed).
   const pins = config.pins ? await openPins(config, logger, () => current, 'The gateway did not start.') : undefined;
+  // The policy engine (rules compiled at load, labels, taint). Its section applies at start; a reload keeps it.
+  const policy = policyInterceptor({
+    rules: { compiled: config.policy.compiled },
+    labels: serverLabelsOf(config.servers),
+    trifecta: config.policy.trifecta,
+    valueTaint: config.policy.valueTaint,
+    serverRequests: config.policy.serverRequests,
+    dryRun: config.policy.dryRun,
+    // An `ask` goes to the consent interceptor below (which fails closed when nobody answers).
+    canAsk: true,
+    // Value taint: the secrets the sanitize layer's rules find in results, fingerprinted.
+    detectSecrets: (text) => findSecrets(text, secretOptions).map((m) => m.value),
+    redact: (result) => redactResult(result, secretOptions),
+    findingsOf: (definition) => scanner.verdictOf(definition)?.findings,
+    store: new MemoryTaintStore({ maxKeys: config.policy.maxTrackedSessions }),
+    windows: config.policy.windows,
+  });
   const host = await Host.open({
     servers: await consent(config.servers),
     namespacing: config.namespacing,
@@ -130,12 +151,13 @@ export async function gatewayCommand(argv: readonly string[]): Promise<void> {
     logger,
     clientInfo: { name: 'switchboard-gateway', version: '0.1.0' },
     capabilities: GATEWAY_CLIENT_CAPABILITIES,
-    // Phases order them: audit (outermost), trust (pins, scanner), consent, guard (innermost: the sanitiser last, first on the result).
+    // Phases order them: audit (outermost), trust (pins, scanner), policy, consent, guard (innermost: the sanitiser last, first on the result).
     ...(pins !== undefined ? { trust: pins.guard } : {}),
     interceptors: [
       auditInterceptor(auditLog),
       ...(pins !== undefined ? [pins.guard.interceptor()] : []),
       scanner.interceptor,
+      policy,
       callConsent.interceptor,
       ...(config.guards !== undefined ? [guardInterceptor(config.guards)] : []),
       ...(config.sanitize.mode !== 'off' ? [sanitizeInterceptor(config.sanitize)] : []),

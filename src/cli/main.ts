@@ -31,6 +31,7 @@ Commands:
   wrap          point an MCP client at the Switchboard gateway (backup, merge, rewrite)
   unwrap        give a wrapped MCP client its own servers back
   audit         read and verify the gateway's tamper-evident audit log (tail, verify, export)
+  policy        test policy rules against the requests recorded in the audit log
 
 Options:
   --help        show help (also: switchboard <command> --help)
@@ -127,6 +128,10 @@ const commands: Readonly<Record<string, () => Promise<Command>>> = {
   audit: async () => {
     const m = await import('./auditCommand.js');
     return { run: m.auditCommand, help: m.auditHelp };
+  },
+  policy: async () => {
+    const m = await import('./policyCommand.js');
+    return { run: m.policyCommand, help: m.policyHelp };
   },
 };
 

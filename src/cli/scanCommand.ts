@@ -38,10 +38,13 @@ import { CLIENT_NAMES, clientLocations, homeOf, processContext } from './clientL
 import { readLocations } from './importCommand.js';
 import { openPins } from './hostSetup.js';
 import { fails, failOn, renderReport, scanFormat } from './scanFormat.js';
+import { formatTrifectaReport } from './policyCommand.js';
 
 /** Help text of the command. */
 export const scanHelp = `Usage: switchboard scan --tools FILE [--server NAME] [options]
        switchboard scan [CONFIG] [--yes] [options]
+
+With CONFIG the report ends with the static lethal-trifecta report of its labels.
 
 Scans tool, prompt, resource and template definitions and server instructions for
 poisoning and shadowing (offline, deterministic): hidden Unicode, instruction tags,
@@ -53,6 +56,8 @@ markup smuggling, preference manipulation, capability mismatch, embedded secrets
   --server NAME     with --tools: the server's name in the report (default: the file name)
   CONFIG            a switchboard.json; without one, the MCP client configs on this machine
   --yes             approve every stdio server's launch for this run
+  --trifecta        with CONFIG: print only the static trifecta report (which combinations of
+                    servers complete it, from their configured labels); starts nothing
   --format F        human (default), json or sarif
   --fail-on S       exit 1 on a finding of severity S or worse (low, medium, high, critical),
                     on any blocking finding (block, the default), or never
@@ -85,7 +90,7 @@ function version(): string {
 
 /** Runs the command; resolves with the exit code. */
 export async function scanCommand(argv: readonly string[]): Promise<number> {
-  const { options, positionals } = parseArgs(argv, { tools: 'string', server: 'string', yes: 'boolean', format: 'string', 'fail-on': 'string', 'log-level': 'string' });
+  const { options, positionals } = parseArgs(argv, { tools: 'string', server: 'string', yes: 'boolean', trifecta: 'boolean', format: 'string', 'fail-on': 'string', 'log-level': 'string' });
   const format = scanFormat(options['format']);
   const threshold = failOn(options['fail-on']);
   if (positionals.length > 1) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[1])}`);
@@ -93,6 +98,7 @@ export async function scanCommand(argv: readonly string[]): Promise<number> {
   let problems: string[] = [];
   let pins: readonly PinFinding[] = [];
   let artifact: string | undefined;
+  let trifecta: string[] | undefined;
   if (typeof options['tools'] === 'string') {
     if (positionals.length > 0) throw new UsageError('--tools scans a file; give no config with it');
     const file = resolvePath(options['tools']);
@@ -105,9 +111,16 @@ export async function scanCommand(argv: readonly string[]): Promise<number> {
     const level = options['log-level'] ?? 'error';
     if (level !== 'debug' && level !== 'info' && level !== 'warn' && level !== 'error') throw new UsageError(`invalid --log-level ${String(level)}`);
     const config = positionals[0] !== undefined ? await loadConfigFile(resolvePath(positionals[0])) : discoveredConfig();
+    if (options['trifecta'] === true) {
+      if (positionals[0] === undefined) throw new UsageError('--trifecta needs a CONFIG');
+      process.stdout.write(`${formatTrifectaReport(config).join('\n')}\n`);
+      return 0;
+    }
     ({ report, problems, pins } = await scanConfigured(config, options['yes'] === true, positionals[0] !== undefined, level));
+    if (format === 'human' && positionals[0] !== undefined) trifecta = formatTrifectaReport(config);
   }
   process.stdout.write(renderReport(report, format, { version: version(), ...(artifact !== undefined ? { artifact } : {}), problems, pins }));
+  if (trifecta !== undefined) process.stdout.write(`\n${trifecta.join('\n')}\n`);
   return fails(report, threshold) || (threshold !== 'never' && pins.length > 0) ? 1 : 0;
 }
 

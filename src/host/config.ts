@@ -21,6 +21,7 @@ import { expandEnv } from './configEnv.js';
 import { readGuards } from './configGuards.js';
 import { readConsent } from './configConsent.js';
 import { readRedact, readSanitize } from './configSanitize.js';
+import { LABEL_OPTION_KEYS, readPolicy, readServerLabels } from './configPolicy.js';
 import { folderOf, pathToFileUri, resolvePath } from './configPaths.js';
 import { isLoopbackHttp } from './serverIdentity.js';
 import { ConfigReader, type JsonRecord, parseJsonText } from './configRead.js';
@@ -73,9 +74,9 @@ export const CONFIG_DEFAULTS = {
 } as const;
 
 const ENTRY_KEYS = ['type', 'command', 'args', 'env', 'cwd', 'url', 'headers', 'disabled'];
-const SWITCHBOARD_KEYS = ['namespacing', 'separator', 'exposure', 'stateDir', 'gateway', 'approvedLaunches', 'servers', 'roots', 'guards', 'pins', 'trustedKeys', 'consent', 'sanitize', 'redact'];
+const SWITCHBOARD_KEYS = ['namespacing', 'separator', 'exposure', 'stateDir', 'gateway', 'approvedLaunches', 'servers', 'roots', 'guards', 'pins', 'trustedKeys', 'consent', 'sanitize', 'redact', 'policy'];
 const GATEWAY_KEYS = ['host', 'port', 'path', 'auth'];
-const OPTION_KEYS = ['tools', 'timeoutMs', 'maxConcurrency', 'era', 'oauth', 'roots', 'scan', 'signature'];
+const OPTION_KEYS = ['tools', 'timeoutMs', 'maxConcurrency', 'era', 'oauth', 'roots', 'scan', 'signature', ...LABEL_OPTION_KEYS];
 const TYPES = ['stdio', 'http', 'streamable-http', 'sse'] as const;
 const LOOPBACK = new Set(['127.0.0.1', '::1', '[::1]', 'localhost']);
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
@@ -115,6 +116,7 @@ export function parseConfig(text: string, options: ParseConfigOptions): HostConf
     consent: readConsent(read, section['consent'], options.env, warnings),
     sanitize: readSanitize(read, section['sanitize']),
     redact: readRedact(read, section['redact']),
+    policy: readPolicy(read, section['policy']),
     pins: section['pins'] === undefined ? true : read.boolean(section['pins'], '$.switchboard.pins'),
     trustedKeys: readTrustedKeys(read, section['trustedKeys'], ids),
     approvedLaunches,
@@ -230,6 +232,7 @@ function readServerOptionsSection(read: ConfigReader, value: unknown, ids: reado
       };
     }
     const oauth = options['oauth'] === undefined ? undefined : readOAuth(read, options['oauth'], childPath(path, 'oauth'));
+    const labels = readServerLabels(read, options, path);
     out.set(id, {
       oauth: options['oauth'],
       roots: options['roots'],
@@ -242,6 +245,7 @@ function readServerOptionsSection(read: ConfigReader, value: unknown, ids: reado
         roots: options['roots'] === undefined ? [] : readRoots(read, options['roots'], childPath(path, 'roots'), folder),
         ...(options['scan'] === undefined ? {} : { scan: read.choice<ScanMode>(options['scan'], ['block', 'warn', 'off'], childPath(path, 'scan')) }),
         signature: options['signature'] === undefined ? 'warn' : read.choice<SignaturePolicy>(options['signature'], ['off', 'warn', 'require'], childPath(path, 'signature')),
+        ...(labels !== undefined ? { labels } : {}),
       },
     });
   }

@@ -13,6 +13,8 @@ import { McpError, McpErrorCode } from '../util/errors.js';
 import type { GuardOptions } from './guards.js';
 import type { ConsentConfig } from './consent/consentSettings.js';
 import type { SanitizeOptions } from './sanitize/sanitize.js';
+import type { ServerLabelConfig } from './policy/labels.js';
+import type { PolicyConfig } from './policy/policyConfig.js';
 import type { SignaturePolicy, TrustedKey } from './pins/signatureCheck.js';
 
 /** How tool and prompt names of several servers are combined (see `namespacing.ts`). */
@@ -99,6 +101,8 @@ export interface ServerOptions {
    * the server `notifications/roots/list_changed` instead of restarting it. Absent = none.
    */
   readonly roots?: readonly ConfiguredRoot[];
+  /** `labels` and `toolLabels` (see `policy/labels.ts`); absent = none configured. */
+  readonly labels?: ServerLabelConfig;
 }
 
 /** A root the host offers a server: a `file://` URI and an optional display name. */
@@ -171,6 +175,8 @@ export interface HostConfig {
   readonly sanitize: Required<SanitizeOptions>;
   /** `switchboard.redact`: secret redaction of logs and the audit log (default on). */
   readonly redact: RedactConfig;
+  /** `switchboard.policy`: rules (compiled at load), dry run, the built-ins, taint windows. */
+  readonly policy: PolicyConfig;
   /** Pin every server's definitions and quarantine changes (default true). */
   readonly pins: boolean;
   /** Publisher keys whose signed manifests are trusted (and whose signed updates need no review). */

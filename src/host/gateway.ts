@@ -39,6 +39,7 @@ import { isMcpError, McpErrorCode } from '../util/errors.js';
 import { silentLogger } from '../util/logger.js';
 import { PendingCalls, type Attempt, type Driver, type LaunchRound as Round, type PendingCallsOptions } from './bridge.js';
 import type { ExposedPrompt, ExposedResource, ExposedTemplate, ExposedTool, Host, RequestScope } from './host.js';
+import { CONVERSATION_META_KEY } from './policy/taint.js';
 import { UpstreamSubscriptions } from './gatewaySubscriptions.js';
 import { GatewayTasks, withTasksExtension, type GatewayTasksOptions } from './gatewayTasks.js';
 import { driveTask, requiresTask } from './taskDriver.js';
@@ -434,10 +435,21 @@ function scopeOf(ctx: HandlerContext): RequestScope {
   return {
     principal: ctx.principal,
     session: sessionId(ctx.session),
+    ...conversationOf(ctx),
     signal: ctx.signal,
     clientCapabilities: ctx.clientCapabilities,
     ...(ctx.clientCapabilities.elicitation !== undefined ? { elicit: (p) => ctx.elicit(p) } : {}),
   };
+}
+
+/**
+ * The conversation id a client carries in `_meta["io.switchboard/conversation"]` (a string of
+ * 1 to 128 characters; anything else is ignored). Policy joins the principal's taint anyway,
+ * so dropping or changing it sheds nothing (see `policy/taint.ts`).
+ */
+function conversationOf(ctx: HandlerContext): { conversation?: string } {
+  const value = ctx.meta[CONVERSATION_META_KEY];
+  return typeof value === 'string' && value.length > 0 && value.length <= 128 ? { conversation: value } : {};
 }
 
 /** Failures a model should see as a tool result (and can act on) rather than as a protocol error. */

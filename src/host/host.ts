@@ -118,6 +118,8 @@ export interface RequestScope {
   /** The upstream caller: its id and, behind an OAuth gateway, the verified token's claims (never the token). */
   readonly principal?: Principal | undefined;
   readonly session?: string | undefined;
+  /** A client-carried conversation id (2026-07-28), see {@link InterceptContext.conversation}. */
+  readonly conversation?: string | undefined;
   readonly signal?: AbortSignal;
   /** Asks the upstream user (interceptors use it for consent). */
   readonly elicit?: (params: ElicitParams) => Promise<ElicitResult>;
@@ -657,6 +659,7 @@ export class Host {
       method,
       principal: scope.principal,
       session: scope.session,
+      ...(scope.conversation !== undefined ? { conversation: scope.conversation } : {}),
       server: serverId === undefined ? undefined : { id: serverId, ...(info !== undefined ? { info } : {}) },
       ...(exposedName !== undefined ? { exposedName } : {}),
       ...(definition !== undefined ? { definition } : {}),

@@ -140,3 +140,23 @@ export { webhookProvider, type WebhookProviderOptions } from './consent/webhookP
 export { WebhookSigner, SIGNATURE_HEADER, TIMESTAMP_HEADER, DEFAULT_REPLAY_WINDOW_MS } from './consent/webhookSignature.js';
 export { parseScope, parseWebhookAnswer } from './consent/consentAnswers.js';
 export { describeConsentRequest, safeJson } from './consent/consentText.js';
+export { policyInterceptor, POLICY_INTERCEPTOR_ID, VALUE_TAINT_RULE, SERVER_REQUEST_RULE, type PolicyOptions, type BuiltinMode } from './policy/policyEngine.js';
+export { compileRules, evaluateRules, ruleEnvironment, RuleCompileError, RULE_OUTCOMES, type PolicyRule, type CompiledRule, type RuleOutcome, type RuleVariables, type RuleVerdict } from './policy/rules.js';
+export { LABELS, isLabel, annotationLabels, LabelResolver, type Label, type LabelOrigin, type ServerLabelConfig, type ResolvedLabels, type FindingsOf } from './policy/labels.js';
+export {
+  MemoryTaintStore,
+  taintKeys,
+  joinTaint,
+  CONVERSATION_META_KEY,
+  DEFAULT_TAINT_WINDOWS,
+  type TaintStore,
+  type TaintState,
+  type TaintSource,
+  type SecretOrigin,
+  type TaintKeys,
+  type TaintWindows,
+  type MemoryTaintStoreOptions,
+} from './policy/taint.js';
+export { TRIFECTA_RULE, trifectaReasons, trifectaReport, serverCapabilities, type TrifectaCombination } from './policy/trifecta.js';
+export { SecretFingerprints, findTaintedValue, decodedForms, type DetectSecrets } from './policy/valueTaint.js';
+export { readPolicy, readRules, readServerLabels, serverLabelsOf, type PolicyConfig } from './configPolicy.js';

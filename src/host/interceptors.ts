@@ -75,6 +75,11 @@ export interface InterceptContext {
   readonly principal: Principal | undefined;
   /** The upstream session (a stateful session id, or undefined on the stateless era). */
   readonly session: string | undefined;
+  /**
+   * On 2026-07-28 (no protocol session): the conversation id the client carried in
+   * `_meta["io.switchboard/conversation"]`, if any (policy keys taint by it; see `policy/taint.ts`).
+   */
+  readonly conversation?: string;
   /** The target server (undefined for aggregated lists). */
   readonly server: ServerIdentity | undefined;
   /** The exposed name or URI the upstream used (calls, gets, reads). */

@@ -7,7 +7,6 @@
  *
  * @module
  */
-import type { ToolFilter } from './configTypes.js';
 
 /** A compiled glob: true when `name` matches `pattern` as a whole. */
 export function compileGlob(pattern: string): (name: string) => boolean {
@@ -21,8 +20,8 @@ export function compileGlob(pattern: string): (name: string) => boolean {
   return (name) => regex.test(name);
 }
 
-/** A compiled {@link ToolFilter}: true when the tool `name` may be exposed. */
-export function compileToolFilter(filter: ToolFilter): (name: string) => boolean {
+/** A compiled tool filter (`ToolFilter` of the config): true when the tool `name` may be exposed. */
+export function compileToolFilter(filter: { readonly allow: readonly string[] | undefined; readonly deny: readonly string[] }): (name: string) => boolean {
   const allow = filter.allow?.map(compileGlob);
   const deny = filter.deny.map(compileGlob);
   return (name) => (allow === undefined || allow.some((match) => match(name))) && !deny.some((match) => match(name));

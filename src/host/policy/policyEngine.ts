@@ -1,0 +1,296 @@
+/**
+ * The policy interceptor (`policy` phase, id `policy`): decides every list, call, get, read,
+ * completion and `server/request` with the config's CEL rules, the built-in trifecta rule and
+ * value taint, and keeps each session's taint.
+ *
+ * **Combination.** Every rule is evaluated in order; the built-ins (`builtin.trifecta`,
+ * `builtin.value-taint`, `builtin.server-request`) join them as further candidates. The
+ * strongest outcome wins, deny over ask over redact over allow, and the first rule with that
+ * outcome names the decision (`detail.rule`). An `allow` rule never overrides a built-in: turn
+ * one off in the config instead. With no match the decision is `allow` by rule `default`.
+ *
+ * **Enforcement.** `deny` throws {@link DeniedError}; `ask` records an `ask` decision for the
+ * consent interceptor (or, with `canAsk: false`, is a denial saying so); `redact` lets the
+ * call through and passes its result through the injected `redact`; in dry run every decision
+ * is recorded as `observe` with `detail.wouldBe` and nothing is enforced. On lists, items a
+ * rule denies are hidden (on lists only `deny` applies; ask and redact apply when called).
+ *
+ * **Taint.** After a call, get or read returns, the target's labels enter the session (see
+ * `taint.ts` for what a session is), a result the sanitize interceptor flagged
+ * (`detail.injection === true`) brings `untrusted-content`, and the secrets `detectSecrets`
+ * finds in the result are fingerprinted for value taint.
+ *
+ * @module
+ */
+import { DeniedError, type Decision, type InterceptContext, type InterceptedMethod, type Interceptor } from '../interceptors.js';
+import { LabelResolver, type FindingsOf, type ResolvedLabels, type ServerLabelConfig } from './labels.js';
+import { compileRules, evaluateRules, RULE_OUTCOMES, type CompiledRule, type PolicyRule, type RuleOutcome, type RuleVariables } from './rules.js';
+import { DEFAULT_TAINT_WINDOWS, joinTaint, MemoryTaintStore, taintKeys, type TaintKeys, type TaintState, type TaintStore, type TaintWindows } from './taint.js';
+import { TRIFECTA_RULE, trifectaReasons } from './trifecta.js';
+import { findTaintedValue, SecretFingerprints, secretsIn, type DetectSecrets } from './valueTaint.js';
+
+/** The id the policy interceptor records and refuses under. */
+export const POLICY_INTERCEPTOR_ID = 'policy';
+/** The built-in value-taint rule. */
+export const VALUE_TAINT_RULE = 'builtin.value-taint';
+/** The built-in rule for a downstream server's sampling and elicitation requests in a tainted session. */
+export const SERVER_REQUEST_RULE = 'builtin.server-request';
+
+/** What a built-in does when it fires: ask, deny, or nothing. */
+export type BuiltinMode = 'ask' | 'deny' | 'off';
+
+/** Options of {@link policyInterceptor}. */
+export interface PolicyOptions {
+  /** The rules (compiled here, once; a bad one throws `RuleCompileError`), or already compiled ones. */
+  readonly rules?: readonly PolicyRule[] | { readonly compiled: readonly CompiledRule[] };
+  /** Per server id: configured labels. */
+  readonly labels?: Readonly<Record<string, ServerLabelConfig>>;
+  /** The built-in trifecta rule. Default `ask`. */
+  readonly trifecta?: BuiltinMode;
+  /** The built-in value-taint rule. Default `ask`. */
+  readonly valueTaint?: BuiltinMode;
+  /** Sampling and elicitation requests from a server while untrusted content is in the session. Default `ask`. */
+  readonly serverRequests?: BuiltinMode;
+  /** Record decisions as they would be, never enforce them. */
+  readonly dryRun?: boolean;
+  /** Whether a consent interceptor is installed: without one, `ask` is a denial. */
+  readonly canAsk: boolean;
+  /** Finds secret values in text (value taint is off without it). */
+  readonly detectSecrets?: DetectSecrets;
+  /** Redacts a result (the `redact` outcome fails closed, as a denial, without it). */
+  readonly redact?: (result: unknown) => unknown;
+  /** The scanner's findings of a definition (for scanner-derived labels). */
+  readonly findingsOf?: FindingsOf;
+  /** Where taint is kept. Default a {@link MemoryTaintStore}. */
+  readonly store?: TaintStore;
+  /** How long taint lives per key. */
+  readonly windows?: Partial<TaintWindows>;
+  /** The clock (tests). Default `Date.now`. */
+  readonly now?: () => number;
+}
+
+const LISTS: ReadonlySet<InterceptedMethod> = new Set(['tools/list', 'prompts/list', 'resources/list', 'resources/templates/list']);
+const USES: ReadonlySet<InterceptedMethod> = new Set(['tools/call', 'prompts/get', 'resources/read']);
+const ASKING_SERVER_METHODS: ReadonlySet<string> = new Set(['sampling/createMessage', 'elicitation/create']);
+const NO_ARGS: Readonly<Record<string, unknown>> = Object.freeze({});
+const NO_LABELS: ResolvedLabels = Object.freeze({ labels: Object.freeze([]), origins: Object.freeze({}) });
+const EMPTY_SESSION_LABELS: readonly string[] = Object.freeze([]);
+
+interface Candidate {
+  readonly outcome: RuleOutcome;
+  readonly rule: string;
+  readonly reasons: readonly string[];
+}
+
+/** The policy engine as an interceptor (see the module comment). */
+export function policyInterceptor(options: PolicyOptions): Interceptor {
+  const rules = options.rules === undefined ? [] : 'compiled' in options.rules ? options.rules.compiled : compileRules(options.rules);
+  const denyRules = rules.filter((r) => r.outcome === 'deny');
+  const resolver = new LabelResolver(options.labels ?? {}, options.findingsOf);
+  const store = options.store ?? new MemoryTaintStore();
+  const windows: TaintWindows = { ...DEFAULT_TAINT_WINDOWS, ...options.windows };
+  const now = options.now ?? Date.now;
+  const fingerprints = new SecretFingerprints();
+  const trifecta = options.trifecta ?? 'ask';
+  const valueTaint = options.detectSecrets === undefined ? 'off' : (options.valueTaint ?? 'ask');
+  const serverRequests = options.serverRequests ?? 'ask';
+  const dryRun = options.dryRun === true;
+
+  // Keys are built once per principal/session/conversation (bounded cache: cleared when full).
+  const keyCache = new Map<string, TaintKeys>();
+  const keysOf = (ctx: InterceptContext): TaintKeys => {
+    const cacheKey = `${ctx.principal?.id ?? ''}\u0000${ctx.session ?? ''}\u0000${ctx.conversation ?? ''}`;
+    let keys = keyCache.get(cacheKey);
+    if (keys === undefined) {
+      if (keyCache.size >= 10_000) keyCache.clear();
+      keyCache.set(cacheKey, (keys = taintKeys(ctx.principal?.id, ctx.session, ctx.conversation)));
+    }
+    return keys;
+  };
+
+  const variables = (ctx: InterceptContext, keys: TaintKeys, state: TaintState | undefined, serverId: string, name: string, definition: Readonly<Record<string, unknown>> | undefined, labels: ResolvedLabels, args: Readonly<Record<string, unknown>>): RuleVariables => {
+    const auth = ctx.principal?.auth;
+    const info = ctx.server?.info;
+    return {
+      principal: { id: ctx.principal?.id ?? '', subject: auth?.subject ?? ctx.principal?.id ?? '', scopes: auth?.scopes ?? EMPTY_SESSION_LABELS, claims: auth?.claims ?? NO_ARGS },
+      server: { id: serverId, identity: info === undefined ? '' : `${info.name}@${info.version}`, labels: resolver.serverLabels(serverId) },
+      tool: { name, annotations: (definition?.['annotations'] as Record<string, unknown> | undefined) ?? NO_ARGS, labels: labels.labels },
+      method: ctx.method,
+      serverMethod: ctx.serverMethod ?? '',
+      args,
+      session: {
+        id: keys.session ?? keys.principal,
+        labels: state === undefined ? EMPTY_SESSION_LABELS : [...new Set(state.sources.map((s) => s.label))],
+        sources: state === undefined ? [] : state.sources.map((s) => ({ label: s.label, server: s.server, tool: s.tool ?? '', at: new Date(s.at).toISOString() })),
+      },
+    };
+  };
+
+  const enforce = async (ctx: InterceptContext, decided: Candidate, next: () => Promise<unknown>): Promise<unknown> => {
+    if (decided === DEFAULT_DECISION && !dryRun) {
+      ctx.record(DEFAULT_ALLOW);
+      return next();
+    }
+    const reason = decided.reasons.join('; ');
+    const detail = { rule: decided.rule, reasons: decided.reasons };
+    if (dryRun) {
+      ctx.record({ interceptor: POLICY_INTERCEPTOR_ID, outcome: 'observe', reason: `dry run: would ${decided.outcome}${reason === '' ? '' : `: ${reason}`}`, detail: { ...detail, dryRun: true, wouldBe: decided.outcome } });
+      return next();
+    }
+    switch (decided.outcome) {
+      case 'deny':
+        ctx.record({ interceptor: POLICY_INTERCEPTOR_ID, outcome: 'deny', reason, detail });
+        throw new DeniedError(POLICY_INTERCEPTOR_ID, reason);
+      case 'ask':
+        if (!options.canAsk) {
+          const text = `${reason} (this needs a person's consent and no consent provider is configured)`;
+          ctx.record({ interceptor: POLICY_INTERCEPTOR_ID, outcome: 'deny', reason: text, detail: { ...detail, asked: true } });
+          throw new DeniedError(POLICY_INTERCEPTOR_ID, text);
+        }
+        ctx.record({ interceptor: POLICY_INTERCEPTOR_ID, outcome: 'ask', reason, detail });
+        return next();
+      case 'redact': {
+        if (options.redact === undefined) {
+          const text = `${reason} (the result must be redacted and no redactor is configured)`;
+          ctx.record({ interceptor: POLICY_INTERCEPTOR_ID, outcome: 'deny', reason: text, detail });
+          throw new DeniedError(POLICY_INTERCEPTOR_ID, text);
+        }
+        const result = await next();
+        ctx.record({ interceptor: POLICY_INTERCEPTOR_ID, outcome: 'change', reason: `result redacted: ${reason}`, detail });
+        return options.redact(result);
+      }
+      default:
+        ctx.record({ interceptor: POLICY_INTERCEPTOR_ID, outcome: 'allow', ...(reason === '' ? {} : { reason }), detail });
+        return next();
+    }
+  };
+
+  const taint = (ctx: InterceptContext, keys: TaintKeys, serverId: string, name: string | undefined, labels: ResolvedLabels, result: unknown): void => {
+    const injected = ctx.decisions.some((d) => d.detail?.['injection'] === true);
+    if (labels.labels.length === 0 && !injected && valueTaint === 'off') return;
+    const at = now();
+    const add = (label: (typeof labels.labels)[number], via: string): void => {
+      const source = { label, server: serverId, tool: name, at, via };
+      if (keys.session !== undefined) store.addSource(keys.session, source, windows.sessionMs, at);
+      store.addSource(keys.principal, source, windows.principalMs, at);
+    };
+    for (const label of labels.labels) add(label, labels.origins[label] ?? 'labels');
+    if (injected) add('untrusted-content', `injection markers in the result (${injectionBy(ctx.decisions)})`);
+    if (valueTaint !== 'off' && options.detectSecrets !== undefined) {
+      for (const secret of secretsIn(result, options.detectSecrets)) {
+        const fingerprint = fingerprints.of(secret);
+        const origin = { server: serverId, tool: name, at };
+        if (keys.session !== undefined) store.addSecret(keys.session, fingerprint, origin, windows.sessionMs, at);
+        store.addSecret(keys.principal, fingerprint, origin, windows.principalMs, at);
+      }
+    }
+  };
+
+  const decideList = async (ctx: InterceptContext, next: () => Promise<unknown>): Promise<unknown> => {
+    const listed = await next();
+    if (denyRules.length === 0 || !Array.isArray(listed)) return listed;
+    const keys = keysOf(ctx);
+    const state = joinTaint(store, keys, now());
+    const hidden: string[] = [];
+    const firedRules = new Set<string>();
+    const kept = (listed as readonly ListedItem[]).filter((item) => {
+      const own = ownName(item);
+      const labels = resolver.resolve(item.serverId, 'tool' in item ? own : undefined, item.definition);
+      const verdict = evaluateRules(denyRules, variables(ctx, keys, state, item.serverId, exposedOf(item), item.definition, labels, NO_ARGS));
+      if (verdict.outcome !== 'deny') return true;
+      hidden.push(`${item.serverId}:${own}`);
+      if (verdict.rule !== undefined) firedRules.add(verdict.rule);
+      return false;
+    });
+    if (hidden.length === 0) return listed;
+    const detail = { rule: [...firedRules][0], rules: [...firedRules], hidden };
+    if (dryRun) {
+      ctx.record({ interceptor: POLICY_INTERCEPTOR_ID, outcome: 'observe', reason: `dry run: would hide ${hidden.length} item(s)`, detail: { ...detail, dryRun: true, wouldBe: 'deny' } });
+      return listed;
+    }
+    ctx.record({ interceptor: POLICY_INTERCEPTOR_ID, outcome: 'change', reason: `hid ${hidden.length} item(s) denied by policy rules`, detail });
+    return Object.freeze(kept);
+  };
+
+  return {
+    id: POLICY_INTERCEPTOR_ID,
+    phase: 'policy',
+    async intercept(ctx, next) {
+      if (LISTS.has(ctx.method)) return decideList(ctx, next);
+      const serverId = ctx.server?.id ?? '';
+      const keys = keysOf(ctx);
+      const state = joinTaint(store, keys, now());
+      const definition = ctx.definition;
+      const own = ctx.method === 'tools/call' && typeof ctx.params['name'] === 'string' ? ctx.params['name'] : undefined;
+      const labels = ctx.method === 'server/request' ? NO_LABELS : resolver.resolve(serverId, own, definition);
+      const name = ctx.exposedName ?? '';
+      const args = ctx.method === 'server/request' ? ctx.params : ((ctx.params['arguments'] as Record<string, unknown> | undefined) ?? NO_ARGS);
+      const verdict = rules.length === 0 ? undefined : evaluateRules(rules, variables(ctx, keys, state, serverId, name, definition, labels, args));
+      const candidates: Candidate[] = [];
+      if (verdict?.outcome !== undefined) candidates.push({ outcome: verdict.outcome, rule: verdict.rule as string, reasons: verdict.reasons });
+      if (trifecta !== 'off' && ctx.method !== 'server/request') {
+        const reasons = trifectaReasons(state, labels, serverId, ctx.exposedName);
+        if (reasons !== undefined) candidates.push({ outcome: trifecta, rule: TRIFECTA_RULE, reasons });
+      }
+      // Value taint guards what goes out to a server; a server's own request goes to the upstream client.
+      if (valueTaint !== 'off' && ctx.method !== 'server/request' && state !== undefined && state.secrets.size > 0 && options.detectSecrets !== undefined) {
+        const origin = findTaintedValue(ctx.params, state.secrets, fingerprints, options.detectSecrets);
+        if (origin !== undefined && origin.server !== serverId) {
+          candidates.push({
+            outcome: valueTaint,
+            rule: VALUE_TAINT_RULE,
+            reasons: [`a secret that came out of ${origin.tool === undefined ? `server ${origin.server}` : `${origin.server}/${origin.tool}`} at ${new Date(origin.at).toISOString()} is in this request to server ${serverId} (verbatim or encoded)`],
+          });
+        }
+      }
+      if (serverRequests !== 'off' && ctx.method === 'server/request' && ASKING_SERVER_METHODS.has(ctx.serverMethod ?? '')) {
+        const untrusted = state?.sources.find((s) => s.label === 'untrusted-content');
+        if (untrusted !== undefined) {
+          candidates.push({
+            outcome: serverRequests,
+            rule: SERVER_REQUEST_RULE,
+            reasons: [`server ${serverId} asks for ${ctx.serverMethod} while untrusted content is in the session (from ${untrusted.tool === undefined ? untrusted.server : `${untrusted.server}/${untrusted.tool}`}): a person must see what it wants to send`],
+          });
+        }
+      }
+      const decided = strongest(candidates);
+      if (!USES.has(ctx.method)) return enforce(ctx, decided, next);
+      const result = await enforce(ctx, decided, next);
+      taint(ctx, keys, serverId, ctx.exposedName, labels, result);
+      return result;
+    },
+  };
+}
+
+const DEFAULT_DECISION: Candidate = Object.freeze({ outcome: 'allow', rule: 'default', reasons: Object.freeze([]) });
+const DEFAULT_ALLOW: Decision = Object.freeze({ interceptor: POLICY_INTERCEPTOR_ID, outcome: 'allow', detail: Object.freeze({ rule: 'default', reasons: DEFAULT_DECISION.reasons }) });
+
+function strongest(candidates: readonly Candidate[]): Candidate {
+  let best: Candidate | undefined;
+  for (const c of candidates) if (best === undefined || RULE_OUTCOMES.indexOf(c.outcome) > RULE_OUTCOMES.indexOf(best.outcome)) best = c;
+  return best ?? DEFAULT_DECISION;
+}
+
+function injectionBy(decisions: readonly Decision[]): string {
+  const markers = decisions.flatMap((d) => (d.detail?.['injection'] === true && Array.isArray(d.detail['markers']) ? (d.detail['markers'] as unknown[]).map(String) : []));
+  return markers.length === 0 ? 'flagged by the sanitizer' : markers.slice(0, 3).join(', ');
+}
+
+/** A listed item as the host exposes it (tool, prompt, resource or template). */
+interface ListedItem {
+  readonly serverId: string;
+  readonly definition: Readonly<Record<string, unknown>>;
+  readonly name?: string;
+  readonly uri?: string;
+  readonly uriTemplate?: string;
+  readonly tool?: unknown;
+}
+
+function exposedOf(item: ListedItem): string {
+  return item.name ?? item.uri ?? item.uriTemplate ?? '';
+}
+
+function ownName(item: ListedItem): string {
+  const d = item.definition;
+  return typeof d['name'] === 'string' ? d['name'] : typeof d['uri'] === 'string' ? d['uri'] : typeof d['uriTemplate'] === 'string' ? d['uriTemplate'] : '';
+}

@@ -1,0 +1,179 @@
+/**
+ * Taint: what has entered a session (the labels of the items it used, with which server, tool
+ * and time), and fingerprints of secret values that came out of a server's results.
+ *
+ * **What a session is.** Taint is kept under keys (see {@link taintKeys}):
+ * - on the stateful era (2025-11-25) the upstream session (`session:<id>`);
+ * - on 2026-07-28, which has no protocol session, the principal plus the conversation id the
+ *   client may carry in `_meta["io.switchboard/conversation"]` (`conversation:<principal>/<id>`);
+ * - and always the principal (`principal:<id>`, or `principal:anonymous` for unauthenticated
+ *   callers, who all share one), for a window after its last taint.
+ *
+ * Decisions join every key of the request. So an agent steered by injected text cannot shed
+ * its taint by starting a new conversation id, dropping it, or reconnecting (a new session):
+ * the principal's taint stays for the window, and eviction when the store is full drops the
+ * least recently used key, which never shortens the principal's window unless the number of
+ * distinct principals exceeds the cap. Only a quiet window (no new taint) clears it.
+ *
+ * The store is behind {@link TaintStore} (a shared store can implement it for several gateway
+ * instances); {@link MemoryTaintStore} keeps it in this process's memory, bounded.
+ *
+ * @module
+ */
+import type { Label } from './labels.js';
+
+/** One label entering a session: by which call, when. */
+export interface TaintSource {
+  readonly label: Label;
+  readonly server: string;
+  /** The exposed tool or prompt name, or the resource URI. */
+  readonly tool: string | undefined;
+  /** ms since the epoch. */
+  readonly at: number;
+  /** Why the label: its origin (`config servers.notes.labels`, `annotation openWorldHint`, `injection markers in the result`, ...). */
+  readonly via: string;
+}
+
+/** Where a secret came from (its value is never kept, only a keyed hash). */
+export interface SecretOrigin {
+  readonly server: string;
+  readonly tool: string | undefined;
+  readonly at: number;
+}
+
+/** The taint of one key. */
+export interface TaintState {
+  /** At most one source per label, server and tool (the latest time). */
+  readonly sources: readonly TaintSource[];
+  /** Fingerprint → origin. */
+  readonly secrets: ReadonlyMap<string, SecretOrigin>;
+}
+
+/** Keeps taint by key. Implementations bound their memory and expire idle keys. */
+export interface TaintStore {
+  /** The taint of `key`, or undefined (none, or expired). */
+  get(key: string, now: number): TaintState | undefined;
+  /** Adds a source to `key`, which then lives until `now + ttlMs` (extended by each add). */
+  addSource(key: string, source: TaintSource, ttlMs: number, now: number): void;
+  /** Adds a secret fingerprint to `key`, likewise. */
+  addSecret(key: string, fingerprint: string, origin: SecretOrigin, ttlMs: number, now: number): void;
+}
+
+/** Options of {@link MemoryTaintStore}. */
+export interface MemoryTaintStoreOptions {
+  /** Most keys tracked; beyond it the least recently used is dropped. Default 10000. */
+  readonly maxKeys?: number;
+  /** Most sources per key (oldest dropped). Default 64. */
+  readonly maxSources?: number;
+  /** Most secret fingerprints per key (oldest dropped). Default 1024. */
+  readonly maxSecrets?: number;
+}
+
+interface Entry {
+  expires: number;
+  sources: TaintSource[];
+  secrets: Map<string, SecretOrigin>;
+}
+
+/** Taint in this process's memory, bounded in keys, sources and secrets per key. */
+export class MemoryTaintStore implements TaintStore {
+  readonly #entries = new Map<string, Entry>();
+  readonly #maxKeys: number;
+  readonly #maxSources: number;
+  readonly #maxSecrets: number;
+
+  constructor(options: MemoryTaintStoreOptions = {}) {
+    this.#maxKeys = options.maxKeys ?? 10_000;
+    this.#maxSources = options.maxSources ?? 64;
+    this.#maxSecrets = options.maxSecrets ?? 1024;
+  }
+
+  /** Keys tracked now (expired ones included until touched). */
+  get size(): number {
+    return this.#entries.size;
+  }
+
+  get(key: string, now: number): TaintState | undefined {
+    const entry = this.#entries.get(key);
+    if (entry === undefined) return undefined;
+    if (entry.expires <= now) {
+      this.#entries.delete(key);
+      return undefined;
+    }
+    return entry;
+  }
+
+  addSource(key: string, source: TaintSource, ttlMs: number, now: number): void {
+    const entry = this.#touch(key, ttlMs, now);
+    const same = entry.sources.findIndex((s) => s.label === source.label && s.server === source.server && s.tool === source.tool);
+    if (same >= 0) entry.sources.splice(same, 1);
+    entry.sources.push(source);
+    if (entry.sources.length > this.#maxSources) entry.sources.shift();
+  }
+
+  addSecret(key: string, fingerprint: string, origin: SecretOrigin, ttlMs: number, now: number): void {
+    const entry = this.#touch(key, ttlMs, now);
+    entry.secrets.delete(fingerprint);
+    entry.secrets.set(fingerprint, origin);
+    if (entry.secrets.size > this.#maxSecrets) entry.secrets.delete(entry.secrets.keys().next().value as string);
+  }
+
+  #touch(key: string, ttlMs: number, now: number): Entry {
+    let entry = this.#entries.get(key);
+    if (entry === undefined || entry.expires <= now) entry = { expires: 0, sources: [], secrets: new Map() };
+    else this.#entries.delete(key); // re-inserted last: most recently used
+    entry.expires = Math.max(entry.expires, now + ttlMs);
+    this.#entries.set(key, entry);
+    while (this.#entries.size > this.#maxKeys) this.#entries.delete(this.#entries.keys().next().value as string);
+    return entry;
+  }
+}
+
+/** The `_meta` key a 2026-07-28 client may carry a conversation id in. */
+export const CONVERSATION_META_KEY = 'io.switchboard/conversation';
+
+/** How long each kind of key lives after its last taint. */
+export interface TaintWindows {
+  /** A stateful session or a conversation. Default 24 h. */
+  readonly sessionMs: number;
+  /** The principal. Default 1 h. */
+  readonly principalMs: number;
+}
+
+/** Default {@link TaintWindows}. */
+export const DEFAULT_TAINT_WINDOWS: TaintWindows = Object.freeze({ sessionMs: 86_400_000, principalMs: 3_600_000 });
+
+/** The keys of one request: the session's (or conversation's) and the principal's. */
+export interface TaintKeys {
+  /** The session (stateful), or conversation (2026-07-28), or undefined (neither). */
+  readonly session: string | undefined;
+  readonly principal: string;
+}
+
+/**
+ * The taint keys of a request: `session` (the stateful session id), else `conversation`
+ * (a client-carried id, bound to the principal so one caller cannot reach another's), and the
+ * principal. See the module comment for why the principal is always joined.
+ */
+export function taintKeys(principal: string | undefined, session: string | undefined, conversation: string | undefined): TaintKeys {
+  const who = principal ?? 'anonymous';
+  const own = session !== undefined ? `session:${session}` : conversation !== undefined ? `conversation:${who}/${conversation}` : undefined;
+  return { session: own, principal: `principal:${who}` };
+}
+
+/** The joined taint of a request's keys: sources (deduplicated) and secrets. */
+export function joinTaint(store: TaintStore, keys: TaintKeys, now: number): TaintState | undefined {
+  const own = keys.session === undefined ? undefined : store.get(keys.session, now);
+  const principal = store.get(keys.principal, now);
+  if (own === undefined) return principal;
+  if (principal === undefined) return own;
+  const seen = new Set<string>();
+  const sources: TaintSource[] = [];
+  for (const s of [...own.sources, ...principal.sources]) {
+    const k = `${s.label}\n${s.server}\n${s.tool ?? ''}`;
+    if (seen.has(k)) continue;
+    seen.add(k);
+    sources.push(s);
+  }
+  return { sources, secrets: new Map([...principal.secrets, ...own.secrets]) };
+}

@@ -1,0 +1,148 @@
+/**
+ * Value taint: a secret-looking value that came out of one server's result and shows up in
+ * the arguments of a request to another server is caught, with no labels needed.
+ *
+ * - On a result, every string in it goes through the injected `detectSecrets`; each value
+ *   found is kept only as a keyed fingerprint (SHA-256 over a per-process random key and the
+ *   value), never the value itself.
+ * - On a request, every string in its params is looked at as it is and decoded (URL-encoding,
+ *   base64 and base64url runs, hex runs); each form goes through `detectSecrets` and is split
+ *   into tokens, and every candidate's fingerprint is looked up. A secret pasted verbatim, or
+ *   base64-, hex- or URL-encoded, is found; a random-looking value that never came out of a
+ *   server has no fingerprint and is not flagged.
+ *
+ * @module
+ */
+import { sha256Hex } from '../../util/sha256.js';
+
+/** Finds secret values in a text (the sanitize branch's `findSecrets`, mapped to values). */
+export type DetectSecrets = (text: string) => readonly string[];
+
+/** Keyed fingerprints of secret values. */
+export class SecretFingerprints {
+  readonly #key: string;
+  /** The lengths of the values fingerprinted so far: a candidate of another length is not hashed. */
+  readonly #lengths = new Set<number>();
+
+  constructor(key?: string) {
+    if (key !== undefined) this.#key = key;
+    else {
+      const bytes = new Uint8Array(32);
+      crypto.getRandomValues(bytes);
+      this.#key = Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+    }
+  }
+
+  /** The fingerprint of `value`, remembering its length (see {@link lookup}). */
+  of(value: string): string {
+    this.#lengths.add(value.length);
+    return this.#hash(value);
+  }
+
+  /** The entry of `known` for `candidate`, hashing it only when a value of its length was fingerprinted. */
+  lookup<T>(candidate: string, known: ReadonlyMap<string, T>): T | undefined {
+    return this.#lengths.has(candidate.length) ? known.get(this.#hash(candidate)) : undefined;
+  }
+
+  #hash(value: string): string {
+    return sha256Hex(`${this.#key}\u0000${value}`).slice(0, 32);
+  }
+}
+
+/** Every string inside a JSON-like value (at most 10,000 strings, 32 levels deep). */
+export function stringsIn(value: unknown, out: string[] = [], depth = 0): string[] {
+  if (out.length >= 10_000 || depth > 32) return out;
+  if (typeof value === 'string') out.push(value);
+  else if (Array.isArray(value)) for (const item of value) stringsIn(item, out, depth + 1);
+  else if (typeof value === 'object' && value !== null) for (const key in value) stringsIn((value as Record<string, unknown>)[key], out, depth + 1);
+  return out;
+}
+
+/** The secret values `detect` finds in the strings of a result. */
+export function secretsIn(result: unknown, detect: DetectSecrets): Set<string> {
+  const found = new Set<string>();
+  for (const text of stringsIn(result)) for (const value of detect(text)) if (value.length >= 8) found.add(value);
+  return found;
+}
+
+const BASE64_RUN = /[A-Za-z0-9+/_-]{12,}={0,2}/g;
+const HEX_RUN = /(?:[0-9a-fA-F]{2}){6,}/g;
+const TOKEN_SPLIT = /[\s"'`<>()[\]{},;|\\]+/;
+const SUB_SPLIT = /[=:&?/#@]+/;
+
+/** The texts a string may hide a secret in: itself and its URL, base64 and hex decodings (one level). */
+export function decodedForms(text: string): string[] {
+  const forms = [text];
+  if (text.includes('%')) {
+    try {
+      forms.push(decodeURIComponent(text.replace(/\+/g, ' ')));
+    } catch {
+      // not URL-encoded
+    }
+  }
+  for (const run of text.match(BASE64_RUN) ?? []) {
+    const decoded = decodeBase64(run);
+    if (decoded !== undefined) forms.push(decoded);
+  }
+  for (const run of text.match(HEX_RUN) ?? []) {
+    const decoded = decodeHex(run);
+    if (decoded !== undefined) forms.push(decoded);
+  }
+  return forms;
+}
+
+/** The candidate values of a text: what `detect` finds in it, and its tokens. */
+export function candidatesOf(text: string, detect: DetectSecrets): Set<string> {
+  const out = new Set<string>();
+  for (const form of decodedForms(text)) {
+    for (const value of detect(form)) out.add(value);
+    for (const token of form.split(TOKEN_SPLIT)) {
+      if (token.length < 8) continue;
+      out.add(token);
+      for (const part of token.split(SUB_SPLIT)) if (part.length >= 8 && part !== token) out.add(part);
+    }
+  }
+  return out;
+}
+
+/** The first secret fingerprint of `known` found in the strings of `params`. */
+export function findTaintedValue<T>(params: unknown, known: ReadonlyMap<string, T>, fingerprints: SecretFingerprints, detect: DetectSecrets): T | undefined {
+  if (known.size === 0) return undefined;
+  for (const text of stringsIn(params)) {
+    if (text.length < 8) continue;
+    for (const candidate of candidatesOf(text, detect)) {
+      const origin = fingerprints.lookup(candidate, known);
+      if (origin !== undefined) return origin;
+    }
+  }
+  return undefined;
+}
+
+const decoder = new TextDecoder('utf-8', { fatal: true });
+
+function decodeBase64(run: string): string | undefined {
+  const clean = run.replace(/-/g, '+').replace(/_/g, '/').replace(/=+$/, '');
+  if (clean.length % 4 === 1) return undefined;
+  try {
+    return printable(Uint8Array.from(atob(clean + '='.repeat((4 - (clean.length % 4)) % 4)), (c) => c.charCodeAt(0)));
+  } catch {
+    return undefined;
+  }
+}
+
+function decodeHex(run: string): string | undefined {
+  const bytes = new Uint8Array(run.length / 2);
+  for (let i = 0; i < bytes.length; i++) bytes[i] = parseInt(run.slice(i * 2, i * 2 + 2), 16);
+  return printable(bytes);
+}
+
+/** The bytes as text when they are valid UTF-8 without control characters (other than whitespace). */
+function printable(bytes: Uint8Array): string | undefined {
+  try {
+    const text = decoder.decode(bytes);
+    // eslint-disable-next-line no-control-regex
+    return /[\u0000-\u0008\u000e-\u001f\u007f]/.test(text) ? undefined : text;
+  } catch {
+    return undefined;
+  }
+}
