@@ -57,7 +57,8 @@ guarded endpoint (namespaced tools, prompts, resources; the interceptor chain).
                   (spans, metrics); without one, telemetry is a no-op
 
 State (the bearer token, name assignments, launch approvals, OAuth tokens of remote
-servers, the pins in pins.db, the audit log in audit.db) lives in the config's stateDir
+servers, the pins in pins.db, the audit log in audit.db unless switchboard.audit is
+false) lives in the config's stateDir
 (default .switchboard next to the config).
 A remote server with an "oauth" section needs a sign-in first: switchboard login <server>.
 With gateway.auth { "oauth": … } clients need access tokens from that issuer instead.
@@ -93,7 +94,9 @@ export async function gatewayCommand(argv: readonly string[]): Promise<void> {
   await mkdir(config.stateDir, { recursive: true, mode: 0o700 });
   const stores = openStateStores(config.stateDir);
   // Opened before any server starts: a corrupt audit log stops the gateway with a clear message.
-  const audit = SqliteAuditLog.open(auditFile(config.stateDir));
+  // `switchboard.audit: false` is the operator's choice to keep no trail; said once at start.
+  const audit = config.audit ? SqliteAuditLog.open(auditFile(config.stateDir)) : undefined;
+  if (audit === undefined) logger.warn('switchboard.audit is false: requests are not recorded in the audit log (no trail of who called what, denials included)');
   // Over --stdio, stdin is the protocol: nobody can be asked there.
   const interactive = options['stdio'] !== true && process.stdin.isTTY === true && process.stderr.isTTY === true;
   const consent = consentFor(options['yes'] === true, interactive, stores.launches, config);
@@ -116,7 +119,7 @@ export async function gatewayCommand(argv: readonly string[]): Promise<void> {
     capabilities: GATEWAY_CLIENT_CAPABILITIES,
     // Phases order them: audit (outermost), trust (pins, scanner), guard (innermost).
     ...(pins !== undefined ? { trust: pins.guard } : {}),
-    interceptors: [auditInterceptor(audit), ...(pins !== undefined ? [pins.guard.interceptor()] : []), scanner.interceptor, ...(config.guards !== undefined ? [guardInterceptor(config.guards)] : [])],
+    interceptors: [...(audit !== undefined ? [auditInterceptor(audit)] : []), ...(pins !== undefined ? [pins.guard.interceptor()] : []), scanner.interceptor, ...(config.guards !== undefined ? [guardInterceptor(config.guards)] : [])],
   });
   // `switchboard pins approve|reject` in another process: reload and vet every server's lists again.
   const unwatchPins = pins?.store.watch(() => void pins.guard.reload().then(() => host.refreshTrust()));
@@ -135,7 +138,7 @@ export async function gatewayCommand(argv: readonly string[]): Promise<void> {
     unwatchPins?.();
     await gateway.close();
     await host.close();
-    await audit.close().catch((error: unknown) => logger.error(`audit log: ${describeError(error)}`));
+    await audit?.close().catch((error: unknown) => logger.error(`audit log: ${describeError(error)}`));
     await pins?.store.close();
   };
 
