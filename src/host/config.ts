@@ -65,7 +65,10 @@ export const CONFIG_DEFAULTS = {
   stateDir: '.switchboard',
   gateway: { host: '127.0.0.1', port: 8765, path: '/mcp' },
   timeoutMs: 60_000,
-  maxConcurrency: 16,
+  // 64: a gateway's callers (32 at once in the bench) reach one server without queueing in the
+  // host, and it is nodeFetch's socket pool per origin, past which a remote server's requests
+  // would queue in the agent anyway. The cap still bounds what one slow server holds.
+  maxConcurrency: 64,
   era: 'auto',
   scan: 'block',
 } as const;

@@ -27,7 +27,7 @@ describe('host/config: parseConfig', () => {
     assert.equal(fs?.id, 'fs');
     assert.deepEqual(fs?.launch, { kind: 'stdio', command: 'npx', args: ['-y', 'server-filesystem', '/tmp'], env: {}, cwd: undefined });
     assert.equal(fs?.disabled, false);
-    assert.deepEqual(fs?.options, { tools: { allow: undefined, deny: [] }, timeoutMs: 60000, maxConcurrency: 16, era: 'auto', oauth: undefined, roots: [], signature: 'warn' });
+    assert.deepEqual(fs?.options, { tools: { allow: undefined, deny: [] }, timeoutMs: 60000, maxConcurrency: 64, era: 'auto', oauth: undefined, roots: [], signature: 'warn' });
     assert.equal(config.pins, true);
     assert.equal(config.audit, true);
     assert.deepEqual(config.trustedKeys, []);
