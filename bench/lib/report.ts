@@ -153,7 +153,7 @@ function gatewayTable(cells: readonly Cell[]): string {
         id === OURS ? '–' : num(m(1, 'p50Ms') - direct(1, 'p50Ms'), 3),
         num(m(32, 'cpuUs')),
         ratio(m(32, 'rps'), direct(32, 'rps')),
-        id === GATEWAY_FULL ? `${ratio(m(32, 'rps'), empty(32, 'rps'))}, +${num(m(1, 'p50Ms') - empty(1, 'p50Ms'), 3)} ms` : '–',
+        id === GATEWAY_FULL ? `${ratio(m(32, 'rps'), empty(32, 'rps'))}, ${m(1, 'p50Ms') >= empty(1, 'p50Ms') ? '+' : ''}${num(m(1, 'p50Ms') - empty(1, 'p50Ms'), 3)} ms` : '–',
         ratio(m(32, 'rps'), metric(cells, 'http', SUPERGATEWAY, `${wire} c=32`, 'rps')),
       ]);
     }
@@ -220,6 +220,8 @@ ${httpTable(cells)}
 ## Gateways: Switchboard's and supergateway's, fronting a floor
 
 Our shipped \`switchboard gateway\` (namespacing \`never\`, \`--no-auth\`) with one downstream server, beside our direct server (the lean one-tool \`McpServer\`) and \`supergateway\` (stdio → Streamable HTTP on the official SDK; \`--stateful\` for the session wire) fronting the same stdio floor. Two chains: the **empty chain** (\`audit: false\`, \`pins: false\`, the scanner \`off\` for the server, no guards: the routing alone), fronting the stdio floor and the HTTP floor; and the **full chain** (the audit log, each answer waiting for its record to be synced to disk at a group commit; pins; the scanner in \`block\` mode; every guard: a rate limit by principal and tool, a per-caller concurrency cap, the circuit breaker and the result size cap, with limits the load never reaches), fronting the stdio floor and compared with the empty chain. A front and its downstream share the server core; "front CPU" counts the front process only. "p50 added" is the front's c=1 p50 minus the direct server's. supergateway's default (stateless) mode starts the stdio server anew for every request, which is why it answers so few; its \`--stateful\` mode keeps one per session.
+
+What bounds these rows: a forwarded call is an upstream server request and a downstream client request in one process, on a core it shares with the downstream server, so the front's req/s is bounded by the sum of their CPU per call, not by the front's alone; in front of HTTP each call adds two loopback TCP writes (the kernel delivers on the writer's time). The full chain's c=1 p50 includes one \`fsync\` of the audit log's WAL per answer, by design: an answer waits until its record is on disk (a group commit, synced off the event loop; requests arriving meanwhile share the next sync), so its floor is the disk's sync latency (about 1 ms on the benchmark machine's disk), not CPU. Measured context and the history of these ratios: [docs/gateway-performance.md](gateway-performance.md).
 
 ${gatewayTable(cells)}
 
