@@ -22,6 +22,12 @@ export interface CommandSpec {
   readonly launcher: 'everything' | 'gateway' | 'supergateway';
   /** What a gateway fronts: the stdio floor (default) or the HTTP floor. */
   readonly downstream?: 'stdio' | 'http';
+  /**
+   * The gateway's interceptor chain: `empty` (audit off, pins off, scanner off, no guards: the
+   * routing alone) or `full` (audit with group commit, pins, the scanner, every guard; see
+   * `lib/launch.ts`). Default `empty`.
+   */
+  readonly chain?: 'empty' | 'full';
 }
 
 /** How a target serves Streamable HTTP (`--mode stateless|session` on its command line). */
@@ -71,16 +77,18 @@ export const BARE = 'bare';
 export const SDK = 'sdk2';
 /** The id of our implementation (the one the issue's targets apply to). */
 export const OURS = 'ours';
-/** The id of our gateway fronting the stdio floor (the gateway targets' ratios use {@link OURS} as the direct server). */
+/** The id of our gateway, empty chain, fronting the stdio floor (the gateway targets' ratios use {@link OURS} as the direct server). */
 export const GATEWAY_STDIO = 'gw-stdio';
-/** The id of our gateway fronting the HTTP floor. */
+/** The id of our gateway, empty chain, fronting the HTTP floor. */
 export const GATEWAY_HTTP = 'gw-http';
+/** The id of our gateway with the full chain fronting the stdio floor (its ratios use {@link GATEWAY_STDIO}: what the decisions cost). */
+export const GATEWAY_FULL = 'gw-full';
 /** The anchor gateway: `supergateway` fronting the stdio floor. */
 export const SUPERGATEWAY = 'supergw';
 /** Our shipped `switchboard everything --http` (compared with the lean {@link OURS} server). */
 export const EVERYTHING = 'everything';
 /** The ids of the gateways (the report's gateway table). */
-export const FRONTS = [GATEWAY_STDIO, GATEWAY_HTTP, SUPERGATEWAY] as const;
+export const FRONTS = [GATEWAY_STDIO, GATEWAY_HTTP, GATEWAY_FULL, SUPERGATEWAY] as const;
 
 /** The client floor. */
 export const RAW_CLIENT = 'raw';
@@ -96,8 +104,9 @@ export const serverTargets: readonly ServerTarget[] = [
   { id: 'sdk2', label: 'SDK v2 @modelcontextprotocol/server', http: { entry: 'targets/sdk2Http.js' }, stdio: { entry: 'targets/sdk2Stdio.js', wire: 'modern' } },
   { id: 'sdk1', label: 'SDK v1 @modelcontextprotocol/sdk', http: { entry: 'targets/sdk1Http.js', stateless: 'n/a (v1 has no 2026-07-28 wire)' }, stdio: { entry: 'targets/sdk1Stdio.js', wire: 'legacy' } },
   { id: EVERYTHING, label: 'Switchboard `everything --http` (shipped CLI)', http: { entry: { launcher: 'everything' }, listAndSessions: 'n/a (fixed tool set)' } },
-  { id: GATEWAY_STDIO, label: 'Switchboard gateway → stdio floor', http: { entry: { launcher: 'gateway', downstream: 'stdio' }, listAndSessions: 'n/a (gateway)' } },
-  { id: GATEWAY_HTTP, label: 'Switchboard gateway → HTTP floor', http: { entry: { launcher: 'gateway', downstream: 'http' }, listAndSessions: 'n/a (gateway)' } },
+  { id: GATEWAY_STDIO, label: 'Switchboard gateway, empty chain → stdio floor', http: { entry: { launcher: 'gateway', downstream: 'stdio', chain: 'empty' }, listAndSessions: 'n/a (gateway)' } },
+  { id: GATEWAY_HTTP, label: 'Switchboard gateway, empty chain → HTTP floor', http: { entry: { launcher: 'gateway', downstream: 'http', chain: 'empty' }, listAndSessions: 'n/a (gateway)' } },
+  { id: GATEWAY_FULL, label: 'Switchboard gateway, full chain → stdio floor', http: { entry: { launcher: 'gateway', downstream: 'stdio', chain: 'full' }, listAndSessions: 'n/a (gateway)' } },
   { id: SUPERGATEWAY, label: 'supergateway → stdio floor', http: { entry: { launcher: 'supergateway' }, listAndSessions: 'n/a (gateway)' } },
   { id: BARE, label: 'bare `node -e` (answers one line)', stdio: { entry: ['node', '-e', bareScript], wire: 'none', coldStartOnly: true } },
 ];

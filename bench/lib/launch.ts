@@ -1,7 +1,7 @@
 /**
  * Targets that are shipped command lines rather than compiled bench entries: our CLI's
  * `switchboard everything --http`, our CLI's `switchboard gateway` fronting a downstream
- * server (the stdio floor, or the HTTP floor), and `supergateway` (stdio → Streamable HTTP on
+ * server (the stdio floor, or the HTTP floor) with an empty or a full interceptor chain, and `supergateway` (stdio → Streamable HTTP on
  * the official SDK) fronting the same stdio floor. Each is started exactly as a user starts
  * it (`node dist/cli/main.js …`, `node node_modules/supergateway/dist/index.js …`), pinned to
  * the server core; a downstream the front spawns inherits that pinning, and the HTTP floor a
@@ -66,14 +66,45 @@ function freePort(): Promise<number> {
   });
 }
 
-/** `switchboard gateway` on a fresh config with one server `echo`: the stdio floor, or the HTTP floor at `url`. */
-async function startGateway(downstream: 'stdio' | 'http', startFloorHttp: () => Promise<HttpServer>): Promise<HttpServer> {
+/**
+ * The `switchboard` section of the empty chain: the routing alone. The audit log off
+ * (`audit: false`), no pins, the scanner off for the one server, no guards.
+ */
+const EMPTY_CHAIN = { audit: false, pins: false, servers: { echo: { scan: 'off' } } };
+
+/**
+ * Where the policy interceptor's config goes once the policy branch merges (issue #13):
+ * `switchboard.policy`, with rules that allow the bench's `echo` call after evaluating them.
+ */
+const FULL_CHAIN_POLICY: Record<string, unknown> = {};
+
+/**
+ * The full chain: the audit log (group commit, synced at each commit), pins, the scanner in
+ * `block` mode, every guard with limits the load never reaches (so each is evaluated on every
+ * call and none refuses), and the policy engine ({@link FULL_CHAIN_POLICY}).
+ */
+const FULL_CHAIN = {
+  audit: true,
+  pins: true,
+  servers: { echo: { scan: 'block' } },
+  guards: {
+    rateLimits: [{ by: ['principal', 'tool'], max: 1_000_000_000, perMs: 1000 }],
+    maxConcurrentPerPrincipal: 10_000,
+    circuitBreaker: { failures: 5, openMs: 30_000 },
+    maxResultBytes: 1_048_576,
+  },
+  ...FULL_CHAIN_POLICY,
+};
+
+/** `switchboard gateway` on a fresh config with one server `echo`: the stdio floor, or the HTTP floor at `url`; the empty or the full chain. */
+async function startGateway(spec: CommandSpec, startFloorHttp: () => Promise<HttpServer>): Promise<HttpServer> {
   const dir = mkdtempSync(resolve(tmpdir(), 'switchboard-bench-'));
-  const floor = downstream === 'http' ? await startFloorHttp() : undefined;
+  const floor = spec.downstream === 'http' ? await startFloorHttp() : undefined;
   const server = floor === undefined ? { command: process.execPath, args: [FLOOR_STDIO] } : { type: 'http', url: `http://127.0.0.1:${floor.port}/mcp` };
   const file = resolve(dir, 'switchboard.json');
-  // One server, so its tool keeps the bare name `echo` (the wire's `Mcp-Name`); the gateway's default chain (audit, pins, scanner).
-  writeFileSync(file, JSON.stringify({ mcpServers: { echo: server }, switchboard: { namespacing: 'never', stateDir: resolve(dir, 'state') } }));
+  // One server, so its tool keeps the bare name `echo` (the wire's `Mcp-Name`).
+  const chain = spec.chain === 'full' ? FULL_CHAIN : EMPTY_CHAIN;
+  writeFileSync(file, JSON.stringify({ mcpServers: { echo: server }, switchboard: { namespacing: 'never', stateDir: resolve(dir, 'state'), ...chain } }));
   const args = [CLI, 'gateway', '--config', file, '--port', '0', '--no-auth', '--yes', '--log-level', 'warn'];
   return startCommand(args, /Switchboard gateway: http:\/\/[^\s/]+:(\d+)\//, async () => {
     await floor?.stop();
@@ -90,7 +121,7 @@ export async function launchCommand(spec: CommandSpec, mode: 'stateless' | 'sess
     case 'everything':
       return startCommand([CLI, 'everything', '--http', '--port', '0', '--log-level', 'info'], /"url":"http:\/\/[^"/]+:(\d+)\//);
     case 'gateway':
-      return startGateway(spec.downstream ?? 'stdio', startFloorHttp);
+      return startGateway(spec, startFloorHttp);
     case 'supergateway': {
       const port = await freePort();
       // Stateless (the default) serves both the 2026-07-28 wire and session-less 2025 requests;

@@ -62,8 +62,8 @@ guarded endpoint (namespaced tools, prompts, resources; the interceptor chain).
                   (spans, metrics); without one, telemetry is a no-op
 
 State (the bearer token, name assignments, launch approvals, OAuth tokens of remote
-servers, the pins in pins.db, the audit log in audit.db, the consent admin token and kept
-approvals in consent.db) lives in the config's stateDir
+servers, the pins in pins.db, the audit log in audit.db unless switchboard.audit is
+false, the consent admin token and kept approvals in consent.db) lives in the config's stateDir
 (default .switchboard next to the config).
 A remote server with an "oauth" section needs a sign-in first: switchboard login <server>.
 With gateway.auth { "oauth": … } clients need access tokens from that issuer instead.
@@ -107,9 +107,11 @@ export async function gatewayCommand(argv: readonly string[]): Promise<void> {
   await mkdir(config.stateDir, { recursive: true, mode: 0o700 });
   const stores = openStateStores(config.stateDir);
   // Opened before any server starts: a corrupt audit log stops the gateway with a clear message.
-  const audit = SqliteAuditLog.open(auditFile(config.stateDir));
+  // `switchboard.audit: false` is the operator's choice to keep no trail; said once at start.
+  const audit = config.audit ? SqliteAuditLog.open(auditFile(config.stateDir)) : undefined;
+  if (audit === undefined) logger.warn('switchboard.audit is false: requests are not recorded in the audit log (no trail of who called what, denials included)');
   // What reaches the log (requests and approvals alike) passes secret redaction first.
-  const auditLog = config.redact.audit ? redactingAuditLog(audit, secretOptions) : audit;
+  const auditLog = audit === undefined || !config.redact.audit ? audit : redactingAuditLog(audit, secretOptions);
   // Over --stdio, stdin is the protocol: nobody can be asked there.
   const interactive = options['stdio'] !== true && process.stdin.isTTY === true && process.stderr.isTTY === true;
   const consent = consentFor(options['yes'] === true, interactive, stores.launches, config);
@@ -154,7 +156,7 @@ export async function gatewayCommand(argv: readonly string[]): Promise<void> {
     // Phases order them: audit (outermost), trust (pins, scanner), policy, consent, guard (innermost: the sanitiser last, first on the result).
     ...(pins !== undefined ? { trust: pins.guard } : {}),
     interceptors: [
-      auditInterceptor(auditLog),
+      ...(auditLog !== undefined ? [auditInterceptor(auditLog)] : []),
       ...(pins !== undefined ? [pins.guard.interceptor()] : []),
       scanner.interceptor,
       policy,
@@ -181,7 +183,7 @@ export async function gatewayCommand(argv: readonly string[]): Promise<void> {
     await gateway.close();
     await callConsent.close();
     await host.close();
-    await audit.close().catch((error: unknown) => logger.error(`audit log: ${describeError(error)}`));
+    await audit?.close().catch((error: unknown) => logger.error(`audit log: ${describeError(error)}`));
     await pins?.store.close();
   };
 

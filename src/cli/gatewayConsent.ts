@@ -55,7 +55,8 @@ export async function gatewayConsent(options: {
   readonly config: HostConfig;
   readonly current: () => HostConfig;
   readonly interactive: boolean;
-  readonly audit: AuditLog;
+  /** The gateway's audit log; absent when `switchboard.audit` is false (answers are then not recorded). */
+  readonly audit: AuditLog | undefined;
   readonly logger: Logger;
 }): Promise<GatewayConsent> {
   const { config } = options;
@@ -92,7 +93,7 @@ export async function gatewayConsent(options: {
       const spec = options.current().servers.find((s) => s.id === id);
       return spec === undefined ? undefined : serverIdentity(spec);
     },
-    audit: (entry) => options.audit.append(entry),
+    ...(options.audit !== undefined ? { audit: (entry: Parameters<AuditLog['append']>[0]) => (options.audit as AuditLog).append(entry) } : {}),
     alwaysAsk: (ctx) => {
       const name = ctx.params['name'];
       if (ctx.method !== 'tools/call' || ctx.server === undefined || typeof name !== 'string') return undefined;

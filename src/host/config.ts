@@ -68,13 +68,16 @@ export const CONFIG_DEFAULTS = {
   stateDir: '.switchboard',
   gateway: { host: '127.0.0.1', port: 8765, path: '/mcp' },
   timeoutMs: 60_000,
-  maxConcurrency: 16,
+  // 64: a gateway's callers (32 at once in the bench) reach one server without queueing in the
+  // host, and it is nodeFetch's socket pool per origin, past which a remote server's requests
+  // would queue in the agent anyway. The cap still bounds what one slow server holds.
+  maxConcurrency: 64,
   era: 'auto',
   scan: 'block',
 } as const;
 
 const ENTRY_KEYS = ['type', 'command', 'args', 'env', 'cwd', 'url', 'headers', 'disabled'];
-const SWITCHBOARD_KEYS = ['namespacing', 'separator', 'exposure', 'stateDir', 'gateway', 'approvedLaunches', 'servers', 'roots', 'guards', 'pins', 'trustedKeys', 'consent', 'sanitize', 'redact', 'policy'];
+const SWITCHBOARD_KEYS = ['namespacing', 'separator', 'exposure', 'stateDir', 'gateway', 'approvedLaunches', 'servers', 'roots', 'guards', 'pins', 'audit', 'trustedKeys', 'consent', 'sanitize', 'redact', 'policy'];
 const GATEWAY_KEYS = ['host', 'port', 'path', 'auth'];
 const OPTION_KEYS = ['tools', 'timeoutMs', 'maxConcurrency', 'era', 'oauth', 'roots', 'scan', 'signature', ...LABEL_OPTION_KEYS];
 const TYPES = ['stdio', 'http', 'streamable-http', 'sse'] as const;
@@ -118,6 +121,7 @@ export function parseConfig(text: string, options: ParseConfigOptions): HostConf
     redact: readRedact(read, section['redact']),
     policy: readPolicy(read, section['policy']),
     pins: section['pins'] === undefined ? true : read.boolean(section['pins'], '$.switchboard.pins'),
+    audit: section['audit'] === undefined ? true : read.boolean(section['audit'], '$.switchboard.audit'),
     trustedKeys: readTrustedKeys(read, section['trustedKeys'], ids),
     approvedLaunches,
     warnings,

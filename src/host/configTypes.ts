@@ -179,6 +179,11 @@ export interface HostConfig {
   readonly policy: PolicyConfig;
   /** Pin every server's definitions and quarantine changes (default true). */
   readonly pins: boolean;
+  /**
+   * Record every request in the hash-chained audit log, each answer waiting for its record to
+   * be durable (default true). `false` is an operator's choice to keep no trail at all.
+   */
+  readonly audit: boolean;
   /** Publisher keys whose signed manifests are trusted (and whose signed updates need no review). */
   readonly trustedKeys: readonly TrustedKey[];
   /** Server id → approved launch digest (`sha256:<hex>`). */

@@ -151,7 +151,9 @@ export function guardInterceptor(options: GuardOptions): Interceptor {
           c.trial = false;
         }
         if (options.maxResultBytes !== undefined && SIZED.has(ctx.method)) {
-          const bytes = encoder.encode(JSON.stringify(result)).byteLength;
+          const text = JSON.stringify(result) ?? '';
+          // UTF-8 takes at most 3 bytes per UTF-16 unit: a text that short is under the cap without encoding it.
+          const bytes = text.length * 3 <= options.maxResultBytes ? 0 : encoder.encode(text).byteLength;
           if (bytes > options.maxResultBytes) {
             ctx.record({ interceptor: GUARD_IDS.size, outcome: 'deny', reason: `result of ${bytes} bytes` });
             throw new DeniedError(GUARD_IDS.size, `the result of ${bytes} bytes is over the ${options.maxResultBytes}-byte limit`);

@@ -8,9 +8,18 @@
  *   hash `verify` prints with a copy kept elsewhere, or export the records regularly.)
  * - **Several writers.** Each write takes SQLite's write lock and continues the chain from the
  *   last record on disk, so processes sharing a state folder keep one chain.
- * - **Group commit.** Appends arriving in the same turn of the event loop are written in one
- *   transaction; the WAL is synced at commit (`synchronous = FULL`), so every append resolves
- *   only when its record is on disk, without one sync per request.
+ * - **Group commit, durable, without timers.** Appends arriving in the same turn of the event
+ *   loop are written in one transaction, and the WAL file is then synced with `fsync` on
+ *   libuv's thread pool; every append resolves only once the sync that covers its record has
+ *   returned. While one sync is in flight the event loop keeps serving, and the appends that
+ *   arrive meanwhile form the next group, written the moment that sync returns: the group size
+ *   follows the load, no timer waits for more. SQLite itself runs `synchronous = NORMAL`
+ *   (it does not sync at commit; it still syncs the WAL before each checkpoint and the
+ *   database after it), and our `fsync` of the WAL after each commit is exactly the sync that
+ *   `FULL` would have made at commit, so a committed record that an append resolved for
+ *   survives a power loss as it did with `FULL` (fsync(2) flushes the file, whichever
+ *   descriptor wrote it; the folder is synced once when the WAL first appears). What changes
+ *   is only that the sync no longer blocks the event loop. An in-memory log has nothing to sync.
  * - **Failures.** A write that fails (a full disk, an I/O error) rejects the appends of its
  *   batch, keeps their records in memory and retries them every second; meanwhile `problem`
  *   says why, and the audit interceptor refuses new requests. A file that is not a database, or
@@ -19,7 +28,7 @@
  * @module
  */
 import { createHash } from 'node:crypto';
-import { chmodSync, closeSync, mkdirSync, openSync } from 'node:fs';
+import { chmodSync, closeSync, fsync, fsyncSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import type { AuditEntry, AuditLog, AuditReader, AuditRecord, AuditVerification } from '../host/audit.js';
@@ -82,9 +91,16 @@ export class SqliteAuditLog implements AuditLog, AuditReader {
   #head: string;
   #closed = false;
   #commits = 0;
+  /** Whether commits need {@link #sync} (WAL mode); otherwise SQLite synced them at commit. */
+  readonly #syncsWal: boolean;
+  /** The WAL file, opened after the first commit, to sync it ourselves (undefined in memory). */
+  #walFd: number | undefined;
+  /** The sync in flight (its group resolves when it returns), or undefined. */
+  #syncing: Promise<void> | undefined;
 
-  private constructor(file: string, db: Database.Database, options: SqliteAuditOptions) {
+  private constructor(file: string, db: Database.Database, options: SqliteAuditOptions, wal: boolean) {
     this.file = file;
+    this.#syncsWal = wal;
     this.#db = db;
     this.#retryMs = options.retryMs ?? 1000;
     this.#insert = db.prepare('INSERT INTO audit (seq, line, hash) VALUES (?, ?, ?)');
@@ -109,8 +125,10 @@ export class SqliteAuditLog implements AuditLog, AuditReader {
     let db: Database.Database | undefined;
     try {
       db = new Database(file);
-      db.pragma('journal_mode = WAL');
-      db.pragma('synchronous = FULL');
+      // In WAL mode commits are synced by #sync (fsync of the WAL before any append of the group
+      // resolves); where WAL is not available SQLite syncs at commit itself (FULL).
+      const wal = db.pragma('journal_mode = WAL', { simple: true }) === 'wal' && file !== ':memory:';
+      db.pragma(wal ? 'synchronous = NORMAL' : 'synchronous = FULL');
       const version = db.pragma('user_version', { simple: true }) as number;
       const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'audit'").all();
       if (tables.length === 0) {
@@ -124,7 +142,7 @@ export class SqliteAuditLog implements AuditLog, AuditReader {
         const pageSize = db.pragma('page_size', { simple: true }) as number;
         db.pragma(`max_page_count = ${Math.max(1, Math.ceil(options.maxBytes / pageSize))}`);
       }
-      return new SqliteAuditLog(file, db, options);
+      return new SqliteAuditLog(file, db, options, wal);
     } catch (error) {
       db?.close();
       throw new McpError(McpErrorCode.StoreCorrupt, `The audit log ${file} cannot be opened: ${describeError(error)}`, { cause: error });
@@ -196,26 +214,57 @@ export class SqliteAuditLog implements AuditLog, AuditReader {
     if (this.#closed) return;
     this.#closed = true;
     if (this.#retry !== undefined) clearTimeout(this.#retry);
+    await this.#syncing;
     const left = [...this.#unwritten.splice(0), ...this.#queue.splice(0)];
-    const written = this.#write(left);
+    let written = this.#write(left);
+    if (written && left.length > 0) {
+      try {
+        this.#syncNow();
+      } catch (error) {
+        this.#problem = writeProblem(error);
+        written = false;
+      }
+    }
+    if (written) for (const p of left) p.resolve();
+    if (this.#walFd !== undefined) closeSync(this.#walFd);
     this.#db.close();
     if (!written) throw new McpError(McpErrorCode.StoreWriteFailed, `${left.length} audit records could not be written before closing ${this.file}: ${this.#problem ?? 'write failed'}`);
   }
 
   #flush(): void {
     this.#scheduled = false;
-    if (this.#closed) return;
+    // A sync in flight: what is queued forms the next group, written when it returns.
+    if (this.#closed || this.#syncing !== undefined) return;
     const batch = this.#queue.splice(0);
+    if (batch.length === 0) return;
     if (this.#unwritten.length > 0) {
       // Earlier records first, or the chain would be out of order: wait for the retry.
       this.#unwritten.push(...batch);
       for (const p of batch) p.reject(new McpError(McpErrorCode.StoreWriteFailed, `The audit log cannot be written: ${this.#problem ?? 'an earlier write failed'}`));
       return;
     }
-    if (!this.#write(batch) && this.#retry === undefined) this.#scheduleRetry();
+    if (!this.#write(batch)) {
+      if (this.#retry === undefined) this.#scheduleRetry();
+      return;
+    }
+    this.#syncing = this.#sync().then(
+      () => {
+        for (const p of batch) p.resolve();
+      },
+      (error: unknown) => {
+        // Committed but maybe not on disk: refuse until a later sync succeeds (the retry).
+        this.#problem = writeProblem(error);
+        for (const p of batch) p.reject(new McpError(McpErrorCode.StoreWriteFailed, `The audit log ${this.file} cannot be synced to disk: ${this.#problem}`, { cause: error }));
+        if (this.#retry === undefined) this.#scheduleRetry();
+      },
+    );
+    void this.#syncing.then(() => {
+      this.#syncing = undefined;
+      this.#flush();
+    });
   }
 
-  /** One transaction for `batch`; on failure the records wait for the retry. */
+  /** One transaction for `batch` (not yet synced: see {@link #sync}); on failure the records wait for the retry. */
   #write(batch: Pending[]): boolean {
     if (batch.length === 0) return true;
     let seq = this.#seq;
@@ -243,16 +292,60 @@ export class SqliteAuditLog implements AuditLog, AuditReader {
     this.#seq = seq;
     this.#head = head;
     this.#commits++;
-    for (const p of batch) p.resolve();
     return true;
+  }
+
+  /** The WAL's descriptor, opened on first use (after a commit created the file); its folder is synced then, once. */
+  #wal(): number | undefined {
+    if (!this.#syncsWal) return undefined;
+    if (this.#walFd === undefined) {
+      this.#walFd = openSync(`${this.file}-wal`, 'r+');
+      const folder = openSync(dirname(this.file), 'r');
+      try {
+        fsyncSync(folder);
+      } finally {
+        closeSync(folder);
+      }
+    }
+    return this.#walFd;
+  }
+
+  /** Syncs the WAL on the thread pool: the commits written so far are durable when it resolves. */
+  #sync(): Promise<void> {
+    return new Promise((resolve, reject) => {
+      let fd: number | undefined;
+      try {
+        fd = this.#wal();
+      } catch (error) {
+        reject(error);
+        return;
+      }
+      if (fd === undefined) resolve();
+      else fsync(fd, (error) => (error === null ? resolve() : reject(error)));
+    });
+  }
+
+  /** {@link #sync}, blocking (closing, retrying). */
+  #syncNow(): void {
+    const fd = this.#wal();
+    if (fd !== undefined) fsyncSync(fd);
   }
 
   #scheduleRetry(): void {
     this.#retry = setTimeout(() => {
       this.#retry = undefined;
       const records = this.#unwritten.splice(0);
-      // Already rejected: a success now only records them.
-      if (this.#write(records.map((p) => ({ entry: p.entry, resolve: () => undefined, reject: () => undefined })))) this.#problem = undefined;
+      // Already rejected: a success now only records them (and syncs what an earlier sync may have missed).
+      let ok = this.#write(records.map((p) => ({ entry: p.entry, resolve: () => undefined, reject: () => undefined })));
+      if (ok) {
+        try {
+          this.#syncNow();
+        } catch (error) {
+          this.#problem = writeProblem(error);
+          ok = false;
+        }
+      }
+      if (ok) this.#problem = undefined;
       else if (!this.#closed) this.#scheduleRetry();
     }, this.#retryMs);
     this.#retry.unref?.();

@@ -4,6 +4,7 @@
 // edited record.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
@@ -84,5 +85,25 @@ describe('e2e: the gateway audit log', () => {
     assert.equal(tampered.status, 1);
     assert.match(tampered.stdout, /^record 5: the record does not match its hash \(edited\)$/m);
     assert.match(tampered.stdout, /^TAMPERED: /m);
+  });
+});
+
+describe('e2e: switchboard.audit false', () => {
+  it('the gateway answers calls, writes no audit log and says at start that nothing is recorded', async () => {
+    const off = await writeConfig({ everything: everythingEntry() }, { namespacing: 'never', audit: false });
+    const running = await startGateway(off);
+    try {
+      const client = new McpClient({ name: 'no-audit', version: '1' });
+      await client.connect(new StreamableHttpClientTransport({ url: running.url, fetch: nodeFetch(), headers: { authorization: `Bearer ${running.token}` } }));
+      const result = await client.callTool('echo', { message: 'hi' });
+      assert.match(JSON.stringify(result.content), /hi/);
+      assert.notEqual(result.isError, true);
+      await client.close();
+      assert.match(running.stderr(), /switchboard\.audit is false: requests are not recorded/);
+      assert.equal(existsSync(join(off.dir, '.switchboard', 'audit.db')), false);
+    } finally {
+      await running.stop();
+      await off.remove();
+    }
   });
 });

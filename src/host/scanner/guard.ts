@@ -52,7 +52,13 @@ export class ScanGuard {
 
   constructor(options: ScanGuardOptions = {}) {
     this.#options = options;
-    this.interceptor = { id: SCANNER_INTERCEPTOR_ID, phase: 'trust', methods: [...LISTS, ...USES], intercept: (ctx, next) => this.#intercept(ctx, next) };
+    this.interceptor = {
+      id: SCANNER_INTERCEPTOR_ID,
+      phase: 'trust',
+      methods: [...LISTS, ...USES],
+      // A use on a server whose scan is off passes straight on: no async frame per call.
+      intercept: (ctx, next) => (ctx.server !== undefined && !LISTS.includes(ctx.method) && this.#mode(ctx.server.id) === 'off' ? next() : this.#intercept(ctx, next)),
+    };
   }
 
   /** The verdict of a definition object, when it was scanned. */

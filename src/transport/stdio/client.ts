@@ -233,7 +233,8 @@ export class StdioClientTransport implements Transport {
   #wire(child: ChildProcess, stderr: StdioStderr): void {
     const { stdin, stdout } = child;
     if (stdin === null || stdout === null) throw new McpError(McpErrorCode.SpawnFailed, 'The server process has no stdio pipes');
-    this.#writer = new LineWriter(stdin, "the server's stdin");
+    // Requests of many upstream callers read in one poll share one write to the server.
+    this.#writer = new LineWriter(stdin, "the server's stdin", 'turn');
     stdin.on('error', (error: Error) => {
       // EPIPE when the child exits before reading everything: the exit handler reports it.
       this.#writer?.fail(new McpError(McpErrorCode.ConnectionClosed, `The server's stdin failed: ${error.message}`, { cause: error }));

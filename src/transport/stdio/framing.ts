@@ -56,23 +56,35 @@ interface Batch {
 }
 
 /**
- * Writes lines to a stream in call order. Lines written in the same synchronous run (before
- * the next microtask) go out as one `write` (one syscall instead of one per message, under load most of a
- * stdio transport's cost). When the stream's buffer is full (`write` returned false) the
- * pending write's promise waits for `'drain'`, and later writes queue behind it, so a slow
- * reader slows the sender instead of growing memory in the stream.
+ * When a {@link LineWriter} flushes what was written: `microtask` (lines written in the same
+ * synchronous run share a `write`; nothing waits for the next loop turn, which a process
+ * exiting right after its last answer may not see: a server's stdout), or `turn` (lines
+ * written anywhere in this turn of the event loop share a `write`, flushed in its check phase:
+ * a host writing to a server's stdin, where the requests of many upstream connections read in
+ * one poll go out in one syscall instead of one each).
+ */
+export type FlushTiming = 'microtask' | 'turn';
+
+/**
+ * Writes lines to a stream in call order, coalesced per {@link FlushTiming} into one `write`
+ * (one syscall instead of one per message: under load most of a stdio transport's cost). When
+ * the stream's buffer is full (`write` returned false) the pending write's promise waits for
+ * `'drain'`, and later writes queue behind it, so a slow reader slows the sender instead of
+ * growing memory in the stream.
  */
 export class LineWriter {
   readonly #stream: Writable;
   readonly #describe: string;
+  readonly #schedule: (flush: () => void) => void;
   #tail: Promise<void> = Promise.resolve();
   #failure: Error | undefined;
   #batch: Batch | undefined;
 
   /** `describe` names the stream in error messages ("stdout", "the server's stdin"). */
-  constructor(stream: Writable, describe: string) {
+  constructor(stream: Writable, describe: string, timing: FlushTiming = 'microtask') {
     this.#stream = stream;
     this.#describe = describe;
+    this.#schedule = timing === 'turn' ? (flush) => void setImmediate(flush) : (flush) => queueMicrotask(flush);
   }
 
   /** Marks the writer failed: queued and later writes reject with `error`. */
@@ -90,10 +102,7 @@ export class LineWriter {
         return;
       }
       this.#batch = { text, waiters: [{ resolve, reject }] };
-      // Flushed as a microtask, as soon as the writes would have run one by one: lines written
-      // together (a batch of answers, a notification and its result) share one `write`, and
-      // nothing waits for the next loop turn, which a process exiting right after may not see.
-      queueMicrotask(this.#flush);
+      this.#schedule(this.#flush);
     });
   }
 

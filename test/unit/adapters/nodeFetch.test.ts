@@ -144,6 +144,25 @@ describe('nodeFetch', () => {
     await assert.rejects(reader.read());
   });
 
+  it('keeps connections alive under a burst: 32 calls at once, twice, open no more than 32 sockets', async () => {
+    ports.length = 0;
+    for (let round = 0; round < 2; round++) {
+      await Promise.all(Array.from({ length: 32 }, async () => (await f(`${base}/echo`, { method: 'GET' })).text()));
+    }
+    assert.ok(new Set(ports).size <= 32, `sockets used: ${new Set(ports).size}`);
+  });
+
+  it('a buffered answer has Response members: text(), json(), clone(), bodyUsed, and one read only', async () => {
+    const r = await f(`${base}/echo`, { method: 'POST', body: 'y' });
+    assert.equal(r.ok, true);
+    assert.equal(r.bodyUsed, false);
+    const copy = r.clone();
+    assert.equal((JSON.parse(await r.text()) as { body: string }).body, 'y');
+    assert.equal(r.bodyUsed, true);
+    assert.equal(((await copy.json()) as { body: string }).body, 'y');
+    await assert.rejects(r.text());
+  });
+
   it('a sized JSON answer is read whole before the Response resolves, and stays readable as a stream', async () => {
     const r = await f(`${base}/echo`, { method: 'POST', body: 'x' });
     const reader = (r.body as ReadableStream<Uint8Array>).getReader();

@@ -27,8 +27,9 @@ describe('host/config: parseConfig', () => {
     assert.equal(fs?.id, 'fs');
     assert.deepEqual(fs?.launch, { kind: 'stdio', command: 'npx', args: ['-y', 'server-filesystem', '/tmp'], env: {}, cwd: undefined });
     assert.equal(fs?.disabled, false);
-    assert.deepEqual(fs?.options, { tools: { allow: undefined, deny: [] }, timeoutMs: 60000, maxConcurrency: 16, era: 'auto', oauth: undefined, roots: [], signature: 'warn' });
+    assert.deepEqual(fs?.options, { tools: { allow: undefined, deny: [] }, timeoutMs: 60000, maxConcurrency: 64, era: 'auto', oauth: undefined, roots: [], signature: 'warn' });
     assert.equal(config.pins, true);
+    assert.equal(config.audit, true);
     assert.deepEqual(config.trustedKeys, []);
     assert.equal(config.namespacing, 'on-collision');
     assert.equal(config.separator, '__');
@@ -217,5 +218,19 @@ describe('host/config: the scanner option', () => {
   it('an unknown scan mode is an error naming its path (no silent fail-open)', () => {
     assert.throws(() => parseConfig(withScan('ignore'), { file: '/c/switchboard.json', env: {} }), /\$\.switchboard\.servers\.a\.scan/);
     assert.throws(() => parseConfig(withScan(false), { file: '/c/switchboard.json', env: {} }), /\$\.switchboard\.servers\.a\.scan/);
+  });
+});
+
+describe('host/config: the audit switch', () => {
+  const withAudit = (audit: unknown): string => JSON.stringify({ mcpServers: { a: { command: 'x' } }, switchboard: { audit } });
+  it('reads switchboard.audit (true, false); on when absent', () => {
+    assert.equal(parseConfig(withAudit(false), { file: '/c/switchboard.json', env: {} }).audit, false);
+    assert.equal(parseConfig(withAudit(true), { file: '/c/switchboard.json', env: {} }).audit, true);
+    assert.equal(parseConfig(JSON.stringify({ mcpServers: {} }), { file: '/c/switchboard.json', env: {} }).audit, true);
+  });
+  it('audit turned off by a typo ("off", 0, "false"): refused, naming its path (no silent loss of the trail)', () => {
+    for (const value of ['off', 0, 'false', null]) {
+      assert.throws(() => parseConfig(withAudit(value), { file: '/c/switchboard.json', env: {} }), /\$\.switchboard\.audit/);
+    }
   });
 });

@@ -73,6 +73,33 @@ describe('store/sqliteAudit: the hash chain', () => {
     await log.close();
   });
 
+  it('group commit without timers: appends arriving while a group is being synced form the next group', async () => {
+    const log = SqliteAuditLog.open(fresh());
+    const first = log.append(entry(1));
+    // The first group is written and its sync started on this turn's check phase.
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    assert.equal(log.commits, 1);
+    const rest = Array.from({ length: 50 }, (_, i) => log.append(entry(i + 2)));
+    await Promise.all([first, ...rest]);
+    assert.equal(log.commits, 2);
+    assert.equal(log.size, 51);
+    assert.equal(log.verify().ok, true);
+    await log.close();
+  });
+
+  it('close while a group is being synced: every append resolves and every record is kept', async () => {
+    const file = fresh();
+    const log = SqliteAuditLog.open(file);
+    const first = log.append(entry(1));
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    const second = log.append(entry(2));
+    await log.close();
+    await Promise.all([first, second]);
+    const reopened = SqliteAuditLog.open(file);
+    assert.deepEqual([reopened.verify().ok, reopened.size], [true, 2]);
+    await reopened.close();
+  });
+
   it('two processes on one state folder (gateway over HTTP and over stdio) keep one chain', async () => {
     const file = fresh();
     const a = SqliteAuditLog.open(file);

@@ -29,7 +29,7 @@ import { addModernHeaders, H, isValidSessionId, metaProtocolVersion, ToolHeaderC
 import { authHooksOf, authorizedFetch, type ClientAuthHooks } from './clientAuth.js';
 import type { FetchLike, StreamableHttpClientOptions } from './clientOptions.js';
 import { ClientSession } from './clientSession.js';
-import { discard, followSse, httpStatusError, isJsonType, lossyText, mediaType, readBody } from './clientStream.js';
+import { discard, followSse, httpStatusError, isJsonType, lossyText, mediaType, readBody, readResponse } from './clientStream.js';
 
 export type { HttpStatusCause } from './clientStream.js';
 export type { FetchLike, StreamableHttpClientOptions, UnauthorizedInfo } from './clientOptions.js';
@@ -257,7 +257,7 @@ export class StreamableHttpClientTransport implements Transport {
       await this.#stream(response, exchange, exchange.controller.signal);
     } else if (isJsonType(type)) {
       const max = exchange.limits.maxBytes ?? defaultDecodeLimits.maxBytes;
-      this.#deliver(decodeFrame(await readBody(response.body, max), exchange.limits), exchange);
+      this.#deliver(decodeFrame(await readResponse(response, max), exchange.limits), exchange);
     } else {
       const text = lossyText(await readBody(response.body, MAX_ERROR_BODY));
       throw httpStatusError(status, text, `unexpected content type "${type}" in the answer to ${exchange.method}`);
@@ -269,7 +269,7 @@ export class StreamableHttpClientTransport implements Transport {
 
   /** A non-2xx answer: deliver its JSON-RPC error for the request, or fail with the status. */
   async #refused(response: Response, exchange: Exchange): Promise<void> {
-    const bytes = await readBody(response.body, Math.min(MAX_ERROR_BODY, exchange.limits.maxBytes ?? MAX_ERROR_BODY));
+    const bytes = await readResponse(response, Math.min(MAX_ERROR_BODY, exchange.limits.maxBytes ?? MAX_ERROR_BODY));
     const id = exchange.awaiting.length === 1 ? exchange.awaiting[0] : undefined;
     if (id !== undefined && bytes.byteLength > 0) {
       const frame = decodeFrame(bytes, this.#limits);

@@ -46,6 +46,27 @@ export function isJsonType(type: string): boolean {
 }
 
 /**
+ * The key of a method a `fetch` may put on the responses whose body it already read whole
+ * (`nodeFetch` does for sized JSON answers): it hands the bytes over once, or `undefined` when
+ * the body was already read or streamed. {@link readResponse} uses it to skip the web stream.
+ */
+export const TAKE_BUFFERED_BODY = Symbol('switchboard.takeBufferedBody');
+
+/** A response that may carry its body as bytes (see {@link TAKE_BUFFERED_BODY}). */
+interface MaybeBuffered {
+  readonly [TAKE_BUFFERED_BODY]?: () => Uint8Array | undefined;
+}
+
+/**
+ * {@link readBody} of a response's body, or its buffered bytes when the fetch already read it
+ * whole (more than `max` bytes come back whole: the decoder reports the oversize frame).
+ */
+export function readResponse(response: Response, max: number): Promise<Uint8Array> {
+  const bytes = (response as MaybeBuffered)[TAKE_BUFFERED_BODY]?.();
+  return bytes !== undefined ? Promise.resolve(bytes) : readBody(response.body, max);
+}
+
+/**
  * Reads a body into one buffer, stopping (and cancelling the rest) once it holds more than
  * `max` bytes; the caller's decoder then reports the oversize frame.
  */
