@@ -68,15 +68,32 @@ function freePort(): Promise<number> {
 
 /**
  * The `switchboard` section of the empty chain: the routing alone. The audit log off
- * (`audit: false`), no pins, the scanner off for the one server, no guards.
+ * (`audit: false`), no pins, the scanner off for the one server, no guards, no policy (no rule
+ * and every built-in off, so the gateway installs none), no sanitising or redaction. The
+ * consent step stays, as a pass-through: with no policy nothing can ask.
  */
-const EMPTY_CHAIN = { audit: false, pins: false, servers: { echo: { scan: 'off' } } };
+const EMPTY_CHAIN = {
+  audit: false,
+  pins: false,
+  servers: { echo: { scan: 'off' } },
+  sanitize: false,
+  redact: false,
+  policy: { trifecta: 'off', valueTaint: 'off', serverRequests: 'off' },
+};
 
 /**
- * Where the policy interceptor's config goes once the policy branch merges (issue #13):
- * `switchboard.policy`, with rules that allow the bench's `echo` call after evaluating them.
+ * The policy part of the full chain (issue #13): the built-ins on (trifecta, value taint,
+ * server requests), the server labelled, and two CEL rules evaluated on every call that
+ * match none of the bench's `echo` calls, so each call is decided and allowed.
  */
-const FULL_CHAIN_POLICY: Record<string, unknown> = {};
+const FULL_CHAIN_POLICY = {
+  policy: {
+    rules: [
+      { id: 'no-destructive-after-untrusted', when: '"destructive" in tool.labels && "untrusted-content" in session.labels', outcome: 'deny', reason: 'destructive call after untrusted content' },
+      { id: 'ask-large-args', when: 'size(args) > 64', outcome: 'ask', reason: 'unusually many arguments' },
+    ],
+  },
+};
 
 /**
  * The full chain: the audit log (group commit, synced at each commit), pins, the scanner in
@@ -86,7 +103,8 @@ const FULL_CHAIN_POLICY: Record<string, unknown> = {};
 const FULL_CHAIN = {
   audit: true,
   pins: true,
-  servers: { echo: { scan: 'block' } },
+  servers: { echo: { scan: 'block', labels: ['private-data'] } },
+  sanitize: { mode: 'strip' },
   guards: {
     rateLimits: [{ by: ['principal', 'tool'], max: 1_000_000_000, perMs: 1000 }],
     maxConcurrentPerPrincipal: 10_000,

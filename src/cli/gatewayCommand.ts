@@ -128,7 +128,9 @@ export async function gatewayCommand(argv: readonly string[]): Promise<void> {
   // A damaged pin store stops the gateway here, before any server starts (fail closed).
   const pins = config.pins ? await openPins(config, logger, () => current, 'The gateway did not start.') : undefined;
   // The policy engine (rules compiled at load, labels, taint). Its section applies at start; a reload keeps it.
-  const policy = policyInterceptor({
+  // With no rule and every built-in off it has nothing to decide, and is not installed.
+  const { policy: p } = config;
+  const policy = p.compiled.length === 0 && p.trifecta === 'off' && p.valueTaint === 'off' && p.serverRequests === 'off' ? undefined : policyInterceptor({
     rules: { compiled: config.policy.compiled },
     labels: serverLabelsOf(config.servers),
     trifecta: config.policy.trifecta,
@@ -159,7 +161,7 @@ export async function gatewayCommand(argv: readonly string[]): Promise<void> {
       ...(auditLog !== undefined ? [auditInterceptor(auditLog)] : []),
       ...(pins !== undefined ? [pins.guard.interceptor()] : []),
       scanner.interceptor,
-      policy,
+      ...(policy !== undefined ? [policy] : []),
       callConsent.interceptor,
       ...(config.guards !== undefined ? [guardInterceptor(config.guards)] : []),
       ...(config.sanitize.mode !== 'off' ? [sanitizeInterceptor(config.sanitize)] : []),
