@@ -14,7 +14,7 @@
  * @module
  */
 import { McpError, McpErrorCode, describeError } from '../util/errors.js';
-import { DeniedError, type Decision, type InterceptContext, type InterceptedMethod, type Interceptor } from './interceptors.js';
+import { completedResult, DeniedError, type Decision, type InterceptContext, type InterceptedMethod, type Interceptor } from './interceptors.js';
 
 /** How a request ended. */
 export type AuditOutcome = 'ok' | 'tool-error' | 'denied' | 'error';
@@ -119,7 +119,7 @@ export function auditInterceptor(log: AuditLog, options: AuditInterceptorOptions
       let failed = false;
       try {
         result = await next();
-        if (ctx.method === 'tools/call' && (result as { isError?: unknown } | null)?.isError === true) outcome = 'tool-error';
+        if (ctx.method === 'tools/call' && (completedResult(result) as { isError?: unknown } | null)?.isError === true) outcome = 'tool-error';
       } catch (caught) {
         failed = true;
         failure = caught;

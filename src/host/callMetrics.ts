@@ -19,7 +19,7 @@
 import { counter, durationHistogram, errorType, isToolError, operationAttributes, telemetryActive } from '../protocol/telemetry.js';
 import { describeError } from '../util/errors.js';
 import type { Logger } from '../util/logger.js';
-import { DeniedError } from './interceptors.js';
+import { completedResult, DeniedError } from './interceptors.js';
 
 /** The attribute naming the downstream server of a host call or client span. */
 export const SERVER_ID_ATTRIBUTE = 'switchboard.server.id';
@@ -52,7 +52,7 @@ export function observeCall<R>(logger: Logger, call: RoutedCall, run: () => Prom
   };
   return started(run).then(
     (value) => {
-      done(isToolError(call.method, completed(value)) ? 'tool_error' : undefined);
+      done(isToolError(call.method, completedResult(value)) ? 'tool_error' : undefined);
       return value;
     },
     (error: unknown) => {
@@ -69,12 +69,6 @@ function started<R>(run: () => Promise<R>): Promise<R> {
   } catch (error) {
     return Promise.reject(error);
   }
-}
-
-/** The result of a call: a gateway's route resolves with the bridge's `{ kind: 'complete', value }`. */
-function completed(value: unknown): unknown {
-  const attempt = value as { kind?: unknown; value?: unknown } | null;
-  return typeof attempt === 'object' && attempt !== null && attempt.kind === 'complete' ? attempt.value : value;
 }
 
 function logFailure(logger: Logger, call: RoutedCall, error: unknown): void {

@@ -76,6 +76,7 @@ export {
   DeniedError,
   interceptContext,
   INTERCEPTOR_PHASES,
+  completedResult,
   type Interceptor,
   type InterceptorPhase,
   type InterceptContext,

@@ -1,7 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { auditInterceptor, type AuditEntry, type AuditLog } from '../../../src/host/audit.js';
+import { McpClient } from '../../../src/client/mcpClient.js';
+import { Gateway } from '../../../src/host/gateway.js';
 import { Host } from '../../../src/host/host.js';
+import { createInMemoryPair } from '../../../src/transport/memory.js';
 import { DeniedError, type Interceptor } from '../../../src/host/interceptors.js';
 import { McpServer } from '../../../src/server/mcpServer.js';
 import { SqliteAuditLog } from '../../../src/store/sqliteAudit.js';
@@ -80,6 +83,27 @@ describe('host/audit: the audit interceptor', () => {
       ['ok', 'denied', 'ERR_MCP_DENIED'],
     ]);
     assert.ok(outcomes[1]?.[2] !== undefined, 'the failure has its error');
+    await host.close();
+  });
+
+  it('a tool error through the gateway (a forwarded answer) is recorded as tool-error, not ok', async () => {
+    const log = new RecordingLog();
+    const host = await hostWith(log);
+    const gateway = new Gateway(host);
+    const [clientSide, serverSide] = createInMemoryPair();
+    await gateway.server.connect(serverSide);
+    const client = new McpClient({ name: 'up', version: '1.0.0' }, { versions: ['2026-07-28'], defaultTimeoutMs: 5000 });
+    await client.connect(clientSide);
+    const result = await client.callTool('fails', {});
+    assert.equal(result.isError, true);
+    await client.callTool('ok', { v: 'x' });
+    const outcomes = log.entries.filter((e) => e.method === 'tools/call').map((e) => [e.name, e.outcome]);
+    assert.deepEqual(outcomes, [
+      ['fails', 'tool-error'],
+      ['ok', 'ok'],
+    ]);
+    await client.close();
+    await gateway.close();
     await host.close();
   });
 
