@@ -12,42 +12,11 @@ import { after, before, describe, it } from 'node:test';
 import { McpClient } from '../../src/client/mcpClient.js';
 import { JsonRpcError } from '../../src/jsonrpc/errors.js';
 import { StreamableHttpClientTransport } from '../../src/transport/http/client/client.js';
+import { consentEvents } from './fixtures/consentEvents.js';
 import { MAIN, everythingEntry, startGateway, writeConfig, type GatewayConfig, type RunningGateway } from './fixtures/gatewayHarness.js';
 
 const run = promisify(execFile);
 const text = (r: unknown): string => (r as { content: { text?: string }[] }).content.map((c) => c.text ?? '').join('');
-
-interface Pending {
-  readonly id: string;
-  readonly tool: string;
-  readonly arguments: Record<string, unknown>;
-  readonly reasons: string[];
-}
-
-/** The gateway's consent event stream, read as it arrives: `next()` resolves with the next new request. */
-async function consentEvents(base: string, admin: string): Promise<{ next(): Promise<Pending>; close(): void }> {
-  const controller = new AbortController();
-  const response = await fetch(new URL('consent/events', base), { headers: { authorization: `Bearer ${admin}` }, signal: controller.signal });
-  assert.equal(response.status, 200);
-  const reader = (response.body as ReadableStream<Uint8Array>).getReader();
-  const decoder = new TextDecoder();
-  let buffer = '';
-  const next = async (): Promise<Pending> => {
-    for (;;) {
-      const end = buffer.indexOf('\n\n');
-      if (end >= 0) {
-        const block = buffer.slice(0, end);
-        buffer = buffer.slice(end + 2);
-        if (block.startsWith('event: request\n')) return JSON.parse(block.split('\n').filter((l) => l.startsWith('data: ')).map((l) => l.slice(6)).join('\n')) as Pending;
-        continue;
-      }
-      const { value, done } = await reader.read();
-      if (done) throw new Error('the event stream ended');
-      buffer += decoder.decode(value, { stream: true });
-    }
-  };
-  return { next, close: () => controller.abort() };
-}
 
 let config: GatewayConfig;
 let gateway: RunningGateway;
