@@ -95,7 +95,19 @@ export {
   type AuditVerification,
   type AuditInterceptorOptions,
 } from './audit.js';
-export { guardInterceptor, GUARD_IDS, MemoryRateLimitStore, type GuardOptions, type RateLimitRule, type RateLimitScope, type RateLimitStore } from './guards.js';
+export {
+  guardInterceptor,
+  GUARD_IDS,
+  MemoryConcurrencyStore,
+  MemoryRateLimitStore,
+  type ConcurrencyGrant,
+  type ConcurrencyStore,
+  type GuardOptions,
+  type RateLimitRule,
+  type RateLimitScope,
+  type RateLimitStore,
+  type RateLimitVerdict,
+} from './guards.js';
 export { Gateway, GATEWAY_CLIENT_CAPABILITIES, SEARCH_TOOL, CALL_TOOL, type GatewayOptions, type ExposureFilter } from './gateway.js';
 export { PendingCall, PendingCalls, type PendingCallsOptions, type Attempt, type Launch, type LaunchRound, type Step, type Driver } from './bridge.js';
 export { agentTools, type AgentTools, type AnthropicToolUse, type OpenAIToolCall, type OpenAIToolMessage } from './agentTools.js';
