@@ -82,8 +82,7 @@ export class PgAuditLog implements AuditLog, AuditReader {
     if (this.#closed) return Promise.reject(new McpError(McpErrorCode.StoreWriteFailed, 'The PostgreSQL audit log is closed'));
     return new Promise((resolve, reject) => {
       this.#queue.push({ entry, resolve, reject });
-      // Appends of the same turn of the event loop join one batch.
-      this.#pumping ??= new Promise<void>((done) => setImmediate(done)).then(() => this.#pump());
+      this.#kick();
     });
   }
 
@@ -132,28 +131,36 @@ export class PgAuditLog implements AuditLog, AuditReader {
     }
   }
 
-  async #pump(): Promise<void> {
-    try {
-      while (this.#queue.length > 0 && this.#unwritten.length === 0) {
-        const batch = this.#queue.splice(0, this.#maxBatch);
-        try {
-          await this.#write(batch.map((p) => p.entry));
-          for (const p of batch) p.resolve();
-        } catch (error) {
-          this.#unwritten.push(...batch.map((p) => p.entry));
-          for (const p of batch) p.reject(error);
-          this.#scheduleRetry();
-        }
-      }
-      if (this.#unwritten.length > 0) {
-        // Earlier records first, or the chain would be out of order: these wait for the retry too.
-        for (const p of this.#queue.splice(0)) {
-          this.#unwritten.push(p.entry);
-          p.reject(new McpError(McpErrorCode.StoreUnavailable, `The audit log cannot be written: ${this.#problem ?? 'an earlier write failed'}`));
-        }
-      }
-    } finally {
+  /** Starts the writer unless it runs; appends of the same turn of the event loop join one batch. */
+  #kick(): void {
+    if (this.#pumping !== undefined || this.#closed) return;
+    const run = new Promise<void>((done) => setImmediate(done)).then(() => this.#pump());
+    this.#pumping = run;
+    void run.finally(() => {
       this.#pumping = undefined;
+      // Appends that arrived after the writer's last look wait for the next one.
+      if (this.#queue.length > 0 && this.#unwritten.length === 0) this.#kick();
+    });
+  }
+
+  async #pump(): Promise<void> {
+    while (this.#queue.length > 0 && this.#unwritten.length === 0) {
+      const batch = this.#queue.splice(0, this.#maxBatch);
+      try {
+        await this.#write(batch.map((p) => p.entry));
+        for (const p of batch) p.resolve();
+      } catch (error) {
+        this.#unwritten.push(...batch.map((p) => p.entry));
+        for (const p of batch) p.reject(error);
+        this.#scheduleRetry();
+      }
+    }
+    if (this.#unwritten.length > 0) {
+      // Earlier records first, or the chain would be out of order: these wait for the retry too.
+      for (const p of this.#queue.splice(0)) {
+        this.#unwritten.push(p.entry);
+        p.reject(new McpError(McpErrorCode.StoreUnavailable, `The audit log cannot be written: ${this.#problem ?? 'an earlier write failed'}`));
+      }
     }
   }
 
@@ -189,10 +196,7 @@ export class PgAuditLog implements AuditLog, AuditReader {
       this.#retry = undefined;
       const records = this.#unwritten.splice(0);
       this.#write(records).then(
-        () => {
-          // The queue waited behind these records.
-          this.#pumping ??= this.#pump();
-        },
+        () => this.#kick(), // the queue waited behind these records
         () => {
           this.#unwritten.unshift(...records);
           this.#scheduleRetry();

@@ -103,16 +103,21 @@ export class PgDatabase {
       throw storeUnavailable(what, error);
     }
     let broken: unknown;
+    // A connection lost while checked out emits 'error' (the pool listens only to idle ones);
+    // the query in flight rejects as well, which is what reports it.
+    const onError = (error: Error): void => void (broken ??= error);
+    client.on('error', onError);
     try {
       await client.query('BEGIN');
       const result = await fn(client);
       await client.query('COMMIT');
       return result;
     } catch (error) {
-      broken = error;
-      await client.query('ROLLBACK').catch(() => undefined);
+      broken ??= error;
+      if (!(broken instanceof Error && isConnectionError(broken))) await client.query('ROLLBACK').catch(() => undefined);
       throw storeUnavailable(what, error);
     } finally {
+      client.off('error', onError);
       // A connection that failed mid-transaction is not put back for reuse.
       client.release(broken instanceof Error && isConnectionError(broken) ? broken : undefined);
     }

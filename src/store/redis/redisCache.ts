@@ -69,12 +69,13 @@ export class RedisCache {
     };
     const client = new Redis(url, settings);
     // Connection errors are reported per command; without a listener they would be logged.
-    client.on('error', () => undefined);
+    let cause: unknown;
+    client.on('error', (error: unknown) => void (cause ??= error));
     try {
       await client.connect();
     } catch (error) {
       client.disconnect();
-      throw cacheUnavailable('opening the cache', error);
+      throw cacheUnavailable('opening the cache', cause ?? error);
     }
     return new RedisCache(client, options.prefix ?? 'switchboard:');
   }

@@ -17,6 +17,7 @@ import { userInfo } from 'node:os';
 import { after } from 'node:test';
 import { PgDatabase, type PgDatabaseOptions } from '../../../src/store/postgres/pgDatabase.js';
 import { RedisCache, type RedisCacheOptions } from '../../../src/store/redis/redisCache.js';
+import { isMcpError, McpErrorCode } from '../../../src/util/errors.js';
 
 /** The test database's URL. */
 export const POSTGRES_URL = process.env['SWITCHBOARD_TEST_POSTGRES'] ?? `postgres://${userInfo().username}@127.0.0.1:5432/switchboard_test`;
@@ -66,13 +67,13 @@ after(async () => {
 /** Opens the test database on `schema` (a fresh one by default); closed and dropped after the file. */
 export async function openTestPostgres(options: PgDatabaseOptions & { readonly url?: string } = {}): Promise<PgDatabase> {
   const schema = options.schema ?? freshSchema();
-  schemas.add(schema);
   try {
     const db = await PgDatabase.open(options.url ?? POSTGRES_URL, { ...options, schema });
+    schemas.add(schema);
     opened.push(db);
     return db;
   } catch (error) {
-    if (options.url !== undefined) throw error;
+    if (options.url !== undefined || !isMcpError(error, McpErrorCode.StoreUnavailable)) throw error;
     throw unreachable('PostgreSQL', POSTGRES_URL, error);
   }
 }
@@ -80,13 +81,13 @@ export async function openTestPostgres(options: PgDatabaseOptions & { readonly u
 /** Opens the test Redis under `prefix` (a fresh one by default); its keys are deleted after the file. */
 export async function openTestRedis(options: RedisCacheOptions & { readonly url?: string } = {}): Promise<RedisCache> {
   const prefix = options.prefix ?? `sbtest:${randomBytes(6).toString('hex')}:`;
-  prefixes.add(prefix);
   try {
     const cache = await RedisCache.open(options.url ?? REDIS_URL, { ...options, prefix });
+    prefixes.add(prefix);
     opened.push(cache);
     return cache;
   } catch (error) {
-    if (options.url !== undefined) throw error;
+    if (options.url !== undefined || !isMcpError(error, McpErrorCode.StoreUnavailable)) throw error;
     throw unreachable('Redis', REDIS_URL, error);
   }
 }
