@@ -33,7 +33,9 @@ import { openStateStores } from '../store/jsonFileStore.js';
 import { SqliteAuditLog } from '../store/sqliteAudit.js';
 import { auditFile } from './auditCommand.js';
 import { PinGuard } from '../host/pins/pinGuard.js';
-import { openPinStore, type SqlitePinStore } from '../store/sqlitePinStore.js';
+import { openPinStore } from '../store/sqlitePinStore.js';
+import type { PinStore } from '../host/pins/pinStore.js';
+import { openSharedStores, sharedGuardStores } from './sharedStores.js';
 import { StdioServerTransport } from '../transport/stdio/server.js';
 import type { ListeningServer } from '../adapters/nodeHttp.js';
 import { describeError } from '../util/errors.js';
@@ -55,6 +57,10 @@ guarded endpoint (namespaced tools, prompts, resources; the interceptor chain).
   --log-level L   debug | info | warn | error (default info; logs go to stderr)
   --telemetry F   import the ES module F first: it registers an OpenTelemetry SDK
                   (spans, metrics); without one, telemetry is a no-op
+  --store URL     postgres://...: pins and the audit log in PostgreSQL, shared by
+                  several instances (default: the config's switchboard.store, else SQLite)
+  --cache URL     redis://...: rate limits and concurrency caps in Redis, shared by
+                  several instances (default: the config's switchboard.cache, else memory)
 
 State (the bearer token, name assignments, launch approvals, OAuth tokens of remote
 servers, the pins in pins.db, the audit log in audit.db) lives in the config's stateDir
@@ -76,6 +82,8 @@ export async function gatewayCommand(argv: readonly string[]): Promise<void> {
     'no-auth': 'boolean',
     'log-level': 'string',
     telemetry: 'string',
+    store: 'string',
+    cache: 'string',
   });
   if (positionals.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])}`);
   const level = options['log-level'] ?? 'info';
@@ -92,8 +100,11 @@ export async function gatewayCommand(argv: readonly string[]): Promise<void> {
   if (options['stdio'] !== true && noAuth && !isLoopback(host_)) throw new UsageError(`--no-auth is allowed only on loopback (127.0.0.1, ::1, localhost), not on ${host_}`);
   await mkdir(config.stateDir, { recursive: true, mode: 0o700 });
   const stores = openStateStores(config.stateDir);
+  // PostgreSQL / Redis shared by several instances, when given; unreachable = the gateway does not start.
+  const shared = await openSharedStores(typeof options['store'] === 'string' ? options['store'] : config.store, typeof options['cache'] === 'string' ? options['cache'] : config.cache);
+  for (const line of shared.described) logger.info(`shared ${line}`);
   // Opened before any server starts: a corrupt audit log stops the gateway with a clear message.
-  const audit = SqliteAuditLog.open(auditFile(config.stateDir));
+  const audit = shared.audit ?? SqliteAuditLog.open(auditFile(config.stateDir));
   // Over --stdio, stdin is the protocol: nobody can be asked there.
   const interactive = options['stdio'] !== true && process.stdin.isTTY === true && process.stderr.isTTY === true;
   const consent = consentFor(options['yes'] === true, interactive, stores.launches, config);
@@ -104,7 +115,7 @@ export async function gatewayCommand(argv: readonly string[]): Promise<void> {
     onReport: (id, r) => logger.warn(`scanner: ${r.kind} ${id}/${r.item}: ${r.verdict} (${r.findings.map((f) => f.rule).join(', ')})`),
   });
   // A damaged pin store stops the gateway here, before any server starts (fail closed).
-  const pins = config.pins ? await openPins(config, logger, () => current) : undefined;
+  const pins = config.pins ? await openPins(config, logger, () => current, shared.pins) : undefined;
   const host = await Host.open({
     servers: await consent(config.servers),
     namespacing: config.namespacing,
@@ -116,10 +127,10 @@ export async function gatewayCommand(argv: readonly string[]): Promise<void> {
     capabilities: GATEWAY_CLIENT_CAPABILITIES,
     // Phases order them: audit (outermost), trust (pins, scanner), guard (innermost).
     ...(pins !== undefined ? { trust: pins.guard } : {}),
-    interceptors: [auditInterceptor(audit), ...(pins !== undefined ? [pins.guard.interceptor()] : []), scanner.interceptor, ...(config.guards !== undefined ? [guardInterceptor(config.guards)] : [])],
+    interceptors: [auditInterceptor(audit), ...(pins !== undefined ? [pins.guard.interceptor()] : []), scanner.interceptor, ...(config.guards !== undefined ? [guardInterceptor({ ...config.guards, ...sharedGuardStores(shared) })] : [])],
   });
-  // `switchboard pins approve|reject` in another process: reload and vet every server's lists again.
-  const unwatchPins = pins?.store.watch(() => void pins.guard.reload().then(() => host.refreshTrust()));
+  // `switchboard pins approve|reject` in another process or another instance: reload and vet every server's lists again.
+  const unwatchPins = pins?.store.watch?.(() => void pins.guard.reload().then(() => host.refreshTrust()));
   await host.start();
   for (const h of host.health()) {
     if (h.state !== 'ready') logger.warn(`server ${h.id} is not ready: ${h.problem ?? h.lastError ?? h.state}`);
@@ -136,7 +147,8 @@ export async function gatewayCommand(argv: readonly string[]): Promise<void> {
     await gateway.close();
     await host.close();
     await audit.close().catch((error: unknown) => logger.error(`audit log: ${describeError(error)}`));
-    await pins?.store.close();
+    await pins?.store.close?.();
+    await shared.close();
   };
 
   if (options['stdio'] === true) {
@@ -176,10 +188,10 @@ export async function gatewayCommand(argv: readonly string[]): Promise<void> {
 }
 
 /** The pin store under the state folder and the guard over it; a damaged store is a {@link CliFailure} (the gateway does not start). */
-async function openPins(config: HostConfig, logger: Logger, current: () => HostConfig): Promise<{ store: SqlitePinStore; guard: PinGuard }> {
-  let store: SqlitePinStore | undefined;
+async function openPins(config: HostConfig, logger: Logger, current: () => HostConfig, sharedStore: PinStore | undefined): Promise<{ store: PinStore; guard: PinGuard }> {
+  let store: PinStore | undefined;
   try {
-    store = openPinStore(config.stateDir);
+    store = sharedStore ?? openPinStore(config.stateDir);
     const guard = await PinGuard.open({
       store,
       trustedKeys: config.trustedKeys,
@@ -188,7 +200,7 @@ async function openPins(config: HostConfig, logger: Logger, current: () => HostC
     });
     return { store, guard };
   } catch (error) {
-    await store?.close();
+    await store?.close?.();
     throw new CliFailure(`${error instanceof Error ? error.message : String(error)} The gateway did not start.`);
   }
 }

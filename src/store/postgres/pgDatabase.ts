@@ -59,14 +59,23 @@ export class PgDatabase {
   }
 
   /**
-   * Connects to `url` (`postgres://user:pass@host:port/db`, or a `pg` config) and migrates the
-   * schema. Rejects with `ERR_MCP_STORE_UNAVAILABLE` when the server cannot be reached.
+   * Connects to `url` (`postgres://user:pass@host:port/db[?schema=name]`, or a `pg` config)
+   * and migrates the schema. Rejects with `ERR_MCP_STORE_UNAVAILABLE` when the server cannot be reached.
    */
   static async open(url: string | pg.ClientConfig, options: PgDatabaseOptions = {}): Promise<PgDatabase> {
-    const schema = options.schema ?? 'switchboard';
+    // `?schema=name` in the URL picks the schema (the option wins).
+    let connection = url;
+    let fromUrl: string | undefined;
+    if (typeof url === 'string' && URL.canParse(url)) {
+      const parsed = new URL(url);
+      fromUrl = parsed.searchParams.get('schema') ?? undefined;
+      parsed.searchParams.delete('schema');
+      connection = parsed.toString();
+    }
+    const schema = options.schema ?? fromUrl ?? 'switchboard';
     if (!SCHEMA_NAME.test(schema)) throw new McpError(McpErrorCode.InvalidArgument, `the PostgreSQL schema name ${JSON.stringify(schema)} must be lower-case letters, digits and _`);
     const config: pg.PoolConfig = {
-      ...(typeof url === 'string' ? { connectionString: url } : url),
+      ...(typeof connection === 'string' ? { connectionString: connection } : connection),
       max: options.poolSize ?? 10,
       connectionTimeoutMillis: options.connectTimeoutMs ?? 3000,
       options: `-c search_path=${schema}`,

@@ -57,7 +57,7 @@ export class RedisCache {
     this.prefix = prefix;
   }
 
-  /** Connects to `url` (`redis://[:password@]host:port[/db]`). Rejects with `ERR_MCP_STORE_UNAVAILABLE` when Redis cannot be reached. */
+  /** Connects to `url` (`redis://[:password@]host:port[/db][?prefix=p:]`). Rejects with `ERR_MCP_STORE_UNAVAILABLE` when Redis cannot be reached. */
   static async open(url: string, options: RedisCacheOptions = {}): Promise<RedisCache> {
     const settings = {
       lazyConnect: true,
@@ -67,7 +67,16 @@ export class RedisCache {
       connectTimeout: options.connectTimeoutMs ?? 3000,
       retryStrategy: (times: number) => Math.min(2000, 50 * 2 ** Math.min(times, 6)),
     };
-    const client = new Redis(url, settings);
+    // `?prefix=...` in the URL sets the key prefix (the option wins); ioredis must not see it.
+    let connection = url;
+    let fromUrl: string | undefined;
+    if (URL.canParse(url)) {
+      const parsed = new URL(url);
+      fromUrl = parsed.searchParams.get('prefix') ?? undefined;
+      parsed.searchParams.delete('prefix');
+      connection = parsed.toString();
+    }
+    const client = new Redis(connection, settings);
     // Connection errors are reported per command; without a listener they would be logged.
     let cause: unknown;
     client.on('error', (error: unknown) => void (cause ??= error));
@@ -77,7 +86,7 @@ export class RedisCache {
       client.disconnect();
       throw cacheUnavailable('opening the cache', cause ?? error);
     }
-    return new RedisCache(client, options.prefix ?? 'switchboard:');
+    return new RedisCache(client, options.prefix ?? fromUrl ?? 'switchboard:');
   }
 
   /** Runs one command, turning any failure into `ERR_MCP_STORE_UNAVAILABLE`. */
