@@ -110,6 +110,20 @@ export class RedisCache {
     });
   }
 
+  /** Deletes every key under this cache's prefix (a deployment taken down, a test run); resolves with how many. */
+  async deleteAll(): Promise<number> {
+    return this.run('deleting the cache', async (client) => {
+      let cursor = '0';
+      let deleted = 0;
+      do {
+        const [next, keys] = await client.scan(cursor, 'MATCH', `${this.prefix.replace(/[*?[\]\\]/g, '\\$&')}*`, 'COUNT', 1000);
+        cursor = next;
+        if (keys.length > 0) deleted += await client.del(...keys);
+      } while (cursor !== '0');
+      return deleted;
+    });
+  }
+
   /** Closes the connection. */
   async close(): Promise<void> {
     if (this.#closed) return;

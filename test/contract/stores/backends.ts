@@ -49,16 +49,11 @@ after(async () => {
       await admin.close();
     }
     if (prefixes.size > 0) {
-      const cache = await RedisCache.open(REDIS_URL);
       for (const prefix of prefixes) {
-        let cursor = '0';
-        do {
-          const [next, keys] = await cache.client.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
-          cursor = next;
-          if (keys.length > 0) await cache.client.del(...keys);
-        } while (cursor !== '0');
+        const cache = await RedisCache.open(REDIS_URL, { prefix });
+        await cache.deleteAll();
+        await cache.close();
       }
-      await cache.close();
     }
   })();
   await cleanup;
