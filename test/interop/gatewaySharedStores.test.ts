@@ -40,6 +40,17 @@ async function client(g: RunningGateway): Promise<McpClient> {
 }
 
 describe('e2e: two gateway instances on shared PostgreSQL and Redis', () => {
+  it('a gateway whose shared store is unreachable does not start (no silent fallback to per-instance state)', async () => {
+    const { createServer } = await import('node:net');
+    const probe = createServer();
+    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+    const { port } = probe.address() as { port: number };
+    await new Promise<void>((resolve) => probe.close(() => resolve()));
+    const down = spawnSync(process.execPath, [MAIN, 'gateway', '--config', config.file, '--port', '0', '--yes', '--cache', `redis://127.0.0.1:${port}`], { cwd: config.dir, encoding: 'utf8', timeout: 30_000 });
+    assert.notEqual(down.status, 0);
+    assert.match(down.stderr, /Redis is unavailable for opening the cache: .*ECONNREFUSED.*The gateway did not start/);
+  });
+
   it('a rate limit of 6 per principal holds across both instances: 10 calls spread over them, 6 answered', async () => {
     const clients = [await client(gateways[0] as RunningGateway), await client(gateways[1] as RunningGateway)];
     let answered = 0;

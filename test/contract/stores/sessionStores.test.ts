@@ -23,18 +23,18 @@ eventStoreContract('Redis', async (max) => {
 singleUseContract('MRTR nonces in memory', async () => {
   const store = new MemoryNonceStore();
   return { store: (v, at) => store.consume(v, at) };
-});
+}, { shared: false });
 singleUseContract('MRTR nonces in Redis', async () => {
   const [a, b] = await twoRedis();
   const [x, y] = [new RedisNonceStore(a), new RedisNonceStore(b)];
   return { store: (v, at) => x.consume(v, at), peer: (v, at) => y.consume(v, at) };
-});
+}, { shared: true });
 singleUseContract('DPoP replay cache in memory', async () => {
   const store = new InMemoryDpopReplayCache();
   return { store: (v, at) => store.remember(v, at) };
-});
+}, { shared: false });
 singleUseContract('DPoP replay cache in Redis', async () => {
   const [a, b] = await twoRedis();
   const [x, y] = [new RedisDpopReplayCache(a), new RedisDpopReplayCache(b)];
   return { store: (v, at) => x.remember(v, at), peer: (v, at) => y.remember(v, at) };
-});
+}, { shared: true });
