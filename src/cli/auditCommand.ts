@@ -7,7 +7,7 @@
 import { existsSync } from 'node:fs';
 import { join, resolve as resolvePath } from 'node:path';
 import { loadConfig } from './hostSetup.js';
-import type { AuditRecord } from '../host/audit.js';
+import type { AuditReader, AuditRecord } from '../host/audit.js';
 import { SqliteAuditLog } from '../store/sqliteAudit.js';
 import { CliFailure, parseArgs, UsageError } from './args.js';
 
@@ -23,6 +23,8 @@ principal, server, tool, argument digest, decisions with their rule ids, outcome
   export [--from SEQ]      print records as JSON lines (JSONL), oldest first
   --config FILE            the gateway config whose stateDir holds audit.db (default ./switchboard.json)
   --file DB                the audit database itself (instead of --config)
+  --store URL              the PostgreSQL audit log of several instances (postgres://...; default:
+                           the config's switchboard.store when set): verify checks the whole chain
   --json                   tail and verify print JSON
 `;
 
@@ -47,28 +49,26 @@ export async function auditCommand(argv: readonly string[]): Promise<number> {
   const [verb, ...rest] = argv;
   if (verb !== 'tail' && verb !== 'verify' && verb !== 'export') throw new UsageError(verb === undefined ? 'say tail, verify or export' : `unknown audit command ${JSON.stringify(verb)}`);
   const normalised = rest.map((a) => (a === '-n' ? '--lines' : a));
-  const { options, positionals } = parseArgs(normalised, { config: 'string', file: 'string', lines: 'string', from: 'string', json: 'boolean' });
+  const { options, positionals } = parseArgs(normalised, { config: 'string', file: 'string', store: 'string', lines: 'string', from: 'string', json: 'boolean' });
   if (positionals.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])}`);
-  const file = typeof options['file'] === 'string' ? resolvePath(options['file']) : auditFile((await loadConfig(resolvePath(typeof options['config'] === 'string' ? options['config'] : 'switchboard.json'))).stateDir);
-  if (!existsSync(file)) throw new CliFailure(`no audit log at ${file} (the gateway writes it on its first request)`);
-  const log = SqliteAuditLog.open(file);
+  const log = await openReader(options);
   try {
     if (verb === 'tail') {
       const count = options['lines'] === undefined ? 20 : positiveInteger(options['lines'], '--lines');
-      for (const r of log.tail(count)) out(options['json'] === true ? JSON.stringify(r) : formatAuditRecord(r));
+      for (const r of await log.tail(count)) out(options['json'] === true ? JSON.stringify(r) : formatAuditRecord(r));
       return 0;
     }
     if (verb === 'export') {
       let from = options['from'] === undefined ? 1 : positiveInteger(options['from'], '--from');
       for (;;) {
-        const page = log.read({ from, limit: 1000 });
+        const page = await log.read({ from, limit: 1000 });
         for (const r of page) out(JSON.stringify(r));
         const last = page.at(-1);
         if (last === undefined || page.length < 1000) return 0;
         from = last.seq + 1;
       }
     }
-    const report = log.verify();
+    const report = await log.verify();
     if (options['json'] === true) out(JSON.stringify(report));
     else {
       for (const p of report.problems) out(`record ${p.seq}: ${p.problem}`);
@@ -78,6 +78,28 @@ export async function auditCommand(argv: readonly string[]): Promise<number> {
   } finally {
     await log.close();
   }
+}
+
+/** The audit log named by --store, --file or the config (its store, else its state folder's file). */
+async function openReader(options: Readonly<Record<string, unknown>>): Promise<AuditReader & { close(): Promise<void> }> {
+  let store = typeof options['store'] === 'string' ? options['store'] : undefined;
+  let file = typeof options['file'] === 'string' ? resolvePath(options['file']) : undefined;
+  if (store === undefined && file === undefined) {
+    const config = await loadConfig(resolvePath(typeof options['config'] === 'string' ? options['config'] : 'switchboard.json'));
+    store = config.store;
+    file = auditFile(config.stateDir);
+  }
+  if (store !== undefined) {
+    const [{ PgDatabase }, { PgAuditLog }] = await Promise.all([import('../store/postgres/pgDatabase.js'), import('../store/postgres/pgAuditLog.js')]);
+    const db = await PgDatabase.open(store).catch((error: unknown) => {
+      throw new CliFailure(error instanceof Error ? error.message : String(error));
+    });
+    const log = new PgAuditLog(db);
+    return { read: (o) => log.read(o), tail: (n) => log.tail(n), verify: () => log.verify(), close: () => db.close() };
+  }
+  const path = file as string;
+  if (!existsSync(path)) throw new CliFailure(`no audit log at ${path} (the gateway writes it on its first request)`);
+  return SqliteAuditLog.open(path);
 }
 
 function positiveInteger(value: unknown, name: string): number {

@@ -37,6 +37,7 @@ import { hostOAuthHooks, loadConfig, openPins } from './hostSetup.js';
 import { openStateStores } from '../store/jsonFileStore.js';
 import { SqliteAuditLog } from '../store/sqliteAudit.js';
 import { auditFile } from './auditCommand.js';
+import { openSharedStores, sharedGuardStores } from './sharedStores.js';
 import { StdioServerTransport } from '../transport/stdio/server.js';
 import type { ListeningServer } from '../adapters/nodeHttp.js';
 import { describeError } from '../util/errors.js';
@@ -60,6 +61,10 @@ guarded endpoint (namespaced tools, prompts, resources; the interceptor chain).
   --log-level L   debug | info | warn | error (default info; logs go to stderr)
   --telemetry F   import the ES module F first: it registers an OpenTelemetry SDK
                   (spans, metrics); without one, telemetry is a no-op
+  --store URL     postgres://...: pins and the audit log in PostgreSQL, shared by
+                  several instances (default: the config's switchboard.store, else SQLite)
+  --cache URL     redis://...: rate limits and concurrency caps in Redis, shared by
+                  several instances (default: the config's switchboard.cache, else memory)
 
 State (the bearer token, name assignments, launch approvals, OAuth tokens of remote
 servers, the pins in pins.db, the audit log in audit.db unless switchboard.audit is
@@ -86,6 +91,8 @@ export async function gatewayCommand(argv: readonly string[]): Promise<void> {
     'no-auth': 'boolean',
     'log-level': 'string',
     telemetry: 'string',
+    store: 'string',
+    cache: 'string',
   });
   if (positionals.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])}`);
   const level = options['log-level'] ?? 'info';
@@ -106,9 +113,12 @@ export async function gatewayCommand(argv: readonly string[]): Promise<void> {
   if (options['stdio'] !== true && noAuth && !isLoopback(host_)) throw new UsageError(`--no-auth is allowed only on loopback (127.0.0.1, ::1, localhost), not on ${host_}`);
   await mkdir(config.stateDir, { recursive: true, mode: 0o700 });
   const stores = openStateStores(config.stateDir);
+  // PostgreSQL / Redis shared by several instances, when given; unreachable = the gateway does not start.
+  const shared = await openSharedStores(typeof options['store'] === 'string' ? options['store'] : config.store, typeof options['cache'] === 'string' ? options['cache'] : config.cache);
+  for (const line of shared.described) logger.info(`shared ${line}`);
   // Opened before any server starts: a corrupt audit log stops the gateway with a clear message.
   // `switchboard.audit: false` is the operator's choice to keep no trail; said once at start.
-  const audit = config.audit ? SqliteAuditLog.open(auditFile(config.stateDir)) : undefined;
+  const audit = config.audit ? (shared.audit ?? SqliteAuditLog.open(auditFile(config.stateDir))) : undefined;
   if (audit === undefined) logger.warn('switchboard.audit is false: requests are not recorded in the audit log (no trail of who called what, denials included)');
   // What reaches the log (requests and approvals alike) passes secret redaction first.
   const auditLog = audit === undefined || !config.redact.audit ? audit : redactingAuditLog(audit, secretOptions);
@@ -126,7 +136,7 @@ export async function gatewayCommand(argv: readonly string[]): Promise<void> {
     onReport: (id, r) => logger.warn(`scanner: ${r.kind} ${id}/${r.item}: ${r.verdict} (${r.findings.map((f) => f.rule).join(', ')})`),
   });
   // A damaged pin store stops the gateway here, before any server starts (fail closed).
-  const pins = config.pins ? await openPins(config, logger, () => current, 'The gateway did not start.') : undefined;
+  const pins = config.pins ? await openPins(config, logger, () => current, 'The gateway did not start.', shared.pins) : undefined;
   // The policy engine (rules compiled at load, labels, taint). Its section applies at start; a reload keeps it.
   // With no rule and every built-in off it has nothing to decide, and is not installed.
   const { policy: p } = config;
@@ -163,12 +173,12 @@ export async function gatewayCommand(argv: readonly string[]): Promise<void> {
       scanner.interceptor,
       ...(policy !== undefined ? [policy] : []),
       callConsent.interceptor,
-      ...(config.guards !== undefined ? [guardInterceptor(config.guards)] : []),
+      ...(config.guards !== undefined ? [guardInterceptor({ ...config.guards, ...sharedGuardStores(shared) })] : []),
       ...(config.sanitize.mode !== 'off' ? [sanitizeInterceptor(config.sanitize)] : []),
     ],
   });
-  // `switchboard pins approve|reject` in another process: reload and vet every server's lists again.
-  const unwatchPins = pins?.store.watch(() => void pins.guard.reload().then(() => host.refreshTrust()));
+  // `switchboard pins approve|reject` in another process or another instance: reload and vet every server's lists again.
+  const unwatchPins = pins?.store.watch?.(() => void pins.guard.reload().then(() => host.refreshTrust()));
   await host.start();
   for (const h of host.health()) {
     if (h.state !== 'ready') logger.warn(`server ${h.id} is not ready: ${h.problem ?? h.lastError ?? h.state}`);
@@ -186,7 +196,8 @@ export async function gatewayCommand(argv: readonly string[]): Promise<void> {
     await callConsent.close();
     await host.close();
     await audit?.close().catch((error: unknown) => logger.error(`audit log: ${describeError(error)}`));
-    await pins?.store.close();
+    await pins?.store.close?.();
+    await shared.close();
   };
 
   if (options['stdio'] === true) {

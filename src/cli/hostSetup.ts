@@ -13,9 +13,10 @@ import type { DefaultTransportOptions } from '../adapters/hostTransports.js';
 import { parseConfig } from '../host/config.js';
 import type { HostConfig } from '../host/configTypes.js';
 import { PinGuard } from '../host/pins/pinGuard.js';
+import type { PinStore } from '../host/pins/pinStore.js';
 import type { DownstreamSpec } from '../host/spec.js';
 import { OAuthTokenFiles } from '../store/oauthTokenFiles.js';
-import { openPinStore, type SqlitePinStore } from '../store/sqlitePinStore.js';
+import { openPinStore } from '../store/sqlitePinStore.js';
 import type { Logger } from '../util/logger.js';
 import { CliFailure, UsageError } from './args.js';
 import { DEFAULT_REDIRECT_PORT, loopbackRedirectUri } from './oauthLoopback.js';
@@ -66,12 +67,13 @@ export function hostOAuthHooks(config: HostConfig): NonNullable<DefaultTransport
 /**
  * The pin store under the config's state folder and the guard over it, with the config's
  * trusted keys and each server's signature policy (read through `current`, so a reload
- * applies). A damaged store is a {@link CliFailure} ending with `consequence` (fail closed).
+ * applies); `shared` (a PostgreSQL store of several instances) in place of the SQLite one when
+ * given. A damaged store is a {@link CliFailure} ending with `consequence` (fail closed).
  */
-export async function openPins(config: HostConfig, logger: Logger, current: () => HostConfig, consequence: string): Promise<{ store: SqlitePinStore; guard: PinGuard }> {
-  let store: SqlitePinStore | undefined;
+export async function openPins(config: HostConfig, logger: Logger, current: () => HostConfig, consequence: string, shared?: PinStore): Promise<{ store: PinStore; guard: PinGuard }> {
+  let store: PinStore | undefined;
   try {
-    store = openPinStore(config.stateDir);
+    store = shared ?? openPinStore(config.stateDir);
     const guard = await PinGuard.open({
       store,
       trustedKeys: config.trustedKeys,
@@ -80,7 +82,7 @@ export async function openPins(config: HostConfig, logger: Logger, current: () =
     });
     return { store, guard };
   } catch (error) {
-    await store?.close();
+    await store?.close?.();
     throw new CliFailure(`${error instanceof Error ? error.message : String(error)} ${consequence}`);
   }
 }

@@ -8,6 +8,8 @@
 import { resolve as resolvePath } from 'node:path';
 import { approvePending, formatPinDiff, formatPinList, rejectPending, selectRecords } from '../host/pins/pinReview.js';
 import { openPinStore } from '../store/sqlitePinStore.js';
+import type { PinStore } from '../host/pins/pinStore.js';
+import { openSharedStores } from './sharedStores.js';
 import { isMcpError } from '../util/errors.js';
 import { CliFailure, parseArgs, UsageError } from './args.js';
 import { loadConfig } from './hostSetup.js';
@@ -41,9 +43,11 @@ export async function pinsCommand(argv: readonly string[]): Promise<void> {
   if (extra.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(extra[0])}`);
   if ((action === 'approve' || action === 'reject') && server === undefined) throw new UsageError(`${action} needs a server (and optionally an item): decide per server, after \`switchboard pins diff\``);
   const config = await loadConfig(resolvePath(typeof options['config'] === 'string' ? options['config'] : 'switchboard.json'));
-  let store;
+  // With switchboard.store the pins are the instances' shared ones in PostgreSQL (the save notifies them).
+  const shared = config.store !== undefined ? await openSharedStores(config.store, undefined) : undefined;
+  let store: PinStore & { close?(): Promise<void> };
   try {
-    store = openPinStore(config.stateDir);
+    store = shared?.pins ?? openPinStore(config.stateDir);
   } catch (error) {
     throw new CliFailure(error instanceof Error ? error.message : String(error));
   }
@@ -65,6 +69,7 @@ export async function pinsCommand(argv: readonly string[]): Promise<void> {
     if (isMcpError(error)) throw new CliFailure(error.message);
     throw error;
   } finally {
-    await store.close();
+    await store.close?.();
+    await shared?.close();
   }
 }

@@ -180,7 +180,7 @@ async function scanConfigured(
       ...(pins !== undefined ? { trust: pins } : {}),
     });
   } catch (error) {
-    await pinned?.store.close();
+    await pinned?.store.close?.();
     throw error;
   }
   try {
@@ -199,7 +199,7 @@ async function scanConfigured(
     return { report: scanServers(snapshots), problems, pins: pins?.findings ?? [] };
   } finally {
     await host.close();
-    await pinned?.store.close();
+    await pinned?.store.close?.();
   }
 }
 

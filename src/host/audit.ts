@@ -77,14 +77,14 @@ export interface AuditVerification {
   readonly problems: readonly { readonly seq: number; readonly problem: string }[];
 }
 
-/** Reading and checking the records. */
+/** Reading and checking the records (an embedded store answers at once, a shared one asynchronously). */
 export interface AuditReader {
   /** Records with `seq >= from` (default 1), oldest first, at most `limit`. */
-  read(options?: { readonly from?: number; readonly limit?: number }): AuditRecord[];
+  read(options?: { readonly from?: number; readonly limit?: number }): AuditRecord[] | Promise<AuditRecord[]>;
   /** The newest `count` records, oldest first. */
-  tail(count: number): AuditRecord[];
+  tail(count: number): AuditRecord[] | Promise<AuditRecord[]>;
   /** Re-computes every hash and link. */
-  verify(): AuditVerification;
+  verify(): AuditVerification | Promise<AuditVerification>;
 }
 
 /** Options of {@link auditInterceptor}. */

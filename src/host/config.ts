@@ -77,7 +77,7 @@ export const CONFIG_DEFAULTS = {
 } as const;
 
 const ENTRY_KEYS = ['type', 'command', 'args', 'env', 'cwd', 'url', 'headers', 'disabled'];
-const SWITCHBOARD_KEYS = ['namespacing', 'separator', 'exposure', 'stateDir', 'gateway', 'approvedLaunches', 'servers', 'roots', 'guards', 'pins', 'audit', 'trustedKeys', 'consent', 'sanitize', 'redact', 'policy'];
+const SWITCHBOARD_KEYS = ['namespacing', 'separator', 'exposure', 'stateDir', 'store', 'cache', 'gateway', 'approvedLaunches', 'servers', 'roots', 'guards', 'pins', 'audit', 'trustedKeys', 'consent', 'sanitize', 'redact', 'policy'];
 const GATEWAY_KEYS = ['host', 'port', 'path', 'auth'];
 const OPTION_KEYS = ['tools', 'timeoutMs', 'maxConcurrency', 'era', 'oauth', 'roots', 'scan', 'signature', ...LABEL_OPTION_KEYS];
 const TYPES = ['stdio', 'http', 'streamable-http', 'sse'] as const;
@@ -114,6 +114,7 @@ export function parseConfig(text: string, options: ParseConfigOptions): HostConf
     separator: section['separator'] === undefined ? CONFIG_DEFAULTS.separator : readSeparator(read, section['separator']),
     exposure: section['exposure'] === undefined ? CONFIG_DEFAULTS.exposure : read.choice<Exposure>(section['exposure'], ['all', 'search'], '$.switchboard.exposure'),
     stateDir: resolvePath(folder, section['stateDir'] === undefined ? CONFIG_DEFAULTS.stateDir : read.string(section['stateDir'], '$.switchboard.stateDir', true)),
+    ...readSharedStores(read, section),
     gateway: readGateway(read, section['gateway']),
     guards: readGuards(read, section['guards']),
     consent: readConsent(read, section['consent'], options.env, warnings),
@@ -126,6 +127,19 @@ export function parseConfig(text: string, options: ParseConfigOptions): HostConf
     approvedLaunches,
     warnings,
   };
+}
+
+/** `switchboard.store` (a PostgreSQL URL) and `switchboard.cache` (a Redis URL), when set. */
+function readSharedStores(read: ConfigReader, section: Record<string, unknown>): Pick<HostConfig, 'store' | 'cache'> {
+  const url = (key: 'store' | 'cache', schemes: readonly string[]): string | undefined => {
+    if (section[key] === undefined) return undefined;
+    const value = read.string(section[key], `$.switchboard.${key}`, true);
+    if (!schemes.some((scheme) => value.startsWith(`${scheme}://`))) read.fail(`$.switchboard.${key}`, `expected a ${schemes.map((s) => `${s}://`).join(' or ')} URL`);
+    return value;
+  };
+  const store = url('store', ['postgres', 'postgresql']);
+  const cache = url('cache', ['redis', 'rediss']);
+  return { ...(store !== undefined ? { store } : {}), ...(cache !== undefined ? { cache } : {}) };
 }
 
 interface EntryContext {

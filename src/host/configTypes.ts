@@ -166,6 +166,10 @@ export interface HostConfig {
   readonly exposure: Exposure;
   /** The state folder, resolved against the config file's folder. Default `<folder>/.switchboard`. */
   readonly stateDir: string;
+  /** `switchboard.store`: a `postgres://` URL; pins and the audit log then live in PostgreSQL, shared by every instance. */
+  readonly store?: string;
+  /** `switchboard.cache`: a `redis://` URL; rate limits and concurrency caps then live in Redis, shared by every instance. */
+  readonly cache?: string;
   readonly gateway: GatewayConfig;
   /** `switchboard.guards`: rate limits, caps and the circuit breaker; undefined = none. */
   readonly guards: GuardOptions | undefined;

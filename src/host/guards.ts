@@ -4,7 +4,9 @@
  * - **Rate limits** per principal, server and tool (any combination), as token buckets: `max`
  *   requests per `perMs`, refilled continuously. Buckets live in a {@link RateLimitStore}
  *   (in memory here; a shared store can implement it for several gateway instances).
- * - **Concurrency caps** per principal (a server's own cap is its `maxConcurrency`).
+ * - **Concurrency caps** per principal (a server's own cap is its `maxConcurrency`), counted in a
+ *   {@link ConcurrencyStore} (in memory here; a shared one holds leases that expire, so a killed
+ *   instance does not keep its slots).
  * - **Circuit breaker** per server: after `failures` consecutive failed requests (errors and
  *   timeouts, not tool errors) the server's requests are refused for `openMs`; then one trial
  *   request is let through (half-open), and its success closes the circuit again.
@@ -35,10 +37,58 @@ export interface RateLimitRule {
   readonly methods?: readonly InterceptedMethod[];
 }
 
-/** Token buckets by key. Implementations must be atomic per key. */
+/** What {@link RateLimitStore.take} answers. */
+export interface RateLimitVerdict {
+  readonly allowed: boolean;
+  /** When refused: ms until a token is there again. */
+  readonly retryAfterMs: number;
+}
+
+/**
+ * Token buckets by key. Implementations must be atomic per key. A shared store answers
+ * asynchronously, and rejects when it cannot decide (the guard then refuses: fail closed).
+ */
 export interface RateLimitStore {
   /** Takes one token from `key`'s bucket; says whether it was there, and if not, when one will be. */
-  take(key: string, rule: RateLimitRule, now: number): { readonly allowed: boolean; readonly retryAfterMs: number };
+  take(key: string, rule: RateLimitRule, now: number): RateLimitVerdict | Promise<RateLimitVerdict>;
+}
+
+/** A slot taken by {@link ConcurrencyStore.acquire}. */
+export type ConcurrencyGrant = { readonly allowed: true; readonly release: () => Promise<void> } | { readonly allowed: false; readonly inFlight: number };
+
+/**
+ * In-flight counts by key (the per-principal cap). Implementations must be atomic per key; a
+ * shared one holds each slot as a lease that expires unless renewed, so the slots of an
+ * instance that died come back by themselves. Rejecting means the cap cannot be checked (the
+ * guard refuses).
+ */
+export interface ConcurrencyStore {
+  /** Takes a slot of `key` when fewer than `max` are taken (`now` is the caller's clock, epoch ms). */
+  acquire(key: string, max: number, now: number): ConcurrencyGrant | Promise<ConcurrencyGrant>;
+}
+
+/** Counts in this process's memory (no leases needed: the process holding them is this one). */
+export class MemoryConcurrencyStore implements ConcurrencyStore {
+  readonly #counts = new Map<string, number>();
+
+  acquire(key: string, max: number): ConcurrencyGrant {
+    const count = this.#counts.get(key) ?? 0;
+    if (count >= max) return { allowed: false, inFlight: count };
+    this.#counts.set(key, count + 1);
+    let released = false;
+    return {
+      allowed: true,
+      release: () => {
+        if (!released) {
+          released = true;
+          const left = (this.#counts.get(key) ?? 1) - 1;
+          if (left <= 0) this.#counts.delete(key);
+          else this.#counts.set(key, left);
+        }
+        return Promise.resolve();
+      },
+    };
+  }
 }
 
 /** Buckets in this process's memory (idle buckets are dropped when full again). */
@@ -51,7 +101,7 @@ export class MemoryRateLimitStore implements RateLimitStore {
     this.#max = maxBuckets;
   }
 
-  take(key: string, rule: RateLimitRule, now: number): { allowed: boolean; retryAfterMs: number } {
+  take(key: string, rule: RateLimitRule, now: number): RateLimitVerdict {
     const rate = rule.max / rule.perMs;
     const bucket = this.#buckets.get(key) ?? { tokens: rule.max, at: now };
     bucket.tokens = Math.min(rule.max, bucket.tokens + (now - bucket.at) * rate);
@@ -73,6 +123,8 @@ export interface GuardOptions {
   readonly rateLimitStore?: RateLimitStore;
   /** Most requests in flight per principal (anonymous callers share one count). Default: no cap. */
   readonly maxConcurrentPerPrincipal?: number;
+  /** Where the in-flight counts live. Default: this process's memory. */
+  readonly concurrencyStore?: ConcurrencyStore;
   /** Per-server circuit breaker. Default: off. */
   readonly circuitBreaker?: { readonly failures: number; readonly openMs: number };
   /** Largest result in bytes of JSON (calls, gets, reads). Default: no cap. */
@@ -96,15 +148,15 @@ export function guardInterceptor(options: GuardOptions): Interceptor {
     if (!(rule.max >= 1) || !(rule.perMs >= 1)) throw new McpError(McpErrorCode.InvalidArgument, `rate limit ${index}: max and perMs must be at least 1`);
     return { rule, index, methods: new Set(rule.methods ?? ['tools/call']) };
   });
-  const inFlight = new Map<string, number>();
+  const concurrency = options.concurrencyStore ?? new MemoryConcurrencyStore();
   const circuits = new Map<string, { failures: number; openUntil: number; trial: boolean }>();
   const encoder = new TextEncoder();
 
-  const checkRate = (ctx: InterceptContext): void => {
+  const checkRate = async (ctx: InterceptContext): Promise<void> => {
     for (const { rule, index, methods } of rules) {
       if (!methods.has(ctx.method)) continue;
       const parts = rule.by.map((scope) => `${scope}=${scope === 'principal' ? (ctx.principal?.id ?? '') : scope === 'server' ? (ctx.server?.id ?? '') : (ctx.exposedName ?? '')}`);
-      const { allowed, retryAfterMs } = store.take(`${index}|${parts.join('|')}`, rule, now());
+      const { allowed, retryAfterMs } = await store.take(`${index}|${parts.join('|')}`, rule, now());
       if (!allowed) {
         const what = rule.by.length === 0 ? 'in all' : `per ${rule.by.join(' and ')} (${parts.join(', ')})`;
         throw new DeniedError(GUARD_IDS.rate, `rate limit of ${rule.max} per ${rule.perMs} ms ${what} reached; retry in ${Math.ceil(retryAfterMs / 1000)} s`);
@@ -123,7 +175,7 @@ export function guardInterceptor(options: GuardOptions): Interceptor {
     phase: 'guard',
     async intercept(ctx, next) {
       if (!ROUTED.has(ctx.method)) return next();
-      checkRate(ctx);
+      await checkRate(ctx);
       const breaker = options.circuitBreaker;
       const server = ctx.server?.id;
       let trial = false;
@@ -138,10 +190,11 @@ export function guardInterceptor(options: GuardOptions): Interceptor {
       }
       const who = ctx.principal?.id ?? '';
       const cap = options.maxConcurrentPerPrincipal;
+      let release: (() => Promise<void>) | undefined;
       if (cap !== undefined) {
-        const count = inFlight.get(who) ?? 0;
-        if (count >= cap) throw new DeniedError(GUARD_IDS.concurrency, `at most ${cap} requests in flight per caller; ${who === '' ? 'this caller' : who} has ${count}`);
-        inFlight.set(who, count + 1);
+        const grant = await concurrency.acquire(`principal=${who}`, cap, now());
+        if (!grant.allowed) throw new DeniedError(GUARD_IDS.concurrency, `at most ${cap} requests in flight per caller; ${who === '' ? 'this caller' : who} has ${grant.inFlight}`);
+        release = grant.release;
       }
       try {
         const result = await next();
@@ -171,11 +224,8 @@ export function guardInterceptor(options: GuardOptions): Interceptor {
         }
         throw error;
       } finally {
-        if (cap !== undefined) {
-          const count = (inFlight.get(who) ?? 1) - 1;
-          if (count === 0) inFlight.delete(who);
-          else inFlight.set(who, count);
-        }
+        // A release that fails is left to the lease's expiry (shared stores).
+        await release?.().catch(() => undefined);
       }
     },
   };

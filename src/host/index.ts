@@ -96,7 +96,19 @@ export {
   type AuditVerification,
   type AuditInterceptorOptions,
 } from './audit.js';
-export { guardInterceptor, GUARD_IDS, MemoryRateLimitStore, type GuardOptions, type RateLimitRule, type RateLimitScope, type RateLimitStore } from './guards.js';
+export {
+  guardInterceptor,
+  GUARD_IDS,
+  MemoryConcurrencyStore,
+  MemoryRateLimitStore,
+  type ConcurrencyGrant,
+  type ConcurrencyStore,
+  type GuardOptions,
+  type RateLimitRule,
+  type RateLimitScope,
+  type RateLimitStore,
+  type RateLimitVerdict,
+} from './guards.js';
 export { sanitizeInterceptor, sanitizeResult, redactResult, injectionNotice, SANITIZE_INTERCEPTOR_ID, type SanitizeMode, type SanitizeOptions, type SanitizeReport } from './sanitize/sanitize.js';
 export { findSecrets, redactSecrets, type SecretMatch, type SecretScanOptions } from './secrets/findSecrets.js';
 export { redactAuditEntry, redactingAuditLog, redactingLogger, redactValue } from './secrets/redact.js';

@@ -1,6 +1,8 @@
 /**
  * Persistence for the host (Node only: uses `node:fs`): JSON files under the state folder and
- * the SQLite audit log (better-sqlite3), implementing the store interfaces the host defines.
+ * the SQLite audit log (better-sqlite3), implementing the store interfaces the host defines;
+ * and the stores several gateway instances share: PostgreSQL (`pg`: pins, the audit chain,
+ * OAuth tokens) and Redis (`ioredis`: rate limits, concurrency caps, SSE events, nonces).
  *
  * @module
  */
@@ -10,3 +12,14 @@ export { SqliteAuditLog, AUDIT_GENESIS, type SqliteAuditOptions } from './sqlite
 export { OAuthTokenFiles, type ServerTokenOptions } from './oauthTokenFiles.js';
 export { SqlitePinStore, openPinStore, type SqlitePinStoreOptions } from './sqlitePinStore.js';
 export { SqliteGrantStore, openGrantStore } from './sqliteGrantStore.js';
+export { ChainVerifier, chainRecord, parseAuditRow, type AuditRow } from './auditChain.js';
+export { boundTokenStore, checkServerTokens, type ServerTokenAccess, type ServerTokenRecord } from './serverTokens.js';
+export { PgDatabase, storeUnavailable, type PgDatabaseOptions } from './postgres/pgDatabase.js';
+export { PgPinStore } from './postgres/pgPinStore.js';
+export { PgAuditLog, type PgAuditOptions } from './postgres/pgAuditLog.js';
+export { PgOAuthTokens } from './postgres/pgOAuthTokens.js';
+export { MIGRATIONS, type PgMigration } from './postgres/pgMigrations.js';
+export { RedisCache, cacheUnavailable, type RedisCacheOptions } from './redis/redisCache.js';
+export { RedisRateLimitStore, RedisConcurrencyStore, type RedisConcurrencyOptions } from './redis/redisGuards.js';
+export { RedisEventStore, type RedisEventStoreOptions } from './redis/redisEventStore.js';
+export { RedisNonceStore, RedisDpopReplayCache } from './redis/redisSingleUse.js';

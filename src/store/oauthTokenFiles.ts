@@ -18,24 +18,12 @@
  */
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
-import type { ClientRegistration, TokenSet, TokenStore } from '../auth/client/tokenStore.js';
+import type { TokenStore } from '../auth/client/tokenStore.js';
 import { serverIdentity } from '../host/serverIdentity.js';
-import { McpError, McpErrorCode } from '../util/errors.js';
 import { JsonFile, type JsonFileOptions } from './jsonFile.js';
+import { boundTokenStore, checkServerTokens, type ServerTokenOptions } from './serverTokens.js';
 
-/** The stored shape of one server's file. */
-interface ServerFile {
-  readonly version: 1;
-  readonly identity: string;
-  readonly clients: Readonly<Record<string, ClientRegistration>>;
-  readonly tokens?: TokenSet;
-}
-
-/** Options of {@link OAuthTokenFiles.forServer}. */
-export interface ServerTokenOptions {
-  /** A pre-registered public client id (config `oauth.clientId`). */
-  readonly clientId?: string | undefined;
-}
+export type { ServerTokenOptions } from './serverTokens.js';
 
 /** The token files under one state folder. */
 export class OAuthTokenFiles {
@@ -56,47 +44,14 @@ export class OAuthTokenFiles {
 
   /** A `TokenStore` bound to the identity of `url`. */
   forServer(url: string, options: ServerTokenOptions = {}): TokenStore {
-    const identity = serverIdentity(url);
     const file = this.#file(url);
-    const mine = (serverUrl: string): boolean => URL.canParse(serverUrl) && serverIdentity(serverUrl) === identity;
-    const read = async (): Promise<ServerFile> => checkFile(await file.read(), file.path, identity);
-    const change = (edit: (current: ServerFile) => ServerFile): Promise<void> => file.update((current) => edit(checkFile(current, file.path, identity)));
-    return {
-      async getClient(issuer) {
-        const stored = (await read()).clients;
-        if (Object.hasOwn(stored, issuer)) return stored[issuer];
-        return options.clientId === undefined ? undefined : { issuer, clientId: options.clientId, tokenEndpointAuthMethod: 'none', source: 'pre-registered' };
-      },
-      async saveClient(registration) {
-        if (registration.privateKey !== undefined && !('kty' in registration.privateKey)) {
-          throw new McpError(McpErrorCode.InvalidArgument, `a client registration holding a CryptoKey cannot be stored in ${file.path}`);
-        }
-        await change((current) => ({ ...current, clients: { ...current.clients, [registration.issuer]: registration } }));
-      },
-      async deleteClient(issuer) {
-        await change((current) => {
-          const { [issuer]: _gone, ...clients } = current.clients;
-          return { ...current, clients };
-        });
-      },
-      async getTokens(serverUrl) {
-        return mine(serverUrl) ? (await read()).tokens : undefined;
-      },
-      async saveTokens(serverUrl, tokens) {
-        if (!mine(serverUrl)) throw new McpError(McpErrorCode.InvalidArgument, `tokens for ${serverUrl} do not belong in the file of ${identity}`);
-        await change((current) => ({ ...current, tokens }));
-      },
-      async deleteTokens(serverUrl) {
-        if (!mine(serverUrl)) return;
-        await change(({ tokens: _gone, ...rest }) => rest);
-      },
-    };
+    return boundTokenStore(url, { where: file.path, read: () => file.read(), update: (edit) => file.update(edit) }, options);
   }
 
   /** True when tokens are stored for the server at `url`. */
   async hasTokens(url: string): Promise<boolean> {
     const file = this.#file(url);
-    return checkFile(await file.read(), file.path, serverIdentity(url)).tokens !== undefined;
+    return checkServerTokens(await file.read(), file.path, serverIdentity(url)).tokens !== undefined;
   }
 
   /** Deletes everything stored for the server at `url` (logout). Resolves `false` when nothing was. */
@@ -113,21 +68,4 @@ export class OAuthTokenFiles {
     }
     return file;
   }
-}
-
-function checkFile(value: unknown, path: string, identity: string): ServerFile {
-  if (value === undefined) return { version: 1, identity, clients: {} };
-  const fail = (detail: string): never => {
-    throw new McpError(McpErrorCode.StoreCorrupt, `${path} is not an OAuth token file: ${detail} (delete it and run \`switchboard login\` again)`, { cause: value });
-  };
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return fail('expected an object');
-  const record = value as Record<string, unknown>;
-  if (record['version'] !== 1) fail('expected "version": 1');
-  // The name is a hash: a file copied or renamed onto another identity's name is refused.
-  if (record['identity'] !== identity) fail(`it belongs to ${JSON.stringify(record['identity'])}, not ${identity}`);
-  const clients = record['clients'];
-  if (typeof clients !== 'object' || clients === null || Array.isArray(clients)) fail('"clients" is not an object');
-  const tokens = record['tokens'];
-  if (tokens !== undefined && (typeof tokens !== 'object' || tokens === null || typeof (tokens as Record<string, unknown>)['accessToken'] !== 'string')) fail('"tokens" has no accessToken');
-  return value as ServerFile;
 }

@@ -27,16 +27,14 @@
  *
  * @module
  */
-import { createHash } from 'node:crypto';
 import { chmodSync, closeSync, fsync, fsyncSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import type { AuditEntry, AuditLog, AuditReader, AuditRecord, AuditVerification } from '../host/audit.js';
-import { canonicalize } from '../util/canonicalJson.js';
+import { AUDIT_GENESIS, ChainVerifier, chainRecord, parseAuditRow, type AuditRow } from './auditChain.js';
 import { McpError, McpErrorCode, describeError } from '../util/errors.js';
 
-/** The `prev` of the first record. */
-export const AUDIT_GENESIS = `sha256:${'0'.repeat(64)}`;
+export { AUDIT_GENESIS } from './auditChain.js';
 
 const SCHEMA_VERSION = 1;
 
@@ -51,27 +49,12 @@ export interface SqliteAuditOptions {
   readonly maxBytes?: number;
 }
 
-interface Row {
-  readonly seq: number;
-  readonly line: string;
-  readonly hash: string;
-}
+type Row = AuditRow;
 
 interface Pending {
   readonly entry: AuditEntry;
   readonly resolve: () => void;
   readonly reject: (error: unknown) => void;
-}
-
-/** `sha256:<hex>` of a text. */
-function sha256(text: string): string {
-  return `sha256:${createHash('sha256').update(text, 'utf8').digest('hex')}`;
-}
-
-/** The stored record of `entry`: arguments replaced by their digest. */
-function recordOf(entry: AuditEntry, seq: number, prev: string): Omit<AuditRecord, 'hash'> {
-  const { arguments: args, ...rest } = entry;
-  return { seq, ...rest, ...(args !== undefined ? { argumentsDigest: sha256(canonicalize(args)) } : {}), prev };
 }
 
 /** The SQLite audit log (see the module comment). */
@@ -176,37 +159,18 @@ export class SqliteAuditLog implements AuditLog, AuditReader {
 
   read(options: { readonly from?: number; readonly limit?: number } = {}): AuditRecord[] {
     const rows = this.#db.prepare('SELECT seq, line, hash FROM audit WHERE seq >= ? ORDER BY seq LIMIT ?').all(options.from ?? 1, options.limit ?? -1) as Row[];
-    return rows.map(parseRow);
+    return rows.map(parseAuditRow);
   }
 
   tail(count: number): AuditRecord[] {
     const rows = this.#db.prepare('SELECT seq, line, hash FROM audit ORDER BY seq DESC LIMIT ?').all(count) as Row[];
-    return rows.reverse().map(parseRow);
+    return rows.reverse().map(parseAuditRow);
   }
 
   verify(): AuditVerification {
-    const problems: { seq: number; problem: string }[] = [];
-    let prev = AUDIT_GENESIS;
-    let expected = 1;
-    let records = 0;
-    for (const row of this.#db.prepare('SELECT seq, line, hash FROM audit ORDER BY seq').iterate() as IterableIterator<Row>) {
-      records++;
-      if (row.seq !== expected) problems.push({ seq: row.seq, problem: `expected record ${expected} here: ${row.seq > expected ? 'records are missing (deleted)' : 'a record is out of order'}` });
-      let parsed: { seq?: unknown; prev?: unknown } | undefined;
-      try {
-        parsed = JSON.parse(row.line) as { seq?: unknown; prev?: unknown };
-      } catch {
-        problems.push({ seq: row.seq, problem: 'the record is not JSON (edited)' });
-      }
-      if (sha256(row.line) !== row.hash) problems.push({ seq: row.seq, problem: 'the record does not match its hash (edited)' });
-      if (parsed !== undefined) {
-        if (parsed.seq !== row.seq) problems.push({ seq: row.seq, problem: `the record says it is number ${String(parsed.seq)} (moved or inserted)` });
-        if (parsed.prev !== prev) problems.push({ seq: row.seq, problem: 'the link to the previous record is broken (a record before it was deleted, inserted, reordered or rewritten)' });
-      }
-      prev = row.hash;
-      expected = row.seq + 1;
-    }
-    return { ok: problems.length === 0, records, head: prev, problems };
+    const verifier = new ChainVerifier();
+    for (const row of this.#db.prepare('SELECT seq, line, hash FROM audit ORDER BY seq').iterate() as IterableIterator<Row>) verifier.add(row);
+    return verifier.result();
   }
 
   /** Writes what is queued, then closes the database. */
@@ -277,10 +241,9 @@ export class SqliteAuditLog implements AuditLog, AuditReader {
         seq = last?.seq ?? 0;
         head = last?.hash ?? AUDIT_GENESIS;
         for (const p of batch) {
-          seq++;
-          const line = canonicalize(recordOf(p.entry, seq, head));
-          head = sha256(line);
-          this.#insert.run(seq, line, head);
+          const row = chainRecord(p.entry, ++seq, head);
+          head = row.hash;
+          this.#insert.run(seq, row.line, head);
         }
       }).immediate();
     } catch (error) {
@@ -350,10 +313,6 @@ export class SqliteAuditLog implements AuditLog, AuditReader {
     }, this.#retryMs);
     this.#retry.unref?.();
   }
-}
-
-function parseRow(row: Row): AuditRecord {
-  return { ...(JSON.parse(row.line) as Omit<AuditRecord, 'hash'>), hash: row.hash };
 }
 
 function writeProblem(error: unknown): string {

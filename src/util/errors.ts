@@ -57,6 +57,11 @@ export const McpErrorCode = {
   StoreCorrupt: 'ERR_MCP_STORE_CORRUPT',
   /** A store could not persist a change (disk full, permissions); the previous file is intact. */
   StoreWriteFailed: 'ERR_MCP_STORE_WRITE_FAILED',
+  /**
+   * A shared store (PostgreSQL, Redis) cannot be reached right now; what needed it is refused
+   * (fail closed) and works again once the store is back.
+   */
+  StoreUnavailable: 'ERR_MCP_STORE_UNAVAILABLE',
 } as const;
 
 /** A local error code. */

@@ -26,7 +26,7 @@ describe('schemas/switchboard.config.schema.json', () => {
   it('is draft 2020-12 and describes the switchboard section and every server key', () => {
     assert.equal(schema['$schema'], 'https://json-schema.org/draft/2020-12/schema');
     const defs = schema['$defs'] as Record<string, { properties?: Record<string, { description?: string }> }>;
-    for (const key of ['namespacing', 'separator', 'exposure', 'stateDir', 'gateway', 'approvedLaunches', 'servers', 'roots', 'guards', 'sanitize', 'redact']) {
+    for (const key of ['namespacing', 'separator', 'exposure', 'stateDir', 'store', 'cache', 'gateway', 'approvedLaunches', 'servers', 'roots', 'guards', 'sanitize', 'redact']) {
       assert.ok(defs['switchboard']?.properties?.[key]?.description, `switchboard.${key} has a description`);
     }
   });

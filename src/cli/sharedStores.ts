@@ -1,0 +1,77 @@
+/**
+ * The stores several gateway instances share, opened from `--store postgres://...` and
+ * `--cache redis://...` (or `switchboard.store` / `switchboard.cache`): PostgreSQL for the pins
+ * and the audit log, Redis for the rate-limit buckets and the concurrency caps. Unset, the
+ * gateway keeps its embedded defaults (SQLite files in the state folder, counters in memory).
+ * An unreachable store stops the gateway before any server starts.
+ *
+ * @module
+ */
+import type { AuditLog, AuditReader } from '../host/audit.js';
+import type { ConcurrencyStore, RateLimitStore } from '../host/guards.js';
+import type { PinStore } from '../host/pins/pinStore.js';
+import { describeError } from '../util/errors.js';
+import { CliFailure } from './args.js';
+
+/** What {@link openSharedStores} opened (each member only when its URL was given). */
+export interface SharedStores {
+  readonly pins?: PinStore;
+  readonly audit?: AuditLog & AuditReader & { close(): Promise<void> };
+  readonly rateLimitStore?: RateLimitStore;
+  readonly concurrencyStore?: ConcurrencyStore;
+  /** Where they are, for the start-up line (credentials removed). */
+  readonly described: readonly string[];
+  /** Closes the connections (after the audit log was flushed). */
+  close(): Promise<void>;
+}
+
+/** A URL without its password, for logs. */
+function redact(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password !== '') u.password = '***';
+    return u.toString();
+  } catch {
+    return '(unparsable URL)';
+  }
+}
+
+/** Opens the shared stores of `store` (PostgreSQL) and `cache` (Redis); a {@link CliFailure} when one cannot be reached. */
+export async function openSharedStores(store: string | undefined, cache: string | undefined): Promise<SharedStores> {
+  const closers: (() => Promise<void>)[] = [];
+  const described: string[] = [];
+  const result: { -readonly [K in keyof SharedStores]?: SharedStores[K] } = {};
+  try {
+    if (store !== undefined) {
+      const [{ PgDatabase }, { PgPinStore }, { PgAuditLog }] = await Promise.all([import('../store/postgres/pgDatabase.js'), import('../store/postgres/pgPinStore.js'), import('../store/postgres/pgAuditLog.js')]);
+      const db = await PgDatabase.open(store);
+      closers.push(() => db.close());
+      result.pins = new PgPinStore(db);
+      result.audit = new PgAuditLog(db);
+      described.push(`store ${redact(store)} (pins, audit)`);
+    }
+    if (cache !== undefined) {
+      const [{ RedisCache }, { RedisRateLimitStore, RedisConcurrencyStore }] = await Promise.all([import('../store/redis/redisCache.js'), import('../store/redis/redisGuards.js')]);
+      const redis = await RedisCache.open(cache);
+      closers.push(() => redis.close());
+      result.rateLimitStore = new RedisRateLimitStore(redis);
+      result.concurrencyStore = new RedisConcurrencyStore(redis);
+      described.push(`cache ${redact(cache)} (rate limits, concurrency caps)`);
+    }
+  } catch (error) {
+    for (const close of closers) await close().catch(() => undefined);
+    throw new CliFailure(`${describeError(error)} The gateway did not start.`);
+  }
+  return {
+    ...result,
+    described,
+    close: async () => {
+      for (const close of closers.reverse()) await close().catch(() => undefined);
+    },
+  };
+}
+
+/** The guard options of the shared counters (none when no cache was given). */
+export function sharedGuardStores(shared: SharedStores): { rateLimitStore?: RateLimitStore; concurrencyStore?: ConcurrencyStore } {
+  return { ...(shared.rateLimitStore !== undefined ? { rateLimitStore: shared.rateLimitStore } : {}), ...(shared.concurrencyStore !== undefined ? { concurrencyStore: shared.concurrencyStore } : {}) };
+}

@@ -1,0 +1,76 @@
+/**
+ * The audit hash chain every audit store writes and checks the same way: a record's canonical
+ * text (RFC 8785) includes `prev`, its predecessor's hash, and `hash` is `sha256:` of that text
+ * ({@link chainRecord}); {@link ChainVerifier} re-computes the hashes and links of stored rows,
+ * oldest first, and names each record that was edited, deleted, inserted or reordered.
+ *
+ * @module
+ */
+import { createHash } from 'node:crypto';
+import type { AuditEntry, AuditRecord, AuditVerification } from '../host/audit.js';
+import { canonicalize } from '../util/canonicalJson.js';
+
+/** The `prev` of the first record. */
+export const AUDIT_GENESIS = `sha256:${'0'.repeat(64)}`;
+
+/** A stored record: its number, canonical text and hash. */
+export interface AuditRow {
+  readonly seq: number;
+  readonly line: string;
+  readonly hash: string;
+}
+
+/** `sha256:<hex>` of a text. */
+export function sha256Text(text: string): string {
+  return `sha256:${createHash('sha256').update(text, 'utf8').digest('hex')}`;
+}
+
+/** The row of `entry` as record number `seq` after `prev`: arguments replaced by their digest. */
+export function chainRecord(entry: AuditEntry, seq: number, prev: string): AuditRow {
+  const { arguments: args, ...rest } = entry;
+  const line = canonicalize({ seq, ...rest, ...(args !== undefined ? { argumentsDigest: sha256Text(canonicalize(args)) } : {}), prev });
+  return { seq, line, hash: sha256Text(line) };
+}
+
+/** The record a row holds. */
+export function parseAuditRow(row: AuditRow): AuditRecord {
+  return { ...(JSON.parse(row.line) as Omit<AuditRecord, 'hash'>), hash: row.hash };
+}
+
+/** Checks rows fed oldest first (see the module comment). */
+export class ChainVerifier {
+  readonly #problems: { seq: number; problem: string }[] = [];
+  #prev = AUDIT_GENESIS;
+  #expected = 1;
+  #records = 0;
+
+  /** Checks the next row. */
+  add(row: AuditRow): void {
+    this.#records++;
+    const problems = this.#problems;
+    if (row.seq !== this.#expected) problems.push({ seq: row.seq, problem: `expected record ${this.#expected} here: ${row.seq > this.#expected ? 'records are missing (deleted)' : 'a record is out of order'}` });
+    let parsed: { seq?: unknown; prev?: unknown } | undefined;
+    try {
+      parsed = JSON.parse(row.line) as { seq?: unknown; prev?: unknown };
+    } catch {
+      problems.push({ seq: row.seq, problem: 'the record is not JSON (edited)' });
+    }
+    if (sha256Text(row.line) !== row.hash) problems.push({ seq: row.seq, problem: 'the record does not match its hash (edited)' });
+    if (parsed !== undefined) {
+      if (parsed.seq !== row.seq) problems.push({ seq: row.seq, problem: `the record says it is number ${String(parsed.seq)} (moved or inserted)` });
+      if (parsed.prev !== this.#prev) problems.push({ seq: row.seq, problem: 'the link to the previous record is broken (a record before it was deleted, inserted, reordered or rewritten)' });
+    }
+    this.#prev = row.hash;
+    this.#expected = row.seq + 1;
+  }
+
+  /** Adds a problem found by other means (e.g. a head pointer that disagrees with the last row). */
+  problem(seq: number, problem: string): void {
+    this.#problems.push({ seq, problem });
+  }
+
+  /** What was found. */
+  result(): AuditVerification {
+    return { ok: this.#problems.length === 0, records: this.#records, head: this.#prev, problems: [...this.#problems] };
+  }
+}

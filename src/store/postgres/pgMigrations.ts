@@ -1,0 +1,49 @@
+/**
+ * The schema of the PostgreSQL stores, as numbered migrations applied in order on open (see
+ * `pgDatabase.ts`). Never edit a released migration: append a new one.
+ *
+ * @module
+ */
+
+/** One schema change. Its version is its position in {@link MIGRATIONS}, from 1. */
+export interface PgMigration {
+  readonly name: string;
+  readonly sql: string;
+}
+
+/** Every migration, oldest first. */
+export const MIGRATIONS: readonly PgMigration[] = [
+  {
+    name: 'pins, audit chain, OAuth tokens',
+    sql: `
+CREATE TABLE pin_servers (
+  identity text PRIMARY KEY,
+  alias text NOT NULL,
+  record jsonb NOT NULL,
+  updated_at bigint NOT NULL
+);
+CREATE TABLE pin_items (
+  identity text NOT NULL REFERENCES pin_servers(identity) ON DELETE CASCADE,
+  item_key text NOT NULL,
+  state text NOT NULL CHECK (state IN ('approved', 'pending')),
+  record jsonb NOT NULL,
+  PRIMARY KEY (identity, item_key, state)
+);
+CREATE TABLE audit (
+  seq bigint PRIMARY KEY,
+  line text NOT NULL,
+  hash text NOT NULL
+);
+CREATE TABLE audit_head (
+  id boolean PRIMARY KEY DEFAULT true CHECK (id),
+  seq bigint NOT NULL,
+  hash text NOT NULL
+);
+INSERT INTO audit_head (seq, hash) VALUES (0, 'sha256:' || repeat('0', 64));
+CREATE TABLE oauth_servers (
+  identity text PRIMARY KEY,
+  record jsonb NOT NULL
+);
+`,
+  },
+];
