@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Makes sure the services the tests need are up; run by `npm test` and by .ci/run.
+set -euo pipefail
+#
+# The store contract suites (test/contract/stores) and the shared-store e2e run against the real
+# PostgreSQL and Redis, and FAIL (never skip) when either is unreachable. Start them when they are
+# not running (Debian packages postgresql and redis-server; their init scripts), and create the
+# test database `switchboard_test` for the current user when missing: the tests connect to
+# postgres://$USER@127.0.0.1:5432/switchboard_test and redis://127.0.0.1:6379 (override with
+# SWITCHBOARD_TEST_POSTGRES / SWITCHBOARD_TEST_REDIS), each test file on a fresh schema or key
+# prefix that it drops at the end. Creating the role and database needs the postgres superuser
+# (sudo -u postgres, or running as root with trust auth as on the CI machine).
+export USER="${USER:-$(id -un)}"
+if ! pg_isready -q -h 127.0.0.1 -p 5432; then
+  service postgresql start || pg_ctlcluster "$(pg_lsclusters -h | awk 'NR==1{print $1}')" main start
+  for _ in $(seq 1 30); do pg_isready -q -h 127.0.0.1 -p 5432 && break; sleep 1; done
+fi
+as_postgres() { if [ "$(id -u)" = 0 ]; then su postgres -c "$*"; else sudo -u postgres sh -c "$*"; fi; }
+if ! psql -h 127.0.0.1 -d postgres -Atc "SELECT 1 FROM pg_roles WHERE rolname = '$USER'" 2>/dev/null | grep -q 1; then
+  as_postgres "psql -Atc \"CREATE ROLE \\\"$USER\\\" LOGIN CREATEDB\""
+fi
+if ! psql -h 127.0.0.1 -d postgres -Atc "SELECT 1 FROM pg_database WHERE datname = 'switchboard_test'" | grep -q 1; then
+  createdb -h 127.0.0.1 switchboard_test
+fi
+if ! redis-cli -h 127.0.0.1 -p 6379 ping >/dev/null 2>&1; then
+  service redis-server start
+  for _ in $(seq 1 30); do redis-cli -h 127.0.0.1 -p 6379 ping >/dev/null 2>&1 && break; sleep 1; done
+fi
