@@ -30,6 +30,8 @@ export interface PgDatabaseOptions {
   readonly poolSize?: number;
   /** How long to wait for a connection before failing, in ms. Default 3000. */
   readonly connectTimeoutMs?: number;
+  /** The `application_name` its connections show in `pg_stat_activity`. Default `switchboard`. */
+  readonly applicationName?: string;
 }
 
 /** The error of an operation that could not reach PostgreSQL (or failed there). */
@@ -79,6 +81,7 @@ export class PgDatabase {
       max: options.poolSize ?? 10,
       connectionTimeoutMillis: options.connectTimeoutMs ?? 3000,
       options: `-c search_path=${schema}`,
+      application_name: options.applicationName ?? 'switchboard',
     };
     const pool = new pg.Pool(config);
     // An idle connection that breaks (server restart, pg_terminate_backend) is dropped by the

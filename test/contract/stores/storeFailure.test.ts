@@ -93,11 +93,13 @@ describe('PostgreSQL down and back', () => {
   });
 
   it('connections killed on the server (pg_terminate_backend) are replaced by themselves', async () => {
-    const db = await openTestPostgres();
+    // Only this store's connections (its own application_name): other test files share the server.
+    const victim = `sbtest-victim-${process.pid}-${Date.now()}`;
+    const db = await openTestPostgres({ applicationName: victim });
     const pins = new PgPinStore(db);
     await pins.load();
     const killer = await openTestPostgres({ schema: db.schema });
-    const killed = await killer.query<{ n: string }>('killing', "SELECT count(pg_terminate_backend(pid)) AS n FROM pg_stat_activity WHERE pid <> pg_backend_pid() AND datname = current_database() AND query NOT ILIKE '%pg_stat_activity%' AND backend_type = 'client backend' AND application_name = ''");
+    const killed = await killer.query<{ n: string }>('killing', 'SELECT count(pg_terminate_backend(pid)) AS n FROM pg_stat_activity WHERE application_name = $1', [victim]);
     assert.ok(Number(killed[0]?.n) >= 1);
     await eventually(() => pins.load(), unavailable);
   });
