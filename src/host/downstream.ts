@@ -262,7 +262,7 @@ export class Downstream {
       let timedOut = false;
       const timer = setTimeout(() => {
         timedOut = true;
-        controller.abort(new McpError(McpErrorCode.RequestTimeout, `Server ${this.spec.id} did not answer within ${this.spec.options.timeoutMs} ms`));
+        controller.abort(new McpError(McpErrorCode.RequestTimeout, `Server ${this.spec.id} did not answer within ${this.spec.options.timeoutMs} ms (its timeoutMs); the request was cancelled`));
       }, this.spec.options.timeoutMs);
       const onAbort = (): void => controller.abort(outer?.reason);
       if (outer?.aborted === true) onAbort();

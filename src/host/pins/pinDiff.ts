@@ -72,7 +72,37 @@ export function changeClasses(changes: readonly PinChange[]): string {
 }
 
 function textChange(path: string, a: unknown, b: unknown): PinChange {
-  return { class: 'text-changed', path, summary: `${path.slice(2)} changed: ${show(a)} → ${show(b)}` };
+  const [before, after] = typeof a === 'string' && typeof b === 'string' ? changedWindow(a, b) : [show(a), show(b)];
+  return { class: 'text-changed', path, summary: `${path.slice(2)} changed: ${before} → ${after}` };
+}
+
+/** Characters of unchanged text shown around a change in a long text. */
+const CONTEXT = 40;
+/** Most characters of changed text shown (a longer change is cut, saying how much is left out). */
+const MAX_CHANGED = 2000;
+
+/**
+ * Two long texts, each shown as the part that changed with a little context on either side,
+ * so a person sees an instruction appended to (or slipped into) a long description in full,
+ * where cutting both at 120 characters would show two identical beginnings.
+ */
+function changedWindow(a: string, b: string): [string, string] {
+  if (JSON.stringify(a).length <= 120 && JSON.stringify(b).length <= 120) return [show(a), show(b)];
+  let prefix = 0;
+  while (prefix < a.length && prefix < b.length && a[prefix] === b[prefix]) prefix++;
+  let suffix = 0;
+  while (suffix < a.length - prefix && suffix < b.length - prefix && a[a.length - 1 - suffix] === b[b.length - 1 - suffix]) suffix++;
+  const start = Math.max(0, prefix - CONTEXT);
+  const window = (text: string): string => {
+    const end = Math.min(text.length, text.length - suffix + CONTEXT);
+    const changedEnd = text.length - suffix;
+    const cut = changedEnd - prefix > MAX_CHANGED;
+    const middle = cut ? `${text.slice(start, prefix + MAX_CHANGED)}` : text.slice(start, end);
+    const body = escapeHidden(JSON.stringify(middle).slice(1, -1));
+    const tail = cut ? `... (${changedEnd - prefix - MAX_CHANGED} more changed characters)` : end < text.length ? '...' : '';
+    return `"${start > 0 ? '...' : ''}${body}${tail}"`;
+  };
+  return [window(a), window(b)];
 }
 
 function annotationChanges(a: Record<string, unknown>, b: Record<string, unknown>): PinChange[] {
@@ -208,8 +238,12 @@ function same(a: unknown, b: unknown): boolean {
 /** A value for one summary line: JSON, cut at 120 characters, with control and format characters escaped. */
 function show(v: unknown): string {
   if (v === undefined) return '(absent)';
-  let text = JSON.stringify(v) ?? String(v);
-  // eslint-disable-next-line no-control-regex
-  text = text.replace(/[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2060-\u206f\ufeff]|[\u{e0000}-\u{e007f}]/gu, (c) => `\\u{${c.codePointAt(0)?.toString(16) ?? ''}}`);
+  const text = escapeHidden(JSON.stringify(v) ?? String(v));
   return text.length > 120 ? `${text.slice(0, 117)}...` : text;
+}
+
+/** `text` with control and format characters escaped as `\u{…}`, so nothing hides in a review. */
+function escapeHidden(text: string): string {
+  // eslint-disable-next-line no-control-regex
+  return text.replace(/[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2060-\u206f\ufeff]|[\u{e0000}-\u{e007f}]/gu, (c) => `\\u{${c.codePointAt(0)?.toString(16) ?? ''}}`);
 }

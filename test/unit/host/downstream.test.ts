@@ -80,7 +80,7 @@ describe('host/downstream', () => {
     await server.start();
     await assert.rejects(
       server.run((client, opts) => client.callTool('hang', {}, opts)),
-      (e: unknown) => e instanceof McpError && e.code === 'ERR_MCP_REQUEST_TIMEOUT' && e.message === 'Server slow did not answer within 50 ms',
+      (e: unknown) => e instanceof McpError && e.code === 'ERR_MCP_REQUEST_TIMEOUT' && e.message === 'Server slow did not answer within 50 ms (its timeoutMs); the request was cancelled',
     );
     await server.stop();
   });
