@@ -30,6 +30,8 @@ export type Attempt = { readonly kind: 'complete'; readonly value: Record<string
 export type Launch = (round: {
   readonly handlers: ClientHandlers;
   readonly signal: AbortSignal;
+  /** Aborts `signal` (the call's own): the server's timeout uses it instead of a signal of its own. */
+  readonly abort: (reason: unknown) => void;
   readonly onProgress: (p: Progress) => void;
   /** The downstream server's log messages during this attempt: they go to the upstream request driving the call. */
   readonly onLog: (params: LoggingMessageParams) => void;
@@ -194,6 +196,7 @@ export class PendingCall {
       ...round,
       handlers: this.#handlers(),
       signal: this.#abort.signal,
+      abort: (reason) => this.#abort.abort(reason),
       onProgress: (p) => this.#driver?.progress(p),
       onLog: (params) => this.#driver?.log(params),
     });
