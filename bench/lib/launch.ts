@@ -123,7 +123,10 @@ async function startGateway(spec: CommandSpec, startFloorHttp: () => Promise<Htt
   // One server, so its tool keeps the bare name `echo` (the wire's `Mcp-Name`).
   const chain = spec.chain === 'full' ? FULL_CHAIN : EMPTY_CHAIN;
   writeFileSync(file, JSON.stringify({ mcpServers: { echo: server }, switchboard: { namespacing: 'never', stateDir: resolve(dir, 'state'), ...chain } }));
-  const args = [CLI, 'gateway', '--config', file, '--port', '0', '--no-auth', '--yes', '--log-level', 'warn'];
+  // `BENCH_GATEWAY_CPU_PROF=<dir>`: the gateway writes a V8 CPU profile there when it stops.
+  const profDir = process.env['BENCH_GATEWAY_CPU_PROF'];
+  const prof = profDir !== undefined && profDir !== '' ? ['--cpu-prof', '--cpu-prof-dir', profDir] : [];
+  const args = [...prof, CLI, 'gateway', '--config', file, '--port', '0', '--no-auth', '--yes', '--log-level', 'warn'];
   return startCommand(args, /Switchboard gateway: http:\/\/[^\s/]+:(\d+)\//, async () => {
     await floor?.stop();
     rmSync(dir, { recursive: true, force: true });

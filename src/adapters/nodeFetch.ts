@@ -32,9 +32,16 @@
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest, type AgentOptions as HttpsAgentOptions } from 'node:https';
 import { Readable } from 'node:stream';
+import { urlToHttpOptions } from 'node:url';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import type { FetchLike } from '../transport/http/client/clientOptions.js';
 import { TAKE_BUFFERED_BODY } from '../transport/http/client/clientStream.js';
+
+/** The parts of a URL `http.request` takes (`urlToHttpOptions`). */
+type Target = Readonly<ReturnType<typeof urlToHttpOptions>>;
+
+/** URLs whose request options are kept (more start over: a client uses a handful). */
+const MAX_TARGETS = 256;
 
 /** Options for {@link nodeFetch}. */
 export interface NodeFetchOptions {
@@ -178,6 +185,17 @@ export function nodeFetch(options: NodeFetchOptions = {}): FetchLike {
   const httpAgent = new HttpAgent(pool);
   const httpsAgent = new HttpsAgent({ ...pool, ...options.https });
 
+  /** The request options of each URL, parsed once (a client posts to the same URL on every call). */
+  const targets = new Map<string, Target>();
+  const targetOf = (input: string): Target => {
+    let target = targets.get(input);
+    if (target === undefined) {
+      target = Object.freeze(urlToHttpOptions(new URL(input)));
+      if (targets.size >= MAX_TARGETS) targets.clear();
+      targets.set(input, target);
+    }
+    return target;
+  };
   return (input, init) =>
     new Promise<Response>((resolve, reject) => {
       const signal = init.signal ?? undefined;
@@ -185,18 +203,18 @@ export function nodeFetch(options: NodeFetchOptions = {}): FetchLike {
         reject(signal.reason);
         return;
       }
-      let url: URL;
+      let target: Target;
       let body: string | Uint8Array | undefined;
       try {
-        url = new URL(input);
+        target = targetOf(input);
         body = bodyBytes(init.body);
       } catch (error) {
         reject(error instanceof TypeError ? error : new TypeError(String(error)));
         return;
       }
-      const secure = url.protocol === 'https:';
-      if (!secure && url.protocol !== 'http:') {
-        reject(new TypeError(`nodeFetch: unsupported protocol ${url.protocol}`));
+      const secure = target.protocol === 'https:';
+      if (!secure && target.protocol !== 'http:') {
+        reject(new TypeError(`nodeFetch: unsupported protocol ${String(target.protocol)}`));
         return;
       }
       const headers = headerRecord(init.headers);
@@ -216,7 +234,7 @@ export function nodeFetch(options: NodeFetchOptions = {}): FetchLike {
         req.destroy(reason instanceof Error ? reason : new Error(String(reason)));
         response?.destroy(reason instanceof Error ? reason : new Error(String(reason)));
       };
-      const req = send(url, { method: init.method ?? 'GET', headers, agent: secure ? httpsAgent : httpAgent }, (res) => {
+      const req = send({ ...target, method: init.method ?? 'GET', headers, agent: secure ? httpsAgent : httpAgent }, (res) => {
         response = res;
         settled = true;
         const status = res.statusCode ?? 0;

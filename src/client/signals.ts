@@ -1,16 +1,22 @@
 /**
- * One abort listener per caller signal, however many calls share it. Each call gets its own
- * child signal from {@link SignalFanout.link}; the caller's signal carries a single listener
- * while any child is linked, and none afterwards. Many concurrent calls with one
- * `AbortSignal` therefore never trip Node's MaxListeners warning, and finished calls leave
- * nothing behind.
+ * One abort listener per caller signal, however many calls share it. The first call linked
+ * to a caller's signal uses that signal itself (no child: on a gateway every forwarded call
+ * has a signal of its own, and a child per call cost an `AbortController` and a listener);
+ * each further call linked while it is in flight gets its own child signal from
+ * {@link SignalFanout.link}, and the children share a single listener on the caller's
+ * signal. So the caller's signal carries at most the first call's own listeners and one
+ * fan-out listener while calls are linked, and none afterwards: many concurrent calls with
+ * one `AbortSignal` never trip Node's MaxListeners warning, and finished calls leave nothing
+ * behind.
  *
  * @module
  */
 
 interface Fan {
+  /** Whether a call uses the caller's signal directly. */
+  direct: boolean;
   readonly children: Set<AbortController>;
-  readonly listener: () => void;
+  listener: (() => void) | undefined;
 }
 
 /** A child signal and the function that unlinks it (call it when the call settles). */
@@ -23,34 +29,54 @@ export interface SignalLink {
 export class SignalFanout {
   readonly #fans = new WeakMap<AbortSignal, Fan>();
 
-  /** Links a child to `parent`; a parent already aborted yields an aborted child. */
+  /** Links a call to `parent`; a parent already aborted yields an aborted signal. */
   link(parent: AbortSignal): SignalLink {
-    const child = new AbortController();
     if (parent.aborted) {
+      const child = new AbortController();
       child.abort(parent.reason);
       return { signal: child.signal, release: () => undefined };
     }
     let fan = this.#fans.get(parent);
     if (fan === undefined) {
-      const children = new Set<AbortController>();
-      const listener = (): void => {
-        this.#fans.delete(parent);
-        for (const c of children) c.abort(parent.reason);
-        children.clear();
-      };
-      fan = { children, listener };
+      fan = { direct: false, children: new Set(), listener: undefined };
       this.#fans.set(parent, fan);
+    }
+    const current = fan;
+    if (!current.direct) {
+      current.direct = true;
+      return {
+        signal: parent,
+        release: () => {
+          current.direct = false;
+          this.#forget(parent, current);
+        },
+      };
+    }
+    const child = new AbortController();
+    if (current.listener === undefined) {
+      const listener = (): void => {
+        current.listener = undefined;
+        for (const c of current.children) c.abort(parent.reason);
+        current.children.clear();
+      };
+      current.listener = listener;
       parent.addEventListener('abort', listener, { once: true });
     }
-    fan.children.add(child);
-    const current = fan;
+    current.children.add(child);
     return {
       signal: child.signal,
       release: () => {
         if (!current.children.delete(child) || current.children.size > 0) return;
-        parent.removeEventListener('abort', current.listener);
-        if (this.#fans.get(parent) === current) this.#fans.delete(parent);
+        if (current.listener !== undefined) parent.removeEventListener('abort', current.listener);
+        current.listener = undefined;
+        this.#forget(parent, current);
       },
     };
+  }
+
+  /** Drops `fan` once nothing is linked through it. */
+  #forget(parent: AbortSignal, fan: Fan): void {
+    if (fan.direct || fan.children.size > 0) return;
+    if (this.#fans.get(parent) === fan) this.#fans.delete(parent);
   }
 }

@@ -30,6 +30,8 @@ export type Attempt = { readonly kind: 'complete'; readonly value: Record<string
 export type Launch = (round: {
   readonly handlers: ClientHandlers;
   readonly signal: AbortSignal;
+  /** Aborts `signal` (the call's own): the server's timeout uses it instead of a signal of its own. */
+  readonly abort: (reason: unknown) => void;
   readonly onProgress: (p: Progress) => void;
   /** The downstream server's log messages during this attempt: they go to the upstream request driving the call. */
   readonly onLog: (params: LoggingMessageParams) => void;
@@ -73,7 +75,10 @@ export class PendingCall {
   readonly #asked = new Map<string, Question>();
   /** The downstream server's own MRTR round, waiting for answers. */
   #mrtr: { readonly inputRequests: Readonly<Record<string, InputRequest>>; readonly requestState: string | undefined } | undefined;
-  #attempt: Promise<Attempt> | undefined;
+  /** Bumped per attempt: only the current attempt's outcome counts. */
+  #round = 0;
+  /** How the current attempt settled, not yet taken by a driver. */
+  #settled: { readonly attempt: Attempt } | { readonly error: unknown } | undefined;
   #wake: (() => void) | undefined;
   #fail: ((error: unknown) => void) | undefined;
   #driver: Driver | undefined;
@@ -104,7 +109,7 @@ export class PendingCall {
   /** Runs the first attempt, driven by `driver`, until it completes or has questions. */
   start(driver: Driver): Promise<Step> {
     this.#driver = driver;
-    this.#attempt = this.#run({});
+    this.#run({});
     return this.#drive(driver);
   }
 
@@ -121,7 +126,7 @@ export class PendingCall {
       if (Object.keys(answers).length < Object.keys(own.inputRequests).length) return this.#drive(driver);
       this.#mrtr = undefined;
       this.#driver = driver;
-      this.#attempt = this.#run({ inputResponses: answers, ...(own.requestState !== undefined ? { requestState: own.requestState } : {}) });
+      this.#run({ inputResponses: answers, ...(own.requestState !== undefined ? { requestState: own.requestState } : {}) });
     }
     for (const [key, question] of [...this.#asked]) {
       if (!Object.hasOwn(inputResponses, key)) continue;
@@ -155,15 +160,23 @@ export class PendingCall {
       for (;;) {
         if (this.#mrtr !== undefined) return { kind: 'input', inputRequests: { ...this.#mrtr.inputRequests } };
         if (this.#fresh.size > 0) return { kind: 'input', inputRequests: this.#takeFresh() };
-        const woken = new Promise<'wake'>((resolve, reject) => {
-          this.#wake = () => resolve('wake');
-          this.#fail = reject;
-        });
-        const outcome = await Promise.race([this.#attempt as Promise<Attempt>, woken]).finally(() => {
-          this.#wake = undefined;
-          this.#fail = undefined;
-        });
-        if (outcome === 'wake') continue;
+        const settled = this.#settled;
+        if (settled === undefined) {
+          // Woken by the attempt settling or by a question of the server; failed by abandon().
+          try {
+            await new Promise<void>((resolve, reject) => {
+              this.#wake = resolve;
+              this.#fail = reject;
+            });
+          } finally {
+            this.#wake = undefined;
+            this.#fail = undefined;
+          }
+          continue;
+        }
+        this.#settled = undefined;
+        if ('error' in settled) throw settled.error;
+        const outcome = settled.attempt;
         if (outcome.kind === 'complete') {
           this.#done = true;
           return outcome;
@@ -189,17 +202,28 @@ export class PendingCall {
     return out;
   }
 
-  #run(round: { inputResponses?: Readonly<Record<string, unknown>>; requestState?: string }): Promise<Attempt> {
+  /** Starts an attempt; its outcome wakes the driver (and has no one left to hear it once the call is abandoned). */
+  #run(round: { inputResponses?: Readonly<Record<string, unknown>>; requestState?: string }): void {
+    const at = ++this.#round;
+    this.#settled = undefined;
     const attempt = this.#launch({
       ...round,
       handlers: this.#handlers(),
       signal: this.#abort.signal,
+      abort: (reason) => this.#abort.abort(reason),
       onProgress: (p) => this.#driver?.progress(p),
       onLog: (params) => this.#driver?.log(params),
     });
-    // Awaited by the driver; an abandoned call's failure has no one left to hear it.
-    attempt.catch(() => undefined);
-    return attempt;
+    attempt.then(
+      (value) => this.#settle(at, { attempt: value }),
+      (error: unknown) => this.#settle(at, { error }),
+    );
+  }
+
+  #settle(at: number, settled: { readonly attempt: Attempt } | { readonly error: unknown }): void {
+    if (at !== this.#round) return;
+    this.#settled = settled;
+    this.#wake?.();
   }
 
   /** The downstream call's own handlers: a stateful server's questions wait for the upstream's answer. */

@@ -104,6 +104,12 @@ export interface DownstreamOptions {
 /** Options of one request through {@link Downstream.run}. */
 export interface RunOptions {
   readonly signal?: AbortSignal;
+  /**
+   * Aborts `signal`, which belongs to this request alone. With it, the timeout aborts
+   * `signal` and the request runs on it directly, with no controller of its own: one abort
+   * signal per forwarded call across the layers.
+   */
+  readonly abort?: (reason: unknown) => void;
 }
 
 /** The lifecycle, catalog, limit and timeout of one downstream server. */
@@ -255,6 +261,7 @@ export class Downstream {
     try {
       const client = this.client;
       if (client === undefined) throw this.#unavailable();
+      if (options.signal !== undefined && options.abort !== undefined) return await this.#runOwned(client, task, options.signal, options.abort);
       // One controller for both the caller's signal and the timeout, linked by hand: on every
       // forwarded call, `AbortSignal.any` costs more than the rest of this method.
       const controller = new AbortController();
@@ -262,7 +269,7 @@ export class Downstream {
       let timedOut = false;
       const timer = setTimeout(() => {
         timedOut = true;
-        controller.abort(new McpError(McpErrorCode.RequestTimeout, `Server ${this.spec.id} did not answer within ${this.spec.options.timeoutMs} ms (its timeoutMs); the request was cancelled`));
+        controller.abort(this.#timeout());
       }, this.spec.options.timeoutMs);
       const onAbort = (): void => controller.abort(outer?.reason);
       if (outer?.aborted === true) onAbort();
@@ -271,10 +278,7 @@ export class Downstream {
         return await task(client, { signal: controller.signal, timeoutMs: this.spec.options.timeoutMs });
       } catch (error) {
         if (timedOut && !(outer?.aborted ?? false)) throw controller.signal.reason;
-        if (isMcpError(error) && error.code === McpErrorCode.ConnectionClosed) {
-          throw new McpError(McpErrorCode.ServerUnavailable, `Server ${this.spec.id} stopped during the request: ${error.message}`, { cause: error });
-        }
-        throw error;
+        throw this.#interrupted(error);
       } finally {
         clearTimeout(timer);
         outer?.removeEventListener('abort', onAbort);
@@ -282,6 +286,42 @@ export class Downstream {
     } finally {
       release();
     }
+  }
+
+  /** {@link run} on a signal the caller owns: the timeout aborts it through `abort`. */
+  async #runOwned<T>(
+    client: McpClient,
+    task: (client: McpClient, options: { signal: AbortSignal; timeoutMs: number }) => Promise<T>,
+    signal: AbortSignal,
+    abort: (reason: unknown) => void,
+  ): Promise<T> {
+    const timeoutMs = this.spec.options.timeoutMs;
+    let timeout: McpError | undefined;
+    const timer = setTimeout(() => {
+      if (signal.aborted) return;
+      timeout = this.#timeout();
+      abort(timeout);
+    }, timeoutMs);
+    try {
+      return await task(client, { signal, timeoutMs });
+    } catch (error) {
+      if (timeout !== undefined) throw timeout;
+      throw this.#interrupted(error);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  #timeout(): McpError {
+    return new McpError(McpErrorCode.RequestTimeout, `Server ${this.spec.id} did not answer within ${this.spec.options.timeoutMs} ms (its timeoutMs); the request was cancelled`);
+  }
+
+  /** A request the server's death interrupted fails with `ERR_MCP_SERVER_UNAVAILABLE` and the cause. */
+  #interrupted(error: unknown): unknown {
+    if (isMcpError(error) && error.code === McpErrorCode.ConnectionClosed) {
+      return new McpError(McpErrorCode.ServerUnavailable, `Server ${this.spec.id} stopped during the request: ${error.message}`, { cause: error });
+    }
+    return error;
   }
 
   /**

@@ -38,7 +38,7 @@ import type { ReadResourceResult } from '../protocol/model/resources.js';
 import { isMcpError, McpErrorCode } from '../util/errors.js';
 import { silentLogger } from '../util/logger.js';
 import { PendingCalls, type Attempt, type Driver, type LaunchRound as Round, type PendingCallsOptions } from './bridge.js';
-import type { ExposedPrompt, ExposedResource, ExposedTemplate, ExposedTool, Host, RequestScope } from './host.js';
+import type { ExposedPrompt, ExposedResource, ExposedTemplate, ExposedTool, Host, HostCallOptions, RequestScope } from './host.js';
 import { CONVERSATION_META_KEY } from './policy/taint.js';
 import { UpstreamSubscriptions } from './gatewaySubscriptions.js';
 import { GatewayTasks, withTasksExtension, type GatewayTasksOptions } from './gatewayTasks.js';
@@ -293,7 +293,7 @@ export class Gateway {
     params: Readonly<Record<string, unknown>>,
     ctx: HandlerContext,
     method: 'tools/call' | 'prompts/get' | 'resources/read',
-    launch: (scope: RequestScope, round: Round) => Promise<Attempt>,
+    launch: (scope: HostCallOptions, round: Round) => Promise<Attempt>,
   ): Promise<Record<string, unknown>> {
     const principal = ctx.principal?.id;
     const driver: Driver = {
@@ -315,7 +315,7 @@ export class Gateway {
         step = await call.resume(driver, (params['inputResponses'] as Record<string, unknown> | undefined) ?? {});
       } else {
         const scope = scopeOf(ctx);
-        call = this.#pending.create(principal, (round) => launch({ ...scope, signal: round.signal }, round));
+        call = this.#pending.create(principal, (round) => launch({ ...scope, signal: round.signal, abort: round.abort }, round));
         step = await call.start(driver);
       }
       if (step.kind === 'complete') return step.value;

@@ -133,6 +133,11 @@ export interface RequestScope {
 
 /** Options of one call, get or read through the host. */
 export interface HostCallOptions extends RequestScope {
+  /**
+   * Aborts `signal`, which then belongs to this call alone: the server's timeout aborts it
+   * rather than a signal of its own (see `RunOptions.abort`).
+   */
+  readonly abort?: (reason: unknown) => void;
   readonly onProgress?: (progress: Progress) => void;
   /** Log messages the server sends during this call (not those of other calls: see `CallOptions.onLog`). */
   readonly onLog?: (params: LoggingMessageParams) => void;
@@ -639,7 +644,7 @@ export class Host {
               ...(options.onLog !== undefined ? { onLog: options.onLog } : {}),
               ...(options.clientCapabilities !== undefined ? { capabilities: sharedCapabilities(client.capabilities, options.clientCapabilities) } : {}),
             }),
-          { signal: ctx.signal },
+          options.abort !== undefined && ctx.signal === options.signal ? { signal: ctx.signal, abort: options.abort } : { signal: ctx.signal },
         ),
       ),
     );

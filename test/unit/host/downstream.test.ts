@@ -85,6 +85,45 @@ describe('host/downstream', () => {
     await server.stop();
   });
 
+  it('a hung server on a signal the caller owns: the timeout aborts that signal and the call fails with ERR_MCP_REQUEST_TIMEOUT', async () => {
+    const servers = memoryServers(echoServer);
+    const { server } = observed(memorySpec('slow', { timeoutMs: 50 }), servers.factory);
+    await server.start();
+    const controller = new AbortController();
+    let seen: AbortSignal | undefined;
+    await assert.rejects(
+      server.run(
+        (client, opts) => {
+          seen = opts.signal;
+          return client.callTool('hang', {}, opts);
+        },
+        { signal: controller.signal, abort: (reason) => controller.abort(reason) },
+      ),
+      (e: unknown) => e instanceof McpError && e.code === 'ERR_MCP_REQUEST_TIMEOUT' && e.message === 'Server slow did not answer within 50 ms',
+    );
+    assert.equal(seen, controller.signal);
+    assert.ok(controller.signal.aborted);
+    assert.equal((controller.signal.reason as McpError).code, 'ERR_MCP_REQUEST_TIMEOUT');
+    await server.stop();
+  });
+
+  it('a caller cancelling its own signal cancels the call, not reported as a timeout', async () => {
+    const servers = memoryServers(echoServer);
+    const { server } = observed(memorySpec('slow', { timeoutMs: 5000 }), servers.factory);
+    await server.start();
+    const controller = new AbortController();
+    const call = server.run(
+      (client, opts) => {
+        const pending = client.callTool('hang', {}, opts);
+        controller.abort(new Error('caller gave up'));
+        return pending;
+      },
+      { signal: controller.signal, abort: (reason) => controller.abort(reason) },
+    );
+    await assert.rejects(call, (e: unknown) => e instanceof McpError && e.code === 'ERR_MCP_REQUEST_CANCELLED');
+    await server.stop();
+  });
+
   it('a crash-looping server backs off exponentially and is reported, while another server keeps serving', async () => {
     const good = memoryServers(echoServer);
     const failing: TransportFactory = () => {
