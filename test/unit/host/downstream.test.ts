@@ -99,7 +99,7 @@ describe('host/downstream', () => {
         },
         { signal: controller.signal, abort: (reason) => controller.abort(reason) },
       ),
-      (e: unknown) => e instanceof McpError && e.code === 'ERR_MCP_REQUEST_TIMEOUT' && e.message === 'Server slow did not answer within 50 ms',
+      (e: unknown) => e instanceof McpError && e.code === 'ERR_MCP_REQUEST_TIMEOUT' && e.message === 'Server slow did not answer within 50 ms (its timeoutMs); the request was cancelled',
     );
     assert.equal(seen, controller.signal);
     assert.ok(controller.signal.aborted);
