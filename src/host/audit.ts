@@ -60,8 +60,11 @@ export interface AuditRecord extends Omit<AuditEntry, 'arguments'> {
 
 /** Where records go. Implementations group concurrent appends into one durable write. */
 export interface AuditLog {
-  /** Resolves once the record is durable; rejects (and the caller fails closed) when it cannot be. */
-  append(entry: AuditEntry): Promise<void>;
+  /**
+   * Resolves with the stored record (numbered, chained) once it is durable; rejects (and the
+   * caller fails closed) when it cannot be.
+   */
+  append(entry: AuditEntry): Promise<AuditRecord>;
   /** Why the log cannot write right now (e.g. "disk full"), or undefined while it can. */
   readonly problem: string | undefined;
 }
