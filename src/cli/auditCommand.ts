@@ -7,7 +7,7 @@
 import { existsSync } from 'node:fs';
 import { join, resolve as resolvePath } from 'node:path';
 import { loadConfig } from './hostSetup.js';
-import type { AuditReader, AuditRecord } from '../host/audit.js';
+import { auditSubject, type AuditReader, type AuditRecord } from '../host/audit.js';
 import { SqliteAuditLog } from '../store/sqliteAudit.js';
 import { CliFailure, parseArgs, UsageError } from './args.js';
 import { emitAuditRecords } from '../host/auditTelemetry.js';
@@ -43,11 +43,9 @@ const out = (line: string): void => void process.stdout.write(`${line}\n`);
 
 /** One human line of a record. */
 export function formatAuditRecord(r: AuditRecord): string {
-  const what = [r.kind !== 'request' ? r.kind : undefined, r.method === 'server/request' ? `server/request ${r.serverMethod ?? ''}` : r.method, r.server !== undefined ? `${r.server}` : undefined, r.name].filter((x) => x !== undefined).join(' ');
-  const who = r.principal !== undefined ? ` by ${r.principal}` : '';
   const decided = r.decisions.length > 0 ? ` [${r.decisions.map((d) => `${d.interceptor}:${d.outcome}`).join(', ')}]` : '';
   const error = r.error !== undefined ? ` (${r.error})` : '';
-  return `#${r.seq} ${r.time} ${what}${who} -> ${r.outcome}${error} ${r.latencyMs} ms${decided}`;
+  return `#${r.seq} ${r.time} ${auditSubject(r)} -> ${r.outcome}${error} ${r.latencyMs} ms${decided}`;
 }
 
 /** Runs `audit`; resolves with the exit code. */

@@ -90,6 +90,12 @@ export interface AuditReader {
   verify(): AuditVerification | Promise<AuditVerification>;
 }
 
+/** What a record is about, for one-line summaries: `[kind] method [server] [name][ by principal]`. */
+export function auditSubject(r: AuditRecord): string {
+  const what = [r.kind !== 'request' ? r.kind : undefined, r.method === 'server/request' ? `server/request ${r.serverMethod ?? ''}` : r.method, r.server, r.name].filter((x) => x !== undefined).join(' ');
+  return r.principal !== undefined ? `${what} by ${r.principal}` : what;
+}
+
 /** Options of {@link auditInterceptor}. */
 export interface AuditInterceptorOptions {
   /** Which methods are recorded. Default: all. */

@@ -18,7 +18,7 @@
 import type { LogAttributes, Logger as OtelLogger, LoggerProvider, LogRecord, SeverityNumber } from '@opentelemetry/api-logs';
 import { registeredLoggerProvider } from '../protocol/telemetry.js';
 import { describeError } from '../util/errors.js';
-import type { AuditLog, AuditOutcome, AuditRecord } from './audit.js';
+import { auditSubject, type AuditLog, type AuditOutcome, type AuditRecord } from './audit.js';
 
 /** The instrumentation scope of the audit logger. */
 export const AUDIT_LOGGER_SCOPE = 'switchboard.audit';
@@ -36,10 +36,8 @@ const SEVERITY: Readonly<Record<AuditOutcome, { readonly number: SeverityNumber;
 
 /** The one-line summary used as the log body (`#7 tools/call notes notes__read by alice -> ok`). */
 export function auditSummary(r: AuditRecord): string {
-  const what = [r.kind !== 'request' ? r.kind : undefined, r.method === 'server/request' ? `server/request ${r.serverMethod ?? ''}` : r.method, r.server, r.name].filter((x) => x !== undefined).join(' ');
-  const who = r.principal !== undefined ? ` by ${r.principal}` : '';
   const error = r.error !== undefined ? ` (${r.error})` : '';
-  return `#${r.seq} ${what}${who} -> ${r.outcome}${error}`;
+  return `#${r.seq} ${auditSubject(r)} -> ${r.outcome}${error}`;
 }
 
 /** The rule ids a record's decisions name (`detail.rule`, `detail.rules`), each once, in order. */
