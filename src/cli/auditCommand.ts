@@ -7,9 +7,12 @@
 import { existsSync } from 'node:fs';
 import { join, resolve as resolvePath } from 'node:path';
 import { loadConfig } from './hostSetup.js';
-import type { AuditReader, AuditRecord } from '../host/audit.js';
+import { auditSubject, type AuditReader, type AuditRecord } from '../host/audit.js';
 import { SqliteAuditLog } from '../store/sqliteAudit.js';
 import { CliFailure, parseArgs, UsageError } from './args.js';
+import { emitAuditRecords } from '../host/auditTelemetry.js';
+import { registeredLoggerProvider } from '../protocol/telemetry.js';
+import { loadTelemetry } from './telemetrySetup.js';
 
 /** Help text of `audit`. */
 export const auditHelp = `Usage: switchboard audit <tail|verify|export> [--config FILE] [--file DB] [options]
@@ -21,6 +24,9 @@ principal, server, tool, argument digest, decisions with their rule ids, outcome
   verify                   re-compute every hash and link; exit 1 and name each record that was
                            edited, deleted, inserted or reordered; prints the head hash
   export [--from SEQ]      print records as JSON lines (JSONL), oldest first
+  export --telemetry F     instead emit them as OpenTelemetry log records: import the ES module F
+                           (as gateway --telemetry does), which registers a LoggerProvider; flush
+                           and shut it down after; print how many records were emitted
   --config FILE            the gateway config whose stateDir holds audit.db (default ./switchboard.json)
   --file DB                the audit database itself (instead of --config)
   --store URL              the PostgreSQL audit log of several instances (postgres://...; default:
@@ -37,11 +43,9 @@ const out = (line: string): void => void process.stdout.write(`${line}\n`);
 
 /** One human line of a record. */
 export function formatAuditRecord(r: AuditRecord): string {
-  const what = [r.kind !== 'request' ? r.kind : undefined, r.method === 'server/request' ? `server/request ${r.serverMethod ?? ''}` : r.method, r.server !== undefined ? `${r.server}` : undefined, r.name].filter((x) => x !== undefined).join(' ');
-  const who = r.principal !== undefined ? ` by ${r.principal}` : '';
   const decided = r.decisions.length > 0 ? ` [${r.decisions.map((d) => `${d.interceptor}:${d.outcome}`).join(', ')}]` : '';
   const error = r.error !== undefined ? ` (${r.error})` : '';
-  return `#${r.seq} ${r.time} ${what}${who} -> ${r.outcome}${error} ${r.latencyMs} ms${decided}`;
+  return `#${r.seq} ${r.time} ${auditSubject(r)} -> ${r.outcome}${error} ${r.latencyMs} ms${decided}`;
 }
 
 /** Runs `audit`; resolves with the exit code. */
@@ -49,8 +53,10 @@ export async function auditCommand(argv: readonly string[]): Promise<number> {
   const [verb, ...rest] = argv;
   if (verb !== 'tail' && verb !== 'verify' && verb !== 'export') throw new UsageError(verb === undefined ? 'say tail, verify or export' : `unknown audit command ${JSON.stringify(verb)}`);
   const normalised = rest.map((a) => (a === '-n' ? '--lines' : a));
-  const { options, positionals } = parseArgs(normalised, { config: 'string', file: 'string', store: 'string', lines: 'string', from: 'string', json: 'boolean' });
+  const { options, positionals } = parseArgs(normalised, { config: 'string', file: 'string', store: 'string', lines: 'string', from: 'string', json: 'boolean', telemetry: 'string' });
   if (positionals.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])}`);
+  const telemetry = typeof options['telemetry'] === 'string' ? options['telemetry'] : undefined;
+  if (telemetry !== undefined && verb !== 'export') throw new UsageError('--telemetry goes with export');
   const log = await openReader(options);
   try {
     if (verb === 'tail') {
@@ -59,14 +65,14 @@ export async function auditCommand(argv: readonly string[]): Promise<number> {
       return 0;
     }
     if (verb === 'export') {
-      let from = options['from'] === undefined ? 1 : positiveInteger(options['from'], '--from');
-      for (;;) {
-        const page = await log.read({ from, limit: 1000 });
-        for (const r of page) out(JSON.stringify(r));
-        const last = page.at(-1);
-        if (last === undefined || page.length < 1000) return 0;
-        from = last.seq + 1;
+      const from = options['from'] === undefined ? 1 : positiveInteger(options['from'], '--from');
+      if (telemetry !== undefined) {
+        const emitted = await exportTelemetry(log, from, telemetry);
+        out(`emitted ${emitted} audit record${emitted === 1 ? '' : 's'} as OpenTelemetry log records`);
+        return 0;
       }
+      for await (const page of pages(log, from)) for (const r of page) out(JSON.stringify(r));
+      return 0;
     }
     const report = await log.verify();
     if (options['json'] === true) out(JSON.stringify(report));
@@ -78,6 +84,33 @@ export async function auditCommand(argv: readonly string[]): Promise<number> {
   } finally {
     await log.close();
   }
+}
+
+/** The records from `from` on, a page at a time. */
+async function* pages(log: AuditReader, from: number): AsyncGenerator<AuditRecord[]> {
+  for (let next = from; ; ) {
+    const page = await log.read({ from: next, limit: 1000 });
+    if (page.length > 0) yield page;
+    const last = page.at(-1);
+    if (last === undefined || page.length < 1000) return;
+    next = last.seq + 1;
+  }
+}
+
+/**
+ * `export --telemetry`: imports the SDK setup module, emits the records from `from` on to the
+ * logger provider it registered, then flushes and shuts the provider down when it can.
+ */
+async function exportTelemetry(log: AuditReader, from: number, file: string): Promise<number> {
+  await loadTelemetry(file);
+  const provider = registeredLoggerProvider();
+  if (provider === undefined) throw new CliFailure(`--telemetry ${file} registered no OpenTelemetry LoggerProvider (logs.setGlobalLoggerProvider, or an SDK with a log record processor); nothing was emitted`);
+  let emitted = 0;
+  for await (const page of pages(log, from)) emitted += emitAuditRecords(provider, page);
+  const sdk = provider as { forceFlush?: () => Promise<unknown>; shutdown?: () => Promise<unknown> };
+  if (typeof sdk.forceFlush === 'function') await sdk.forceFlush();
+  if (typeof sdk.shutdown === 'function') await sdk.shutdown();
+  return emitted;
 }
 
 /** The audit log named by --store, --file or the config (its store, else its state folder's file). */

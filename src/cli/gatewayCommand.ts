@@ -18,7 +18,6 @@
 import { watch, type FSWatcher } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { basename, dirname, resolve as resolvePath } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import type { HostConfig, ServerConfig } from '../host/configTypes.js';
 import { Gateway, GATEWAY_CLIENT_CAPABILITIES } from '../host/gateway.js';
 import { Host } from '../host/host.js';
@@ -30,6 +29,8 @@ import { guardInterceptor } from '../host/guards.js';
 import { sanitizeInterceptor, redactResult } from '../host/sanitize/sanitize.js';
 import { findSecrets } from '../host/secrets/findSecrets.js';
 import { redactingAuditLog, redactingLogger } from '../host/secrets/redact.js';
+import { emittingAuditLog } from '../host/auditTelemetry.js';
+import { loadTelemetry } from './telemetrySetup.js';
 import { serverLabelsOf } from '../host/configPolicy.js';
 import { policyInterceptor } from '../host/policy/policyEngine.js';
 import { MemoryTaintStore } from '../host/policy/taint.js';
@@ -42,7 +43,7 @@ import { StdioServerTransport } from '../transport/stdio/server.js';
 import type { ListeningServer } from '../adapters/nodeHttp.js';
 import { describeError } from '../util/errors.js';
 import { createLineLogger, type Logger } from '../util/logger.js';
-import { CliFailure, parseArgs, portOption, UsageError } from './args.js';
+import { parseArgs, portOption, UsageError } from './args.js';
 import { stateSecret, type StateSecret } from './stateSecret.js';
 import { gatewayConsent } from './gatewayConsent.js';
 
@@ -60,7 +61,8 @@ guarded endpoint (namespaced tools, prompts, resources; the interceptor chain).
   --no-auth       serve HTTP without a bearer token (loopback only)
   --log-level L   debug | info | warn | error (default info; logs go to stderr)
   --telemetry F   import the ES module F first: it registers an OpenTelemetry SDK
-                  (spans, metrics); without one, telemetry is a no-op
+                  (spans, metrics, and audit records as log records when it registers a
+                  LoggerProvider); without one, telemetry is a no-op
   --store URL     postgres://...: pins and the audit log in PostgreSQL, shared by
                   several instances (default: the config's switchboard.store, else SQLite)
   --cache URL     redis://...: rate limits and concurrency caps in Redis, shared by
@@ -121,7 +123,9 @@ export async function gatewayCommand(argv: readonly string[]): Promise<void> {
   const audit = config.audit ? (shared.audit ?? SqliteAuditLog.open(auditFile(config.stateDir))) : undefined;
   if (audit === undefined) logger.warn('switchboard.audit is false: requests are not recorded in the audit log (no trail of who called what, denials included)');
   // What reaches the log (requests and approvals alike) passes secret redaction first.
-  const auditLog = audit === undefined || !config.redact.audit ? audit : redactingAuditLog(audit, secretOptions);
+  const redacted = audit === undefined || !config.redact.audit ? audit : redactingAuditLog(audit, secretOptions);
+  // With a logger provider registered (--telemetry), each durable record is also an OTel log record (the redacted one).
+  const auditLog = redacted === undefined ? undefined : emittingAuditLog(redacted, { onError: (message) => logger.warn(message) });
   // Over --stdio, stdin is the protocol: nobody can be asked there.
   const interactive = options['stdio'] !== true && process.stdin.isTTY === true && process.stderr.isTTY === true;
   const consent = consentFor(options['yes'] === true, interactive, stores.launches, config);
@@ -234,16 +238,6 @@ export async function gatewayCommand(argv: readonly string[]): Promise<void> {
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
-}
-
-/** Imports the module that registers an OpenTelemetry SDK, before any server starts. */
-async function loadTelemetry(file: string): Promise<void> {
-  const path = resolvePath(file);
-  try {
-    await import(pathToFileURL(path).href);
-  } catch (error) {
-    throw new CliFailure(`--telemetry ${file}: could not import ${path}: ${error instanceof Error ? error.message : String(error)}`);
-  }
 }
 
 /** The servers that may start: enabled, and for stdio servers an approved launch. */

@@ -93,7 +93,7 @@ export async function gatewayConsent(options: {
       const spec = options.current().servers.find((s) => s.id === id);
       return spec === undefined ? undefined : serverIdentity(spec);
     },
-    ...(options.audit !== undefined ? { audit: (entry: Parameters<AuditLog['append']>[0]) => (options.audit as AuditLog).append(entry) } : {}),
+    ...(options.audit !== undefined ? { audit: async (entry: Parameters<AuditLog['append']>[0]): Promise<void> => void (await (options.audit as AuditLog).append(entry)) } : {}),
     alwaysAsk: (ctx) => {
       const name = ctx.params['name'];
       if (ctx.method !== 'tools/call' || ctx.server === undefined || typeof name !== 'string') return undefined;

@@ -60,8 +60,11 @@ export interface AuditRecord extends Omit<AuditEntry, 'arguments'> {
 
 /** Where records go. Implementations group concurrent appends into one durable write. */
 export interface AuditLog {
-  /** Resolves once the record is durable; rejects (and the caller fails closed) when it cannot be. */
-  append(entry: AuditEntry): Promise<void>;
+  /**
+   * Resolves with the stored record (numbered, chained) once it is durable; rejects (and the
+   * caller fails closed) when it cannot be.
+   */
+  append(entry: AuditEntry): Promise<AuditRecord>;
   /** Why the log cannot write right now (e.g. "disk full"), or undefined while it can. */
   readonly problem: string | undefined;
 }
@@ -85,6 +88,12 @@ export interface AuditReader {
   tail(count: number): AuditRecord[] | Promise<AuditRecord[]>;
   /** Re-computes every hash and link. */
   verify(): AuditVerification | Promise<AuditVerification>;
+}
+
+/** What a record is about, for one-line summaries: `[kind] method [server] [name][ by principal]`. */
+export function auditSubject(r: AuditRecord): string {
+  const what = [r.kind !== 'request' ? r.kind : undefined, r.method === 'server/request' ? `server/request ${r.serverMethod ?? ''}` : r.method, r.server, r.name].filter((x) => x !== undefined).join(' ');
+  return r.principal !== undefined ? `${what} by ${r.principal}` : what;
 }
 
 /** Options of {@link auditInterceptor}. */

@@ -87,6 +87,7 @@ export {
 } from './interceptors.js';
 export {
   auditInterceptor,
+  auditSubject,
   AUDIT_INTERCEPTOR_ID,
   type AuditEntry,
   type AuditRecord,
@@ -96,6 +97,7 @@ export {
   type AuditVerification,
   type AuditInterceptorOptions,
 } from './audit.js';
+export { AUDIT_EVENT_NAME, AUDIT_LOGGER_SCOPE, auditLogRecord, auditSummary, emitAuditRecords, emittingAuditLog, type EmittingAuditLogOptions } from './auditTelemetry.js';
 export {
   guardInterceptor,
   GUARD_IDS,

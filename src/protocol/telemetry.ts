@@ -2,7 +2,8 @@
  * OpenTelemetry for MCP operations, through `@opentelemetry/api`, in one place for the server
  * (a server span per request, parented on the trace context in `_meta`), the client (a client
  * span per request, its trace context injected into the outgoing `_meta`) and the host (call
- * counters). Names follow the OpenTelemetry semantic conventions for MCP: spans named
+ * counters), and the logger provider audit records are emitted to
+ * ({@link registeredLoggerProvider}). Names follow the OpenTelemetry semantic conventions for MCP: spans named
  * `{mcp.method.name} {target}`, attributes `mcp.method.name`, `mcp.protocol.version`,
  * `jsonrpc.request.id`, `gen_ai.tool.name`, `gen_ai.prompt.name`, `mcp.resource.uri`,
  * `error.type`, `rpc.response.status_code`; histograms `mcp.client.operation.duration` and
@@ -19,6 +20,7 @@
  * @module
  */
 import type * as OtelModule from '@opentelemetry/api';
+import type { LoggerProvider } from '@opentelemetry/api-logs';
 import type { Attributes, Context, Counter, Histogram, Meter, MeterProvider, Span, TextMapGetter, TextMapSetter, Tracer } from '@opentelemetry/api';
 import { JsonRpcError } from '../jsonrpc/errors.js';
 import type { RequestId } from '../jsonrpc/messages.js';
@@ -57,6 +59,23 @@ function registeredGlobal(kind: 'trace' | 'metrics' | 'propagation'): unknown {
 export function telemetryActive(): boolean {
   const globals = otelGlobals();
   return globals !== undefined && (globals['trace'] !== undefined || globals['metrics'] !== undefined || globals['propagation'] !== undefined);
+}
+
+/** Where `@opentelemetry/api-logs` keeps the registered logger provider (a getter taking the API's compatibility version). */
+const LOGS_GLOBAL = Symbol.for('io.opentelemetry.js.api.logs');
+
+/** The logs API's compatibility version the getter is asked for (`API_BACKWARDS_COMPATIBILITY_VERSION`). */
+const LOGS_API_VERSION = 1;
+
+/**
+ * The OpenTelemetry logger provider an application registered (`logs.setGlobalLoggerProvider`,
+ * or an SDK's setup), or undefined when none is: one global lookup, and the logs API module is
+ * never loaded (the provider is read from the global the API writes).
+ */
+export function registeredLoggerProvider(): LoggerProvider | undefined {
+  const getter = (globalThis as Record<symbol, unknown>)[LOGS_GLOBAL];
+  if (typeof getter !== 'function') return undefined;
+  return (getter as (version: number) => LoggerProvider | undefined)(LOGS_API_VERSION);
 }
 
 /**

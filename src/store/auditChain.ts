@@ -25,11 +25,18 @@ export function sha256Text(text: string): string {
   return `sha256:${createHash('sha256').update(text, 'utf8').digest('hex')}`;
 }
 
+/** A row as {@link chainRecord} makes it, with the record it holds (what an append resolves with). */
+export interface ChainedRow extends AuditRow {
+  readonly record: AuditRecord;
+}
+
 /** The row of `entry` as record number `seq` after `prev`: arguments replaced by their digest. */
-export function chainRecord(entry: AuditEntry, seq: number, prev: string): AuditRow {
+export function chainRecord(entry: AuditEntry, seq: number, prev: string): ChainedRow {
   const { arguments: args, ...rest } = entry;
-  const line = canonicalize({ seq, ...rest, ...(args !== undefined ? { argumentsDigest: sha256Text(canonicalize(args)) } : {}), prev });
-  return { seq, line, hash: sha256Text(line) };
+  const stored = { seq, ...rest, ...(args !== undefined ? { argumentsDigest: sha256Text(canonicalize(args)) } : {}), prev };
+  const line = canonicalize(stored);
+  const hash = sha256Text(line);
+  return { seq, line, hash, record: { ...stored, hash } };
 }
 
 /** The record a row holds. */

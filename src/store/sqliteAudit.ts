@@ -53,8 +53,10 @@ type Row = AuditRow;
 
 interface Pending {
   readonly entry: AuditEntry;
-  readonly resolve: () => void;
+  readonly resolve: (record: AuditRecord) => void;
   readonly reject: (error: unknown) => void;
+  /** Set once written (what {@link resolve} gets). */
+  record?: AuditRecord;
 }
 
 /** The SQLite audit log (see the module comment). */
@@ -146,7 +148,7 @@ export class SqliteAuditLog implements AuditLog, AuditReader {
     return this.#commits;
   }
 
-  append(entry: AuditEntry): Promise<void> {
+  append(entry: AuditEntry): Promise<AuditRecord> {
     if (this.#closed) return Promise.reject(new McpError(McpErrorCode.StoreWriteFailed, `The audit log ${this.file} is closed`));
     return new Promise((resolve, reject) => {
       this.#queue.push({ entry, resolve, reject });
@@ -189,7 +191,7 @@ export class SqliteAuditLog implements AuditLog, AuditReader {
         written = false;
       }
     }
-    if (written) for (const p of left) p.resolve();
+    if (written) for (const p of left) p.resolve(p.record as AuditRecord);
     if (this.#walFd !== undefined) closeSync(this.#walFd);
     this.#db.close();
     if (!written) throw new McpError(McpErrorCode.StoreWriteFailed, `${left.length} audit records could not be written before closing ${this.file}: ${this.#problem ?? 'write failed'}`);
@@ -213,7 +215,7 @@ export class SqliteAuditLog implements AuditLog, AuditReader {
     }
     this.#syncing = this.#sync().then(
       () => {
-        for (const p of batch) p.resolve();
+        for (const p of batch) p.resolve(p.record as AuditRecord);
       },
       (error: unknown) => {
         // Committed but maybe not on disk: refuse until a later sync succeeds (the retry).
@@ -244,6 +246,7 @@ export class SqliteAuditLog implements AuditLog, AuditReader {
           const row = chainRecord(p.entry, ++seq, head);
           head = row.hash;
           this.#insert.run(seq, row.line, head);
+          p.record = row.record;
         }
       }).immediate();
     } catch (error) {

@@ -37,7 +37,7 @@ export interface PgAuditOptions {
 
 interface Pending {
   readonly entry: AuditEntry;
-  readonly resolve: () => void;
+  readonly resolve: (record: AuditRecord) => void;
   readonly reject: (error: unknown) => void;
 }
 
@@ -78,7 +78,7 @@ export class PgAuditLog implements AuditLog, AuditReader {
     return this.#commits;
   }
 
-  append(entry: AuditEntry): Promise<void> {
+  append(entry: AuditEntry): Promise<AuditRecord> {
     if (this.#closed) return Promise.reject(new McpError(McpErrorCode.StoreWriteFailed, 'The PostgreSQL audit log is closed'));
     return new Promise((resolve, reject) => {
       this.#queue.push({ entry, resolve, reject });
@@ -147,8 +147,8 @@ export class PgAuditLog implements AuditLog, AuditReader {
     while (this.#queue.length > 0 && this.#unwritten.length === 0) {
       const batch = this.#queue.splice(0, this.#maxBatch);
       try {
-        await this.#write(batch.map((p) => p.entry));
-        for (const p of batch) p.resolve();
+        const records = await this.#write(batch.map((p) => p.entry));
+        batch.forEach((p, i) => p.resolve(records[i] as AuditRecord));
       } catch (error) {
         this.#unwritten.push(...batch.map((p) => p.entry));
         for (const p of batch) p.reject(error);
@@ -164,8 +164,9 @@ export class PgAuditLog implements AuditLog, AuditReader {
     }
   }
 
-  /** One transaction for `entries`, chained after the head (see the module comment). */
-  async #write(entries: readonly AuditEntry[]): Promise<void> {
+  /** One transaction for `entries`, chained after the head (see the module comment); resolves with their records. */
+  async #write(entries: readonly AuditEntry[]): Promise<AuditRecord[]> {
+    let records: AuditRecord[] = [];
     try {
       await this.#db.transaction('writing the audit log', async (client) => {
         await client.query('SET LOCAL synchronous_commit = on');
@@ -178,6 +179,7 @@ export class PgAuditLog implements AuditLog, AuditReader {
           prev = row.hash;
           return row;
         });
+        records = rows.map((r) => r.record);
         await client.query('INSERT INTO audit (seq, line, hash) SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[])', [rows.map((r) => r.seq), rows.map((r) => r.line), rows.map((r) => r.hash)]);
         await client.query('UPDATE audit_head SET seq = $1, hash = $2', [seq, prev]);
       });
@@ -188,6 +190,7 @@ export class PgAuditLog implements AuditLog, AuditReader {
     }
     this.#commits++;
     this.#problem = undefined;
+    return records;
   }
 
   #scheduleRetry(): void {

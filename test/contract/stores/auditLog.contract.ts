@@ -44,6 +44,12 @@ export function auditLogContract(name: string, open: () => Promise<AuditLogHarne
       assert.equal(log.problem, undefined);
     });
 
+    it('append resolves with the record as stored (seq, prev, hash, digest), also for appends grouped into one commit', async () => {
+      const { log } = await open();
+      const appended = [await log.append(sampleEntry(0)), ...(await Promise.all([1, 2, 3].map((i) => log.append(sampleEntry(i)))))];
+      assert.deepEqual(appended, await log.read());
+    });
+
     it('a secret in the arguments never reaches the store: only its digest', async () => {
       const { log } = await open();
       await log.append(sampleEntry(1, { token: 'sk-live-SECRET-123' }));

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { auditInterceptor, type AuditEntry, type AuditLog } from '../../../src/host/audit.js';
+import { auditInterceptor, type AuditEntry, type AuditLog, type AuditRecord } from '../../../src/host/audit.js';
 import { McpClient } from '../../../src/client/mcpClient.js';
 import { Gateway } from '../../../src/host/gateway.js';
 import { Host } from '../../../src/host/host.js';
@@ -16,10 +16,11 @@ class RecordingLog implements AuditLog {
   readonly entries: AuditEntry[] = [];
   problem: string | undefined;
   failWrites = false;
-  append(entry: AuditEntry): Promise<void> {
+  append(entry: AuditEntry): Promise<AuditRecord> {
     if (this.failWrites) return Promise.reject(new Error('disk full'));
     this.entries.push(entry);
-    return Promise.resolve();
+    const { arguments: _args, ...rest } = entry;
+    return Promise.resolve({ ...rest, seq: this.entries.length, prev: '', hash: '' });
   }
 }
 

@@ -111,7 +111,7 @@ describe('secrets/redact: the audit log', () => {
   });
 
   it('passes the inner log\'s problem through (the audit interceptor fails closed on it)', () => {
-    const inner = { problem: 'disk full' as string | undefined, append: () => Promise.resolve() };
+    const inner = { problem: 'disk full' as string | undefined, append: () => Promise.reject(new Error('not used')) };
     const log = redactingAuditLog(inner);
     assert.equal(log.problem, 'disk full');
     inner.problem = undefined;
