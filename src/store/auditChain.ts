@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { createHash } from 'node:crypto';
+import { hash as oneShotHash } from 'node:crypto';
 import type { AuditEntry, AuditRecord, AuditVerification } from '../host/audit.js';
 import { canonicalize } from '../util/canonicalJson.js';
 
@@ -20,9 +20,9 @@ export interface AuditRow {
   readonly hash: string;
 }
 
-/** `sha256:<hex>` of a text. */
+/** `sha256:<hex>` of a text (UTF-8), with node's one-shot `crypto.hash` (no Hash object per record). */
 export function sha256Text(text: string): string {
-  return `sha256:${createHash('sha256').update(text, 'utf8').digest('hex')}`;
+  return `sha256:${oneShotHash('sha256', text, 'hex')}`;
 }
 
 /** A row as {@link chainRecord} makes it, with the record it holds (what an append resolves with). */

@@ -26,9 +26,67 @@ const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[
  * For example `{ "b": 1, "a": [1e21] }` becomes `{"a":[1e+21],"b":1}`.
  */
 export function canonicalize(value: unknown): string {
+  const text = fast(value, []);
+  if (text !== undefined) return text;
+  // Not I-JSON: walk again, tracking the path, for the error that names it.
   const parts: string[] = [];
   write(value, '$', parts, new Set());
   return parts.join('');
+}
+
+/** Whether `text` holds no lone surrogate (`String.prototype.isWellFormed`, ES2024, where present). */
+const wellFormed: (text: string) => boolean =
+  typeof (String.prototype as { isWellFormed?: unknown }).isWellFormed === 'function'
+    ? (text) => (text as string & { isWellFormed(): boolean }).isWellFormed()
+    : (text) => !LONE_SURROGATE.test(text);
+
+/**
+ * The canonical text on the hot path (audit records, argument digests): one string built by
+ * concatenation, no path strings, the open containers on a stack. Undefined when `value` is
+ * not I-JSON ({@link write} then finds the path for the error).
+ */
+function fast(value: unknown, open: object[]): string | undefined {
+  switch (typeof value) {
+    case 'string':
+      return wellFormed(value) ? JSON.stringify(value) : undefined;
+    case 'number':
+      return Number.isFinite(value) ? JSON.stringify(value) : undefined;
+    case 'boolean':
+      return value ? 'true' : 'false';
+    case 'object':
+      break;
+    default:
+      return undefined;
+  }
+  if (value === null) return 'null';
+  if (open.includes(value)) return undefined;
+  open.push(value);
+  let out: string;
+  if (Array.isArray(value)) {
+    out = '[';
+    for (let i = 0; i < value.length; i++) {
+      const item = fast(value[i], open);
+      if (item === undefined) return undefined;
+      out += i > 0 ? `,${item}` : item;
+    }
+    out += ']';
+  } else {
+    const record = value as Record<string, unknown>;
+    const keys = Object.keys(record).sort();
+    out = '{';
+    let first = true;
+    for (const key of keys) {
+      const member = record[key];
+      if (member === undefined) continue;
+      const text = fast(member, open);
+      if (text === undefined || !wellFormed(key)) return undefined;
+      out += `${first ? '' : ','}${JSON.stringify(key)}:${text}`;
+      first = false;
+    }
+    out += '}';
+  }
+  open.pop();
+  return out;
 }
 
 function fail(path: string, detail: string): never {

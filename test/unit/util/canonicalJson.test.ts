@@ -33,4 +33,13 @@ describe('util/canonicalJson', () => {
     cycle['self'] = cycle;
     assert.throws(() => canonicalize(cycle), /cycle/);
   });
+  it('refuses a lone surrogate in a member name and undefined in an array, naming the path', () => {
+    assert.throws(() => canonicalize({ ok: { '\udc00x': 1 } }), (e: unknown) => e instanceof McpError && /\$\.ok \(a member name\).*lone surrogate/.test(e.message));
+    assert.throws(() => canonicalize({ a: [1, undefined] }), (e: unknown) => e instanceof McpError && /\$\.a\[1\].*undefined is not JSON/.test(e.message));
+  });
+
+  it('a value met twice but not inside itself is not a cycle', () => {
+    const shared = { z: 1, a: [true, null] };
+    assert.equal(canonicalize({ y: shared, x: [shared, shared] }), '{"x":[{"a":[true,null],"z":1},{"a":[true,null],"z":1}],"y":{"a":[true,null],"z":1}}');
+  });
 });
