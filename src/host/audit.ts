@@ -16,6 +16,14 @@
 import { McpError, McpErrorCode, describeError } from '../util/errors.js';
 import { completedResult, DeniedError, type Decision, type InterceptContext, type InterceptedMethod, type Interceptor } from './interceptors.js';
 
+/**
+ * How durable a record is when its append resolves, and so when the answer goes out:
+ * `sync` (default) after the disk sync that makes it survive a power loss; `batch` once it is
+ * committed to the operating system (it survives the gateway being killed; the sync follows
+ * within one sync time, and a power loss in that window can lose records of answers sent).
+ */
+export type AuditDurability = 'sync' | 'batch';
+
 /** How a request ended. */
 export type AuditOutcome = 'ok' | 'tool-error' | 'denied' | 'error';
 

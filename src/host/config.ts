@@ -17,6 +17,7 @@
  *
  * @module
  */
+import type { AuditDurability } from './audit.js';
 import { expandEnv } from './configEnv.js';
 import { readGuards } from './configGuards.js';
 import { readConsent } from './configConsent.js';
@@ -122,7 +123,7 @@ export function parseConfig(text: string, options: ParseConfigOptions): HostConf
     redact: readRedact(read, section['redact']),
     policy: readPolicy(read, section['policy']),
     pins: section['pins'] === undefined ? true : read.boolean(section['pins'], '$.switchboard.pins'),
-    audit: section['audit'] === undefined ? true : read.boolean(section['audit'], '$.switchboard.audit'),
+    ...readAudit(read, section['audit']),
     trustedKeys: readTrustedKeys(read, section['trustedKeys'], ids),
     approvedLaunches,
     warnings,
@@ -328,6 +329,16 @@ function readOAuth(read: ConfigReader, value: unknown, path: string): ServerOAut
     scopes: oauth['scopes'] === undefined ? undefined : read.strings(oauth['scopes'], childPath(path, 'scopes')),
     redirectPort: oauth['redirectPort'] === undefined ? undefined : read.integer(oauth['redirectPort'], 1, 65535, childPath(path, 'redirectPort')),
   };
+}
+
+/** `switchboard.audit`: `true` / `false`, or `{ "durability": "sync" | "batch" }` (the log on). */
+function readAudit(read: ConfigReader, value: unknown): Pick<HostConfig, 'audit' | 'auditDurability'> {
+  if (value === undefined) return { audit: true, auditDurability: 'sync' };
+  if (typeof value === 'boolean') return { audit: value, auditDurability: 'sync' };
+  const raw = read.record(value, '$.switchboard.audit');
+  read.strictKeys(raw, ['durability'], '$.switchboard.audit');
+  const durability = raw['durability'] === undefined ? 'sync' : read.choice<AuditDurability>(raw['durability'], ['sync', 'batch'], '$.switchboard.audit.durability');
+  return { audit: true, auditDurability: durability };
 }
 
 function readSeparator(read: ConfigReader, value: unknown): string {

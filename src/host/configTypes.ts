@@ -10,6 +10,7 @@
  * @module
  */
 import { McpError, McpErrorCode } from '../util/errors.js';
+import type { AuditDurability } from './audit.js';
 import type { GuardOptions } from './guards.js';
 import type { ConsentConfig } from './consent/consentSettings.js';
 import type { SanitizeOptions } from './sanitize/sanitize.js';
@@ -188,6 +189,8 @@ export interface HostConfig {
    * be durable (default true). `false` is an operator's choice to keep no trail at all.
    */
   readonly audit: boolean;
+  /** `switchboard.audit.durability`: when an answer may go out relative to its record's sync (default `sync`; see `AuditDurability`). */
+  readonly auditDurability: AuditDurability;
   /** Publisher keys whose signed manifests are trusted (and whose signed updates need no review). */
   readonly trustedKeys: readonly TrustedKey[];
   /** Server id → approved launch digest (`sha256:<hex>`). */

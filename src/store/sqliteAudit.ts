@@ -20,6 +20,14 @@
  *   survives a power loss as it did with `FULL` (fsync(2) flushes the file, whichever
  *   descriptor wrote it; the folder is synced once when the WAL first appears). What changes
  *   is only that the sync no longer blocks the event loop. An in-memory log has nothing to sync.
+ * - **Durability `batch` (opt-in).** With `durability: 'batch'` an append resolves once its
+ *   group is committed (written to the WAL, in the operating system's page cache), before the
+ *   sync; the sync of the WAL still follows every commit, on the thread pool, and a failed sync
+ *   sets `problem` (requests are refused until a retry syncs). What it keeps: a record whose
+ *   answer went out survives the gateway being killed (SIGKILL, a crash): the kernel holds the
+ *   committed WAL. What it gives up: a power loss or an operating-system crash in the window
+ *   of one sync (about a millisecond to a few on common disks) can lose the records of answers
+ *   already sent. The default `sync` waits for the sync and survives both.
  * - **Failures.** A write that fails (a full disk, an I/O error) rejects the appends of its
  *   batch, keeps their records in memory and retries them every second; meanwhile `problem`
  *   says why, and the audit interceptor refuses new requests. A file that is not a database, or
@@ -30,7 +38,7 @@
 import { chmodSync, closeSync, fsync, fsyncSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import type { AuditEntry, AuditLog, AuditReader, AuditRecord, AuditVerification } from '../host/audit.js';
+import type { AuditDurability, AuditEntry, AuditLog, AuditReader, AuditRecord, AuditVerification } from '../host/audit.js';
 import { AUDIT_GENESIS, ChainVerifier, chainRecord, parseAuditRow, type AuditRow } from './auditChain.js';
 import { McpError, McpErrorCode, describeError } from '../util/errors.js';
 
@@ -47,6 +55,12 @@ export interface SqliteAuditOptions {
    * "disk full" and the gateway refuses requests until there is room. Default: no limit.
    */
   readonly maxBytes?: number;
+  /**
+   * `sync` (default): an append resolves after the sync that makes its record survive a power
+   * loss. `batch`: once its record is committed; it survives the process being killed, the sync
+   * follows (see the module comment).
+   */
+  readonly durability?: AuditDurability;
 }
 
 type Row = AuditRow;
@@ -66,6 +80,9 @@ export class SqliteAuditLog implements AuditLog, AuditReader {
   readonly #insert: Database.Statement<[number, string, string]>;
   readonly #last: Database.Statement;
   readonly #retryMs: number;
+  readonly #batch: boolean;
+  /** Batch mode: commits made while a sync was in flight, which the next sync must cover. */
+  #unsynced = false;
   #queue: Pending[] = [];
   /** Records whose write failed, kept for the retry. */
   #unwritten: Pending[] = [];
@@ -88,6 +105,7 @@ export class SqliteAuditLog implements AuditLog, AuditReader {
     this.#syncsWal = wal;
     this.#db = db;
     this.#retryMs = options.retryMs ?? 1000;
+    this.#batch = options.durability === 'batch';
     this.#insert = db.prepare('INSERT INTO audit (seq, line, hash) VALUES (?, ?, ?)');
     this.#last = db.prepare('SELECT seq, line, hash FROM audit ORDER BY seq DESC LIMIT 1');
     const last = this.#last.get() as Row | undefined;
@@ -183,7 +201,7 @@ export class SqliteAuditLog implements AuditLog, AuditReader {
     await this.#syncing;
     const left = [...this.#unwritten.splice(0), ...this.#queue.splice(0)];
     let written = this.#write(left);
-    if (written && left.length > 0) {
+    if (written && (left.length > 0 || this.#unsynced)) {
       try {
         this.#syncNow();
       } catch (error) {
@@ -199,6 +217,7 @@ export class SqliteAuditLog implements AuditLog, AuditReader {
 
   #flush(): void {
     this.#scheduled = false;
+    if (this.#batch) return this.#flushBatch();
     // A sync in flight: what is queued forms the next group, written when it returns.
     if (this.#closed || this.#syncing !== undefined) return;
     const batch = this.#queue.splice(0);
@@ -228,6 +247,46 @@ export class SqliteAuditLog implements AuditLog, AuditReader {
       this.#syncing = undefined;
       this.#flush();
     });
+  }
+
+  /** Batch durability: commit what is queued and resolve it now; the sync follows (one in flight, then one for what it missed). */
+  #flushBatch(): void {
+    if (this.#closed) return;
+    const batch = this.#queue.splice(0);
+    if (batch.length === 0) return;
+    if (this.#unwritten.length > 0 || this.#problem !== undefined) {
+      // An earlier write or sync failed: nothing is answered until the retry has it on disk.
+      if (this.#unwritten.length > 0) this.#unwritten.push(...batch);
+      for (const p of batch) p.reject(new McpError(McpErrorCode.StoreWriteFailed, `The audit log cannot be written: ${this.#problem ?? 'an earlier write failed'}`));
+      return;
+    }
+    if (!this.#write(batch)) {
+      if (this.#retry === undefined) this.#scheduleRetry();
+      return;
+    }
+    for (const p of batch) p.resolve(p.record as AuditRecord);
+    this.#syncBatch();
+  }
+
+  /** Starts a sync of the WAL, or marks that the one in flight missed a commit. */
+  #syncBatch(): void {
+    if (this.#syncing !== undefined) {
+      this.#unsynced = true;
+      return;
+    }
+    this.#unsynced = false;
+    this.#syncing = this.#sync().then(
+      () => {
+        this.#syncing = undefined;
+        if (this.#unsynced && !this.#closed) this.#syncBatch();
+      },
+      (error: unknown) => {
+        this.#syncing = undefined;
+        // Answers already went out; refuse new requests until the retry syncs.
+        this.#problem = writeProblem(error);
+        if (this.#retry === undefined) this.#scheduleRetry();
+      },
+    );
   }
 
   /** One transaction for `batch` (not yet synced: see {@link #sync}); on failure the records wait for the retry. */

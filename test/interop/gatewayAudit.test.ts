@@ -29,41 +29,55 @@ after(async () => {
 const auditDb = (): string => join(config.dir, '.switchboard', 'audit.db');
 const cli = (...args: string[]) => spawnSync(process.execPath, [MAIN, 'audit', ...args, '--config', config.file], { cwd: config.dir, encoding: 'utf8' });
 
+/** A burst of 1,000 calls through `target`, SIGKILLed after 300 answers: every answered call has its record in `dbFile`. */
+async function burstThenKill(target: RunningGateway, dbFile: string): Promise<void> {
+  const client = new McpClient({ name: 'burst', version: '1' });
+  await client.connect(new StreamableHttpClientTransport({ url: target.url, fetch: nodeFetch(), headers: { authorization: `Bearer ${target.token}` } }));
+  const answered: string[] = [];
+  let next = 0;
+  const exited = new Promise<void>((resolve) => target.child.once('exit', () => resolve()));
+  const worker = async (): Promise<void> => {
+    while (next < 1000) {
+      const message = `m${next++}`;
+      try {
+        const result = await client.callTool('echo', { message });
+        if (result.isError !== true) answered.push(message);
+      } catch {
+        return; // the gateway is gone
+      }
+      // Kill it once a good part of the burst is answered, with calls in flight.
+      if (answered.length === 300) target.child.kill('SIGKILL');
+    }
+  };
+  await Promise.all(Array.from({ length: 16 }, worker));
+  await exited;
+  await client.close().catch(() => undefined);
+  assert.ok(answered.length >= 300 && answered.length < 1000, `answered ${answered.length}`);
+
+  const db = new Database(dbFile, { readonly: true });
+  const lines = (db.prepare("SELECT line FROM audit WHERE line LIKE '%\"method\":\"tools/call\"%'").all() as { line: string }[]).map((r) => JSON.parse(r.line) as { outcome: string; argumentsDigest?: string });
+  db.close();
+  const ok = lines.filter((l) => l.outcome === 'ok');
+  assert.ok(ok.length >= answered.length, `${ok.length} records for ${answered.length} answers`);
+  // Every answered call is there by its argument digest.
+  const { createHash } = await import('node:crypto');
+  const digests = new Set(ok.map((l) => l.argumentsDigest));
+  const missing = answered.filter((m) => !digests.has(`sha256:${createHash('sha256').update(JSON.stringify({ message: m })).digest('hex')}`));
+  assert.deepEqual(missing, []);
+}
+
 describe('e2e: the gateway audit log', () => {
   it('SIGKILL during a burst of 1,000 calls loses no record of a call whose answer was sent', async () => {
-    const client = new McpClient({ name: 'burst', version: '1' });
-    await client.connect(new StreamableHttpClientTransport({ url: gateway.url, fetch: nodeFetch(), headers: { authorization: `Bearer ${gateway.token}` } }));
-    const answered: string[] = [];
-    let next = 0;
-    const exited = new Promise<void>((resolve) => gateway.child.once('exit', () => resolve()));
-    const worker = async (): Promise<void> => {
-      while (next < 1000) {
-        const message = `m${next++}`;
-        try {
-          const result = await client.callTool('echo', { message });
-          if (result.isError !== true) answered.push(message);
-        } catch {
-          return; // the gateway is gone
-        }
-        // Kill it once a good part of the burst is answered, with calls in flight.
-        if (answered.length === 300) gateway.child.kill('SIGKILL');
-      }
-    };
-    await Promise.all(Array.from({ length: 16 }, worker));
-    await exited;
-    await client.close().catch(() => undefined);
-    assert.ok(answered.length >= 300 && answered.length < 1000, `answered ${answered.length}`);
+    await burstThenKill(gateway, auditDb());
+  });
 
-    const db = new Database(auditDb(), { readonly: true });
-    const lines = (db.prepare("SELECT line FROM audit WHERE line LIKE '%\"method\":\"tools/call\"%'").all() as { line: string }[]).map((r) => JSON.parse(r.line) as { outcome: string; argumentsDigest?: string });
-    db.close();
-    const ok = lines.filter((l) => l.outcome === 'ok');
-    assert.ok(ok.length >= answered.length, `${ok.length} records for ${answered.length} answers`);
-    // Every answered call is there by its argument digest.
-    const { createHash } = await import('node:crypto');
-    const digests = new Set(ok.map((l) => l.argumentsDigest));
-    const missing = answered.filter((m) => !digests.has(`sha256:${createHash('sha256').update(JSON.stringify({ message: m })).digest('hex')}`));
-    assert.deepEqual(missing, []);
+  it('audit.durability batch: SIGKILL during a burst still loses no record of a call whose answer was sent', async () => {
+    const batch = await writeConfig({ everything: everythingEntry() }, { namespacing: 'never', audit: { durability: 'batch' } });
+    try {
+      await burstThenKill(await startGateway(batch), join(batch.dir, '.switchboard', 'audit.db'));
+    } finally {
+      await batch.remove();
+    }
   });
 
   it('`switchboard audit verify` finds the chain intact after the kill, and names an edited record', () => {

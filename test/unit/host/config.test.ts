@@ -233,4 +233,14 @@ describe('host/config: the audit switch', () => {
       assert.throws(() => parseConfig(withAudit(value), { file: '/c/switchboard.json', env: {} }), /\$\.switchboard\.audit/);
     }
   });
+  it('reads audit.durability (sync by default; batch when asked); an object turns the log on', () => {
+    const read = (audit: unknown) => parseConfig(withAudit(audit), { file: '/c/switchboard.json', env: {} });
+    assert.deepEqual([read(true).auditDurability, read({}).auditDurability, read({}).audit], ['sync', 'sync', true]);
+    assert.deepEqual([read({ durability: 'batch' }).audit, read({ durability: 'batch' }).auditDurability], [true, 'batch']);
+  });
+  it('a weaker durability by a typo ("none", "async", an unknown key): refused, naming its path', () => {
+    assert.throws(() => parseConfig(withAudit({ durability: 'none' }), { file: '/c/switchboard.json', env: {} }), /\$\.switchboard\.audit\.durability/);
+    assert.throws(() => parseConfig(withAudit({ durability: 'async' }), { file: '/c/switchboard.json', env: {} }), /\$\.switchboard\.audit\.durability/);
+    assert.throws(() => parseConfig(withAudit({ fsync: false }), { file: '/c/switchboard.json', env: {} }), /\$\.switchboard\.audit/);
+  });
 });

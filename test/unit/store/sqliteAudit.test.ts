@@ -249,3 +249,49 @@ describe('store/sqliteAudit: failures fail closed', () => {
     await assert.rejects(log.close(), /could not be written before closing/);
   });
 });
+
+describe('store/sqliteAudit: durability batch (the answer waits for the commit, not the sync)', () => {
+  it('an append resolves once its group is committed: a second connection (what is left after the process is killed) reads the record', async () => {
+    const file = fresh();
+    const log = SqliteAuditLog.open(file, { durability: 'batch' });
+    const record = await log.append(entry(1));
+    const other = new Database(file, { readonly: true });
+    try {
+      assert.deepEqual(other.prepare('SELECT seq, hash FROM audit').all(), [{ seq: 1, hash: record.hash }]);
+    } finally {
+      other.close();
+    }
+    await log.close();
+  });
+
+  it('groups still form: appends made while a sync is in flight are committed and synced by the next one', async () => {
+    const file = fresh();
+    const log = SqliteAuditLog.open(file, { durability: 'batch' });
+    await Promise.all(Array.from({ length: 20 }, (_, i) => log.append(entry(i + 1))));
+    assert.equal(log.commits, 1);
+    // The first group's sync is in flight now; these commit at once and are synced after it.
+    await Promise.all(Array.from({ length: 20 }, (_, i) => log.append(entry(i + 21))));
+    assert.equal(log.commits, 2);
+    await log.close();
+    const reopened = SqliteAuditLog.open(file);
+    assert.deepEqual([reopened.verify().ok, reopened.size], [true, 40]);
+    await reopened.close();
+  });
+
+  it('a full disk under a batch log still refuses (fail closed): no answer goes out without its record', async () => {
+    const log = SqliteAuditLog.open(fresh(), { durability: 'batch', maxBytes: 64 * 1024, retryMs: 60_000 });
+    const big = 'x'.repeat(2000);
+    let failure: unknown;
+    for (let i = 1; i <= 200 && failure === undefined; i++) {
+      try {
+        await log.append(entry(i, { name: big }));
+      } catch (error) {
+        failure = error;
+      }
+    }
+    assert.ok(isMcpError(failure) && failure.code === 'ERR_MCP_STORE_WRITE_FAILED' && /disk full/.test(failure.message), String(failure));
+    await assert.rejects(log.append(entry(999)), /disk full/);
+    assert.equal(log.verify().ok, true);
+    await assert.rejects(log.close(), /could not be written before closing/);
+  });
+});
