@@ -27,6 +27,7 @@ import { defaultTransportFactory } from '../adapters/hostTransports.js';
 import { auditInterceptor } from '../host/audit.js';
 import { guardInterceptor } from '../host/guards.js';
 import { sanitizeInterceptor, redactResult } from '../host/sanitize/sanitize.js';
+import { sanitizeRequestInterceptor } from '../host/sanitize/sanitizeRequests.js';
 import { findSecrets } from '../host/secrets/findSecrets.js';
 import { redactingAuditLog, redactingLogger } from '../host/secrets/redact.js';
 import { emittingAuditLog } from '../host/auditTelemetry.js';
@@ -178,7 +179,7 @@ export async function gatewayCommand(argv: readonly string[]): Promise<void> {
       ...(policy !== undefined ? [policy] : []),
       callConsent.interceptor,
       ...(config.guards !== undefined ? [guardInterceptor({ ...config.guards, ...sharedGuardStores(shared) })] : []),
-      ...(config.sanitize.mode !== 'off' ? [sanitizeInterceptor(config.sanitize)] : []),
+      ...(config.sanitize.mode !== 'off' ? [sanitizeInterceptor(config.sanitize), sanitizeRequestInterceptor(config.sanitize)] : []),
     ],
   });
   // `switchboard pins approve|reject` in another process or another instance: reload and vet every server's lists again.

@@ -35,7 +35,8 @@
  * it routes the methods and returns a task only where the owning server created one.
  *
  * Limits: the id table lives in the gateway process (a restart forgets it: the ids become
- * unknown); results inlined in relayed notifications do not pass the chain (polled ones do).
+ * unknown). Results inlined in relayed notifications pass the chain's notification hooks (the
+ * sanitiser), polled ones the whole chain (`tasks/get`).
  *
  * @see https://modelcontextprotocol.io/extensions/tasks/overview
  * @module
@@ -214,7 +215,9 @@ export class GatewayTasks {
         const entry = typeof params['taskId'] === 'string' ? own.get(params['taskId']) : undefined;
         if (entry === undefined) return;
         if (TERMINAL.has(params['status'])) entry.finished = true;
-        send('notifications/tasks', { ...params, taskId: entry.id });
+        // Through the chain's notification hooks (an inlined result is sanitised like a polled one).
+        const vetted = this.#host.notification('notifications/tasks', { ...params, taskId: entry.id });
+        if (vetted !== undefined) send('notifications/tasks', vetted);
       };
       client.listen({ taskIds: [...own.keys()] }, { capabilities: WITH_TASKS, signal: controller.signal, onNotification }).catch((error: unknown) => {
         if (!controller.signal.aborted) this.#logger.warn(`server ${serverId}: could not listen for task notifications`, { error: describeError(error) });

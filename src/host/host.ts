@@ -30,7 +30,7 @@ import { observeCall } from './callMetrics.js';
 import type { NamespacingMode } from './configTypes.js';
 import { Downstream, type BackoffOptions, type Catalog, type ServerHealth, type TransportFactory } from './downstream.js';
 import type { CatalogVetter, QuarantinedItem } from './catalogVetting.js';
-import { DeniedError, InterceptorChain, interceptContext, type InterceptedMethod, type InterceptContext, type Interceptor } from './interceptors.js';
+import { DeniedError, InterceptorChain, interceptContext, type InterceptedMethod, type InterceptContext, type Interceptor, type NotificationMethod } from './interceptors.js';
 import { Namespacer, type NameAssignmentStore } from './namespacing.js';
 import type { DownstreamSpec } from './spec.js';
 import { compileToolFilter } from './toolFilter.js';
@@ -479,6 +479,15 @@ export class Host {
     return this.#chain.run(ctx, () => answer(ctx.params));
   }
 
+  /**
+   * A notification of server `serverId` that reaches the upstream outside the host's own
+   * routing (a relayed `notifications/tasks`), through the chain's notification hooks:
+   * the params to send, or undefined when it is suppressed.
+   */
+  notification(method: NotificationMethod, params: Record<string, unknown>): Record<string, unknown> | undefined {
+    return this.#chain.notify(method, params, undefined);
+  }
+
   /** Stops every server (and its child process). */
   async close(): Promise<void> {
     if (this.#closed) return;
@@ -513,9 +522,10 @@ export class Host {
       onCatalog: () => {
         if (!this.#starting && this.#servers.get(spec.id) === server) this.#rebuild();
       },
-      onLog: (params) => {
+      // Outside any call: sanitised by the chain's notification hooks, with no request to record on.
+      onLog: this.#vetted<LoggingMessageParams>('notifications/message', (params) => {
         for (const l of this.#logListeners) l(spec.id, params);
-      },
+      }, undefined),
       onResourceUpdated: (uri) => {
         const exposed = this.exposedUri(spec.id, uri);
         for (const l of this.#updateListeners) l(spec.id, exposed);
@@ -640,14 +650,24 @@ export class Host {
             route(client, ctx.params, {
               signal: o.signal,
               timeoutMs: o.timeoutMs,
-              ...(options.onProgress !== undefined ? { onProgress: options.onProgress } : {}),
-              ...(options.onLog !== undefined ? { onLog: options.onLog } : {}),
+              ...(options.onProgress !== undefined ? { onProgress: this.#vetted('notifications/progress', options.onProgress, ctx) } : {}),
+              ...(options.onLog !== undefined ? { onLog: this.#vetted('notifications/message', options.onLog, ctx) } : {}),
               ...(options.clientCapabilities !== undefined ? { capabilities: sharedCapabilities(client.capabilities, options.clientCapabilities) } : {}),
             }),
           options.abort !== undefined && ctx.signal === options.signal ? { signal: ctx.signal, abort: options.abort } : { signal: ctx.signal },
         ),
       ),
     );
+  }
+
+  /** `deliver`, behind the chain's notification hooks (the listener itself when no interceptor sees notifications). */
+  #vetted<P extends object>(method: NotificationMethod, deliver: (params: P) => void, ctx: InterceptContext | undefined): (params: P) => void {
+    const chain = this.#chain;
+    if (!chain.seesNotifications) return deliver;
+    return (params) => {
+      const out = chain.notify(method, params as unknown as Record<string, unknown>, ctx);
+      if (out !== undefined) deliver(out as unknown as P);
+    };
   }
 
   #context(

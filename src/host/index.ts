@@ -81,6 +81,7 @@ export {
   type InterceptorPhase,
   type InterceptContext,
   type InterceptedMethod,
+  type NotificationMethod,
   type Decision,
   type ServerIdentity,
   type Next,
@@ -112,6 +113,7 @@ export {
   type RateLimitVerdict,
 } from './guards.js';
 export { sanitizeInterceptor, sanitizeResult, redactResult, injectionNotice, SANITIZE_INTERCEPTOR_ID, type SanitizeMode, type SanitizeOptions, type SanitizeReport } from './sanitize/sanitize.js';
+export { sanitizeRequestInterceptor, SANITIZE_REQUEST_INTERCEPTOR_ID } from './sanitize/sanitizeRequests.js';
 export { findSecrets, redactSecrets, type SecretMatch, type SecretScanOptions } from './secrets/findSecrets.js';
 export { redactAuditEntry, redactingAuditLog, redactingLogger, redactValue } from './secrets/redact.js';
 export { SECRET_RULES, type SecretRule } from './secrets/rules.js';

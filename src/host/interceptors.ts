@@ -113,7 +113,18 @@ export interface Interceptor {
   readonly methods?: readonly InterceptedMethod[];
   /** Runs the step: call `next()` to continue (and get the result to observe or change), or throw to deny. */
   intercept(ctx: InterceptContext, next: Next): Promise<unknown>;
+  /**
+   * Sees a notification a downstream server sends on its way upstream (see
+   * {@link InterceptorChain.notify}) and returns its params, changed or not. `ctx` is the
+   * request it belongs to (progress and log messages of a call), or undefined (a log message
+   * outside any call, a relayed task notification); decisions go to `ctx`. Synchronous: a
+   * notification is not held back.
+   */
+  notification?(method: NotificationMethod, params: Record<string, unknown>, ctx: InterceptContext | undefined): Record<string, unknown>;
 }
+
+/** The server-to-client notifications that carry text and pass {@link Interceptor.notification}. */
+export type NotificationMethod = 'notifications/progress' | 'notifications/message' | 'notifications/tasks';
 
 /** An interceptor refused a request. The upstream sees `reason`, prefixed with who refused. */
 export class DeniedError extends McpError {
@@ -133,6 +144,7 @@ export class InterceptorChain {
   /** The interceptors in the order they run. */
   readonly interceptors: readonly Interceptor[];
   readonly #byMethod = new Map<InterceptedMethod, readonly Interceptor[]>();
+  readonly #notified: readonly Interceptor[];
 
   constructor(interceptors: readonly Interceptor[] = []) {
     const ids = new Set<string>();
@@ -148,6 +160,7 @@ export class InterceptorChain {
         .sort((a, b) => rank(a.interceptor) - rank(b.interceptor) || a.index - b.index)
         .map((e) => e.interceptor),
     );
+    this.#notified = this.interceptors.filter((i) => i.notification !== undefined);
   }
 
   /** Runs `ctx` through the interceptors that see its method, then `route`. With none, `route` runs directly. */
@@ -165,6 +178,29 @@ export class InterceptorChain {
       });
     };
     return at(0) as Promise<T>;
+  }
+
+  /** Whether any interceptor sees notifications (else {@link notify} is the identity and callers may skip it). */
+  get seesNotifications(): boolean {
+    return this.#notified.length > 0;
+  }
+
+  /**
+   * Passes a server's notification through every interceptor's `notification` hook, in chain
+   * order. A hook that throws suppresses it (undefined): a notification that could not be vetted
+   * is not passed on (fail closed).
+   */
+  notify(method: NotificationMethod, params: Record<string, unknown>, ctx: InterceptContext | undefined): Record<string, unknown> | undefined {
+    let out = params;
+    for (const i of this.#notified) {
+      try {
+        out = (i.notification as NonNullable<Interceptor['notification']>)(method, out, ctx);
+      } catch {
+        // A notification that cannot be vetted is not passed on (fail closed).
+        return undefined;
+      }
+    }
+    return out;
   }
 
   #steps(method: InterceptedMethod): readonly Interceptor[] {

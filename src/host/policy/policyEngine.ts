@@ -70,7 +70,8 @@ export interface PolicyOptions {
 }
 
 const LISTS: ReadonlySet<InterceptedMethod> = new Set(['tools/list', 'prompts/list', 'resources/list', 'resources/templates/list']);
-const USES: ReadonlySet<InterceptedMethod> = new Set(['tools/call', 'prompts/get', 'resources/read']);
+// A polled task's result is its tool's output: it taints as the call's result would.
+const USES: ReadonlySet<InterceptedMethod> = new Set(['tools/call', 'prompts/get', 'resources/read', 'tasks/get']);
 const ASKING_SERVER_METHODS: ReadonlySet<string> = new Set(['sampling/createMessage', 'elicitation/create']);
 const NO_ARGS: Readonly<Record<string, unknown>> = Object.freeze({});
 const NO_LABELS: ResolvedLabels = Object.freeze({ labels: Object.freeze([]), origins: Object.freeze({}) });
@@ -245,7 +246,13 @@ export function policyInterceptor(options: PolicyOptions): Interceptor {
       }
       if (serverRequests !== 'off' && ctx.method === 'server/request' && ASKING_SERVER_METHODS.has(ctx.serverMethod ?? '')) {
         const untrusted = state?.sources.find((s) => s.label === 'untrusted-content');
-        if (untrusted !== undefined) {
+        if (untrusted === undefined && injectedRequest(ctx)) {
+          candidates.push({
+            outcome: serverRequests,
+            rule: SERVER_REQUEST_RULE,
+            reasons: [`server ${serverId} asks for ${ctx.serverMethod} with text that reads like instructions (${injectionBy(ctx.decisions)}): a person must see what it wants to send`],
+          });
+        } else if (untrusted !== undefined) {
           candidates.push({
             outcome: serverRequests,
             rule: SERVER_REQUEST_RULE,
@@ -254,6 +261,12 @@ export function policyInterceptor(options: PolicyOptions): Interceptor {
         }
       }
       const decided = strongest(candidates);
+      if (ctx.method === 'server/request' && injectedRequest(ctx)) {
+        // Injected text the server got through to the model: untrusted content entered the session.
+        const answer = await enforce(ctx, decided, next);
+        taint(ctx, keys, serverId, ctx.serverMethod, NO_LABELS, undefined);
+        return answer;
+      }
       if (!USES.has(ctx.method)) return enforce(ctx, decided, next);
       const result = await enforce(ctx, decided, next);
       taint(ctx, keys, serverId, ctx.exposedName, labels, result);
@@ -269,6 +282,11 @@ function strongest(candidates: readonly Candidate[]): Candidate {
   let best: Candidate | undefined;
   for (const c of candidates) if (best === undefined || RULE_OUTCOMES.indexOf(c.outcome) > RULE_OUTCOMES.indexOf(best.outcome)) best = c;
   return best ?? DEFAULT_DECISION;
+}
+
+/** Whether the request sanitiser flagged a server's request (`detail.injection`). */
+function injectedRequest(ctx: InterceptContext): boolean {
+  return ctx.decisions.some((d) => d.detail?.['injection'] === true);
 }
 
 function injectionBy(decisions: readonly Decision[]): string {

@@ -4,10 +4,17 @@
  * embedded resource text, resource link titles and descriptions, every string of structured
  * content, prompt descriptions and message content, resource contents), copying only what
  * changes. Binary parts (`blob`, image and audio `data`), URIs and `_meta` are left alone.
+ * The same walk covers what else a server sends that reaches a person or the model: the text of
+ * its sampling and elicitation requests ({@link mapServerRequestText}), of its tasks
+ * ({@link mapTaskText}) and of its progress and log notifications ({@link mapNotificationText}).
  *
  * @see https://modelcontextprotocol.io/specification/2025-11-25/server/tools#tool-result
  * @see https://modelcontextprotocol.io/specification/2025-11-25/server/prompts#getting-a-prompt
  * @see https://modelcontextprotocol.io/specification/2025-11-25/server/resources#reading-resources
+ * @see https://modelcontextprotocol.io/specification/2025-11-25/client/sampling
+ * @see https://modelcontextprotocol.io/specification/2025-11-25/client/elicitation
+ * @see https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/progress
+ * @see https://modelcontextprotocol.io/specification/2025-11-25/server/utilities/logging
  * @module
  */
 
@@ -90,10 +97,52 @@ export function mapResultText<T>(result: T, fn: TextMap): T {
   out = field(out, 'structuredContent', deep(fn));
   out = field(out, 'contents', array(contents(fn)));
   out = field(out, 'description', text(fn));
-  out = field(
-    out,
-    'messages',
-    array((m) => (isObj(m) ? field(m, 'content', (c) => (Array.isArray(c) ? array(block(fn))(c) : block(fn)(c))) : m)),
-  );
+  out = field(out, 'messages', messages(fn));
   return out as T;
 }
+
+/** Sampling messages: each message's `content` (one block or a list). */
+function messages(fn: TextMap): (v: unknown) => unknown {
+  return array((m) => (isObj(m) ? field(m, 'content', (c) => (Array.isArray(c) ? array(block(fn))(c) : block(fn)(c))) : m));
+}
+
+/**
+ * The text of a downstream server's request to the client that reaches a person or the model:
+ * an elicitation's `message` (and its schema's titles and descriptions), a sampling request's
+ * `messages` and `systemPrompt`. Copy on write, as {@link mapResultText}.
+ */
+export function mapServerRequestText<T>(params: T, fn: TextMap): T {
+  if (!isObj(params)) return params;
+  let out: Obj = params;
+  out = field(out, 'message', text(fn));
+  out = field(out, 'requestedSchema', deep(fn));
+  out = field(out, 'messages', messages(fn));
+  out = field(out, 'systemPrompt', text(fn));
+  return out as T;
+}
+
+/**
+ * The text of a task (a `tasks/get` result or a `notifications/tasks` params): its
+ * `statusMessage`, its `result` (a tool result) and the server's `inputRequests`.
+ */
+export function mapTaskText<T>(task: T, fn: TextMap): T {
+  if (!isObj(task)) return task;
+  let out: Obj = task;
+  out = field(out, 'statusMessage', text(fn));
+  out = field(out, 'result', (r) => mapResultText(r, fn));
+  out = field(out, 'inputRequests', (requests) => {
+    if (!isObj(requests)) return requests;
+    let all: Obj = requests;
+    for (const key of Object.keys(requests)) all = field(all, key, (r) => (isObj(r) ? field(r, 'params', (p) => mapServerRequestText(p, fn)) : r));
+    return all;
+  });
+  return out as T;
+}
+
+/** The text of a progress notification (`message`) or a log message (every string of `data`). */
+export function mapNotificationText<T>(method: 'notifications/progress' | 'notifications/message' | 'notifications/tasks', params: T, fn: TextMap): T {
+  if (!isObj(params)) return params;
+  if (method === 'notifications/tasks') return mapTaskText(params, fn);
+  return (method === 'notifications/progress' ? field(params, 'message', text(fn)) : field(params, 'data', deep(fn))) as T;
+}
+

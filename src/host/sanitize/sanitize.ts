@@ -1,7 +1,11 @@
 /**
  * Output sanitising: the `guard`-phase interceptor `guard.sanitize` over `tools/call`,
- * `prompts/get` and `resources/read` results (registered last, it is the innermost and sees
- * the server's answer first). In mode `strip` (the gateway's default) it removes hidden
+ * `prompts/get`, `resources/read` and `tasks/get` results (registered last, it is the innermost
+ * and sees the server's answer first), and over the progress, log and task notifications a
+ * server sends (its `notification` hook: the text is sanitised the same way, and markers in a
+ * call's notification are recorded on that call, so they taint its session as a result's do).
+ * A server's sampling and elicitation requests are sanitised before anyone sees them by
+ * `trust.sanitize-request` (`sanitizeRequests.ts`). In mode `strip` (the gateway's default) it removes hidden
  * Unicode and ANSI escape sequences from every model-visible text (see `resultText.ts`) and
  * records the prompt-injection markers it finds; in mode `flag` it changes nothing and only
  * records; `off` does nothing.
@@ -19,7 +23,7 @@
  */
 import type { InterceptedMethod, Interceptor } from '../interceptors.js';
 import { redactSecrets, type SecretScanOptions } from '../secrets/findSecrets.js';
-import { mapResultText } from './resultText.js';
+import { mapNotificationText, mapResultText, mapTaskText, type TextMap } from './resultText.js';
 import { injectionMarkers, stripHidden, type StrippedCounts } from './sanitizeText.js';
 
 /** What the sanitiser does: `strip` hidden characters and flag markers, only `flag`, or nothing (`off`). */
@@ -38,7 +42,7 @@ export interface SanitizeOptions {
 /** The id the sanitiser records under. */
 export const SANITIZE_INTERCEPTOR_ID = 'guard.sanitize';
 
-const METHODS: readonly InterceptedMethod[] = ['tools/call', 'prompts/get', 'resources/read'];
+const METHODS: readonly InterceptedMethod[] = ['tools/call', 'prompts/get', 'resources/read', 'tasks/get'];
 
 /** What sanitising one result found. */
 export interface SanitizeReport {
@@ -52,12 +56,21 @@ export interface SanitizeReport {
 
 /** Sanitises one result (see the module comment); pure. */
 export function sanitizeResult(result: unknown, options: SanitizeOptions = {}): SanitizeReport {
+  return sanitizeValue(result, options, mapResultText);
+}
+
+/** Which texts of a value are sanitised: `mapResultText` for results, `mapTaskText`, ... */
+export type TextWalk = (value: unknown, fn: TextMap) => unknown;
+
+/** Sanitises the texts `walk` finds in `value` (a result, a task, a server request, a notification); pure. */
+export function sanitizeValue(value: unknown, options: SanitizeOptions, walk: TextWalk): SanitizeReport {
+  const result = value;
   const mode = options.mode ?? 'strip';
   const markers = new Set<string>();
   const stripped: Record<string, number> = {};
   let redacted = 0;
   if (mode === 'off') return { result, markers: [], stripped, redacted };
-  const clean = mapResultText(result, (text) => {
+  const clean = walk(result, (text) => {
     const hidden = stripHidden(text);
     for (const [key, n] of Object.entries(hidden.counts)) stripped[key] = (stripped[key] ?? 0) + n;
     for (const m of hidden.markers) markers.add(m);
@@ -95,7 +108,8 @@ export function sanitizeInterceptor(options: SanitizeOptions = {}): Interceptor 
     async intercept(ctx, next) {
       const result = await next();
       if (options.mode === 'off') return result;
-      const report = sanitizeResult(result, options);
+      // A polled task carries the tool's result (and the server's status text and questions).
+      const report = sanitizeValue(result, options, ctx.method === 'tasks/get' ? mapTaskText : mapResultText);
       const changed = report.result !== result;
       const strippedAny = Object.keys(report.stripped).length > 0;
       let out = report.result;
@@ -116,6 +130,19 @@ export function sanitizeInterceptor(options: SanitizeOptions = {}): Interceptor 
         });
       }
       return out;
+    },
+    notification(method, params, ctx) {
+      if (options.mode === 'off') return params;
+      const report = sanitizeValue(params, options, (v, fn) => mapNotificationText(method, v, fn));
+      // Markers in a call's progress or log text taint its session as a result's would (policy reads the decision).
+      if (report.markers.length > 0)
+        ctx?.record({
+          interceptor: SANITIZE_INTERCEPTOR_ID,
+          outcome: report.result !== params ? 'change' : 'observe',
+          reason: `a ${method} from the server carries prompt-injection markers (${report.markers.join(', ')})`,
+          detail: { injection: true, markers: report.markers, notification: method },
+        });
+      return report.result as Record<string, unknown>;
     },
   };
 }
