@@ -33,7 +33,7 @@ import { redactingAuditLog, redactingLogger } from '../host/secrets/redact.js';
 import { emittingAuditLog } from '../host/auditTelemetry.js';
 import { loadTelemetry } from './telemetrySetup.js';
 import { serverLabelsOf } from '../host/configPolicy.js';
-import { policyInterceptor } from '../host/policy/policyEngine.js';
+import { describePolicyChange, policyChangeEntry, refusedReloadEntry, ReloadablePolicy } from '../host/policy/policyReload.js';
 import { MemoryTaintStore } from '../host/policy/taint.js';
 import { hostOAuthHooks, loadConfig, openPins } from './hostSetup.js';
 import { openStateStores } from '../store/jsonFileStore.js';
@@ -142,25 +142,21 @@ export async function gatewayCommand(argv: readonly string[]): Promise<void> {
   });
   // A damaged pin store stops the gateway here, before any server starts (fail closed).
   const pins = config.pins ? await openPins(config, logger, () => current, 'The gateway did not start.', shared.pins) : undefined;
-  // The policy engine (rules compiled at load, labels, taint). Its section applies at start; a reload keeps it.
-  // With no rule and every built-in off it has nothing to decide, and is not installed.
-  const { policy: p } = config;
-  const policy = p.compiled.length === 0 && p.trifecta === 'off' && p.valueTaint === 'off' && p.serverRequests === 'off' ? undefined : policyInterceptor({
-    rules: { compiled: config.policy.compiled },
-    labels: serverLabelsOf(config.servers),
-    trifecta: config.policy.trifecta,
-    valueTaint: config.policy.valueTaint,
-    serverRequests: config.policy.serverRequests,
-    dryRun: config.policy.dryRun,
-    // An `ask` goes to the consent interceptor below (which fails closed when nobody answers).
-    canAsk: true,
-    // Value taint: the secrets the sanitize layer's rules find in results, fingerprinted.
-    detectSecrets: (text) => findSecrets(text, secretOptions).map((m) => m.value),
-    redact: (result) => redactResult(result, secretOptions),
-    findingsOf: (definition) => scanner.verdictOf(definition)?.findings,
-    store: new MemoryTaintStore({ maxKeys: config.policy.maxTrackedSessions }),
-    windows: config.policy.windows,
-  });
+  // The policy engine (rules compiled at load, labels, taint), reloaded with the config (taint kept).
+  // With no rule and every built-in off it has nothing to decide and passes requests straight on.
+  const policy = new ReloadablePolicy(
+    {
+      // An `ask` goes to the consent interceptor below (which fails closed when nobody answers).
+      canAsk: true,
+      // Value taint: the secrets the sanitize layer's rules find in results, fingerprinted.
+      detectSecrets: (text) => findSecrets(text, secretOptions).map((m) => m.value),
+      redact: (result) => redactResult(result, secretOptions),
+      findingsOf: (definition) => scanner.verdictOf(definition)?.findings,
+      store: new MemoryTaintStore({ maxKeys: config.policy.maxTrackedSessions }),
+    },
+    config.policy,
+    serverLabelsOf(config.servers),
+  );
   const host = await Host.open({
     servers: await consent(config.servers),
     namespacing: config.namespacing,
@@ -176,7 +172,7 @@ export async function gatewayCommand(argv: readonly string[]): Promise<void> {
       ...(auditLog !== undefined ? [auditInterceptor(auditLog)] : []),
       ...(pins !== undefined ? [pins.guard.interceptor()] : []),
       scanner.interceptor,
-      ...(policy !== undefined ? [policy] : []),
+      policy.interceptor,
       callConsent.interceptor,
       ...(config.guards !== undefined ? [guardInterceptor({ ...config.guards, ...sharedGuardStores(shared) })] : []),
       ...(config.sanitize.mode !== 'off' ? [sanitizeInterceptor(config.sanitize), sanitizeRequestInterceptor(config.sanitize)] : []),
@@ -193,7 +189,13 @@ export async function gatewayCommand(argv: readonly string[]): Promise<void> {
   const watcher = watchConfig(file, logger, async (next) => {
     current = next;
     await host.reconcile(await consentFor(options['yes'] === true, interactive, stores.launches, next)(next.servers));
-  });
+    // Atomic: the new rules were compiled by loadConfig; a config that fails to compile never gets here.
+    const change = policy.reload(next.policy, serverLabelsOf(next.servers));
+    if (change !== undefined) {
+      logger.warn(describePolicyChange(change));
+      await auditLog?.append(policyChangeEntry(change, Date.now())).catch((error: unknown) => logger.error(`the policy change could not be audited: ${describeError(error)}`));
+    }
+  }, (error) => void auditLog?.append(refusedReloadEntry(error, Date.now())).catch(() => undefined));
   const shutdown = async (): Promise<void> => {
     watcher?.close();
     unwatchPins?.();
@@ -290,7 +292,7 @@ function isLoopback(host: string): boolean {
 }
 
 /** Re-reads the config when it changes; a broken config is reported and the running one kept. */
-function watchConfig(file: string, logger: Logger, apply: (config: HostConfig) => Promise<void>): FSWatcher | undefined {
+function watchConfig(file: string, logger: Logger, apply: (config: HostConfig) => Promise<void>, refused: (error: string) => void = () => undefined): FSWatcher | undefined {
   let timer: ReturnType<typeof setTimeout> | undefined;
   let chain = Promise.resolve();
   const reload = (): void => {
@@ -300,7 +302,9 @@ function watchConfig(file: string, logger: Logger, apply: (config: HostConfig) =
         await apply(next);
         logger.info('config reloaded', { file, servers: next.servers.length });
       } catch (error) {
-        logger.error(`config not reloaded, the running one is kept: ${error instanceof Error ? error.message : String(error)}`);
+        const message = error instanceof Error ? error.message : String(error);
+        logger.error(`config not reloaded, the running one is kept: ${message}`);
+        refused(message);
       }
     });
   };

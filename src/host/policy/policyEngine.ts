@@ -65,6 +65,8 @@ export interface PolicyOptions {
   readonly store?: TaintStore;
   /** How long taint lives per key. */
   readonly windows?: Partial<TaintWindows>;
+  /** The keyed fingerprints of secrets (shared with the store's entries across a reload). Default: a fresh key. */
+  readonly fingerprints?: SecretFingerprints;
   /** The clock (tests). Default `Date.now`. */
   readonly now?: () => number;
 }
@@ -91,7 +93,7 @@ export function policyInterceptor(options: PolicyOptions): Interceptor {
   const store = options.store ?? new MemoryTaintStore();
   const windows: TaintWindows = { ...DEFAULT_TAINT_WINDOWS, ...options.windows };
   const now = options.now ?? Date.now;
-  const fingerprints = new SecretFingerprints();
+  const fingerprints = options.fingerprints ?? new SecretFingerprints();
   const trifecta = options.trifecta ?? 'ask';
   const valueTaint = options.detectSecrets === undefined ? 'off' : (options.valueTaint ?? 'ask');
   const serverRequests = options.serverRequests ?? 'ask';
