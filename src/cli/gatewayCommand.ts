@@ -17,7 +17,7 @@
  */
 import { watch, type FSWatcher } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
-import { basename, dirname, resolve as resolvePath } from 'node:path';
+import { basename, dirname, join, resolve as resolvePath } from 'node:path';
 import type { HostConfig, ServerConfig } from '../host/configTypes.js';
 import { Gateway, GATEWAY_CLIENT_CAPABILITIES } from '../host/gateway.js';
 import { Host } from '../host/host.js';
@@ -34,10 +34,11 @@ import { emittingAuditLog } from '../host/auditTelemetry.js';
 import { loadTelemetry } from './telemetrySetup.js';
 import { serverLabelsOf } from '../host/configPolicy.js';
 import { describePolicyChange, policyChangeEntry, refusedReloadEntry, ReloadablePolicy } from '../host/policy/policyReload.js';
-import { MemoryTaintStore } from '../host/policy/taint.js';
+import { PersistentTaintStore } from '../host/policy/taintPersistence.js';
 import { hostOAuthHooks, loadConfig, openPins } from './hostSetup.js';
 import { openStateStores } from '../store/jsonFileStore.js';
 import { SqliteAuditLog } from '../store/sqliteAudit.js';
+import { SqliteTaintSnapshot } from '../store/sqliteTaintStore.js';
 import { auditFile } from './auditCommand.js';
 import { openSharedStores, sharedGuardStores } from './sharedStores.js';
 import { StdioServerTransport } from '../transport/stdio/server.js';
@@ -144,6 +145,11 @@ export async function gatewayCommand(argv: readonly string[]): Promise<void> {
   const pins = config.pins ? await openPins(config, logger, () => current, 'The gateway did not start.', shared.pins) : undefined;
   // The policy engine (rules compiled at load, labels, taint), reloaded with the config (taint kept).
   // With no rule and every built-in off it has nothing to decide and passes requests straight on.
+  // Taint outlives a restart (label sources in stateDir/taint.db, written behind the calls; fingerprints stay in memory).
+  const taint = new PersistentTaintStore(SqliteTaintSnapshot.open(join(config.stateDir, 'taint.db')), {
+    maxKeys: config.policy.maxTrackedSessions,
+    onError: (error) => logger.warn(`taint could not be saved (kept in memory, retried): ${describeError(error)}`),
+  });
   const policy = new ReloadablePolicy(
     {
       // An `ask` goes to the consent interceptor below (which fails closed when nobody answers).
@@ -152,7 +158,7 @@ export async function gatewayCommand(argv: readonly string[]): Promise<void> {
       detectSecrets: (text) => findSecrets(text, secretOptions).map((m) => m.value),
       redact: (result) => redactResult(result, secretOptions),
       findingsOf: (definition) => scanner.verdictOf(definition)?.findings,
-      store: new MemoryTaintStore({ maxKeys: config.policy.maxTrackedSessions }),
+      store: taint,
     },
     config.policy,
     serverLabelsOf(config.servers),
@@ -201,6 +207,11 @@ export async function gatewayCommand(argv: readonly string[]): Promise<void> {
     unwatchPins?.();
     await gateway.close();
     await callConsent.close();
+    try {
+      taint.close();
+    } catch (error) {
+      logger.error(`taint store: ${describeError(error)}`);
+    }
     await host.close();
     await audit?.close().catch((error: unknown) => logger.error(`audit log: ${describeError(error)}`));
     await pins?.store.close?.();

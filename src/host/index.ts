@@ -113,6 +113,8 @@ export {
   type RateLimitVerdict,
 } from './guards.js';
 export { sanitizeInterceptor, sanitizeResult, redactResult, injectionNotice, SANITIZE_INTERCEPTOR_ID, type SanitizeMode, type SanitizeOptions, type SanitizeReport } from './sanitize/sanitize.js';
+export { PersistentTaintStore, type PersistentTaintStoreOptions, type TaintSnapshotRow, type TaintSnapshotStore } from './policy/taintPersistence.js';
+export { ReloadablePolicy, policyDigest, describePolicyChange, policyChangeEntry, refusedReloadEntry, type PolicyBase, type PolicyChange } from './policy/policyReload.js';
 export { sanitizeRequestInterceptor, SANITIZE_REQUEST_INTERCEPTOR_ID } from './sanitize/sanitizeRequests.js';
 export { findSecrets, redactSecrets, type SecretMatch, type SecretScanOptions } from './secrets/findSecrets.js';
 export { redactAuditEntry, redactingAuditLog, redactingLogger, redactValue } from './secrets/redact.js';

@@ -12,6 +12,7 @@ export { SqliteAuditLog, AUDIT_GENESIS, type SqliteAuditOptions } from './sqlite
 export { OAuthTokenFiles, type ServerTokenOptions } from './oauthTokenFiles.js';
 export { SqlitePinStore, openPinStore, type SqlitePinStoreOptions } from './sqlitePinStore.js';
 export { SqliteGrantStore, openGrantStore } from './sqliteGrantStore.js';
+export { SqliteTaintSnapshot } from './sqliteTaintStore.js';
 export { ChainVerifier, chainRecord, parseAuditRow, type AuditRow } from './auditChain.js';
 export { boundTokenStore, checkServerTokens, type ServerTokenAccess, type ServerTokenRecord } from './serverTokens.js';
 export { PgDatabase, storeUnavailable, type PgDatabaseOptions } from './postgres/pgDatabase.js';

