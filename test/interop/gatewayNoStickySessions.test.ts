@@ -49,7 +49,8 @@ before(async () => {
   const url = new URL(REDIS_URL);
   url.searchParams.set('prefix', cache.prefix);
   configs = await Promise.all(replicas.map((replica) => writeConfig({ shared: { url: shared.url, type: 'http' }, local: { url: replica.url, type: 'http' } }, { namespacing: 'always', cache: url.toString(), pins: false })));
-  [a, b] = await Promise.all(configs.map((config) => startGateway(config)));
+  const [first, second] = configs as [GatewayConfig, GatewayConfig];
+  [a, b] = await Promise.all([startGateway(first), startGateway(second)]);
 });
 
 after(async () => {
