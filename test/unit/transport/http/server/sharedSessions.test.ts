@@ -91,6 +91,21 @@ for (const [name, backends] of [
       assert.equal(text(result), 'Hello Bob');
     });
 
+    it('a server→client request B sends on the session’s GET stream goes out on A (which holds it); the answer POSTed to A reaches B', async () => {
+      const [a, b] = await pair(backends);
+      const id = await initialize(a.url);
+      await post(a.url, { jsonrpc: '2.0', method: 'notifications/initialized' }, id);
+      const stream = new Events(await openGet(a.url, id));
+      const call = post(b.url, { jsonrpc: '2.0', id: 11, method: 'tools/call', params: { name: 'roots', arguments: {} } }, id);
+      const ask = await stream.next((m) => m['method'] === 'roots/list');
+      assert.equal(typeof ask['id'], 'string', 'a shared session names the asking instance in the id');
+      assert.equal((await post(a.url, { jsonrpc: '2.0', id: ask['id'], result: { roots: [{ uri: 'file:///work' }] } }, id)).status, 202);
+      const res = await call;
+      assert.equal(res.status, 200);
+      assert.deepEqual(JSON.parse(text(await res.json())), { roots: [{ uri: 'file:///work' }] });
+      await stream.cancel();
+    });
+
     it('a GET stream closed on A is resumed on B with Last-Event-ID: the missed events are replayed', async () => {
       const [a, b] = await pair(backends);
       const id = await initialize(a.url);

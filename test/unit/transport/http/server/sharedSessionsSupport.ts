@@ -37,6 +37,8 @@ export async function startInstance(backends: SharedBackends): Promise<Instance>
     const answer = await ctx.elicit({ message: 'Your name?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } } } });
     return `Hello ${String((answer.content as Record<string, unknown> | undefined)?.['name'])}`;
   });
+  // A request on the session's own channel (the GET stream), not on the call's POST stream.
+  server.tool('roots', {}, async (_args, ctx) => JSON.stringify(await ctx.session?.peer.request('roots/list', undefined)));
   const handler = createStreamableHttpHandler(server, {
     sseKeepAliveMs: 0,
     sessionRevalidateMs: 0,
