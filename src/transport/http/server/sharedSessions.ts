@@ -70,7 +70,8 @@ export class SharedSessions implements SessionSharing {
   readonly #dispatcher: McpDispatcher;
   readonly #logger: Logger;
   readonly #revalidateMs: number;
-  readonly #held = new WeakMap<HttpSession, Held>();
+  readonly #held = new Map<HttpSession, Held>();
+  #keepAlive: ReturnType<typeof setInterval> | undefined;
   readonly #loading = new Map<string, Promise<SessionRecord | undefined>>();
   /** Ends this instance's copy of a session (the handler forgets it). */
   #endLocal: (session: HttpSession) => void = () => undefined;
@@ -123,6 +124,7 @@ export class SharedSessions implements SessionSharing {
   }
 
   async #attach(session: HttpSession): Promise<void> {
+    this.#startKeepAlive();
     const bus = this.#bus;
     if (bus === undefined) return;
     const unsubscribe = await bus.subscribe(session.id, (envelope) => this.#received(session, envelope));
@@ -187,6 +189,35 @@ export class SharedSessions implements SessionSharing {
     const held = this.#held.get(session);
     this.#held.delete(session);
     held?.unsubscribe?.();
+    if (this.#held.size === 0 && this.#keepAlive !== undefined) {
+      clearInterval(this.#keepAlive);
+      this.#keepAlive = undefined;
+    }
+  }
+
+  /**
+   * A session whose only traffic is an open GET stream sends no request that would extend its
+   * record: every third of the TTL, the records of held sessions with an open connection or a
+   * request in flight are extended.
+   */
+  #startKeepAlive(): void {
+    if (this.#keepAlive !== undefined) return;
+    const every = Math.max(1000, Math.floor(this.#store.ttlMs / 3));
+    const timer = setInterval(() => {
+      const now = Date.now();
+      for (const [session, held] of this.#held) {
+        if (session.active === 0 || session.closed) continue;
+        held.checkedAt = now;
+        this.#store.touch(session.id, now).then(
+          (alive) => {
+            if (!alive) this.#endLocal(session);
+          },
+          (error: unknown) => this.#logger.warn('extending a shared session failed', { session: session.id, error: describeError(error) }),
+        );
+      }
+    }, every);
+    (timer as { unref?: () => void }).unref?.();
+    this.#keepAlive = timer;
   }
 
   #publish(session: HttpSession, body: SessionBusEnvelope['body']): void {

@@ -15,20 +15,21 @@ after(async () => {
   for (const close of closers.splice(0).reverse()) await close();
 });
 
-async function pair(backends: () => Promise<SharedBackends>): Promise<[Instance, Instance, SharedBackends]> {
-  const shared = await backends();
+async function pair(backends: (ttlMs?: number) => Promise<SharedBackends>, ttlMs?: number): Promise<[Instance, Instance, SharedBackends]> {
+  const shared = await backends(ttlMs);
   const a = await startInstance(shared);
   const b = await startInstance(shared);
   closers.push(() => a.close(), () => b.close());
   return [a, b, shared];
 }
 
-const memory = (): Promise<SharedBackends> => Promise.resolve({ sessionStore: new InMemorySessionStore(), sessionBus: new MemorySessionBus(), eventStore: new InMemoryEventStore() });
-const redis = async (): Promise<SharedBackends> => {
+const memory = (ttlMs?: number): Promise<SharedBackends> =>
+  Promise.resolve({ sessionStore: new InMemorySessionStore(ttlMs === undefined ? {} : { ttlMs }), sessionBus: new MemorySessionBus(), eventStore: new InMemoryEventStore() });
+const redis = async (ttlMs?: number): Promise<SharedBackends> => {
   const cache = await openTestRedis();
   const bus = await RedisSessionBus.open(cache);
   closers.push(() => bus.close());
-  return { sessionStore: new RedisSessionStore(cache), sessionBus: bus, eventStore: new RedisEventStore(cache) };
+  return { sessionStore: new RedisSessionStore(cache, ttlMs === undefined ? {} : { ttlMs }), sessionBus: bus, eventStore: new RedisEventStore(cache) };
 };
 
 const text = (body: unknown): string => ((body as { result: { content: { text: string }[] } }).result.content[0] as { text: string }).text;
@@ -124,6 +125,18 @@ for (const [name, backends] of [
       b.server.tool('later', {}, () => 'later');
       await resumed.next((m) => m['method'] === 'notifications/tools/list_changed' && resumed.list.filter((e) => e.data.includes('list_changed')).length >= 2);
       await resumed.cancel();
+    });
+
+    it('a session whose only traffic is an open GET stream outlives the record TTL (its record is kept alive)', async () => {
+      const [a, b, shared] = await pair(backends, 1500);
+      const id = await initialize(a.url);
+      await post(a.url, { jsonrpc: '2.0', method: 'notifications/initialized' }, id);
+      const stream = new Events(await openGet(a.url, id));
+      // Twice the TTL with no request: the record lives because the stream is open (the expiry being tested is wall-clock time).
+      await new Promise((r) => setTimeout(r, 3000));
+      assert.ok((await shared.sessionStore.load(id)) !== undefined);
+      assert.equal((await post(b.url, { jsonrpc: '2.0', id: 2, method: 'tools/list' }, id)).status, 200);
+      await stream.cancel();
     });
 
     it('DELETE on B ends the session on A too', async () => {
