@@ -13,10 +13,14 @@
  * | GET (`Accept: text/event-stream`) | the standalone stream (a second concurrent one: 409) |
  * | GET + `Last-Event-ID` | replay of THAT stream after the id, then its continuation |
  * | DELETE | `closeSession`, 200; the id then gets 404 |
+ * | any of the above on a shared session (`sessionStore`) while the store cannot be reached | 503 + `Retry-After` + -32000 naming `ERR_MCP_STORE_UNAVAILABLE` |
  *
  * Which requests come here is decided by `routing.ts`: a request whose body carries the 2026
  * `_meta` protocol version goes to the stateless path, session header or not (2026-07-28
  * ignores `Mcp-Session-Id`).
+ *
+ * With a `sessionStore` (and `sessionBus`), sessions are shared by several instances: one this
+ * instance does not hold is rebuilt from its record (`sharedSessions.ts`).
  *
  * @see https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#streamable-http
  * @see https://modelcontextprotocol.io/specification/2025-03-26/basic/transports#streamable-http
