@@ -23,4 +23,5 @@ export { MIGRATIONS, type PgMigration } from './postgres/pgMigrations.js';
 export { RedisCache, cacheUnavailable, type RedisCacheOptions } from './redis/redisCache.js';
 export { RedisRateLimitStore, RedisConcurrencyStore, type RedisConcurrencyOptions } from './redis/redisGuards.js';
 export { RedisEventStore, type RedisEventStoreOptions } from './redis/redisEventStore.js';
+export { RedisSessionStore, RedisSessionBus, type RedisSessionStoreOptions } from './redis/redisSessionStore.js';
 export { RedisNonceStore, RedisDpopReplayCache } from './redis/redisSingleUse.js';

@@ -56,6 +56,16 @@ export {
   type StoredEvent,
   type InMemoryEventStoreOptions,
 } from './server/eventStore.js';
+export {
+  InMemorySessionStore,
+  MemorySessionBus,
+  type SessionStore,
+  type SessionRecord,
+  type SessionBus,
+  type SessionBusEnvelope,
+  type SessionBusMessage,
+} from './server/sessionStore.js';
+export { storeUnavailableError, type SharedSessionOptions } from './server/sharedSessions.js';
 export { encodeHeaderValue, decodeHeaderValue, isPlainHeaderValue, type DecodedHeaderValue } from './headerValue.js';
 export { httpStatusForError, headerMismatch } from './server/validate.js';
 export { mcpNameSource } from './mcpName.js';
