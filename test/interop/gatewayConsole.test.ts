@@ -349,3 +349,40 @@ describe('e2e: console of a gateway on stdio', () => {
     }
   });
 });
+
+describe('e2e: launches waiting for consent', () => {
+  it('a stdio server whose launch nobody approved is listed with its exact command; approving it in the console starts it, a stale digest is refused', async () => {
+    const cfg = await writeConfig({ everything: everythingEntry() });
+    // No --yes and no terminal: the launch is not approved, the server does not start.
+    const child = spawn(process.execPath, [MAIN, 'gateway', '--config', cfg.file, '--port', '0', '--log-level', 'error'], { cwd: cfg.dir, stdio: ['ignore', 'ignore', 'pipe'] });
+    try {
+      let err = '';
+      const url = await new Promise<URL>((resolve, reject) => {
+        child.stderr.on('data', (chunk: Buffer) => {
+          err += chunk.toString();
+          const m = /Switchboard gateway: (http:\/\/\S+)/.exec(err);
+          if (m !== null) resolve(new URL(m[1] as string));
+        });
+        child.once('exit', (code) => reject(new Error(`the gateway exited with ${String(code)}: ${err}`)));
+      });
+      assert.match(err, /The launch of server "everything" has not been approved/);
+      const token = (await readFile(join(cfg.dir, '.switchboard', 'admin-token'), 'utf8')).trim();
+      const session = await signIn(url.origin, token);
+      assert.deepEqual((await session.json<{ servers: unknown[] }>('/console/api/overview')).servers, []);
+      const review = await session.json<{ launches: { server: string; command: string; args: string[]; env: string[]; digest: string }[] }>('/console/api/review');
+      const launch = review.launches[0] as { server: string; command: string; args: string[]; digest: string };
+      assert.deepEqual([launch.server, launch.command, launch.args.slice(1)], ['everything', process.execPath, ['everything', '--stdio', '--log-level', 'warn']]);
+      const stale = await session.fetch('/console/api/review/launches/approve', { method: 'POST', body: { server: 'everything', digest: `sha256:${'0'.repeat(64)}` } });
+      assert.equal(stale.status, 409, 'a digest other than the one shown is refused');
+      const approved = await session.json<{ started: boolean }>('/console/api/review/launches/approve', { method: 'POST', body: { server: 'everything', digest: launch.digest } });
+      assert.equal(approved.started, true);
+      assert.deepEqual((await session.json<{ servers: { id: string }[] }>('/console/api/overview')).servers.map((s) => s.id), ['everything']);
+      assert.deepEqual((await session.json<{ launches: unknown[] }>('/console/api/review')).launches, []);
+    } finally {
+      const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+      child.kill('SIGTERM');
+      await exited;
+      await cfg.remove();
+    }
+  });
+});
