@@ -7,7 +7,7 @@ import { describe, it } from 'node:test';
 import { ConsoleHttpApi } from '../../../src/console/consoleApi.js';
 import { ConsoleMetrics } from '../../../src/console/consoleMetrics.js';
 import { MAX_FAILURES } from '../../../src/console/consoleSession.js';
-import { parseConfig } from '../../../src/host/config.js';
+import { ConfigError, parseConfig } from '../../../src/host/config.js';
 import { Host } from '../../../src/host/host.js';
 import type { HttpRequestLike, HttpResponseLike } from '../../../src/transport/http/server/types.js';
 
@@ -184,5 +184,18 @@ describe('console: metrics ring', () => {
     series = m.series('a');
     assert.equal(series.reduce((n, b) => n + b.calls, 0), 1, 'the stale bucket was reset');
     assert.equal(m.series('unknown').every((b) => b.calls === 0 && b.avgMs === null), true);
+  });
+});
+
+describe('console: switchboard.console', () => {
+  const parse = (value: unknown) => parseConfig(JSON.stringify({ mcpServers: {}, switchboard: { console: value } }), { file: '/tmp/switchboard.json', env: {} }).console;
+  it('default on; true, false and { enabled } are read', () => {
+    assert.equal(parseConfig('{"mcpServers":{}}', { file: '/tmp/switchboard.json', env: {} }).console, true);
+    assert.deepEqual([parse(true), parse(false), parse({ enabled: false }), parse({})], [true, false, false, true]);
+  });
+  it('a string, an unknown key or a non-boolean enabled: ConfigError naming the path', () => {
+    assert.throws(() => parse('yes'), (e: unknown) => e instanceof ConfigError && /\$\.switchboard\.console/.test(e.message));
+    assert.throws(() => parse({ on: true }), (e: unknown) => e instanceof ConfigError && /\$\.switchboard\.console/.test(e.message));
+    assert.throws(() => parse({ enabled: 'no' }), (e: unknown) => e instanceof ConfigError && /\$\.switchboard\.console\.enabled/.test(e.message));
   });
 });
