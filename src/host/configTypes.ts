@@ -191,6 +191,8 @@ export interface HostConfig {
   readonly audit: boolean;
   /** `switchboard.audit.durability`: when an answer may go out relative to its record's sync (default `sync`; see `AuditDurability`). */
   readonly auditDurability: AuditDurability;
+  /** Serve the web console under `/console` (`switchboard.console`, a boolean or `{ "enabled": bool }`; default true). */
+  readonly console: boolean;
   /** Publisher keys whose signed manifests are trusted (and whose signed updates need no review). */
   readonly trustedKeys: readonly TrustedKey[];
   /** Server id → approved launch digest (`sha256:<hex>`). */
