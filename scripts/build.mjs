@@ -17,7 +17,7 @@
 // executables below, so a new subpath export cannot be forgotten. TypeScript is stripped per
 // file by esbuild (the project compiles with `isolatedModules`); dependencies stay external.
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve as resolvePath, sep } from 'node:path';
 import { transform } from 'esbuild';
 import { rollup } from 'rollup';
@@ -126,3 +126,23 @@ await bundle.close();
 
 const chunks = output.filter((o) => o.type === 'chunk' && !o.isEntry).map((o) => o.fileName);
 console.log(`build: ${Object.keys(input).length} entries, chunks ${chunks.join(', ')}; declarations by tsc`);
+
+// 3. The web console's page files (issue #14): src/console/ui/ copied as is (plain ES modules,
+// no build step), and the vendored runtime (Preact, its hooks, htm) from node_modules with the
+// bare `preact` import rewritten to a relative one. No import map: an inline one would need
+// 'unsafe-inline' in the console's Content-Security-Policy.
+const consoleOut = join(root, 'dist', 'console', 'ui');
+const consoleSrc = join(src, 'console', 'ui');
+if (existsSync(consoleSrc)) cpSync(consoleSrc, consoleOut, { recursive: true });
+mkdirSync(join(consoleOut, 'vendor'), { recursive: true });
+const vendored = [
+  ['preact/dist/preact.mjs', 'preact.mjs'],
+  ['preact/hooks/dist/hooks.mjs', 'hooks.mjs'],
+  ['htm/dist/htm.mjs', 'htm.mjs'],
+];
+for (const [from, to] of vendored) {
+  const text = readFileSync(join(root, 'node_modules', from), 'utf8').replace(/from\s*["']preact["']/g, 'from"./preact.mjs"');
+  if (/from\s*["'][^./][^"']*["']/.test(text)) throw new Error(`build: ${from} still imports a bare specifier`);
+  writeFileSync(join(consoleOut, 'vendor', to), text);
+}
+console.log(`build: console pages${existsSync(consoleSrc) ? '' : ' (none yet)'} and vendored preact, hooks, htm in dist/console/ui/`);

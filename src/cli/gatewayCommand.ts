@@ -22,7 +22,7 @@ import type { HostConfig, ServerConfig } from '../host/configTypes.js';
 import { Gateway, GATEWAY_CLIENT_CAPABILITIES } from '../host/gateway.js';
 import { Host } from '../host/host.js';
 import { ScanGuard } from '../host/scanner/guard.js';
-import { checkLaunch, launchSpecOf, type LaunchApprovalStore } from '../host/launchConsent.js';
+import { checkLaunch, LaunchNotApprovedError, launchSpecOf, type LaunchApprovalStore } from '../host/launchConsent.js';
 import { defaultTransportFactory } from '../adapters/hostTransports.js';
 import { auditInterceptor } from '../host/audit.js';
 import { guardInterceptor } from '../host/guards.js';
@@ -46,6 +46,8 @@ import { createLineLogger, type Logger } from '../util/logger.js';
 import { parseArgs, portOption, UsageError } from './args.js';
 import { stateSecret, type StateSecret } from './stateSecret.js';
 import { gatewayConsent } from './gatewayConsent.js';
+import { ConsoleMetrics } from '../console/consoleMetrics.js';
+import { gatewayConsole, PendingLaunches, publishConsole } from './gatewayConsole.js';
 
 /** Help text of the command. */
 export const gatewayHelp = `Usage: switchboard gateway [--config FILE] [--port N] [--host H] [--stdio] [--yes] [--no-auth] [--telemetry FILE]
@@ -128,7 +130,10 @@ export async function gatewayCommand(argv: readonly string[]): Promise<void> {
   const auditLog = redacted === undefined ? undefined : emittingAuditLog(redacted, { onError: (message) => logger.warn(message) });
   // Over --stdio, stdin is the protocol: nobody can be asked there.
   const interactive = options['stdio'] !== true && process.stdin.isTTY === true && process.stderr.isTTY === true;
-  const consent = consentFor(options['yes'] === true, interactive, stores.launches, config);
+  // The web console (switchboard.console): its call metrics and the launches waiting for a person.
+  const metrics = config.console ? new ConsoleMetrics() : undefined;
+  const launches = config.console ? new PendingLaunches(stores.launches) : undefined;
+  const consent = consentFor(options['yes'] === true, interactive, stores.launches, config, launches);
   let current = config;
   const oauth = config.gateway.auth.kind === 'oauth' && !noAuth ? config.gateway.auth : undefined;
   const token = options['stdio'] === true || noAuth || oauth !== undefined ? undefined : await gatewayToken(config.stateDir);
@@ -172,6 +177,7 @@ export async function gatewayCommand(argv: readonly string[]): Promise<void> {
     // Phases order them: audit (outermost), trust (pins, scanner), policy, consent, guard (innermost: the sanitiser last, first on the result).
     ...(pins !== undefined ? { trust: pins.guard } : {}),
     interceptors: [
+      ...(metrics !== undefined ? [metrics.interceptor()] : []),
       ...(auditLog !== undefined ? [auditInterceptor(auditLog)] : []),
       ...(pins !== undefined ? [pins.guard.interceptor()] : []),
       scanner.interceptor,
@@ -191,11 +197,33 @@ export async function gatewayCommand(argv: readonly string[]): Promise<void> {
   const gateway = new Gateway(host, { exposure: config.exposure, server: { logger }, filters: [scanner] });
   const watcher = watchConfig(file, logger, async (next) => {
     current = next;
-    await host.reconcile(await consentFor(options['yes'] === true, interactive, stores.launches, next)(next.servers));
+    await host.reconcile(await consentFor(options['yes'] === true, interactive, stores.launches, next, launches)(next.servers));
   });
+  let gatewayUrl: string | undefined;
+  const webConsole =
+    metrics === undefined
+      ? undefined
+      : await gatewayConsole(config.stateDir, {
+          host,
+          config: () => current,
+          metrics,
+          gateway: { transport: options['stdio'] === true ? 'stdio' : 'http', version: '0.1.0', startedAt: Date.now(), url: () => gatewayUrl },
+          ...(host_ !== '0.0.0.0' && host_ !== '::' ? { allowedHosts: ['localhost', '127.0.0.1', '[::1]', host_] } : {}),
+          consent: { queue: callConsent.queue, grants: callConsent.grants, queued: callConsent.queued },
+          ...(pins !== undefined ? { pins } : {}),
+          scanner,
+          ...(audit !== undefined && auditLog !== undefined ? { audit: { log: auditLog, reader: audit } } : {}),
+          ...(launches !== undefined ? { launches } : {}),
+          policy: { config: config.policy, labels: serverLabelsOf(config.servers), installed: policy !== undefined, redact: (result) => redactResult(result, secretOptions) },
+        });
+  launches?.attach(
+    async () => host.reconcile(await consentFor(options['yes'] === true, interactive, stores.launches, current, launches)(current.servers)),
+    (id) => host.health().some((h) => h.id === id),
+  );
   const shutdown = async (): Promise<void> => {
     watcher?.close();
     unwatchPins?.();
+    webConsole?.api.close();
     await gateway.close();
     await callConsent.close();
     await host.close();
@@ -207,8 +235,9 @@ export async function gatewayCommand(argv: readonly string[]): Promise<void> {
   if (options['stdio'] === true) {
     const transport = new StdioServerTransport({ input: process.stdin, output: process.stdout, logger });
     const connection = await gateway.server.connect(transport);
-    // No HTTP port over stdio: the consent API gets its own loopback listener.
-    await callConsent.publish(undefined);
+    // No HTTP port over stdio: the consent API and the console get their own loopback listener.
+    const adminUrl = await callConsent.publish(undefined, webConsole?.api);
+    if (webConsole !== undefined && adminUrl !== undefined) await publishConsole(config.stateDir, adminUrl, webConsole.adminTokenFile);
     await new Promise<void>((resolve) => connection.onClose(() => resolve()));
     await shutdown();
     return;
@@ -218,8 +247,18 @@ export async function gatewayCommand(argv: readonly string[]): Promise<void> {
   try {
     const { serveGatewayHttp } = await import('./gatewayHttp.js');
     const auth = oauth !== undefined ? oauth : token !== undefined ? { kind: 'token' as const, token: token.value } : { kind: 'none' as const };
-    running = await serveGatewayHttp(gateway, host, { host: host_, port, path: config.gateway.path, logger, auth, ...(callConsent.api !== undefined ? { consent: callConsent.api } : {}) });
+    running = await serveGatewayHttp(gateway, host, {
+      host: host_,
+      port,
+      path: config.gateway.path,
+      logger,
+      auth,
+      ...(callConsent.api !== undefined ? { consent: callConsent.api } : {}),
+      ...(webConsole !== undefined ? { console: webConsole.api } : {}),
+    });
+    gatewayUrl = new URL(config.gateway.path, running.url).href;
     await callConsent.publish(running.url);
+    if (webConsole !== undefined) await publishConsole(config.stateDir, running.url, webConsole.adminTokenFile);
   } catch (error) {
     // The servers are running: stop them, or the process would outlive its failure.
     await shutdown();
@@ -241,7 +280,7 @@ export async function gatewayCommand(argv: readonly string[]): Promise<void> {
 }
 
 /** The servers that may start: enabled, and for stdio servers an approved launch. */
-function consentFor(yes: boolean, interactive: boolean, store: LaunchApprovalStore, config: HostConfig): (servers: readonly ServerConfig[]) => Promise<ServerConfig[]> {
+function consentFor(yes: boolean, interactive: boolean, store: LaunchApprovalStore, config: HostConfig, pending?: PendingLaunches): (servers: readonly ServerConfig[]) => Promise<ServerConfig[]> {
   return async (servers) => {
     const allowed: ServerConfig[] = [];
     for (const server of servers) {
@@ -258,10 +297,13 @@ function consentFor(yes: boolean, interactive: boolean, store: LaunchApprovalSto
             ...(interactive ? { prompt: askYesNo } : {}),
           });
         } catch (error) {
+          // The console's review page can approve it (then the config is applied again).
+          if (error instanceof LaunchNotApprovedError) pending?.note(server, error);
           process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
           continue;
         }
       }
+      pending?.clear(server.id);
       allowed.push(server);
     }
     return allowed;

@@ -20,7 +20,7 @@ import type { AuditLog } from '../host/audit.js';
 import type { HostConfig } from '../host/configTypes.js';
 import { ConsentHttpApi } from '../host/consent/consentHttpApi.js';
 import { consentInterceptor } from '../host/consent/consentInterceptor.js';
-import { globMatches } from '../host/consent/consentGrants.js';
+import { globMatches, type ConsentGrantStore } from '../host/consent/consentGrants.js';
 import { ConsentQueue } from '../host/consent/consentQueue.js';
 import type { ConsentProvider } from '../host/consent/consentTypes.js';
 import { elicitationProvider } from '../host/consent/elicitationProvider.js';
@@ -29,6 +29,7 @@ import { WebhookSigner } from '../host/consent/webhookSignature.js';
 import type { Interceptor } from '../host/interceptors.js';
 import { serverIdentity } from '../host/pins/serverIdentity.js';
 import { listen, type ListeningServer } from '../adapters/nodeHttp.js';
+import type { HttpRequestLike, HttpResponseLike } from '../transport/http/server/types.js';
 import type { Logger } from '../util/logger.js';
 import { openGrantStore, type SqliteGrantStore } from '../store/sqliteGrantStore.js';
 import { CliFailure } from './args.js';
@@ -40,13 +41,27 @@ export const CONSENT_URL_FILE = 'consent-url';
 /** The file with the admin token. */
 export const ADMIN_TOKEN_FILE = 'admin-token';
 
+/** Another admin handler served next to the consent API (the web console). */
+export interface AdminHandler {
+  owns(path: string): boolean;
+  handle(request: HttpRequestLike): Promise<HttpResponseLike | undefined>;
+}
+
 /** What the gateway needs of consent. */
 export interface GatewayConsent {
   readonly interceptor: Interceptor;
   /** The admin HTTP API (when the queue or the webhook is configured). */
   readonly api: ConsentHttpApi | undefined;
-  /** Writes `consent-url`; over stdio starts the API's own listener first. */
-  publish(baseUrl: string | undefined): Promise<void>;
+  /** The queue people answer through (the API, the console), and the kept approvals. */
+  readonly queue: ConsentQueue;
+  readonly grants: ConsentGrantStore;
+  /** Whether the queue is one of the configured providers (otherwise nothing ever waits in it). */
+  readonly queued: boolean;
+  /**
+   * Writes `consent-url`; over stdio (`baseUrl` undefined) first starts the loopback admin
+   * listener, which also serves `extra` (the console). Resolves with the admin base URL, if any.
+   */
+  publish(baseUrl: string | undefined, extra?: AdminHandler): Promise<string | undefined>;
   close(): Promise<void>;
 }
 
@@ -106,16 +121,21 @@ export async function gatewayConsent(options: {
   return {
     interceptor,
     api,
-    async publish(baseUrl) {
-      if (api === undefined) return;
+    queue,
+    grants,
+    queued: settings.providers.includes('queue'),
+    async publish(baseUrl, extra) {
+      if (api === undefined && extra === undefined) return undefined;
       let url = baseUrl;
       if (url === undefined) {
-        const handler = apiOnly(api);
+        const handler = apiOnly(api, extra);
         own = await listen(handler, { host: config.gateway.host, port: 0, logger: options.logger });
         url = own.url;
       }
+      if (api === undefined) return url;
       await writeFile(resolvePath(config.stateDir, CONSENT_URL_FILE), `${url}\n`, { mode: 0o600 });
       process.stderr.write(`Consent API: ${new URL('consent/requests', url).href} (admin token in ${resolvePath(config.stateDir, ADMIN_TOKEN_FILE)})\n`);
+      return url;
     },
     async close() {
       api?.close();
@@ -125,11 +145,11 @@ export async function gatewayConsent(options: {
   };
 }
 
-/** A handler serving only the consent API (for a gateway on stdio). */
-function apiOnly(api: ConsentHttpApi): Parameters<typeof listen>[0] {
+/** A handler serving only the admin side: the consent API and the console (for a gateway on stdio). */
+function apiOnly(api: ConsentHttpApi | undefined, extra: AdminHandler | undefined): Parameters<typeof listen>[0] {
   const notFound = { status: 404, headers: { 'content-type': 'application/json' }, body: '{"error":"not found"}' };
   return {
-    handle: async (request) => (await api.handle(request)) ?? notFound,
+    handle: async (request) => (extra !== undefined && extra.owns(request.path) ? await extra.handle(request) : await api?.handle(request)) ?? notFound,
     fetch: () => Promise.resolve(new Response(null, { status: 404 })),
     maxBodyBytes: 64 * 1024,
     sessionCount: 0,

@@ -11,8 +11,9 @@
  *   `WWW-Authenticate`; the token's principal reaches the host as `Principal.auth`;
  * - `none`: loopback only.
  *
- * The consent admin API (`/consent/`, `consentHttpApi.ts`) is routed before the MCP credential
- * check: it needs the admin token instead, and refuses the MCP bearer token.
+ * The consent admin API (`/consent/`, `consentHttpApi.ts`) and the web console (`/console`,
+ * `src/console/`) are routed before the MCP credential check: they need the admin token
+ * instead, and refuse the MCP bearer token.
  *
  * Whatever the mode, the credential stops here: handlers never see `Authorization`, and the
  * host sends each downstream server only its own credentials (no token passthrough).
@@ -25,6 +26,7 @@ import { timingSafeEqual } from 'node:crypto';
 import { gatewayResourceAuth, type GatewayOAuthOptions } from './gatewayOAuth.js';
 import type { Gateway } from '../host/gateway.js';
 import { ConsentHttpApi } from '../host/consent/consentHttpApi.js';
+import { ConsoleHttpApi } from '../console/consoleApi.js';
 import type { Host } from '../host/host.js';
 import { createStreamableHttpHandler, type StreamableHttpHandler } from '../transport/http/server/server.js';
 import type { HttpRequestLike, HttpResponseLike } from '../transport/http/server/types.js';
@@ -40,6 +42,8 @@ export interface GatewayHttpOptions {
   readonly auth: GatewayHttpAuth;
   /** The consent admin API, served under `/consent/` with its own (admin) credential. */
   readonly consent?: ConsentHttpApi;
+  /** The web console, served under `/console` with its own (admin) credential (`src/console/`). */
+  readonly console?: ConsoleHttpApi;
 }
 
 /** The gateway's client authentication. */
@@ -79,6 +83,10 @@ export async function serveGatewayHttp(gateway: Gateway, host: Host, options: Ga
           (r) => r ?? json(404, { error: 'not found' }),
           (error: unknown) => json(400, { error: error instanceof Error ? error.message : String(error) }),
         );
+      }
+      // The web console: the admin token exchanged for a session; the MCP token is refused there too.
+      if (options.console !== undefined && ConsoleHttpApi.owns(request.path)) {
+        return options.console.handle(request).then((r) => r ?? json(404, { error: 'not found' }));
       }
       const answered = health(request) ?? refused(request);
       if (answered !== undefined) return Promise.resolve(answered);

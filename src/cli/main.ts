@@ -33,6 +33,7 @@ Commands:
   unwrap        give a wrapped MCP client its own servers back
   audit         read and verify the gateway's tamper-evident audit log (tail, verify, export)
   policy        test policy rules against the requests recorded in the audit log
+  console       open the web console of a running gateway (or print its URL)
 
 Options:
   --help        show help (also: switchboard <command> --help)
@@ -137,6 +138,10 @@ const commands: Readonly<Record<string, () => Promise<Command>>> = {
   policy: async () => {
     const m = await import('./policyCommand.js');
     return { run: m.policyCommand, help: m.policyHelp };
+  },
+  console: async () => {
+    const m = await import('./consoleCommand.js');
+    return { run: m.consoleCommand, help: m.consoleHelp };
   },
 };
 

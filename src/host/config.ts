@@ -77,7 +77,7 @@ export const CONFIG_DEFAULTS = {
 } as const;
 
 const ENTRY_KEYS = ['type', 'command', 'args', 'env', 'cwd', 'url', 'headers', 'disabled'];
-const SWITCHBOARD_KEYS = ['namespacing', 'separator', 'exposure', 'stateDir', 'store', 'cache', 'gateway', 'approvedLaunches', 'servers', 'roots', 'guards', 'pins', 'audit', 'trustedKeys', 'consent', 'sanitize', 'redact', 'policy'];
+const SWITCHBOARD_KEYS = ['namespacing', 'separator', 'exposure', 'stateDir', 'store', 'cache', 'gateway', 'approvedLaunches', 'servers', 'roots', 'guards', 'pins', 'audit', 'trustedKeys', 'consent', 'sanitize', 'redact', 'policy', 'console'];
 const GATEWAY_KEYS = ['host', 'port', 'path', 'auth'];
 const OPTION_KEYS = ['tools', 'timeoutMs', 'maxConcurrency', 'era', 'oauth', 'roots', 'scan', 'signature', ...LABEL_OPTION_KEYS];
 const TYPES = ['stdio', 'http', 'streamable-http', 'sse'] as const;
@@ -123,10 +123,20 @@ export function parseConfig(text: string, options: ParseConfigOptions): HostConf
     policy: readPolicy(read, section['policy']),
     pins: section['pins'] === undefined ? true : read.boolean(section['pins'], '$.switchboard.pins'),
     audit: section['audit'] === undefined ? true : read.boolean(section['audit'], '$.switchboard.audit'),
+    console: readConsole(read, section['console']),
     trustedKeys: readTrustedKeys(read, section['trustedKeys'], ids),
     approvedLaunches,
     warnings,
   };
+}
+
+/** `switchboard.console`: `true`/`false`, or `{ "enabled": bool }`; default on. */
+function readConsole(read: ConfigReader, value: unknown): boolean {
+  if (value === undefined) return true;
+  if (typeof value === 'boolean') return value;
+  const section = read.record(value, '$.switchboard.console');
+  read.strictKeys(section, ['enabled'], '$.switchboard.console');
+  return section['enabled'] === undefined ? true : read.boolean(section['enabled'], '$.switchboard.console.enabled');
 }
 
 /** `switchboard.store` (a PostgreSQL URL) and `switchboard.cache` (a Redis URL), when set. */

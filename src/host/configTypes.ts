@@ -188,6 +188,8 @@ export interface HostConfig {
    * be durable (default true). `false` is an operator's choice to keep no trail at all.
    */
   readonly audit: boolean;
+  /** Serve the web console under `/console` (`switchboard.console`, a boolean or `{ "enabled": bool }`; default true). */
+  readonly console: boolean;
   /** Publisher keys whose signed manifests are trusted (and whose signed updates need no review). */
   readonly trustedKeys: readonly TrustedKey[];
   /** Server id → approved launch digest (`sha256:<hex>`). */

@@ -1,0 +1,92 @@
+/**
+ * The console's review routes: definitions the pins quarantined (changed, added, or rejected
+ * before), each with the approved and the observed definition so the page can show them side
+ * by side; changed server instructions; stdio launches waiting for consent. Approve and reject
+ * use the same record functions as `switchboard pins approve|reject` (`pinReview.ts`), save
+ * through the gateway's pin store, then reload the guard and vet every server's lists again
+ * (what `switchboard pins` in another process triggers through the store's watch).
+ *
+ * @module
+ */
+import { approvePending, INSTRUCTIONS_ITEM, rejectPending, selectRecords } from '../host/pins/pinReview.js';
+import type { HttpResponseLike } from '../transport/http/server/types.js';
+import { describeError, isMcpError } from '../util/errors.js';
+import { failure, json } from './consoleResponses.js';
+import type { RouteContext } from './consoleTypes.js';
+
+/** `GET review`. */
+export function reviewState(ctx: RouteContext): Promise<HttpResponseLike> {
+  const { pins, launches } = ctx.options;
+  const items: Record<string, unknown>[] = [];
+  const instructions: Record<string, unknown>[] = [];
+  for (const record of pins?.guard.records ?? []) {
+    for (const [key, p] of Object.entries(record.pending)) {
+      items.push({
+        identity: record.identity,
+        server: record.alias,
+        item: key,
+        kind: p.kind,
+        name: p.name,
+        status: p.status,
+        before: record.items[key]?.definition ?? null,
+        after: p.definition,
+        changes: p.changes,
+        at: p.at,
+      });
+    }
+    if (record.pendingInstructions !== undefined) {
+      instructions.push({ identity: record.identity, server: record.alias, item: INSTRUCTIONS_ITEM, before: record.instructions ?? null, after: record.pendingInstructions });
+    }
+  }
+  return Promise.resolve(json(200, { pins: pins !== undefined, items, instructions, launches: launches?.pending() ?? [] }));
+}
+
+/** `POST review/approve|reject` `{ identity, item? }`. */
+export async function decidePins(ctx: RouteContext, action: 'approve' | 'reject'): Promise<HttpResponseLike> {
+  const pins = ctx.options.pins;
+  if (pins === undefined) return failure(404, 'pins are off on this gateway (switchboard.pins is false)');
+  const body = await ctx.body();
+  const identity = body['identity'];
+  const item = body['item'];
+  if (typeof identity !== 'string' || identity === '') return failure(400, 'the body needs "identity" (a server identity from GET review, or its id)');
+  if (item !== undefined && typeof item !== 'string') return failure(400, '"item" must be a string such as "tool:search"');
+  if (action === 'reject' && item === INSTRUCTIONS_ITEM) return failure(400, 'changed instructions can be approved, not rejected: they stay unserved until approved');
+  const now = (ctx.options.now ?? Date.now)();
+  const decided: string[] = [];
+  try {
+    for (const record of selectRecords(await pins.store.load(), identity)) {
+      const { record: next, keys } = action === 'approve' ? approvePending(record, item, now) : rejectPending(record, item, now);
+      if (keys.length === 0) continue;
+      await pins.store.save(next);
+      decided.push(...keys);
+    }
+  } catch (error) {
+    if (isMcpError(error)) return failure(400, error.message);
+    throw error;
+  }
+  if (decided.length === 0) return failure(409, 'nothing is pending there');
+  await pins.guard.reload();
+  await ctx.options.host.refreshTrust();
+  ctx.changed('pins');
+  return json(200, action === 'approve' ? { approved: decided } : { rejected: decided });
+}
+
+/** `POST review/launches/approve` `{ server, digest }`. */
+export async function approveLaunch(ctx: RouteContext): Promise<HttpResponseLike> {
+  const launches = ctx.options.launches;
+  if (launches === undefined) return failure(404, 'no launch waits for consent on this gateway');
+  const body = await ctx.body();
+  const server = body['server'];
+  const digest = body['digest'];
+  if (typeof server !== 'string' || typeof digest !== 'string') return failure(400, 'the body needs "server" and "digest" (from GET review)');
+  const pending = launches.pending().find((l) => l.server === server);
+  if (pending === undefined) return failure(404, `no launch of ${server} waits for consent`);
+  if (pending.digest !== digest) return failure(409, `the launch of ${server} changed since it was shown (digest ${pending.digest}); review it again`);
+  try {
+    const started = await launches.approve(server, digest);
+    ctx.changed('servers');
+    return json(200, { server, started });
+  } catch (error) {
+    return failure(500, `the launch was approved but ${server} did not start: ${describeError(error)}`);
+  }
+}

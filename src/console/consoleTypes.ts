@@ -1,0 +1,96 @@
+/**
+ * What the console needs of the gateway, injected by the CLI (`src/cli/gatewayConsole.ts`):
+ * the host, the admin token, the page files, and whichever of consent, pins, scanner, audit
+ * and policy the gateway runs. Absent parts answer 404 with a sentence saying they are off.
+ *
+ * @module
+ */
+import type { AuditLog, AuditReader } from '../host/audit.js';
+import type { HostConfig } from '../host/configTypes.js';
+import type { ConsentGrantStore } from '../host/consent/consentGrants.js';
+import type { ConsentQueue } from '../host/consent/consentQueue.js';
+import type { Host } from '../host/host.js';
+import type { PolicyConfig } from '../host/policy/policyConfig.js';
+import type { ServerLabelConfig } from '../host/policy/labels.js';
+import type { PinGuard } from '../host/pins/pinGuard.js';
+import type { PinStore } from '../host/pins/pinStore.js';
+import type { ItemReport } from '../host/scanner/types.js';
+import type { ConsoleMetrics } from './consoleMetrics.js';
+import type { AssetReader } from './consoleStatic.js';
+import type { HttpRequestLike, HttpResponseLike } from '../transport/http/server/types.js';
+
+/** A stdio server whose launch waits for a person's consent. */
+export interface PendingLaunch {
+  readonly server: string;
+  readonly command: string;
+  readonly args: readonly string[];
+  readonly cwd: string | null;
+  /** The environment variable NAMES (never values). */
+  readonly env: readonly string[];
+  readonly digest: string;
+  readonly reason: string;
+}
+
+/** Launch consent as the console sees it. */
+export interface LaunchReview {
+  /** The launches not approved yet. */
+  pending(): readonly PendingLaunch[];
+  /** Approves `server`'s launch with `digest` (it must still be the pending one) and starts it; resolves with whether it runs. */
+  approve(server: string, digest: string): Promise<boolean>;
+}
+
+/** Options of the console handler. */
+export interface ConsoleOptions {
+  readonly host: Host;
+  /** The live config (reloads apply). */
+  readonly config: () => HostConfig;
+  /** The admin token (at least 32 characters). */
+  readonly adminToken: string;
+  /** The MCP bearer token, when there is one: refused by name. */
+  readonly mcpToken?: string | undefined;
+  /** Reads the built page files. */
+  readonly assets: AssetReader;
+  readonly metrics: ConsoleMetrics;
+  /** What the overview says about the gateway itself. */
+  readonly gateway: { readonly transport: 'http' | 'stdio'; readonly version: string; readonly startedAt: number; url(): string | undefined };
+  /** Host names the console answers to (bare names match any port). Default the loopback names. */
+  readonly allowedHosts?: readonly string[];
+  readonly consent?: { readonly queue: ConsentQueue; readonly grants: ConsentGrantStore; readonly queued: boolean };
+  readonly pins?: { readonly store: PinStore; readonly guard: PinGuard };
+  readonly scanner?: { verdictOf(definition: object): ItemReport | undefined };
+  readonly audit?: { readonly log: AuditLog; readonly reader: AuditReader };
+  readonly launches?: LaunchReview;
+  /** The policy as the gateway applied it at start (a reload keeps it), and whether its interceptor runs. */
+  readonly policy?: {
+    readonly config: PolicyConfig;
+    readonly labels: Readonly<Record<string, ServerLabelConfig>>;
+    readonly installed: boolean;
+    /** The redactor of the `redact` outcome (without it a dry run shows that outcome as a denial, as the gateway would). */
+    readonly redact?: (result: unknown) => unknown;
+  };
+  /** Keep-alive comment interval of event streams. Default 15 s. */
+  readonly keepAliveMs?: number;
+  /** The clock (tests). Default `Date.now`. */
+  readonly now?: () => number;
+}
+
+/** What a route gets. */
+export interface RouteContext {
+  readonly request: HttpRequestLike;
+  /** The `:named` parts of the path, decoded. */
+  readonly params: Readonly<Record<string, string>>;
+  readonly query: URLSearchParams;
+  readonly options: ConsoleOptions;
+  /** The JSON object body (`{}` when empty); a bad one is a 400. */
+  body(): Promise<Record<string, unknown>>;
+  /** Tells open pages to refetch `what`. */
+  changed(what: string): void;
+}
+
+/** One route. */
+export interface Route {
+  readonly method: 'GET' | 'POST' | 'DELETE';
+  /** Slash-separated; `:name` matches one non-empty part. */
+  readonly path: string;
+  run(ctx: RouteContext): Promise<HttpResponseLike>;
+}
