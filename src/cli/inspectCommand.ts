@@ -12,13 +12,13 @@
  * @see https://modelcontextprotocol.io/specification/2025-11-25/server/tools
  * @module
  */
-import { spawn } from 'node:child_process';
-import { existsSync, rmSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { rmSync } from 'node:fs';
+import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve as resolvePath } from 'node:path';
 import { portOption, UsageError } from './args.js';
 import { parseClientArgs, noMorePositionals, type ServerTarget } from './clientConnect.js';
+import { consoleUrl, openInBrowser } from './consoleCommand.js';
 
 /** Help text of the command. */
 export const inspectHelp = `Usage: switchboard inspect [options] <server>
@@ -66,16 +66,6 @@ export function inspectServerEntry(target: ServerTarget, headers: Readonly<Recor
   return { command: target.command, args: [...target.args], cwd: process.cwd() };
 }
 
-/** Opens `url` in the desktop's browser (never through a shell); false when none could start. */
-function openBrowser(url: string): Promise<boolean> {
-  const [command, args] = process.platform === 'darwin' ? ['open', [url]] : process.platform === 'win32' ? ['explorer.exe', [url]] : ['xdg-open', [url]];
-  return new Promise((resolve) => {
-    const child = spawn(command, args, { stdio: 'ignore', detached: true });
-    child.once('error', () => resolve(false));
-    child.once('spawn', () => (child.unref(), resolve(true)));
-  });
-}
-
 /** Runs the command; the gateway keeps serving until the process is stopped. */
 export async function inspectCommand(argv: readonly string[]): Promise<void> {
   const args = parseClientArgs(argv, { name: 'string', port: 'string', state: 'string', print: 'boolean' });
@@ -95,10 +85,8 @@ export async function inspectCommand(argv: readonly string[]): Promise<void> {
   const { gatewayCommand } = await import('./gatewayCommand.js');
   // --yes: the person typed the server's command line; the approval is recorded in the audit log.
   await gatewayCommand(['--config', file, '--port', String(port), '--host', '127.0.0.1', '--yes', '--log-level', 'warn']);
-  const urlFile = join(dir, '.switchboard', 'console-url');
-  if (!existsSync(urlFile)) throw new UsageError('the gateway started without its console (switchboard.console is off in this build)');
-  const consoleUrl = (await readFile(urlFile, 'utf8')).trim();
-  const url = `${consoleUrl}#/inspector/${encodeURIComponent(id)}`;
+  // The HTTP gateway has published its console URL by the time it returns.
+  const url = `${await consoleUrl(join(dir, '.switchboard'))}#/inspector/${encodeURIComponent(id)}`;
   process.stdout.write(`Inspector: ${url}\nAdmin token: ${join(dir, '.switchboard', 'admin-token')}\n`);
-  if (args.options['print'] !== true && !(await openBrowser(url))) process.stderr.write('No browser could be started: open the URL above.\n');
+  if (args.options['print'] !== true && !(await openInBrowser(url))) process.stderr.write('Could not start a browser; open the URL above yourself.\n');
 }

@@ -13,7 +13,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
-import { XSS_DESCRIPTION, XSS_RESULT } from './fixtures/labServer.js';
+import { XSS_DESCRIPTION, XSS_RESULT } from './fixtures/xss.js';
 import { openPage, startConsoleLab, type ConsoleLab } from './support/consoleLab.js';
 
 let lab: ConsoleLab;
@@ -31,8 +31,9 @@ before(async () => {
 });
 
 after(async () => {
-  await new Promise((resolve) => attacker.close(resolve));
   await lab.stop();
+  attacker.closeAllConnections();
+  await new Promise((resolve) => attacker.close(resolve));
 });
 
 /** What the attack strings would have set, or undefined when no script of theirs ran. */
@@ -109,15 +110,21 @@ describe('console attacks in Chromium', () => {
     attackerPage = `<!doctype html><form id="f" method="POST" action="${target}" enctype="text/plain"><input name='{"scope":{"match":"tool","duration":"until","expiresAt":"2999-01-01T00:00:00Z"},"x":"' value='"}'></form>
       <script>fetch(${JSON.stringify(target)}, { method: 'POST', credentials: 'include', mode: 'no-cors', headers: { 'content-type': 'text/plain' }, body: '{}' }).finally(() => document.getElementById('f').submit());</script>`;
     const page = await lab.browser.context.newPage();
-    const statuses: number[] = [];
-    page.on('response', (r) => (r.url() === target ? statuses.push(r.status()) : undefined));
-    const formPost = page.waitForResponse((r) => r.url() === target && r.request().resourceType() === 'document');
-    await page.goto(`${attackerOrigin}/`);
-    await formPost;
-    assert.deepEqual(statuses, [403, 403], 'both posts refused');
-    const pending = (await (await fetch(new URL('api/consent', lab.console), { headers: { authorization: `Bearer ${lab.adminToken}` } })).json()) as { requests: { id: string }[] };
-    assert.ok(pending.requests.some((r) => r.id === id), 'the request still waits for the person');
-    await card.getByRole('button', { name: 'Deny this call of echo' }).click();
+    try {
+      const fetchFailed = page.waitForEvent('requestfailed', (r) => r.url() === target && r.resourceType() === 'fetch');
+      const formPost = page.waitForResponse((r) => r.url() === target && r.request().resourceType() === 'document');
+      await page.goto(`${attackerOrigin}/`);
+      // The fetch went out with the cookie and its answer is withheld from the other origin
+      // (Cross-Origin-Resource-Policy); the form's top-level POST is answered 403.
+      assert.match((await fetchFailed).failure()?.errorText ?? '', /BLOCKED_BY_RESPONSE/);
+      const refused = await formPost;
+      assert.equal(refused.status(), 403, 'the cross-origin form POST is refused');
+      assert.match(await refused.text(), /origin/i);
+      const pending = (await (await fetch(new URL('api/consent', lab.console), { headers: { authorization: `Bearer ${lab.adminToken}` } })).json()) as { requests: { id: string }[] };
+      assert.ok(pending.requests.some((r) => r.id === id), 'neither post approved anything: the request still waits for the person');
+    } finally {
+      await card.getByRole('button', { name: 'Deny this call of echo' }).click();
+    }
     assert.equal((await call).isError, true);
     await page.close();
     await person.close();

@@ -42,7 +42,7 @@ describe('console in Chromium: sign-in and pages', () => {
     const page = await lab.signedIn();
     await openPage(page, 'tools', 'Tools');
     const tools = page.getByRole('table', { name: /Exposed tools/ });
-    const lookup = tools.getByRole('row', { name: /lookup/ });
+    const lookup = tools.getByRole('row', { name: /^lookup / });
     await lookup.waitFor();
     assert.match((await lookup.textContent()) ?? '', /lab/);
     assert.match((await lookup.textContent()) ?? '', /first-use/);
@@ -54,15 +54,15 @@ describe('console in Chromium: sign-in and pages', () => {
   it('Policy shows the rules, and a dry run names the rule that denies the call', async () => {
     const page = await lab.signedIn();
     await openPage(page, 'policy', 'Policy');
-    await page.getByRole('table', { name: /Rules/ }).getByText('no-secret-charts').waitFor();
+    await page.getByRole('table', { name: /Rules/ }).getByText('no-intern-upgrades').waitFor();
     await page.getByLabel('Server').fill('lab');
-    await page.getByLabel('Tool').fill('picture');
-    await page.getByLabel('Arguments (JSON)').fill('{"label": "secret"}');
+    await page.getByLabel('Tool').fill('upgrade');
+    await page.getByLabel('Principal (optional)').fill('intern');
     await page.getByRole('button', { name: 'Run dry run' }).click();
     const result = page.getByTestId('dry-run-result');
     await result.waitFor();
     assert.match((await result.textContent()) ?? '', /Decision: deny/);
-    assert.match((await result.textContent()) ?? '', /no-secret-charts/);
+    assert.match((await result.textContent()) ?? '', /no-intern-upgrades/);
     await screenshot(page, 'policy');
     await page.close();
   });

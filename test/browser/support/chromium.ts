@@ -39,6 +39,8 @@ export async function launchChromium(): Promise<Browser> {
     timezoneId: 'UTC',
     reducedMotion: 'reduce',
   });
+  // A console page answers in milliseconds: fail fast rather than after playwright's 30 s.
+  context.setDefaultTimeout(10_000);
   return {
     context,
     close: async () => {

@@ -35,12 +35,12 @@ export interface ConsoleLab {
 
 /**
  * The settings the browser tests use: namespacing off, consent asked for every echo call, and
- * one policy rule (no chart labelled "secret") for the Policy page's dry run.
+ * one policy rule (principal "intern" may not upgrade the lab) for the Policy page's dry run.
  */
 export const LAB_SETTINGS = {
   namespacing: 'never',
   consent: { providers: ['queue'], ask: ['everything/echo'], timeoutMs: 60_000 },
-  policy: { rules: [{ id: 'no-secret-charts', when: "server.id == 'lab' && tool.name == 'picture' && args.label == 'secret'", outcome: 'deny', reason: 'secret numbers stay out of charts' }] },
+  policy: { rules: [{ id: 'no-intern-upgrades', when: "server.id == 'lab' && tool.name == 'upgrade' && principal.id == 'intern'", outcome: 'deny', reason: 'upgrades are for admins' }] },
 } as const;
 
 /** The agent: an MCP client, and a wait for its next tools/list_changed notification. */
@@ -85,10 +85,17 @@ export async function startConsoleLab(switchboard: Record<string, unknown> = LAB
   return lab;
 }
 
-/** Opens the console and signs in with the admin token through the form (as a person does). */
+/**
+ * Opens the console and signs in with the admin token through the form (as a person does),
+ * unless the browser's session cookie is still good (then the pages show at once).
+ */
 export async function signIn(page: Page, consoleUrl: URL, adminToken: string): Promise<void> {
   await page.goto(consoleUrl.href);
-  await page.getByLabel('Admin token').fill(adminToken);
+  const nav = page.getByRole('navigation', { name: 'Console pages' });
+  const field = page.getByLabel('Admin token');
+  await nav.or(field).waitFor();
+  if (await nav.isVisible()) return;
+  await field.fill(adminToken);
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.getByRole('navigation', { name: 'Console pages' }).waitFor();
 }
