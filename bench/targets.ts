@@ -28,6 +28,8 @@ export interface CommandSpec {
    * `lib/launch.ts`). Default `empty`.
    */
   readonly chain?: 'empty' | 'full';
+  /** The web console on (`switchboard.console`), with one signed-in page holding its events stream open. Default off. */
+  readonly console?: boolean;
 }
 
 /** How a target serves Streamable HTTP (`--mode stateless|session` on its command line). */
@@ -83,12 +85,14 @@ export const GATEWAY_STDIO = 'gw-stdio';
 export const GATEWAY_HTTP = 'gw-http';
 /** The id of our gateway with the full chain fronting the stdio floor (its ratios use {@link GATEWAY_STDIO}: what the decisions cost). */
 export const GATEWAY_FULL = 'gw-full';
+/** The id of our gateway, empty chain, with the web console on and one open events stream (its ratios use {@link GATEWAY_STDIO}: the MCP path with the console on). */
+export const GATEWAY_CONSOLE = 'gw-console';
 /** The anchor gateway: `supergateway` fronting the stdio floor. */
 export const SUPERGATEWAY = 'supergw';
 /** Our shipped `switchboard everything --http` (compared with the lean {@link OURS} server). */
 export const EVERYTHING = 'everything';
 /** The ids of the gateways (the report's gateway table). */
-export const FRONTS = [GATEWAY_STDIO, GATEWAY_HTTP, GATEWAY_FULL, SUPERGATEWAY] as const;
+export const FRONTS = [GATEWAY_STDIO, GATEWAY_HTTP, GATEWAY_FULL, GATEWAY_CONSOLE, SUPERGATEWAY] as const;
 
 /** The client floor. */
 export const RAW_CLIENT = 'raw';
@@ -107,6 +111,7 @@ export const serverTargets: readonly ServerTarget[] = [
   { id: GATEWAY_STDIO, label: 'Switchboard gateway, empty chain → stdio floor', http: { entry: { launcher: 'gateway', downstream: 'stdio', chain: 'empty' }, listAndSessions: 'n/a (gateway)' } },
   { id: GATEWAY_HTTP, label: 'Switchboard gateway, empty chain → HTTP floor', http: { entry: { launcher: 'gateway', downstream: 'http', chain: 'empty' }, listAndSessions: 'n/a (gateway)' } },
   { id: GATEWAY_FULL, label: 'Switchboard gateway, full chain → stdio floor', http: { entry: { launcher: 'gateway', downstream: 'stdio', chain: 'full' }, listAndSessions: 'n/a (gateway)' } },
+  { id: GATEWAY_CONSOLE, label: 'Switchboard gateway, empty chain + console (one open events stream) → stdio floor', http: { entry: { launcher: 'gateway', downstream: 'stdio', chain: 'empty', console: true }, listAndSessions: 'n/a (gateway)' } },
   { id: SUPERGATEWAY, label: 'supergateway → stdio floor', http: { entry: { launcher: 'supergateway' }, listAndSessions: 'n/a (gateway)' } },
   { id: BARE, label: 'bare `node -e` (answers one line)', stdio: { entry: ['node', '-e', bareScript], wire: 'none', coldStartOnly: true } },
 ];

@@ -1,7 +1,8 @@
 /**
  * Targets that are shipped command lines rather than compiled bench entries: our CLI's
  * `switchboard everything --http`, our CLI's `switchboard gateway` fronting a downstream
- * server (the stdio floor, or the HTTP floor) with an empty or a full interceptor chain, and `supergateway` (stdio → Streamable HTTP on
+ * server (the stdio floor, or the HTTP floor) with an empty or a full interceptor chain (or the
+ * empty one with the web console on and a page holding its events stream open), and `supergateway` (stdio → Streamable HTTP on
  * the official SDK) fronting the same stdio floor. Each is started exactly as a user starts
  * it (`node dist/cli/main.js …`, `node node_modules/supergateway/dist/index.js …`), pinned to
  * the server core; a downstream the front spawns inherits that pinning, and the HTTP floor a
@@ -13,7 +14,7 @@
  *
  * @module
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { resolve } from 'node:path';
@@ -73,6 +74,7 @@ function freePort(): Promise<number> {
  * consent step stays, as a pass-through: with no policy nothing can ask.
  */
 const EMPTY_CHAIN = {
+  console: false,
   audit: false,
   pins: false,
   servers: { echo: { scan: 'off' } },
@@ -121,16 +123,40 @@ async function startGateway(spec: CommandSpec, startFloorHttp: () => Promise<Htt
   const server = floor === undefined ? { command: process.execPath, args: [FLOOR_STDIO] } : { type: 'http', url: `http://127.0.0.1:${floor.port}/mcp` };
   const file = resolve(dir, 'switchboard.json');
   // One server, so its tool keeps the bare name `echo` (the wire's `Mcp-Name`).
-  const chain = spec.chain === 'full' ? FULL_CHAIN : EMPTY_CHAIN;
+  const chain = spec.chain === 'full' ? FULL_CHAIN : spec.console === true ? { ...EMPTY_CHAIN, console: true } : EMPTY_CHAIN;
   writeFileSync(file, JSON.stringify({ mcpServers: { echo: server }, switchboard: { namespacing: 'never', stateDir: resolve(dir, 'state'), ...chain } }));
   // `BENCH_GATEWAY_CPU_PROF=<dir>`: the gateway writes a V8 CPU profile there when it stops.
   const profDir = process.env['BENCH_GATEWAY_CPU_PROF'];
   const prof = profDir !== undefined && profDir !== '' ? ['--cpu-prof', '--cpu-prof-dir', profDir] : [];
   const args = [...prof, CLI, 'gateway', '--config', file, '--port', '0', '--no-auth', '--yes', '--log-level', 'warn'];
-  return startCommand(args, /Switchboard gateway: http:\/\/[^\s/]+:(\d+)\//, async () => {
+  const page = new AbortController();
+  const started = await startCommand(args, /Switchboard gateway: http:\/\/[^\s/]+:(\d+)\//, async () => {
+    page.abort();
     await floor?.stop();
     rmSync(dir, { recursive: true, force: true });
   });
+  if (spec.console === true) {
+    try {
+      await openConsolePage(started, resolve(dir, 'state', 'admin-token'), page.signal);
+    } catch (error) {
+      await started.stop();
+      throw error;
+    }
+  }
+  return started;
+}
+
+/** What a console page does while it is open: signs in, then holds `/console/api/events` open (the gateway pushes to it). */
+async function openConsolePage(gateway: HttpServer, tokenFile: string, signal: AbortSignal): Promise<void> {
+  const origin = `http://127.0.0.1:${gateway.port}`;
+  const token = readFileSync(tokenFile, 'utf8').trim();
+  const signedIn = await fetch(`${origin}/console/api/session`, { method: 'POST', headers: { origin, 'content-type': 'application/json' }, body: JSON.stringify({ token }) });
+  if (signedIn.status !== 200) throw new Error(`console sign-in: ${signedIn.status} ${await signedIn.text()}`);
+  const cookie = (signedIn.headers.get('set-cookie') ?? '').split(';')[0] as string;
+  const events = await fetch(`${origin}/console/api/events`, { headers: { cookie }, signal });
+  if (events.status !== 200 || events.body === null) throw new Error(`console events: ${events.status}`);
+  // Read (and drop) what is pushed until the gateway stops.
+  void events.body.pipeTo(new WritableStream(), { signal }).catch(() => undefined);
 }
 
 /**

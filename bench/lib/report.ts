@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { BARE, clientTargets, EVERYTHING, FLOOR, FRONTS, GATEWAY_FULL, GATEWAY_HTTP, GATEWAY_STDIO, OURS, RAW_CLIENT, SDK, SUPERGATEWAY, serverTargets } from '../targets.js';
+import { BARE, clientTargets, EVERYTHING, FLOOR, FRONTS, GATEWAY_CONSOLE, GATEWAY_FULL, GATEWAY_HTTP, GATEWAY_STDIO, OURS, RAW_CLIENT, SDK, SUPERGATEWAY, serverTargets } from '../targets.js';
 import { metric, type BenchResults, type Cell, type Section } from './results.js';
 
 const label = (id: string, clients = false): string => (clients ? clientTargets : serverTargets).find((t) => t.id === id)?.label ?? id;
@@ -153,12 +153,12 @@ function gatewayTable(cells: readonly Cell[]): string {
         id === OURS ? '–' : num(m(1, 'p50Ms') - direct(1, 'p50Ms'), 3),
         num(m(32, 'cpuUs')),
         ratio(m(32, 'rps'), direct(32, 'rps')),
-        id === GATEWAY_FULL ? `${ratio(m(32, 'rps'), empty(32, 'rps'))}, ${m(1, 'p50Ms') >= empty(1, 'p50Ms') ? '+' : ''}${num(m(1, 'p50Ms') - empty(1, 'p50Ms'), 3)} ms` : '–',
+        id === GATEWAY_FULL || id === GATEWAY_CONSOLE ? `${ratio(m(32, 'rps'), empty(32, 'rps'))}, ${m(1, 'p50Ms') >= empty(1, 'p50Ms') ? '+' : ''}${num(m(1, 'p50Ms') - empty(1, 'p50Ms'), 3)} ms` : '–',
         ratio(m(32, 'rps'), metric(cells, 'http', SUPERGATEWAY, `${wire} c=32`, 'rps')),
       ]);
     }
   }
-  return table(['target', 'wire', 'req/s c=1', 'req/s c=32', 'p50 ms c=1', 'p50 added c=1 (ms)', 'front CPU µs/req c=32', 'c=32 vs direct Switchboard', 'full chain vs empty (c=32 req/s, c=1 p50)', 'c=32 vs supergateway'], rows);
+  return table(['target', 'wire', 'req/s c=1', 'req/s c=32', 'p50 ms c=1', 'p50 added c=1 (ms)', 'front CPU µs/req c=32', 'c=32 vs direct Switchboard', 'full chain / console vs empty (c=32 req/s, c=1 p50)', 'c=32 vs supergateway'], rows);
 }
 
 /** The issue's targets for Switchboard, each checked against this run. */
