@@ -64,9 +64,9 @@ module.exports = {
     },
     {
       name: 'not-to-unresolvable',
-      comment: 'every import must resolve',
+      comment: 'every import must resolve (the console page runtime in src/console/ui/vendor/ is written by the build)',
       severity: 'error',
-      from: {},
+      from: { pathNot: '^src/console/ui/lib/html\\.js$' },
       to: { couldNotResolve: true },
     },
     {

@@ -39,6 +39,22 @@ export default tseslint.config(
     rules: { 'no-console': 'off' },
   },
   {
+    // The console's pages (src/console/ui): browser ES modules with JSDoc types, checked with
+    // their own project (tsconfig.console.json: checkJs, DOM, the vendored runtime's types).
+    files: ['src/console/ui/**/*.js'],
+    languageOptions: {
+      parserOptions: { projectService: false, project: './tsconfig.console.json', tsconfigRootDir: import.meta.dirname },
+      globals: Object.fromEntries(
+        ['window', 'document', 'location', 'history', 'fetch', 'EventSource', 'URL', 'URLSearchParams', 'addEventListener', 'removeEventListener', 'setTimeout', 'clearTimeout', 'Blob', 'FileReader', 'TextEncoder', 'TextDecoder', 'AbortController', 'navigator', 'atob', 'btoa'].map((g) => [g, 'readonly']),
+      ),
+    },
+    rules: {
+      // No HTML strings into the DOM, ever: every server string is rendered as text (issue #14).
+      'no-restricted-properties': ['error', { property: 'innerHTML' }, { property: 'outerHTML' }, { property: 'insertAdjacentHTML' }, { object: 'document', property: 'write' }],
+      'no-restricted-syntax': ['error', { selector: "Identifier[name='dangerouslySetInnerHTML']", message: 'Render server strings as text.' }, { selector: "Literal[value='dangerouslySetInnerHTML']", message: 'Render server strings as text.' }],
+    },
+  },
+  {
     // node:test's describe/it return promises the runner itself tracks.
     files: ['test/**'],
     rules: { '@typescript-eslint/no-floating-promises': 'off' },

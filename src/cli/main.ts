@@ -26,6 +26,7 @@ Commands:
   import        print one Switchboard config with the servers of every MCP client found
   pins          review pinned definitions: list | diff | approve | reject
   consent       answer calls waiting for a person's consent: list | approve | deny
+  inspect       open the web console's Inspector for one server (URL or stdio command) behind a gateway
   keygen        make a key to sign a server's manifest (Ed25519 or P-256)
   sign          sign a server's lists (or a key rotation) as a JWS
   wrap          point an MCP client at the Switchboard gateway (backup, merge, rewrite)
@@ -109,6 +110,10 @@ const commands: Readonly<Record<string, () => Promise<Command>>> = {
   consent: async () => {
     const m = await import('./consentCommand.js');
     return { run: m.consentCommand, help: m.consentHelp };
+  },
+  inspect: async () => {
+    const m = await import('./inspectCommand.js');
+    return { run: m.inspectCommand, help: m.inspectHelp };
   },
   keygen: async () => {
     const m = await import('./signCommand.js');

@@ -1,0 +1,103 @@
+// @ts-check
+/**
+ * Review: tool, prompt and resource definitions held back because they changed since a person
+ * approved them (or are new, or were rejected), each as a side-by-side diff with hidden
+ * Unicode made visible, with Approve and Reject; changed server instructions; and launch specs
+ * (commands) waiting for consent before the gateway starts them.
+ *
+ * @module
+ */
+import { api } from '../lib/api.js';
+import { html, useState } from '../lib/html.js';
+import { useApi } from '../lib/useApi.js';
+import { Badge } from '../components/badge.js';
+import { Diff } from '../components/diff.js';
+import { prettyJson } from '../components/json.js';
+import { Notice, Reveal, errorText, formatTime } from '../components/text.js';
+
+/** @typedef {{ identity: string, server: string, item: string, kind: string, name: string, status: string, before: Record<string, unknown> | null, after: Record<string, unknown>, at?: number }} ReviewItem */
+/** @typedef {{ identity: string, server: string, item: string, before: string | null, after: string }} InstructionsItem */
+/** @typedef {{ server: string, command: string, args: string[], cwd: string | null, env: string[], digest: string, reason: string }} Launch */
+
+/**
+ * A definition as readable lines: name and title, the description line by line, then the
+ * other fields as indented JSON (so a change in one sentence is one changed line).
+ * @param {Record<string, unknown> | null} def
+ */
+export function definitionText(def) {
+  if (def === null) return '';
+  const { name, title, description, ...rest } = def;
+  const lines = [];
+  if (name !== undefined) lines.push(`name: ${String(name)}`);
+  if (title !== undefined) lines.push(`title: ${String(title)}`);
+  if (description !== undefined) lines.push('description:', ...String(description).split('\n').map((l) => `  ${l}`));
+  for (const [key, value] of Object.entries(rest)) lines.push(`${key}:`, ...prettyJson(value).split('\n').map((l) => `  ${l}`));
+  return lines.join('\n');
+}
+
+/** The Review page. */
+export function Review() {
+  const { data, error, reload } = /** @type {import('../lib/useApi.js').Loaded<{ items: ReviewItem[], instructions: InstructionsItem[], launches: Launch[] }>} */ (useApi('review', ['pins', 'tools', 'servers']));
+  const [message, setMessage] = useState(/** @type {{ kind: 'ok' | 'error', text: string } | null} */ (null));
+  /** @param {string} path @param {unknown} body @param {string} done */
+  const act = async (path, body, done) => {
+    try {
+      await api(path, { body });
+      setMessage({ kind: 'ok', text: done });
+      await reload();
+    } catch (e) {
+      setMessage({ kind: 'error', text: errorText(e) });
+    }
+  };
+  if (data === undefined) return html`<h1 id="page-title">Review</h1>${error !== '' ? html`<${Notice} kind="error">${error}<//>` : html`<p role="status">Loading…</p>`}`;
+  const nothing = data.items.length === 0 && data.instructions.length === 0 && data.launches.length === 0;
+  return html`<h1 id="page-title">Review</h1>
+    <p class="lede">Definitions held back until a person approves them. Hidden characters are shown as ⟦U+…⟧ markers.</p>
+    ${message !== null ? html`<${Notice} kind=${message.kind}><${Reveal} text=${message.text} /><//>` : null}
+    ${nothing ? html`<p>Nothing waits for review.</p>` : null}
+    ${data.items.map(
+      (item) => html`<section class="card" aria-labelledby=${`rev-${item.identity}-${item.item}`} data-testid="review-item">
+        <h2 id=${`rev-${item.identity}-${item.item}`}>${item.kind} <code><${Reveal} text=${item.name} /></code> on <${Reveal} text=${item.server} /> <${Badge} value=${item.status} /></h2>
+        ${item.at !== undefined ? html`<p class="hint">Seen ${formatTime(item.at)}</p>` : null}
+        <${Diff} caption=${`Definition of ${item.kind} ${item.name}`} before=${definitionText(item.before)} after=${definitionText(item.after)}
+          beforeLabel=${item.before === null ? 'Not approved before' : 'Approved before'} />
+        <div class="actions">
+          <button type="button" onClick=${() => act('review/approve', { identity: item.identity, item: item.item }, `Approved ${item.kind} ${item.name} on ${item.server}.`)}
+            aria-label=${`Approve ${item.kind} ${item.name} on ${item.server}`}>Approve</button>
+          <button type="button" class="danger" onClick=${() => act('review/reject', { identity: item.identity, item: item.item }, `Rejected ${item.kind} ${item.name} on ${item.server}.`)}
+            aria-label=${`Reject ${item.kind} ${item.name} on ${item.server}`}>Reject</button>
+        </div>
+      </section>`,
+    )}
+    ${data.instructions.map(
+      (ins) => html`<section class="card" aria-label=${`Instructions of ${ins.server}`} data-testid="review-instructions">
+        <h2>Instructions of <${Reveal} text=${ins.server} /></h2>
+        <${Diff} caption=${`Instructions of ${ins.server}`} before=${ins.before ?? ''} after=${ins.after} />
+        <div class="actions">
+          <button type="button" onClick=${() => act('review/approve', { identity: ins.identity, item: ins.item }, `Approved the instructions of ${ins.server}.`)}
+            aria-label=${`Approve the instructions of ${ins.server}`}>Approve</button>
+          <button type="button" class="danger" onClick=${() => act('review/reject', { identity: ins.identity, item: ins.item }, `Rejected the instructions of ${ins.server}.`)}
+            aria-label=${`Reject the instructions of ${ins.server}`}>Reject</button>
+        </div>
+      </section>`,
+    )}
+    ${data.launches.length > 0
+      ? html`<h2>Launches waiting for consent</h2>
+          ${data.launches.map(
+            (l) => html`<section class="card" aria-label=${`Launch of ${l.server}`} data-testid="review-launch">
+              <h3>Start <${Reveal} text=${l.server} /></h3>
+              <p><${Reveal} text=${l.reason} /></p>
+              <dl>
+                <dt>Command</dt><dd><code><${Reveal} text=${[l.command, ...l.args].join(' ')} /></code></dd>
+                <dt>Working folder</dt><dd><${Reveal} text=${l.cwd ?? '(the config folder)'} /></dd>
+                <dt>Environment names</dt><dd><${Reveal} text=${l.env.join(', ') || '(none)'} /></dd>
+                <dt>Digest</dt><dd class="mono"><${Reveal} text=${l.digest} /></dd>
+              </dl>
+              <div class="actions">
+                <button type="button" onClick=${() => act('review/launches/approve', { server: l.server, digest: l.digest }, `Approved the launch of ${l.server}.`)}
+                  aria-label=${`Approve the launch of ${l.server}`}>Approve launch</button>
+              </div>
+            </section>`,
+          )}`
+      : null}`;
+}
