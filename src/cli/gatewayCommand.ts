@@ -189,7 +189,8 @@ export async function gatewayCommand(argv: readonly string[]): Promise<void> {
     if (h.state !== 'ready') logger.warn(`server ${h.id} is not ready: ${h.problem ?? h.lastError ?? h.state}`);
     else if (h.problem !== undefined) logger.warn(`server ${h.id}: ${h.problem}`);
   }
-  const gateway = new Gateway(host, { exposure: config.exposure, server: { logger }, filters: [scanner] });
+  // With --cache, MRTR single-use nonces are shared: a state consumed on one instance is a replay on every other.
+  const gateway = new Gateway(host, { exposure: config.exposure, server: { logger, ...(shared.nonceStore !== undefined ? { requestState: { nonceStore: shared.nonceStore } } : {}) }, filters: [scanner] });
   const watcher = watchConfig(file, logger, async (next) => {
     current = next;
     await host.reconcile(await consentFor(options['yes'] === true, interactive, stores.launches, next)(next.servers));
@@ -219,7 +220,7 @@ export async function gatewayCommand(argv: readonly string[]): Promise<void> {
   try {
     const { serveGatewayHttp } = await import('./gatewayHttp.js');
     const auth = oauth !== undefined ? oauth : token !== undefined ? { kind: 'token' as const, token: token.value } : { kind: 'none' as const };
-    running = await serveGatewayHttp(gateway, host, { host: host_, port, path: config.gateway.path, logger, auth, ...(callConsent.api !== undefined ? { consent: callConsent.api } : {}) });
+    running = await serveGatewayHttp(gateway, host, { host: host_, port, path: config.gateway.path, logger, auth, ...(callConsent.api !== undefined ? { consent: callConsent.api } : {}), ...(shared.sessions !== undefined ? { sessions: shared.sessions } : {}) });
     await callConsent.publish(running.url);
   } catch (error) {
     // The servers are running: stop them, or the process would outlive its failure.

@@ -26,7 +26,7 @@ import { gatewayResourceAuth, type GatewayOAuthOptions } from './gatewayOAuth.js
 import type { Gateway } from '../host/gateway.js';
 import { ConsentHttpApi } from '../host/consent/consentHttpApi.js';
 import type { Host } from '../host/host.js';
-import { createStreamableHttpHandler, type StreamableHttpHandler } from '../transport/http/server/server.js';
+import { createStreamableHttpHandler, type StreamableHttpHandler, type StreamableHttpServerOptions } from '../transport/http/server/server.js';
 import type { HttpRequestLike, HttpResponseLike } from '../transport/http/server/types.js';
 import type { Logger } from '../util/logger.js';
 
@@ -40,6 +40,8 @@ export interface GatewayHttpOptions {
   readonly auth: GatewayHttpAuth;
   /** The consent admin API, served under `/consent/` with its own (admin) credential. */
   readonly consent?: ConsentHttpApi;
+  /** Stateful sessions shared with the other instances (`--cache redis://`): records, bus and SSE events. */
+  readonly sessions?: Pick<StreamableHttpServerOptions, 'sessionStore' | 'sessionBus' | 'eventStore'>;
 }
 
 /** The gateway's client authentication. */
@@ -96,7 +98,7 @@ export async function serveGatewayHttp(gateway: Gateway, host: Host, options: Ga
   try {
     // The resource URL may name the bound port, so the verifier is built after listen.
     const auth = oauth === undefined ? undefined : await gatewayResourceAuth(oauth, new URL(options.path, running.url).href);
-    late.inner = createStreamableHttpHandler(gateway.server, { path: options.path, logger: options.logger, ...(auth !== undefined ? { auth } : {}) });
+    late.inner = createStreamableHttpHandler(gateway.server, { path: options.path, logger: options.logger, ...(auth !== undefined ? { auth } : {}), ...options.sessions });
   } catch (error) {
     await running.close();
     throw error;

@@ -15,6 +15,9 @@ import type { SharedConsentRequests } from '../host/consent/sharedConsent.js';
 import type { ConcurrencyStore, RateLimitStore } from '../host/guards.js';
 import type { PinStore } from '../host/pins/pinStore.js';
 import type { TokenStore } from '../auth/client/tokenStore.js';
+import type { NonceStore } from '../server/requestState.js';
+import type { EventStore } from '../transport/http/server/eventStore.js';
+import type { SessionBus, SessionStore } from '../transport/http/server/sessionStore.js';
 import { describeError } from '../util/errors.js';
 import { CliFailure } from './args.js';
 
@@ -30,6 +33,10 @@ export interface SharedStores {
   readonly oauthTokens?: OAuthTokenStores;
   readonly rateLimitStore?: RateLimitStore;
   readonly concurrencyStore?: ConcurrencyStore;
+  /** Stateful (2025-11-25) sessions shared by every instance: records, bus, SSE events (Redis). */
+  readonly sessions?: { readonly sessionStore: SessionStore; readonly sessionBus: SessionBus; readonly eventStore: EventStore };
+  /** MRTR single-use `requestState` nonces (Redis). */
+  readonly nonceStore?: NonceStore;
   /** Where they are, for the start-up line (credentials removed). */
   readonly described: readonly string[];
   /** Closes the connections (after the audit log was flushed). */
@@ -76,12 +83,22 @@ export async function openSharedStores(store: string | undefined, cache: string 
       described.push(`store ${redact(store)} (pins, audit, consent approvals and queue, OAuth tokens)`);
     }
     if (cache !== undefined) {
-      const [{ RedisCache }, { RedisRateLimitStore, RedisConcurrencyStore }] = await Promise.all([import('../store/redis/redisCache.js'), import('../store/redis/redisGuards.js')]);
+      const [{ RedisCache }, { RedisRateLimitStore, RedisConcurrencyStore }, { RedisSessionStore, RedisSessionBus }, { RedisEventStore }, { RedisNonceStore }] = await Promise.all([
+        import('../store/redis/redisCache.js'),
+        import('../store/redis/redisGuards.js'),
+        import('../store/redis/redisSessionStore.js'),
+        import('../store/redis/redisEventStore.js'),
+        import('../store/redis/redisSingleUse.js'),
+      ]);
       const redis = await RedisCache.open(cache);
       closers.push(() => redis.close());
       result.rateLimitStore = new RedisRateLimitStore(redis);
       result.concurrencyStore = new RedisConcurrencyStore(redis);
-      described.push(`cache ${redact(cache)} (rate limits, concurrency caps)`);
+      const sessionBus = await RedisSessionBus.open(redis);
+      closers.push(() => sessionBus.close());
+      result.sessions = { sessionStore: new RedisSessionStore(redis), sessionBus, eventStore: new RedisEventStore(redis) };
+      result.nonceStore = new RedisNonceStore(redis);
+      described.push(`cache ${redact(cache)} (rate limits, concurrency caps, stateful sessions and their SSE events, MRTR nonces)`);
     }
   } catch (error) {
     for (const close of closers) await close().catch(() => undefined);

@@ -21,17 +21,17 @@ import type { JsonRpcNotification, JsonRpcRequest, JsonRpcResponse } from '../js
 import type { ServerCapabilities } from '../protocol/model/capabilities.js';
 import type { Implementation } from '../protocol/model/common.js';
 import { latestStatefulRevision } from '../protocol/revisions.js';
-import type { DispatchEnv, McpDispatcher, SessionPeer, ToolHeaderParam, Transport } from '../transport/types.js';
+import type { DispatchEnv, McpDispatcher, Principal, SessionPeer, ToolHeaderParam, Transport } from '../transport/types.js';
 import { McpError, McpErrorCode } from '../util/errors.js';
 import { connectTransport } from './connect.js';
 import { ServerCore, type McpServerOptions } from './core.js';
-import { methodHandlers } from './methods.js';
+import { methodHandlers, watchListChanges } from './methods.js';
 import { compose, type Middleware, type MiddlewareContext, type Terminal } from './middleware.js';
 import { prepare, stamp, type Call, type MethodHandler } from './pipeline.js';
 import { makePrompt } from './prompts.js';
 import type { Registry } from './registry.js';
 import { makeResource, makeTemplate, type RegisteredTemplate } from './resources.js';
-import { ServerSession } from './session.js';
+import { exportServerSession, importServerSession, ServerSession } from './session.js';
 import type { ListenSource } from './subscriptions.js';
 import { installTasks } from './tasks/glue.js';
 import { installForwardedTasks } from './tasks/forwarded.js';
@@ -236,6 +236,20 @@ export class McpServer implements McpDispatcher {
   /** Ends a session created by {@link createSession}. */
   closeSession(session: unknown): void {
     if (session instanceof ServerSession) session.close();
+  }
+
+  /** {@inheritDoc McpDispatcher.exportSession} */
+  exportSession(session: unknown): Record<string, unknown> | undefined {
+    return session instanceof ServerSession ? exportServerSession(session) : undefined;
+  }
+
+  /** {@inheritDoc McpDispatcher.importSession} */
+  importSession(session: unknown, state: Record<string, unknown>, principal?: Principal): void {
+    if (!(session instanceof ServerSession)) return;
+    const fresh = session.revision === undefined;
+    importServerSession(session, state);
+    // A session rebuilt from another instance's record watches the lists as its initialize did.
+    if (fresh && session.revision !== undefined) watchListChanges(this.#core, session, { principal, session, revision: session.revision });
   }
 
   /** How many stateful sessions are open. */

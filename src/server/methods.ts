@@ -188,21 +188,27 @@ async function forwardedCompletion(complete: ForwardedCompleter | undefined, cal
   return (await complete(call.params, contextFor(call, undefined, 1, undefined))) as Record<string, unknown>;
 }
 
-function initialize(core: ServerCore, call: Call): Record<string, unknown> {
-  const session = call.session as ServerSession;
-  session.revision = call.revision;
-  session.clientCapabilities = (call.params['capabilities'] ?? {}) as ClientCapabilities;
-  const info = call.params['clientInfo'];
-  session.clientInfo = isObject(info) ? (info as Implementation) : undefined;
-  // Unsolicited list_changed for stateful sessions (capability `listChanged: true`), only
-  // when the session can see one of the changed entries (as its initialize principal).
-  const view = viewOf(call);
+/**
+ * Unsolicited list_changed for a stateful session (capability `listChanged: true`), only when
+ * the session can see one of the changed entries (as `view`, its initialize principal). Set up
+ * by `initialize`, and by a session rehydrated from another instance's record.
+ */
+export function watchListChanges(core: ServerCore, session: ServerSession, view: VisibilityContext): void {
   const watch = <T extends Listed>(registry: Registry<T>, kind: EntryKind, method: string): void =>
     session.onClose(registry.onChange((changed) => core.views.anyAllowed(kind, changed, view) && session.send(method)));
   watch(core.tools, 'tool', 'notifications/tools/list_changed');
   watch(core.prompts, 'prompt', 'notifications/prompts/list_changed');
   watch(core.resources, 'resource', 'notifications/resources/list_changed');
   watch(core.templates, 'template', 'notifications/resources/list_changed');
+}
+
+function initialize(core: ServerCore, call: Call): Record<string, unknown> {
+  const session = call.session as ServerSession;
+  session.revision = call.revision;
+  session.clientCapabilities = (call.params['capabilities'] ?? {}) as ClientCapabilities;
+  const info = call.params['clientInfo'];
+  session.clientInfo = isObject(info) ? (info as Implementation) : undefined;
+  watchListChanges(core, session, viewOf(call));
   const { extensions: _ext, ...capabilities } = core.capabilities() as Record<string, unknown>;
   if (call.revision !== '2025-11-25') delete capabilities['tasks']; // tasks integration: core tasks are 2025-11-25 only
   const result: Record<string, unknown> = { protocolVersion: call.revision, capabilities, serverInfo: core.info };

@@ -10,8 +10,8 @@
  */
 import type { Params } from '../jsonrpc/messages.js';
 import type { ClientCapabilities } from '../protocol/model/capabilities.js';
-import type { Implementation, LoggingLevel } from '../protocol/model/common.js';
-import type { ProtocolRevision } from '../protocol/revisions.js';
+import { loggingLevels, type Implementation, type LoggingLevel } from '../protocol/model/common.js';
+import { isSupportedRevision, type ProtocolRevision } from '../protocol/revisions.js';
 import type { SessionPeer } from '../transport/types.js';
 
 /** The state of one stateful session. Created by the transport through the server. */
@@ -64,4 +64,38 @@ export class ServerSession {
     this.#closed = true;
     for (const cleanup of this.#cleanups.splice(0)) cleanup();
   }
+}
+
+/**
+ * The state of a session as JSON, for transports that share sessions between instances
+ * (`McpDispatcher.exportSession`).
+ */
+export function exportServerSession(session: ServerSession): Record<string, unknown> {
+  const state: Record<string, unknown> = { clientCapabilities: session.clientCapabilities, initialized: session.initialized };
+  if (session.revision !== undefined) state['revision'] = session.revision;
+  if (session.clientInfo !== undefined) state['clientInfo'] = session.clientInfo;
+  if (session.logLevel !== undefined) state['logLevel'] = session.logLevel;
+  if (session.subscriptions.size > 0) state['subscriptions'] = [...session.subscriptions];
+  return state;
+}
+
+/**
+ * Applies {@link exportServerSession}'s output (from another instance) to a session; members
+ * of the wrong type are ignored, so a damaged record cannot put a session in an odd state.
+ */
+export function importServerSession(session: ServerSession, state: Record<string, unknown>): void {
+  const { revision, clientCapabilities, clientInfo, initialized, logLevel, subscriptions } = state;
+  if (typeof revision === 'string' && isSupportedRevision(revision)) session.revision = revision;
+  if (isPlainObject(clientCapabilities)) session.clientCapabilities = clientCapabilities as ClientCapabilities;
+  if (isPlainObject(clientInfo)) session.clientInfo = clientInfo as unknown as Implementation;
+  if (typeof initialized === 'boolean') session.initialized = session.initialized || initialized;
+  session.logLevel = typeof logLevel === 'string' && (loggingLevels as readonly string[]).includes(logLevel) ? (logLevel as LoggingLevel) : undefined;
+  if (Array.isArray(subscriptions) || subscriptions === undefined) {
+    session.subscriptions.clear();
+    for (const uri of subscriptions ?? []) if (typeof uri === 'string') session.subscriptions.add(uri);
+  }
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

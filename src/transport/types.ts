@@ -95,6 +95,18 @@ export interface McpDispatcher {
   /** Ends a session created by {@link createSession} (DELETE, expiry, transport close). */
   closeSession?(session: unknown): void;
   /**
+   * The session's state as JSON, for a transport that shares sessions between instances
+   * (client info and capabilities, log level, subscriptions …); undefined when there is none.
+   * Called after every message of a shared session: keep it cheap.
+   */
+  exportSession?(session: unknown): Record<string, unknown> | undefined;
+  /**
+   * Applies {@link exportSession}'s output of another instance to a session made here with
+   * {@link createSession} (a session rehydrated, or changed elsewhere). Unknown members are
+   * ignored. `principal` is the one of the request that rehydrated the session (bound to it).
+   */
+  importSession?(session: unknown, state: Record<string, unknown>, principal?: Principal): void;
+  /**
    * A public document the server serves at a `/.well-known/` path (HTTP GET), such as its
    * signed manifest; undefined when it has none there.
    */

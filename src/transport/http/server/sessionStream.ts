@@ -152,6 +152,8 @@ export class SessionStream {
   #conn: SseConnection | undefined;
   #pending: JsonRpcMessage[] | undefined;
   #appends: Promise<void> | undefined;
+  /** A standalone stream's replay is being written: new messages wait (unnumbered) until it ends. */
+  #resuming = false;
 
   constructor(host: StreamHost, id: string, standalone: boolean) {
     this.#host = host;
@@ -171,7 +173,7 @@ export class SessionStream {
    */
   send(message: JsonRpcMessage): void {
     if (this.finished) return;
-    if (this.standalone && this.#conn === undefined) {
+    if (this.standalone && (this.#conn === undefined || this.#resuming)) {
       const pending = (this.#pending ??= []);
       pending.push(message);
       if (pending.length > this.#host.settings.maxPending) {
@@ -216,15 +218,9 @@ export class SessionStream {
    * replays the stored events first. Replaces (ends) a connection already open.
    */
   open(lastSeq?: number): SseConnection {
-    const host = this.#host;
-    this.#conn?.end();
-    const conn = new SseConnection(lastSeq ?? 0, host.settings.keepAliveMs, host.settings.maxSseBufferedBytes, (c) => {
-      if (this.#conn === c) this.#conn = undefined;
-      host.activity(-1);
-    });
-    host.activity(1);
-    this.#conn = conn;
+    const conn = this.#connect(lastSeq ?? 0);
     if (lastSeq === undefined) {
+      const host = this.#host;
       if (host.priming) {
         const seq = ++this.#seq;
         conn.lastSeq = seq;
@@ -234,20 +230,57 @@ export class SessionStream {
       if (this.finished) conn.end();
       return conn;
     }
+    // Live numbering continues after what the client saw (and, below, after what was stored).
+    if (lastSeq > this.#seq) this.#seq = lastSeq;
     conn.hold();
-    void this.#replay(conn, lastSeq);
+    if (this.standalone) this.#resuming = true;
+    void this.#replay(conn, this.id, lastSeq);
     return conn;
   }
 
-  async #replay(conn: SseConnection, lastSeq: number): Promise<void> {
+  /**
+   * Opens a connection of this (standalone) stream that first replays another instance's
+   * standalone stream `streamId` after `lastSeq` (a shared session's GET stream resumed on
+   * another instance), with that stream's event ids, then carries this stream on.
+   */
+  openAfter(streamId: string, lastSeq: number): SseConnection {
+    const conn = this.#connect(this.#seq);
+    conn.hold();
+    this.#resuming = true;
+    void this.#replay(conn, streamId, lastSeq);
+    return conn;
+  }
+
+  #connect(lastSeq: number): SseConnection {
     const host = this.#host;
+    this.#conn?.end();
+    const conn = new SseConnection(lastSeq, host.settings.keepAliveMs, host.settings.maxSseBufferedBytes, (c) => {
+      if (this.#conn === c) this.#conn = undefined;
+      host.activity(-1);
+    });
+    host.activity(1);
+    this.#conn = conn;
+    return conn;
+  }
+
+  async #replay(conn: SseConnection, streamId: string, lastSeq: number): Promise<void> {
+    const host = this.#host;
+    const own = streamId === this.id;
     try {
-      if (this.#appends !== undefined) await this.#appends;
-      const events = await host.settings.store.replayAfter(host.id, this.id, lastSeq);
-      for (const e of events) conn.event(e.seq, encodeEvent(formatEventId(this.id, e.seq), e.message), true);
+      if (own && this.#appends !== undefined) await this.#appends;
+      const events = await host.settings.store.replayAfter(host.id, streamId, lastSeq);
+      for (const e of events) {
+        const text = encodeEvent(formatEventId(streamId, e.seq), e.message);
+        if (!own) conn.raw(text);
+        else {
+          if (e.seq > this.#seq) this.#seq = e.seq;
+          conn.event(e.seq, text, true);
+        }
+      }
     } catch (e) {
-      host.settings.logger.error('replaying SSE events failed', { session: host.id, stream: this.id, error: String(e) });
+      host.settings.logger.error('replaying SSE events failed', { session: host.id, stream: streamId, error: String(e) });
     }
+    this.#resuming = false;
     conn.release();
     if (this.#conn !== conn) return;
     this.#flushPending();

@@ -39,6 +39,21 @@ export interface Abortable {
   abort(reason: unknown): void;
 }
 
+/**
+ * How a session shared by several instances (a {@link SessionStore} is set) reaches the others;
+ * see `sharedSessions.ts`. Absent on the single-instance path.
+ */
+export interface SessionSharing {
+  /** This instance's id: a letter then `[0-9a-z]`, never `0` first (it prefixes stream and request ids). */
+  readonly instance: string;
+  /** A message for the standalone GET stream while no connection of this instance carries it. */
+  publishSend(session: HttpSession, message: JsonRpcMessage): void;
+  /** A client's answer no request of this instance waits for. */
+  publishAnswer(session: HttpSession, response: JsonRpcResponse): void;
+  /** After a message was dispatched: shares the dispatcher's state when it changed; a promise while saving. */
+  sync(session: HttpSession): Promise<void> | undefined;
+}
+
 /** The first revision whose SSE streams start with a priming event (SEP-1699). */
 const PRIMING_SINCE = '2025-11-25';
 
@@ -60,6 +75,8 @@ export class HttpSession implements SessionPeer, StreamHost {
   closed = false;
   /** True for a session of the deprecated HTTP+SSE transport (`legacySse.ts`): never reachable by `Mcp-Session-Id`. */
   readonly legacy: boolean = false;
+  /** Set when the session is shared with other instances (see {@link SessionSharing}). */
+  sharing: SessionSharing | undefined;
   readonly #settings: SessionSettings;
   #nextStream = 0;
   #nextPeerId = 0;
@@ -95,21 +112,32 @@ export class HttpSession implements SessionPeer, StreamHost {
 
   /** The standalone GET stream (created on first use). */
   get standalone(): SessionStream {
-    return (this.#standalone ??= new SessionStream(this, STANDALONE_STREAM_ID, true));
+    // Shared: each instance's GET stream is its own logical stream (`0<instance>`), so two
+    // instances never number events of one stream.
+    return (this.#standalone ??= new SessionStream(this, this.sharing === undefined ? STANDALONE_STREAM_ID : `${STANDALONE_STREAM_ID}${this.sharing.instance}`, true));
   }
 
   /** A new POST stream, live until {@link endStream}. */
   newStream(): SessionStream {
-    const stream = new SessionStream(this, (++this.#nextStream).toString(36), false);
+    const n = (++this.#nextStream).toString(36);
+    const stream = new SessionStream(this, this.sharing === undefined ? n : `${this.sharing.instance}${n}`, false);
     (this.#live ??= new Map()).set(stream.id, stream);
     return stream;
   }
 
   /** The stream an event id names: the standalone one, a live POST one, or a finished one (replay only). */
   streamFor(streamId: string): SessionStream | undefined {
-    if (streamId === STANDALONE_STREAM_ID) return this.standalone;
+    if (streamId === this.standalone.id) return this.standalone;
     const live = this.#live?.get(streamId);
     if (live !== undefined) return live;
+    if (this.sharing !== undefined) {
+      // Another instance's stream, or a finished one of this instance: the shared event store
+      // has what exists (another instance's GET stream is resumed by continuing this one's).
+      if (streamId.startsWith(STANDALONE_STREAM_ID)) return undefined;
+      const done = new SessionStream(this, streamId, false);
+      done.finished = true;
+      return done;
+    }
     // A finished POST stream: replay what the store kept, then end.
     const n = parseInt(streamId, 36);
     if (!(n >= 1 && n <= this.#nextStream)) return undefined;
@@ -138,12 +166,28 @@ export class HttpSession implements SessionPeer, StreamHost {
 
   /** {@inheritDoc SessionPeer.notify} */
   notify(notification: JsonRpcNotification): void {
-    if (!this.closed) this.standalone.send(notification);
+    if (!this.closed) this.unsolicited.send(notification);
   }
 
   /** {@inheritDoc SessionPeer.request} */
   request(method: string, params: Params | undefined, options?: { signal?: AbortSignal; timeoutMs?: number }): Promise<Record<string, unknown>> {
-    return this.requestOn(this.standalone, method, params, options);
+    return this.requestOn(this.unsolicited, method, params, options);
+  }
+
+  /**
+   * Where unsolicited traffic goes: the standalone stream; when shared and no connection of
+   * this instance carries it, the instance holding the session's GET stream (over the bus).
+   */
+  get unsolicited(): MessageTarget {
+    const sharing = this.sharing;
+    if (sharing === undefined) return this.standalone;
+    return {
+      send: (message) => {
+        const standalone = this.standalone;
+        if (standalone.connected) standalone.send(message);
+        else sharing.publishSend(this, message);
+      },
+    };
   }
 
   /** Sends a server→client request on `target` and waits for the client's POSTed answer. */
@@ -156,7 +200,8 @@ export class HttpSession implements SessionPeer, StreamHost {
     if (this.closed) return Promise.reject(new JsonRpcError(-32000, 'the session is closed'));
     const signal = options.signal;
     if (signal?.aborted === true) return Promise.reject(signal.reason);
-    const id = ++this.#nextPeerId;
+    // Shared: ids name this instance, so an answer POSTed to another one finds its way back.
+    const id: RequestId = this.sharing === undefined ? ++this.#nextPeerId : `${this.sharing.instance}-${++this.#nextPeerId}`;
     const requests: Map<RequestId, PendingPeerRequest> = (this.#peerRequests ??= new Map());
     return new Promise<Record<string, unknown>>((resolve, reject) => {
       const timeoutMs = options.timeoutMs ?? this.#settings.peerRequestTimeoutMs;
@@ -198,11 +243,19 @@ export class HttpSession implements SessionPeer, StreamHost {
     });
   }
 
-  /** Hands a client's response to the waiting server→client request; false for an unknown id. */
-  settle(response: JsonRpcResponse): boolean {
+  /**
+   * Hands a client's response to the waiting server→client request; false for an unknown id.
+   * Shared: an id another instance issued is forwarded to it over the bus (unless `forward` is
+   * false: it came from the bus, and is never sent round again).
+   */
+  settle(response: JsonRpcResponse, forward = true): boolean {
     if (response.id === null) return false;
     const pending = this.#peerRequests?.get(response.id);
-    if (pending === undefined) return false;
+    if (pending === undefined) {
+      if (!forward || this.sharing === undefined || typeof response.id !== 'string' || response.id.startsWith(`${this.sharing.instance}-`)) return false;
+      this.sharing.publishAnswer(this, response);
+      return true;
+    }
     if ('error' in response) pending.reject(JsonRpcError.fromObject(response.error));
     else pending.resolve(response.result);
     return true;
@@ -228,8 +281,12 @@ export class HttpSession implements SessionPeer, StreamHost {
     return true;
   }
 
-  /** Ends the session: aborts requests, rejects server→client requests, ends streams, drops stored events. */
-  close(): void {
+  /**
+   * Ends the session: aborts requests, rejects server→client requests, ends streams, drops
+   * stored events. `keepShared` ends only this instance's copy of a shared session (its
+   * stored events stay for the other instances).
+   */
+  close(keepShared = false): void {
     if (this.closed) return;
     this.closed = true;
     const reason = new Error('the session ended');
@@ -240,6 +297,7 @@ export class HttpSession implements SessionPeer, StreamHost {
     this.#standalone?.close();
     for (const stream of this.#live?.values() ?? []) stream.close();
     this.#live = undefined;
+    if (keepShared) return;
     try {
       const dropped = this.#settings.store.dropSession(this.id);
       if (dropped !== undefined) {

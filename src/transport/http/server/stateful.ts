@@ -29,16 +29,17 @@ import type { JsonRpcNotification, JsonRpcRequest, JsonRpcResponse, RequestId } 
 import type { Logger } from '../../../util/logger.js';
 import { principalIn } from '../../principal.js';
 import type { McpDispatcher } from '../../types.js';
-import { InMemoryEventStore, parseEventId, type EventStore } from './eventStore.js';
+import { InMemoryEventStore, parseEventId, STANDALONE_STREAM_ID, type EventStore } from './eventStore.js';
 import { trimOws } from '../headerValue.js';
 import { HttpSession, SessionRegistry, type SessionSettings } from './sessions.js';
 import { StatefulPost } from './statefulPost.js';
 import type { HttpRequestLike, HttpResponseLike } from './types.js';
 import { acceptsSse } from './validate.js';
 import { spreadCopy } from '../../../util/object.js';
+import { SharedSessions, storeUnavailableError, type SharedSessionOptions } from './sharedSessions.js';
 
 /** Options of the stateful path (a subset of the handler's options). */
-export interface StatefulOptions {
+export interface StatefulOptions extends SharedSessionOptions {
   /** Most sessions at once; `initialize` beyond gets 503. Default 10,000. */
   readonly maxSessions?: number;
   /** Idle sessions are ended after this many ms (no request, no open stream). Default 30 min; 0 never. */
@@ -122,6 +123,8 @@ export class StatefulHttp {
   readonly #registry: SessionRegistry;
   readonly #settings: SessionSettings;
   readonly #batchLimits: DecodeLimits;
+  /** Set when sessions are shared between instances (`sessionStore`). */
+  readonly #shared: SharedSessions | undefined;
 
   constructor(dispatcher: McpDispatcher, options: StatefulOptions, context: StatefulContext) {
     this.#dispatcher = dispatcher;
@@ -146,6 +149,15 @@ export class StatefulHttp {
       },
     });
     this.#batchLimits = { ...context.limits, allowBatch: true };
+    const store = options.sessionStore;
+    if (store !== undefined) {
+      const shared = new SharedSessions(store, options.sessionBus, dispatcher, context.logger, options.sessionRevalidateMs);
+      shared.onEndLocal((session) => {
+        this.#registry.delete(session);
+        this.#end(session);
+      });
+      this.#shared = shared;
+    }
   }
 
   /** How many sessions are open. */
@@ -196,8 +208,10 @@ export class StatefulHttp {
     return session;
   }
 
-  #end(session: HttpSession): void {
-    session.close();
+  /** Ends a session here; `everywhere` also drops what other instances share of it (DELETE). */
+  #end(session: HttpSession, everywhere = false): void {
+    if (session.sharing !== undefined) this.#shared?.detached(session);
+    session.close(session.sharing !== undefined && !everywhere);
     try {
       this.#dispatcher.closeSession?.(session.state);
     } catch (e) {
@@ -208,7 +222,20 @@ export class StatefulHttp {
   /** Looks up the session of a request; an error answer when it is unknown, foreign or on another version. */
   async #session(req: HttpRequestLike, id: string, requestId?: RequestId): Promise<{ session: HttpSession; extra: MessageExtra } | HttpResponseLike> {
     const extra = await this.#context.extra(req);
-    const session = this.findSession(id, extra, false);
+    let session = this.findSession(id, extra, false);
+    const shared = this.#shared;
+    if (shared !== undefined) {
+      try {
+        if (session === undefined) {
+          const rehydrated = await this.#rehydrate(shared, id, extra);
+          if (rehydrated === 'busy') return busyAnswer(requestId);
+          session = rehydrated;
+        } else if (!(await shared.revalidate(session, Date.now()))) session = undefined;
+      } catch (error) {
+        this.#context.logger.warn('refusing a stateful request: the session store cannot be reached', { session: id, error: String(error) });
+        return errorAnswer(503, storeUnavailableError(error), requestId, { 'content-type': 'application/json', 'retry-after': '1' });
+      }
+    }
     if (session === undefined) {
       return errorAnswer(404, new JsonRpcError(-32001, 'Session not found: initialize a new session'), requestId);
     }
@@ -228,12 +255,46 @@ export class StatefulHttp {
     return { session, extra };
   }
 
+  /**
+   * A session another instance created, rebuilt here from the shared record; undefined when
+   * there is none or it is bound to another principal (the same 404: ids reveal nothing),
+   * `busy` at `maxSessions`. Rejects when the store cannot be reached.
+   */
+  async #rehydrate(shared: SharedSessions, id: string, extra: MessageExtra): Promise<HttpSession | 'busy' | undefined> {
+    const record = await shared.load(id);
+    if (record === undefined || (record.principal ?? undefined) !== principalOf(extra) || record.version === '') return undefined;
+    // Another request of the same session may have rebuilt it while this one waited.
+    const raced = this.findSession(id, extra, false);
+    if (raced !== undefined) return raced;
+    if (!this.#registry.hasRoom()) return 'busy';
+    const session = new HttpSession(record.id, record.principal ?? undefined, this.#settings, Date.now());
+    session.state = this.#dispatcher.createSession?.(session);
+    this.#registry.add(session);
+    try {
+      await shared.rehydrated(session, record, principalIn(extra));
+    } catch (error) {
+      this.#registry.delete(session);
+      this.#end(session);
+      throw error;
+    }
+    this.#context.logger.debug('stateful session rehydrated from the shared store', { session: id });
+    return session;
+  }
+
   /** DELETE with a session id (routed by `routing.ts`): `closeSession`, 200; or the session's error answer. */
   async deleteSession(req: HttpRequestLike, sessionId: string): Promise<HttpResponseLike> {
     const found = await this.#session(req, sessionId);
     if (!('session' in found)) return found;
-    this.#registry.delete(found.session);
-    this.#end(found.session);
+    const session = found.session;
+    if (session.sharing !== undefined && this.#shared !== undefined) {
+      try {
+        await this.#shared.deleted(session);
+      } catch (error) {
+        return errorAnswer(503, storeUnavailableError(error), undefined, { 'content-type': 'application/json', 'retry-after': '1' });
+      }
+    }
+    this.#registry.delete(session);
+    this.#end(session, true);
     return OK_EMPTY;
   }
 
@@ -248,6 +309,10 @@ export class StatefulHttp {
     const last = req.header('last-event-id');
     if (last !== undefined) {
       const parsed = parseEventId(trimOws(last));
+      if (parsed !== undefined && session.sharing !== undefined && parsed.streamId.startsWith(STANDALONE_STREAM_ID) && parsed.streamId !== session.standalone.id) {
+        // Another instance's GET stream: replay what it sent after the id, then go on with this one's.
+        return { status: 200, headers: SSE_HEADERS, body: session.standalone.openAfter(parsed.streamId, parsed.seq).body };
+      }
       const stream = parsed === undefined ? undefined : session.streamFor(parsed.streamId);
       if (parsed === undefined || stream === undefined) {
         return errorAnswer(400, JsonRpcError.invalidRequest('the Last-Event-ID does not name an event of this session'));
@@ -287,6 +352,8 @@ export class StatefulHttp {
     const session = this.openSession(extra, (id, principal, settings, now) => new HttpSession(id, principal, settings, now));
     if (session === undefined) return busyAnswer(message.id);
     const sessionHeaders = { 'mcp-session-id': session.id, 'access-control-expose-headers': 'Mcp-Session-Id' };
+    const shared = this.#shared;
+    let saving: Promise<void> | undefined;
     const post = new StatefulPost(session, { ...extra, sessionId: session.id }, {
       headers: sessionHeaders,
       onDone: (responses) => {
@@ -294,6 +361,8 @@ export class StatefulHttp {
         const version = response !== undefined && 'result' in response ? response.result['protocolVersion'] : undefined;
         if (typeof version === 'string') {
           session.version = version;
+          // Shared: the record is stored before the id is handed out (any instance may get the next request).
+          if (shared !== undefined) saving = shared.created(session);
           return undefined;
         }
         // A failed initialize allocates nothing: the session is discarded, no id is given out.
@@ -303,6 +372,21 @@ export class StatefulHttp {
       },
     });
     const response = await post.run(this.#dispatcher, [message], false);
+    if (saving !== undefined) {
+      const failed = (error: unknown): void => {
+        this.#context.logger.warn('refusing a new stateful session: the session store cannot be reached', { error: String(error) });
+        this.endSession(session);
+      };
+      if (typeof response.body !== 'string') saving.catch(failed);
+      else {
+        try {
+          await saving;
+        } catch (error) {
+          failed(error);
+          return errorAnswer(503, storeUnavailableError(error), message.id, { 'content-type': 'application/json', 'retry-after': '1' });
+        }
+      }
+    }
     if (session.version === undefined && response.body !== undefined && typeof response.body === 'string') {
       // JSON error answer: do not hand out the discarded id.
       const { 'mcp-session-id': _, 'access-control-expose-headers': __, ...rest } = response.headers;
@@ -341,6 +425,14 @@ export class StatefulHttp {
       requests.push(message);
     }
     for (const notification of notifications) await this.notification(session, extra, notification);
+    const saving = notifications.length > 0 ? session.sharing?.sync(session) : undefined;
+    if (saving !== undefined) {
+      try {
+        await saving;
+      } catch (error) {
+        return errorAnswer(503, storeUnavailableError(error), undefined, { 'content-type': 'application/json', 'retry-after': '1' });
+      }
+    }
     if (requests.length === 0) {
       if (errors.length === 0) return ACCEPTED;
       return { status: 200, headers: JSON_HEADERS, body: JSON.stringify(errors) };

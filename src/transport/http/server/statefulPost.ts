@@ -21,6 +21,7 @@ import type { Abortable, HttpSession, MessageTarget } from './sessions.js';
 import type { SessionStream } from './sessionStream.js';
 import type { HttpResponseLike } from './types.js';
 import { LazyAbort } from '../../../util/lazyAbort.js';
+import { storeUnavailableError } from './sharedSessions.js';
 
 const SSE_HEADERS: Readonly<Record<string, string>> = Object.freeze({
   'content-type': 'text/event-stream',
@@ -218,7 +219,10 @@ function settleSessionRequest(session: HttpSession, message: JsonRpcRequest, req
     session.untrack(message.id, request);
     session.active--;
     session.lastUsed = Date.now();
-    answer(response);
+    // Shared between instances: a changed session state is stored before the answer goes out.
+    const saving = session.sharing?.sync(session);
+    if (saving === undefined) answer(response);
+    else saving.then(() => answer(response), (error: unknown) => answer({ jsonrpc: '2.0', id: message.id, error: storeUnavailableError(error).toJSON() }));
   } catch (e) {
     session.settings.logger.error('answering a stateful request failed', { error: String(e) });
   }
