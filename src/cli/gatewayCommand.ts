@@ -67,8 +67,9 @@ guarded endpoint (namespaced tools, prompts, resources; the interceptor chain).
   --telemetry F   import the ES module F first: it registers an OpenTelemetry SDK
                   (spans, metrics, and audit records as log records when it registers a
                   LoggerProvider); without one, telemetry is a no-op
-  --store URL     postgres://...: pins and the audit log in PostgreSQL, shared by
-                  several instances (default: the config's switchboard.store, else SQLite)
+  --store URL     postgres://...: pins, the audit log, consent approvals and queue, and
+                  downstream OAuth tokens in PostgreSQL, shared by several instances
+                  (default: the config's switchboard.store, else SQLite and files)
   --cache URL     redis://...: rate limits and concurrency caps in Redis, shared by
                   several instances (default: the config's switchboard.cache, else memory)
 
@@ -140,7 +141,7 @@ export async function gatewayCommand(argv: readonly string[]): Promise<void> {
   const oauth = config.gateway.auth.kind === 'oauth' && !noAuth ? config.gateway.auth : undefined;
   const token = options['stdio'] === true || noAuth || oauth !== undefined ? undefined : await gatewayToken(config.stateDir);
   // Consent to calls the policy asks about (and the admin API the person answers through).
-  const callConsent = await gatewayConsent({ config, current: () => current, interactive, audit: auditLog, logger });
+  const callConsent = await gatewayConsent({ config, current: () => current, interactive, audit: auditLog, logger, shared: { ...(shared.grants !== undefined ? { grants: shared.grants } : {}), ...(shared.consentRequests !== undefined ? { requests: shared.consentRequests } : {}) } });
   // The poisoning scanner (trust phase): per-server mode from the config, read live so a reload applies.
   const scanner = new ScanGuard({
     modeOf: (id) => current.servers.find((s) => s.id === id)?.options.scan,
@@ -173,7 +174,7 @@ export async function gatewayCommand(argv: readonly string[]): Promise<void> {
     namespacing: config.namespacing,
     separator: config.separator,
     nameStore: stores.names,
-    transport: defaultTransportFactory({ environment: process.env, logger, auth: hostOAuthHooks(config) }),
+    transport: defaultTransportFactory({ environment: process.env, logger, auth: hostOAuthHooks(config, shared.oauthTokens) }),
     logger,
     clientInfo: { name: 'switchboard-gateway', version: '0.1.0' },
     capabilities: GATEWAY_CLIENT_CAPABILITIES,

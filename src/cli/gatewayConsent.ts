@@ -10,7 +10,9 @@
  *   `switchboard consent` reads.
  * - Answers are audited as `approval` records in the gateway's audit log.
  * - Widened approvals are kept in `<stateDir>/consent.db` (`SqliteGrantStore`); a damaged file
- *   stops the gateway with a clear message.
+ *   stops the gateway with a clear message. With `--store postgres://…` the approvals and the
+ *   queue itself are in PostgreSQL, shared by every instance: a request waiting on one is
+ *   listed and answered through any other.
  *
  * @module
  */
@@ -31,7 +33,10 @@ import { serverIdentity } from '../host/pins/serverIdentity.js';
 import { listen, type ListeningServer } from '../adapters/nodeHttp.js';
 import type { HttpRequestLike, HttpResponseLike } from '../transport/http/server/types.js';
 import type { Logger } from '../util/logger.js';
-import { openGrantStore, type SqliteGrantStore } from '../store/sqliteGrantStore.js';
+import { openGrantStore } from '../store/sqliteGrantStore.js';
+import type { ConsentGrantStore } from '../host/consent/consentGrants.js';
+import type { SharedConsentRequests } from '../host/consent/sharedConsent.js';
+import { describeError } from '../util/errors.js';
 import { CliFailure } from './args.js';
 import { terminalConsentProvider } from './consentTerminal.js';
 import { readStateSecret, stateSecret } from './stateSecret.js';
@@ -73,13 +78,16 @@ export async function gatewayConsent(options: {
   /** The gateway's audit log; absent when `switchboard.audit` is false (answers are then not recorded). */
   readonly audit: AuditLog | undefined;
   readonly logger: Logger;
+  /** The kept approvals and the queue's requests shared by several instances (PostgreSQL). */
+  readonly shared?: { readonly grants?: ConsentGrantStore & { close(): Promise<void> }; readonly requests?: SharedConsentRequests };
 }): Promise<GatewayConsent> {
   const { config } = options;
   const settings = config.consent;
-  const queue = new ConsentQueue();
-  let grants: SqliteGrantStore;
+  const sharedRequests = options.shared?.requests;
+  const queue = new ConsentQueue({ ...(sharedRequests !== undefined ? { shared: sharedRequests, onSharedError: (error) => options.logger.warn(`consent queue: ${describeError(error)}`) } : {}) });
+  let grants: ConsentGrantStore & { close(): Promise<void> };
   try {
-    grants = openGrantStore(config.stateDir);
+    grants = options.shared?.grants ?? openGrantStore(config.stateDir);
   } catch (error) {
     throw new CliFailure(`${error instanceof Error ? error.message : String(error)} The gateway did not start.`);
   }
@@ -138,6 +146,7 @@ export async function gatewayConsent(options: {
       return url;
     },
     async close() {
+      queue.close();
       api?.close();
       await own?.close();
       await grants.close();

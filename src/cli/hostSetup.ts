@@ -16,6 +16,7 @@ import { PinGuard } from '../host/pins/pinGuard.js';
 import type { PinStore } from '../host/pins/pinStore.js';
 import type { DownstreamSpec } from '../host/spec.js';
 import { OAuthTokenFiles } from '../store/oauthTokenFiles.js';
+import type { OAuthTokenStores } from './sharedStores.js';
 import { openPinStore } from '../store/sqlitePinStore.js';
 import type { Logger } from '../util/logger.js';
 import { CliFailure, UsageError } from './args.js';
@@ -43,8 +44,8 @@ export function loginHint(serverId: string, file: string): string {
 }
 
 /** The OAuth client of one server of `config` (`undefined` without an `oauth` section); `authorize` for a sign-in. */
-export function serverOAuth(config: HostConfig, spec: DownstreamSpec, extra: { authorize?: Authorizer; redirectPort?: number } = {}): DownstreamOAuth | undefined {
-  const files = new OAuthTokenFiles(config.stateDir);
+export function serverOAuth(config: HostConfig, spec: DownstreamSpec, extra: { authorize?: Authorizer; redirectPort?: number; tokens?: OAuthTokenStores } = {}): DownstreamOAuth | undefined {
+  const files = extra.tokens ?? new OAuthTokenFiles(config.stateDir);
   return downstreamOAuth(spec, {
     store: (url, oauth) => files.forServer(url, { clientId: oauth.clientId }),
     redirectUri: (oauth) => loopbackRedirectUri(extra.redirectPort ?? oauth.redirectPort ?? DEFAULT_REDIRECT_PORT),
@@ -56,11 +57,12 @@ export function serverOAuth(config: HostConfig, spec: DownstreamSpec, extra: { a
 /**
  * The transport factory's `auth` option for an unattended host (the gateway) on `config`: a
  * server's own OAuth tokens, or for a remote server that asks for OAuth without an `oauth`
- * section, a needs-login error saying what to add.
+ * section, a needs-login error saying what to add. `tokens` (PostgreSQL, shared by several
+ * instances) in place of the token files when given.
  */
-export function hostOAuthHooks(config: HostConfig): NonNullable<DefaultTransportOptions['auth']> {
+export function hostOAuthHooks(config: HostConfig, tokens?: OAuthTokenStores): NonNullable<DefaultTransportOptions['auth']> {
   return (spec) =>
-    serverOAuth(config, spec)?.hooks ??
+    serverOAuth(config, spec, tokens !== undefined ? { tokens } : {})?.hooks ??
     unconfiguredOAuthHooks(spec, `add "oauth": {} to switchboard.servers.${spec.id} in ${config.file}, then ${loginHint(spec.id, config.file)}`);
 }
 

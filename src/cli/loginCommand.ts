@@ -20,6 +20,7 @@ import { McpClient } from '../client/mcpClient.js';
 import type { HostConfig, ServerConfig } from '../host/configTypes.js';
 import { serverIdentity } from '../host/serverIdentity.js';
 import { OAuthTokenFiles } from '../store/oauthTokenFiles.js';
+import { openSharedStores, type OAuthTokenStores } from './sharedStores.js';
 import { silentLogger } from '../util/logger.js';
 import { CliFailure, parseArgs, portOption, UsageError, type OptionSpec, type ParsedArgs } from './args.js';
 import { loadConfig, serverOAuth } from './hostSetup.js';
@@ -71,6 +72,8 @@ export interface LoginOptions {
   readonly prompt?: LoopbackOptions['prompt'];
   /** The user agent (default: the loopback listener). */
   readonly authorize?: Authorizer;
+  /** Where the tokens go instead of the files (PostgreSQL, with `switchboard.store`), and how to name it. */
+  readonly tokens?: { readonly stores: OAuthTokenStores; readonly where: string };
 }
 
 /** The remote server `id` of `config` that has OAuth settings, or a failure saying what is missing. */
@@ -97,7 +100,7 @@ export async function login(options: LoginOptions): Promise<LoginResult> {
   const oauthOptions = server.options.oauth;
   const port = options.redirectPort ?? oauthOptions?.redirectPort;
   const authorize = options.authorize ?? loopbackAuthorizer({ ...(port !== undefined ? { port } : {}), ...(options.prompt !== undefined ? { prompt: options.prompt } : {}) });
-  const oauth = serverOAuth(config, server, { authorize, ...(port !== undefined ? { redirectPort: port } : {}) });
+  const oauth = serverOAuth(config, server, { authorize, ...(port !== undefined ? { redirectPort: port } : {}), ...(options.tokens !== undefined ? { tokens: options.tokens.stores } : {}) });
   if (oauth === undefined) throw new CliFailure(`"${server.id}" has no OAuth settings`);
   const url = server.launch.url;
   await oauth.provider.clearTokens();
@@ -111,7 +114,7 @@ export async function login(options: LoginOptions): Promise<LoginResult> {
     await client.close().catch(() => undefined);
   }
   const files = new OAuthTokenFiles(config.stateDir);
-  return { serverId: server.id, identity: serverIdentity(url), file: files.pathFor(url), signedIn: (await oauth.store.getTokens(url)) !== undefined, tools };
+  return { serverId: server.id, identity: serverIdentity(url), file: options.tokens?.where ?? files.pathFor(url), signedIn: (await oauth.store.getTokens(url)) !== undefined, tools };
 }
 
 /** Deletes the stored tokens of one server. Resolves with the file and whether there was one. */
@@ -135,12 +138,20 @@ export async function loginCommand(argv: readonly string[]): Promise<number> {
   const { id, file, options } = commandArgs(argv, { 'redirect-port': 'string' });
   const config = await loadConfig(file);
   const port = options['redirect-port'] === undefined ? undefined : portOption(options['redirect-port'], 0);
-  const result = await login({ config, serverId: id, ...(port !== undefined ? { redirectPort: port } : {}) });
+  // With switchboard.store the tokens go to PostgreSQL, where every gateway instance reads them.
+  const shared = config.store === undefined ? undefined : await openSharedStores(config.store, undefined);
+  let result: LoginResult;
+  try {
+    const tokens = shared?.oauthTokens !== undefined ? { stores: shared.oauthTokens, where: shared.described[0] ?? 'PostgreSQL' } : undefined;
+    result = await login({ config, serverId: id, ...(port !== undefined ? { redirectPort: port } : {}), ...(tokens !== undefined ? { tokens } : {}) });
+  } finally {
+    await shared?.close();
+  }
   if (!result.signedIn) {
     process.stderr.write(`${id} (${result.identity}) did not ask for authorization: nothing stored.\n`);
     return 0;
   }
-  process.stderr.write(`Signed in to ${id} (${result.identity}): ${result.tools} tools.\nTokens stored in ${result.file} (mode 0600); the gateway refreshes them.\n`);
+  process.stderr.write(`Signed in to ${id} (${result.identity}): ${result.tools} tools.\nTokens stored in ${result.file}${shared === undefined ? ' (mode 0600)' : ''}; the gateway refreshes them.\n`);
   return 0;
 }
 

@@ -1,15 +1,20 @@
 /**
  * The stores several gateway instances share, opened from `--store postgres://...` and
- * `--cache redis://...` (or `switchboard.store` / `switchboard.cache`): PostgreSQL for the pins
- * and the audit log, Redis for the rate-limit buckets and the concurrency caps. Unset, the
+ * `--cache redis://...` (or `switchboard.store` / `switchboard.cache`): PostgreSQL for the pins,
+ * the audit log, the kept consent approvals, the consent queue and the downstream OAuth
+ * tokens, Redis for the rate-limit buckets and the concurrency caps. Unset, the
  * gateway keeps its embedded defaults (SQLite files in the state folder, counters in memory).
  * An unreachable store stops the gateway before any server starts.
  *
  * @module
  */
+import { hostname } from 'node:os';
 import type { AuditLog, AuditReader } from '../host/audit.js';
+import type { ConsentGrantStore } from '../host/consent/consentGrants.js';
+import type { SharedConsentRequests } from '../host/consent/sharedConsent.js';
 import type { ConcurrencyStore, RateLimitStore } from '../host/guards.js';
 import type { PinStore } from '../host/pins/pinStore.js';
+import type { TokenStore } from '../auth/client/tokenStore.js';
 import type { NonceStore } from '../server/requestState.js';
 import type { EventStore } from '../transport/http/server/eventStore.js';
 import type { SessionBus, SessionStore } from '../transport/http/server/sessionStore.js';
@@ -20,6 +25,12 @@ import { CliFailure } from './args.js';
 export interface SharedStores {
   readonly pins?: PinStore;
   readonly audit?: AuditLog & AuditReader & { close(): Promise<void> };
+  /** Kept consent approvals. */
+  readonly grants?: ConsentGrantStore & { close(): Promise<void> };
+  /** The consent requests every instance sees and answers. */
+  readonly consentRequests?: SharedConsentRequests;
+  /** Downstream OAuth tokens by server identity. */
+  readonly oauthTokens?: OAuthTokenStores;
   readonly rateLimitStore?: RateLimitStore;
   readonly concurrencyStore?: ConcurrencyStore;
   /** Stateful (2025-11-25) sessions shared by every instance: records, bus, SSE events (Redis). */
@@ -30,6 +41,11 @@ export interface SharedStores {
   readonly described: readonly string[];
   /** Closes the connections (after the audit log was flushed). */
   close(): Promise<void>;
+}
+
+/** Where the OAuth tokens of each remote server are kept (the files, or PostgreSQL). */
+export interface OAuthTokenStores {
+  forServer(url: string, options?: { readonly clientId?: string | undefined }): TokenStore;
 }
 
 /** A URL without its password, for logs. */
@@ -50,12 +66,21 @@ export async function openSharedStores(store: string | undefined, cache: string 
   const result: { -readonly [K in keyof SharedStores]?: SharedStores[K] } = {};
   try {
     if (store !== undefined) {
-      const [{ PgDatabase }, { PgPinStore }, { PgAuditLog }] = await Promise.all([import('../store/postgres/pgDatabase.js'), import('../store/postgres/pgPinStore.js'), import('../store/postgres/pgAuditLog.js')]);
+      const [{ PgDatabase }, { PgPinStore }, { PgAuditLog }, { PgGrantStore, PgConsentRequests }, { PgOAuthTokens }] = await Promise.all([
+        import('../store/postgres/pgDatabase.js'),
+        import('../store/postgres/pgPinStore.js'),
+        import('../store/postgres/pgAuditLog.js'),
+        import('../store/postgres/pgConsent.js'),
+        import('../store/postgres/pgOAuthTokens.js'),
+      ]);
       const db = await PgDatabase.open(store);
       closers.push(() => db.close());
       result.pins = new PgPinStore(db);
       result.audit = new PgAuditLog(db);
-      described.push(`store ${redact(store)} (pins, audit)`);
+      result.grants = new PgGrantStore(db);
+      result.consentRequests = new PgConsentRequests(db, { instance: instanceName() });
+      result.oauthTokens = new PgOAuthTokens(db);
+      described.push(`store ${redact(store)} (pins, audit, consent approvals and queue, OAuth tokens)`);
     }
     if (cache !== undefined) {
       const [{ RedisCache }, { RedisRateLimitStore, RedisConcurrencyStore }, { RedisSessionStore, RedisSessionBus }, { RedisEventStore }, { RedisNonceStore }] = await Promise.all([
@@ -91,4 +116,9 @@ export async function openSharedStores(store: string | undefined, cache: string 
 /** The guard options of the shared counters (none when no cache was given). */
 export function sharedGuardStores(shared: SharedStores): { rateLimitStore?: RateLimitStore; concurrencyStore?: ConcurrencyStore } {
   return { ...(shared.rateLimitStore !== undefined ? { rateLimitStore: shared.rateLimitStore } : {}), ...(shared.concurrencyStore !== undefined ? { concurrencyStore: shared.concurrencyStore } : {}) };
+}
+
+/** This instance in the rows it writes: host name and process id. */
+function instanceName(): string {
+  return `${hostname()}:${process.pid}`;
 }

@@ -13,6 +13,7 @@ import type Database from 'better-sqlite3';
 import { openCheckedDatabase } from './sqliteFile.js';
 import type { ConsentGrant, ConsentGrantStore } from '../host/consent/consentGrants.js';
 import { McpError, McpErrorCode } from '../util/errors.js';
+import { grantFromRecord } from './grantRecord.js';
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS grants (
@@ -86,21 +87,11 @@ export function openGrantStore(stateDir: string): SqliteGrantStore {
   return SqliteGrantStore.open(join(stateDir, 'consent.db'));
 }
 
-/** A stored record, or undefined when it lacks what a grant must bind (never trusted half-read). */
+/** A stored record, or undefined when it is not JSON or lacks what a grant must bind. */
 function readGrant(text: string): ConsentGrant | undefined {
-  let value: unknown;
   try {
-    value = JSON.parse(text);
+    return grantFromRecord(JSON.parse(text));
   } catch {
     return undefined;
   }
-  if (typeof value !== 'object' || value === null) return undefined;
-  const g = value as Record<string, unknown>;
-  const scope = g['scope'] as Record<string, unknown> | undefined;
-  const strings = ['id', 'createdAt', 'approver', 'serverIdentity', 'tool', 'definitionDigest'];
-  if (!strings.every((k) => typeof g[k] === 'string') || typeof scope !== 'object' || scope === null) return undefined;
-  if (scope['match'] === 'call' && typeof g['argumentsDigest'] !== 'string') return undefined;
-  if (scope['match'] === 'pattern' && (typeof g['fixedArguments'] !== 'object' || typeof scope['patterns'] !== 'object')) return undefined;
-  if (!['call', 'tool', 'pattern'].includes(String(scope['match']))) return undefined;
-  return g as unknown as ConsentGrant;
 }

@@ -26,10 +26,11 @@ import { encodeSseComment, encodeSseEvent } from '../../transport/http/sse.js';
 import { readBody } from '../../transport/http/server/exchange.js';
 import { PushSseStream } from '../../transport/http/server/sseStream.js';
 import type { HttpRequestLike, HttpResponseLike } from '../../transport/http/server/types.js';
-import { describeError } from '../../util/errors.js';
+import { describeError, isMcpError, McpErrorCode } from '../../util/errors.js';
 import { parseScope, parseWebhookAnswer } from './consentAnswers.js';
 import type { ConsentGrantStore } from './consentGrants.js';
 import type { ConsentQueue, ConsentQueueEvent } from './consentQueue.js';
+import type { ConsentAnswer } from './consentTypes.js';
 import { SIGNATURE_HEADER, TIMESTAMP_HEADER, type WebhookSigner } from './webhookSignature.js';
 
 /** The path prefix of the API. */
@@ -140,12 +141,22 @@ export class ConsentHttpApi {
     if (this.#o.queue.get(id) === undefined) return json(404, { error: `no consent request ${id} is waiting (answered, timed out, or unknown)` });
     if (verb === 'approve') {
       const scope = parseScope(body['scope']);
-      this.#o.queue.answer(id, { approved: true, scope, approver, mediated: 'person' });
-      return json(200, { id, approved: true, scope });
+      return (await this.#record(id, { approved: true, scope, approver, mediated: 'person' })) ?? json(200, { id, approved: true, scope });
     }
     const reason = typeof body['reason'] === 'string' && body['reason'] !== '' ? body['reason'] : 'denied by a person';
-    this.#o.queue.answer(id, { approved: false, reason, approver, mediated: 'person' });
-    return json(200, { id, approved: false, reason });
+    return (await this.#record(id, { approved: false, reason, approver, mediated: 'person' })) ?? json(200, { id, approved: false, reason });
+  }
+
+  /** Gives the queue an answer; the error response when it was not applied (404 answered meanwhile, 503 store down), else undefined. */
+  async #record(id: string, answer: ConsentAnswer): Promise<HttpResponseLike | undefined> {
+    try {
+      await this.#o.queue.answer(id, answer);
+      return undefined;
+    } catch (error) {
+      if (isMcpError(error, McpErrorCode.StoreUnavailable)) return json(503, { error: `${describeError(error)}; the answer was not applied` });
+      if (this.#o.queue.get(id) === undefined) return json(404, { error: `no consent request ${id} is waiting (answered, timed out, or unknown): the answer was not applied` });
+      throw error;
+    }
   }
 
   async #webhookAnswer(request: HttpRequestLike): Promise<HttpResponseLike> {
@@ -166,8 +177,7 @@ export class ConsentHttpApi {
     try {
       const answer = parseWebhookAnswer(text, id);
       if (answer === 'pending') return json(202, { id, pending: true });
-      this.#o.queue.answer(id, answer);
-      return json(200, { id, approved: answer.approved });
+      return (await this.#record(id, answer)) ?? json(200, { id, approved: answer.approved });
     } catch (error) {
       return json(400, { error: describeError(error) });
     }

@@ -9,11 +9,18 @@
  * waiting is refused, never applied to a later call. Listeners get every change (the
  * console's server-sent events).
  *
+ * With {@link ConsentQueueOptions.shared} it is one queue across gateway instances: each
+ * request is also published to the shared store, {@link pending} and {@link get} include the
+ * requests waiting on the other instances (a mirror refreshed from the store's change feed),
+ * and {@link answer} records the first answer there, whichever instance the call waits on;
+ * that instance delivers it when the feed tells it (see `sharedConsent.ts`).
+ *
  * @module
  */
 import { McpError, McpErrorCode } from '../../util/errors.js';
 import { checkScope } from './consentGrants.js';
 import type { ConsentAnswer, ConsentEnvironment, ConsentProvider, ConsentRequest } from './consentTypes.js';
+import type { SharedConsentChange, SharedConsentRequests } from './sharedConsent.js';
 
 /** A change in the queue. */
 export type ConsentQueueEvent =
@@ -27,12 +34,18 @@ interface Waiting {
   resolve(answer: ConsentAnswer): void;
   /** The waits still attached (the queue provider, the webhook provider). */
   waiters: number;
+  /** Settles once the request is in the shared store (at once without one). */
+  readonly published: Promise<void>;
 }
 
 /** Options of a {@link ConsentQueue}. */
 export interface ConsentQueueOptions {
   /** The clock (tests). Default `Date.now`. */
   readonly now?: () => number;
+  /** The requests shared with the other gateway instances (see the module comment). */
+  readonly shared?: SharedConsentRequests;
+  /** Told when the shared store could not be read or written (the operation itself fails closed). */
+  readonly onSharedError?: (error: unknown) => void;
 }
 
 /** Requests waiting for a person. */
@@ -42,9 +55,38 @@ export class ConsentQueue implements ConsentProvider {
   readonly #waiting = new Map<string, Waiting>();
   readonly #listeners = new Set<(event: ConsentQueueEvent) => void>();
   readonly #now: () => number;
+  readonly #shared: SharedConsentRequests | undefined;
+  readonly #onSharedError: (error: unknown) => void;
+  /** The requests waiting on the other instances, by id. */
+  #remote = new Map<string, ConsentRequest>();
+  #unwatch: (() => void) | undefined;
+  #sync: Promise<void> = Promise.resolve();
+  readonly #ready: Promise<void>;
 
   constructor(options: ConsentQueueOptions = {}) {
     this.#now = options.now ?? Date.now;
+    this.#shared = options.shared;
+    this.#onSharedError = options.onSharedError ?? (() => undefined);
+    let following!: () => void;
+    this.#ready = new Promise<void>((resolve) => (following = resolve));
+    if (this.#shared === undefined) following();
+    else {
+      this.#unwatch = this.#shared.watch(
+        (change) => this.#changed(change),
+        () => void this.resync().then(following),
+      );
+    }
+  }
+
+  /** Resolves once the shared store's change feed is followed and read (at once without one). */
+  ready(): Promise<void> {
+    return this.#ready;
+  }
+
+  /** Stops following the shared store. */
+  close(): void {
+    this.#unwatch?.();
+    this.#unwatch = undefined;
   }
 
   /** Always available: a person can answer through the HTTP API. */
@@ -59,50 +101,133 @@ export class ConsentQueue implements ConsentProvider {
     if (waiting === undefined) {
       let resolve!: (answer: ConsentAnswer) => void;
       const answered = new Promise<ConsentAnswer>((r) => (resolve = r));
-      waiting = { request, answered, resolve, waiters: 0 };
+      const published = this.#shared?.publish(request) ?? Promise.resolve();
+      waiting = { request, answered, resolve, waiters: 0, published };
       this.#waiting.set(request.id, waiting);
       this.#emit({ type: 'request', request });
     }
     const entry = waiting;
     entry.waiters++;
     return new Promise<ConsentAnswer>((resolve, reject) => {
-      const stop = (): void => {
+      let ended = false;
+      const stop = (error?: unknown): void => {
+        if (ended) return;
+        ended = true;
+        env.signal.removeEventListener('abort', onAbort);
         entry.waiters--;
         if (entry.waiters === 0 && this.#waiting.get(request.id) === entry) {
           this.#waiting.delete(request.id);
+          this.#withdraw(request.id);
           this.#emit({ type: 'closed', id: request.id, reason: 'no longer waiting (answered elsewhere, timed out, or cancelled)' });
         }
-        reject(new Error('the wait ended before an answer came'));
+        reject(error instanceof Error ? error : new Error('the wait ended before an answer came'));
       };
-      env.signal.addEventListener('abort', stop, { once: true });
+      const onAbort = (): void => stop();
+      env.signal.addEventListener('abort', onAbort, { once: true });
+      // Not in the shared store = nobody elsewhere can answer it: fail closed.
+      entry.published.catch((error: unknown) => {
+        this.#onSharedError(error);
+        stop(new Error(`the consent request could not be shared with the other instances: ${error instanceof Error ? error.message : String(error)}`));
+      });
       void entry.answered.then((answer) => {
-        env.signal.removeEventListener('abort', stop);
+        if (ended) return;
+        ended = true;
+        env.signal.removeEventListener('abort', onAbort);
         resolve(answer);
       });
     });
   }
 
-  /** The waiting requests, oldest first. */
+  /** The waiting requests (with a shared store: on every instance), oldest first. */
   pending(): readonly ConsentRequest[] {
-    return [...this.#waiting.values()].map((w) => w.request);
+    const own = [...this.#waiting.values()].map((w) => w.request);
+    const now = this.#now();
+    const others = [...this.#remote.values()].filter((r) => !this.#waiting.has(r.id) && Date.parse(r.expiresAt) > now);
+    return [...own, ...others].sort((a, b) => a.createdAt.localeCompare(b.createdAt));
   }
 
-  /** One waiting request. */
+  /** One waiting request (with a shared store: on any instance). */
   get(id: string): ConsentRequest | undefined {
-    return this.#waiting.get(id)?.request;
+    const own = this.#waiting.get(id)?.request;
+    if (own !== undefined) return own;
+    const other = this.#remote.get(id);
+    return other !== undefined && Date.parse(other.expiresAt) > this.#now() ? other : undefined;
   }
 
   /**
-   * Answers request `id`. Throws `ERR_MCP_INVALID_ARGUMENT` when no such request waits (it
-   * was answered, timed out, or never existed) or when an approval's scope cannot be honoured.
+   * Answers request `id`. Rejects with `ERR_MCP_INVALID_ARGUMENT` when no such request waits
+   * (it was answered, here or on another instance, timed out, or never existed) or when an
+   * approval's scope cannot be honoured; with `ERR_MCP_STORE_UNAVAILABLE` when the shared
+   * store cannot record it (nothing is then applied).
    */
-  answer(id: string, answer: ConsentAnswer): void {
+  async answer(id: string, answer: ConsentAnswer): Promise<void> {
+    const request = this.get(id);
+    const gone = (): McpError => new McpError(McpErrorCode.InvalidArgument, `No consent request ${JSON.stringify(id)} is waiting (answered, timed out, or unknown)`);
+    if (request === undefined) throw gone();
+    if (answer.approved) checkScope(answer.scope, request, this.#now());
+    if (this.#shared !== undefined) {
+      await this.#waiting.get(id)?.published;
+      if (!(await this.#shared.answer(id, answer))) {
+        this.#remote.delete(id);
+        throw gone();
+      }
+      this.#remote.delete(id);
+    }
     const waiting = this.#waiting.get(id);
-    if (waiting === undefined) throw new McpError(McpErrorCode.InvalidArgument, `No consent request ${JSON.stringify(id)} is waiting (answered, timed out, or unknown)`);
-    if (answer.approved) checkScope(answer.scope, waiting.request, this.#now());
+    if (waiting !== undefined) {
+      this.#waiting.delete(id);
+      waiting.resolve(answer);
+      this.#withdraw(id);
+    }
+    this.#emit({ type: 'answered', id, approved: answer.approved, approver: answer.approver });
+  }
+
+  /**
+   * Reads the shared store again: the other instances' waiting requests, and the answers to
+   * this instance's requests that arrived while the change feed was down. Resolves when done.
+   */
+  resync(): Promise<void> {
+    const shared = this.#shared;
+    if (shared === undefined) return Promise.resolve();
+    this.#sync = this.#sync.then(async () => {
+      try {
+        const before = this.#remote;
+        const now = new Map<string, ConsentRequest>();
+        for (const r of await shared.pending(this.#now())) if (!this.#waiting.has(r.id)) now.set(r.id, r);
+        this.#remote = now;
+        for (const [id, r] of now) if (!before.has(id)) this.#emit({ type: 'request', request: r });
+        for (const id of before.keys()) if (!now.has(id)) this.#emit({ type: 'closed', id, reason: 'answered, timed out or cancelled on another instance' });
+        for (const id of [...this.#waiting.keys()]) await this.#deliver(id);
+      } catch (error) {
+        this.#onSharedError(error);
+      }
+    });
+    return this.#sync;
+  }
+
+  #changed(change: SharedConsentChange): void {
+    if (this.#waiting.has(change.id)) {
+      if (change.type === 'answered') void this.#deliver(change.id).catch((error: unknown) => this.#onSharedError(error));
+      return;
+    }
+    void this.resync();
+  }
+
+  /** Delivers the answer recorded in the shared store to request `id` waiting here, if there is one. */
+  async #deliver(id: string): Promise<void> {
+    const shared = this.#shared;
+    if (shared === undefined) return;
+    const answer = await shared.answerOf(id);
+    const waiting = this.#waiting.get(id);
+    if (answer === undefined || waiting === undefined) return;
     this.#waiting.delete(id);
     waiting.resolve(answer);
+    this.#withdraw(id);
     this.#emit({ type: 'answered', id, approved: answer.approved, approver: answer.approver });
+  }
+
+  #withdraw(id: string): void {
+    this.#shared?.withdraw(id).catch((error: unknown) => this.#onSharedError(error));
   }
 
   /** Calls `listener` on every change; returns the unsubscribe function. */

@@ -137,10 +137,11 @@ export class PgDatabase {
 
   /**
    * Calls `onNotify(payload)` for each NOTIFY on `channel`, and `onReconnect()` after the
-   * listening connection was lost and is back (notifications may have been missed meanwhile).
-   * Returns a stop function.
+   * listening connection was lost and is back (notifications may have been missed meanwhile),
+   * and `onListening()` each time LISTEN is in place (the first time included: what happened
+   * before it was not heard). Returns a stop function.
    */
-  listen(channel: string, onNotify: (payload: string) => void, onReconnect: () => void): () => void {
+  listen(channel: string, onNotify: (payload: string) => void, onReconnect: () => void, onListening?: () => void): () => void {
     let client: pg.Client | undefined;
     let stopped = false;
     let timer: ReturnType<typeof setTimeout> | undefined;
@@ -166,6 +167,7 @@ export class PgDatabase {
         c.connect()
           .then(() => c.query(`LISTEN ${channel}`))
           .then(() => {
+            if (!stopped) onListening?.();
             if (lost && !stopped) {
               lost = false;
               onReconnect();

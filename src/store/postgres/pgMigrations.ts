@@ -46,4 +46,24 @@ CREATE TABLE oauth_servers (
 );
 `,
   },
+  {
+    name: 'consent grants and the shared consent queue',
+    sql: `
+CREATE TABLE consent_grants (
+  id text PRIMARY KEY,
+  record jsonb NOT NULL,
+  expires_at bigint,
+  seq bigserial
+);
+CREATE TABLE consent_requests (
+  id text PRIMARY KEY,
+  instance text NOT NULL,
+  request jsonb NOT NULL,
+  expires_at bigint NOT NULL,
+  answer jsonb,
+  seq bigserial
+);
+CREATE INDEX consent_requests_waiting ON consent_requests (seq) WHERE answer IS NULL;
+`,
+  },
 ];
