@@ -101,6 +101,64 @@ function responseHeaders(raw: readonly string[]): Headers {
   return headers;
 }
 
+/**
+ * The headers of an answer from the pool: what `Headers` answers (`get`, `has`, iteration,
+ * lower-case names, repeated fields joined with ", ") without building a WHATWG `Headers` per
+ * answer; read-only, as a `Response`'s headers are. A real `Response` made from a buffered
+ * answer takes them as its `HeadersInit` (pairs).
+ */
+class AnswerHeaders {
+  readonly #map = new Map<string, string>();
+  readonly #cookies: string[] = [];
+
+  constructor(raw: readonly string[]) {
+    for (let i = 0; i + 1 < raw.length; i += 2) {
+      const name = (raw[i] as string).toLowerCase();
+      const value = raw[i + 1] as string;
+      if (name === 'set-cookie') this.#cookies.push(value);
+      const known = this.#map.get(name);
+      this.#map.set(name, known === undefined ? value : `${known}, ${value}`);
+    }
+  }
+
+  get(name: string): string | null {
+    return this.#map.get(name.toLowerCase()) ?? null;
+  }
+  has(name: string): boolean {
+    return this.#map.has(name.toLowerCase());
+  }
+  getSetCookie(): string[] {
+    return [...this.#cookies];
+  }
+  forEach(callback: (value: string, name: string, parent: AnswerHeaders) => void): void {
+    for (const [name, value] of this.entries()) callback(value, name, this);
+  }
+  *entries(): IterableIterator<[string, string]> {
+    for (const name of [...this.#map.keys()].sort()) {
+      if (name === 'set-cookie') for (const cookie of this.#cookies) yield [name, cookie];
+      else yield [name, this.#map.get(name) as string];
+    }
+  }
+  *keys(): IterableIterator<string> {
+    for (const [name] of this.entries()) yield name;
+  }
+  *values(): IterableIterator<string> {
+    for (const [, value] of this.entries()) yield value;
+  }
+  [Symbol.iterator](): IterableIterator<[string, string]> {
+    return this.entries();
+  }
+  append(): never {
+    throw new TypeError('immutable');
+  }
+  set(): never {
+    throw new TypeError('immutable');
+  }
+  delete(): never {
+    throw new TypeError('immutable');
+  }
+}
+
 function decoded(res: Readable, contentEncoding: string | null | undefined): Readable {
   const encoding = contentEncoding?.trim().toLowerCase();
   if (encoding === 'gzip' || encoding === 'x-gzip') return res.pipe(createGunzip());
@@ -215,7 +273,8 @@ function viaPool(
   let init: { status: number; statusText: string; headers: Headers } | undefined;
   const handler: Http1Handler = {
     head(status, statusText, raw) {
-      init = { status, statusText, headers: responseHeaders(raw) };
+      // The cast: AnswerHeaders has the read members of Headers (see its notes).
+      init = { status, statusText, headers: new AnswerHeaders(raw) as unknown as Headers };
       if (NULL_BODY.has(status)) {
         settled = true;
         resolve(new Response(null, init));

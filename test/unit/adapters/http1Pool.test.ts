@@ -34,6 +34,8 @@ function answer(path: string, body: Buffer): string | Buffer | ((socket: Socket)
   switch (path) {
     case '/echo':
       return json(JSON.stringify({ body: body.toString('utf8') }));
+    case '/multi':
+      return json('{}', 'X-Multi: a\r\nx-multi: b\r\nset-cookie: c=1\r\nset-cookie: d=2\r\n');
     case '/chunked':
       return 'HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ntransfer-encoding: chunked\r\n\r\n5;ext=1\r\n{"a":\r\n2\r\n1}\r\n0\r\nx-trailer: t\r\n\r\n';
     case '/gzip': {
@@ -142,6 +144,23 @@ describe('nodeFetch POST on the HTTP/1.1 pool: framings and keep-alive', () => {
     assert.match(head, new RegExp(`\\r\\nhost: ${base.slice('http://'.length)}\\r\\n`));
     assert.match(head, /\r\nx-custom: v\r\n/);
     assert.match(head, new RegExp(`\\r\\ncontent-length: ${Buffer.byteLength('{"text":"héllo ☃"}')}\\r\\n`));
+  });
+
+  it('answers have Headers semantics: any-case names, repeated fields joined, sorted iteration, read-only; a Response made from them agrees', async () => {
+    const r = await post(f, '/multi');
+    assert.equal(r.headers.get('X-MULTI'), 'a, b');
+    assert.equal(r.headers.has('Content-Type'), true);
+    assert.equal(r.headers.get('absent'), null);
+    assert.deepEqual(r.headers.getSetCookie(), ['c=1', 'd=2']);
+    const pairsOf = (headers: Headers): [string, string][] => {
+      const out: [string, string][] = [];
+      headers.forEach((value, name) => out.push([name, value]));
+      return out;
+    };
+    const pairs = pairsOf(r.headers);
+    assert.deepEqual(pairs, [['content-length', '2'], ['content-type', 'application/json'], ['set-cookie', 'c=1'], ['set-cookie', 'd=2'], ['x-multi', 'a, b']]);
+    assert.throws(() => r.headers.append('x-new', 'v'), TypeError);
+    assert.deepEqual(pairsOf(r.clone().headers), pairs);
   });
 
   it('reads chunked bodies (extensions and trailers), gzip, answers read to the close, and 204', async () => {
