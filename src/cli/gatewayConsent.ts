@@ -34,7 +34,6 @@ import { listen, type ListeningServer } from '../adapters/nodeHttp.js';
 import type { HttpRequestLike, HttpResponseLike } from '../transport/http/server/types.js';
 import type { Logger } from '../util/logger.js';
 import { openGrantStore } from '../store/sqliteGrantStore.js';
-import type { ConsentGrantStore } from '../host/consent/consentGrants.js';
 import type { SharedConsentRequests } from '../host/consent/sharedConsent.js';
 import { describeError } from '../util/errors.js';
 import { CliFailure } from './args.js';
