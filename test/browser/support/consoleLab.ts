@@ -2,6 +2,7 @@
 // two downstream servers (our everything server and the console lab server), an MCP client for
 // the agent's side, and a Chromium page signed in to the console.
 import { readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
@@ -106,9 +107,14 @@ export async function openPage(page: Page, route: string, heading: string | RegE
   await page.getByRole('heading', { level: 1, name: heading }).waitFor();
 }
 
-/** Writes a screenshot of the page to docs/console/<name>.png (shown in the README). */
+/**
+ * Takes a screenshot of the page. With `CONSOLE_SCREENSHOTS=1` it goes to docs/console/<name>.png
+ * (shown in the README): `CONSOLE_SCREENSHOTS=1 node scripts/runTests.mjs test/browser` refreshes
+ * them. Otherwise it goes to the temp folder, so a test run leaves the committed pictures alone.
+ */
 export async function screenshot(page: Page, name: string): Promise<void> {
-  await page.screenshot({ path: join(REPO_ROOT, 'docs', 'console', `${name}.png`), fullPage: false });
+  const path = process.env['CONSOLE_SCREENSHOTS'] === '1' ? join(REPO_ROOT, 'docs', 'console', `${name}.png`) : join(tmpdir(), `switchboard-console-${name}.png`);
+  await page.screenshot({ path, fullPage: false });
 }
 
 /** The text of a tool result's text blocks. */
