@@ -37,6 +37,8 @@ export interface SharedStores {
   readonly sessions?: { readonly sessionStore: SessionStore; readonly sessionBus: SessionBus; readonly eventStore: EventStore };
   /** MRTR single-use `requestState` nonces (Redis). */
   readonly nonceStore?: NonceStore;
+  /** The MRTR `requestState` sealing keys, shared through PostgreSQL (`--store`): a state sealed on one instance opens on every other. */
+  readonly requestStateKeys?: readonly Uint8Array[];
   /** Where they are, for the start-up line (credentials removed). */
   readonly described: readonly string[];
   /** Closes the connections (after the audit log was flushed). */
@@ -66,12 +68,13 @@ export async function openSharedStores(store: string | undefined, cache: string 
   const result: { -readonly [K in keyof SharedStores]?: SharedStores[K] } = {};
   try {
     if (store !== undefined) {
-      const [{ PgDatabase }, { PgPinStore }, { PgAuditLog }, { PgGrantStore, PgConsentRequests }, { PgOAuthTokens }] = await Promise.all([
+      const [{ PgDatabase }, { PgPinStore }, { PgAuditLog }, { PgGrantStore, PgConsentRequests }, { PgOAuthTokens }, { sharedKey }] = await Promise.all([
         import('../store/postgres/pgDatabase.js'),
         import('../store/postgres/pgPinStore.js'),
         import('../store/postgres/pgAuditLog.js'),
         import('../store/postgres/pgConsent.js'),
         import('../store/postgres/pgOAuthTokens.js'),
+        import('../store/postgres/pgSharedKeys.js'),
       ]);
       const db = await PgDatabase.open(store);
       closers.push(() => db.close());
@@ -80,7 +83,8 @@ export async function openSharedStores(store: string | undefined, cache: string 
       result.grants = new PgGrantStore(db);
       result.consentRequests = new PgConsentRequests(db, { instance: instanceName() });
       result.oauthTokens = new PgOAuthTokens(db);
-      described.push(`store ${redact(store)} (pins, audit, consent approvals and queue, OAuth tokens)`);
+      result.requestStateKeys = [await sharedKey(db, 'mrtr-request-state')];
+      described.push(`store ${redact(store)} (pins, audit, consent approvals and queue, OAuth tokens, the MRTR sealing key)`);
     }
     if (cache !== undefined) {
       const [{ RedisCache }, { RedisRateLimitStore, RedisConcurrencyStore }, { RedisSessionStore, RedisSessionBus }, { RedisEventStore }, { RedisNonceStore }] = await Promise.all([

@@ -66,4 +66,14 @@ CREATE TABLE consent_requests (
 CREATE INDEX consent_requests_waiting ON consent_requests (seq) WHERE answer IS NULL;
 `,
   },
+  {
+    name: 'keys shared by every instance (the MRTR requestState sealing key)',
+    sql: `
+CREATE TABLE shared_keys (
+  name text PRIMARY KEY,
+  value bytea NOT NULL,
+  created_at timestamptz NOT NULL DEFAULT now()
+);
+`,
+  },
 ];

@@ -15,6 +15,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer, connect, type Server, type Socket } from 'node:net';
 import { userInfo } from 'node:os';
 import { after } from 'node:test';
+import pg from 'pg';
 import { PgDatabase, type PgDatabaseOptions } from '../../../src/store/postgres/pgDatabase.js';
 import { RedisCache, type RedisCacheOptions } from '../../../src/store/redis/redisCache.js';
 import { isMcpError, McpErrorCode } from '../../../src/util/errors.js';
@@ -44,9 +45,15 @@ after(async () => {
   cleanup ??= (async () => {
     for (const store of opened.splice(0)) await store.close().catch(() => undefined);
     if (schemas.size > 0) {
-      const admin = await PgDatabase.open(POSTGRES_URL, { schema: 'switchboard_test_admin' });
-      for (const schema of schemas) await admin.query('dropping a test schema', `DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-      await admin.close();
+      // A plain connection: opening a PgDatabase would migrate an admin schema, which breaks when
+      // test runs of two Switchboard versions (two checkouts) share the test database.
+      const admin = new pg.Client({ connectionString: POSTGRES_URL });
+      await admin.connect();
+      try {
+        for (const schema of schemas) await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+      } finally {
+        await admin.end();
+      }
     }
     if (prefixes.size > 0) {
       for (const prefix of prefixes) {
