@@ -6,7 +6,7 @@
  * @module
  */
 import { resolve as resolvePath } from 'node:path';
-import { approvePending, formatPinDiff, formatPinList, rejectPending, selectRecords } from '../host/pins/pinReview.js';
+import { decidePending, formatPinDiff, formatPinList, selectRecords } from '../host/pins/pinReview.js';
 import { openPinStore } from '../store/sqlitePinStore.js';
 import type { PinStore } from '../host/pins/pinStore.js';
 import { openSharedStores } from './sharedStores.js';
@@ -57,12 +57,11 @@ export async function pinsCommand(argv: readonly string[]): Promise<void> {
     if (action === 'diff') return void process.stdout.write(formatPinDiff(records, item));
     const now = Date.now();
     for (const record of records) {
-      const { record: next, keys } = action === 'approve' ? approvePending(record, item, now) : rejectPending(record, item, now);
+      const keys = await decidePending(store, record.identity, action === 'approve' ? 'approve' : 'reject', item, now);
       if (keys.length === 0) {
         process.stdout.write(`${record.alias}: nothing pending\n`);
         continue;
       }
-      await store.save(next);
       process.stdout.write(`${record.alias}: ${action === 'approve' ? 'approved' : 'rejected'} ${keys.join(', ')}\n`);
     }
   } catch (error) {

@@ -8,7 +8,7 @@
  *
  * @module
  */
-import { approvePending, INSTRUCTIONS_ITEM, rejectPending, selectRecords } from '../host/pins/pinReview.js';
+import { decidePending, INSTRUCTIONS_ITEM, selectRecords } from '../host/pins/pinReview.js';
 import type { HttpResponseLike } from '../transport/http/server/types.js';
 import { describeError, isMcpError } from '../util/errors.js';
 import { failure, json } from './consoleResponses.js';
@@ -54,12 +54,7 @@ export async function decidePins(ctx: RouteContext, action: 'approve' | 'reject'
   const now = (ctx.options.now ?? Date.now)();
   const decided: string[] = [];
   try {
-    for (const record of selectRecords(await pins.store.load(), identity)) {
-      const { record: next, keys } = action === 'approve' ? approvePending(record, item, now) : rejectPending(record, item, now);
-      if (keys.length === 0) continue;
-      await pins.store.save(next);
-      decided.push(...keys);
-    }
+    for (const record of selectRecords(await pins.store.load(), identity)) decided.push(...(await decidePending(pins.store, record.identity, action, item, now)));
   } catch (error) {
     if (isMcpError(error)) return failure(400, error.message);
     throw error;

@@ -5,7 +5,9 @@
  * {@link PinStoreCorruptError}, so the host fails closed instead of trusting on first use again.
  *
  * The gateway and `switchboard pins approve` may have the file open at the same time (WAL
- * mode, a busy timeout); {@link SqlitePinStore.watch} notices the other's commits through
+ * mode, a busy timeout); {@link SqlitePinStore.update} reads and writes a record under the
+ * file's write lock (`BEGIN IMMEDIATE`), so a writer never overwrites a change it did not see
+ * (an approval by `switchboard pins approve`). {@link SqlitePinStore.watch} notices the other's commits through
  * `PRAGMA data_version`, which changes only when another connection wrote.
  *
  * @see https://www.sqlite.org/pragma.html#pragma_data_version
@@ -13,6 +15,7 @@
  */
 import { join } from 'node:path';
 import type Database from 'better-sqlite3';
+import { isMcpError } from '../util/errors.js';
 import { openCheckedDatabase } from './sqliteFile.js';
 import { checkServerPins, PinStoreCorruptError, type PinStore, type ServerPins } from '../host/pins/pinStore.js';
 
@@ -79,42 +82,65 @@ export class SqlitePinStore implements PinStore {
 
   /** Every server's pins. Rejects with {@link PinStoreCorruptError} for unreadable rows. */
   load(): Promise<readonly ServerPins[]> {
-    return this.#run(() => {
-      const servers = this.#db.prepare('SELECT identity, record FROM servers ORDER BY rowid').all() as { identity: string; record: string }[];
-      const items = this.#db.prepare('SELECT identity, item_key, state, record FROM items ORDER BY rowid').all() as { identity: string; item_key: string; state: string; record: string }[];
-      const byServer = new Map<string, { items: Record<string, unknown>; pending: Record<string, unknown> }>();
-      for (const row of items) {
-        let entry = byServer.get(row.identity);
-        if (entry === undefined) byServer.set(row.identity, (entry = { items: {}, pending: {} }));
-        const target = row.state === 'approved' ? entry.items : entry.pending;
-        Object.defineProperty(target, row.item_key, { value: this.#parse(row.record), enumerable: true, writable: true, configurable: true });
-      }
-      return servers.map((row) => {
-        const base = this.#parse(row.record) as Record<string, unknown>;
-        const own = byServer.get(row.identity) ?? { items: {}, pending: {} };
-        return checkServerPins({ ...base, identity: row.identity, items: own.items, pending: own.pending }, this.path);
-      });
-    });
+    return this.#run(() => this.#read(undefined));
   }
 
   /** Replaces one server's record (one transaction). */
   save(pins: ServerPins): Promise<void> {
-    return this.#run(() => {
-      const { items, pending, identity, ...base } = pins;
-      const write = this.#db.transaction(() => {
-        this.#db.prepare('INSERT INTO servers (identity, alias, record, updated_at) VALUES (?, ?, ?, ?) ON CONFLICT(identity) DO UPDATE SET alias = excluded.alias, record = excluded.record, updated_at = excluded.updated_at').run(
-          identity,
-          pins.alias,
-          JSON.stringify(base),
-          pins.updatedAt,
-        );
-        this.#db.prepare('DELETE FROM items WHERE identity = ?').run(identity);
-        const insert = this.#db.prepare('INSERT INTO items (identity, item_key, state, record) VALUES (?, ?, ?, ?)');
-        for (const [key, item] of Object.entries(items)) insert.run(identity, key, 'approved', JSON.stringify(item));
-        for (const [key, item] of Object.entries(pending)) insert.run(identity, key, 'pending', JSON.stringify(item));
-      });
-      write();
+    return this.#run(() => void this.#db.transaction(() => this.#write(pins)).immediate());
+  }
+
+  /**
+   * Read-modify-write of one server's record in one `BEGIN IMMEDIATE` transaction: it takes the
+   * file's write lock before reading, so no other connection writes in between.
+   */
+  update(identity: string, change: (current: ServerPins | undefined) => ServerPins | undefined): Promise<ServerPins | undefined> {
+    return this.#run(() =>
+      this.#db
+        .transaction(() => {
+          const [current] = this.#read(identity);
+          const next = change(current);
+          if (next === undefined) return current;
+          this.#write(next);
+          return next;
+        })
+        .immediate(),
+    );
+  }
+
+  /** The records (of one identity, or all), checked. */
+  #read(identity: string | undefined): ServerPins[] {
+    const where = identity === undefined ? '' : ' WHERE identity = ?';
+    const args = identity === undefined ? [] : [identity];
+    const servers = this.#db.prepare(`SELECT identity, record FROM servers${where} ORDER BY rowid`).all(...args) as { identity: string; record: string }[];
+    const items = this.#db.prepare(`SELECT identity, item_key, state, record FROM items${where} ORDER BY rowid`).all(...args) as { identity: string; item_key: string; state: string; record: string }[];
+    const byServer = new Map<string, { items: Record<string, unknown>; pending: Record<string, unknown> }>();
+    for (const row of items) {
+      let entry = byServer.get(row.identity);
+      if (entry === undefined) byServer.set(row.identity, (entry = { items: {}, pending: {} }));
+      const target = row.state === 'approved' ? entry.items : entry.pending;
+      Object.defineProperty(target, row.item_key, { value: this.#parse(row.record), enumerable: true, writable: true, configurable: true });
+    }
+    return servers.map((row) => {
+      const base = this.#parse(row.record) as Record<string, unknown>;
+      const own = byServer.get(row.identity) ?? { items: {}, pending: {} };
+      return checkServerPins({ ...base, identity: row.identity, items: own.items, pending: own.pending }, this.path);
     });
+  }
+
+  /** Replaces one server's rows (inside the caller's transaction). */
+  #write(pins: ServerPins): void {
+    const { items, pending, identity, ...base } = pins;
+    this.#db.prepare('INSERT INTO servers (identity, alias, record, updated_at) VALUES (?, ?, ?, ?) ON CONFLICT(identity) DO UPDATE SET alias = excluded.alias, record = excluded.record, updated_at = excluded.updated_at').run(
+      identity,
+      pins.alias,
+      JSON.stringify(base),
+      pins.updatedAt,
+    );
+    this.#db.prepare('DELETE FROM items WHERE identity = ?').run(identity);
+    const insert = this.#db.prepare('INSERT INTO items (identity, item_key, state, record) VALUES (?, ?, ?, ?)');
+    for (const [key, item] of Object.entries(items)) insert.run(identity, key, 'approved', JSON.stringify(item));
+    for (const [key, item] of Object.entries(pending)) insert.run(identity, key, 'pending', JSON.stringify(item));
   }
 
   /** Forgets a server identity and its items. */
@@ -158,7 +184,7 @@ export class SqlitePinStore implements PinStore {
     try {
       return Promise.resolve(fn());
     } catch (error) {
-      if (error instanceof PinStoreCorruptError) return Promise.reject(error);
+      if (isMcpError(error)) return Promise.reject(error); // corrupt, or thrown by an update's change
       return Promise.reject(new PinStoreCorruptError(this.path, `SQLite: ${error instanceof Error ? error.message : String(error)}`, { cause: error }));
     }
   }

@@ -7,9 +7,8 @@
 //
 // Each test is named after the failure it guards against: a rate limit that is per instance
 // (3× the limit), an acknowledged call missing from the audit or a forked chain after an
-// instance dies, and stateful sessions lost with it. (A pin approval honoured by every instance
-// is not shown here yet: with three instances re-vetting one changed server, a quarantine write
-// queued on one instance can land after the approval and undo it; see docs/scaling.md.)
+// instance dies, and stateful sessions lost with it, and a pin approval undone by a quarantine
+// that another instance wrote after it (the lost update of issue #15).
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -21,6 +20,7 @@ import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as HttpV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { nodeFetch } from '../../src/adapters/nodeFetch.js';
 import { McpClient } from '../../src/client/mcpClient.js';
+import type { PgDatabase } from '../../src/store/postgres/pgDatabase.js';
 import { digestOf } from '../../src/host/pins/pinDigests.js';
 import { StreamableHttpClientTransport } from '../../src/transport/http/client/client.js';
 import { POSTGRES_URL, REDIS_URL, freshSchema, openTestPostgres, openTestRedis } from '../contract/stores/backends.js';
@@ -40,11 +40,26 @@ const PROMPT_LIMIT = 12;
 let config: GatewayConfig;
 const gateways: RunningGateway[] = [];
 let haproxy: RunningHaproxy;
+let pg: PgDatabase;
 const auth = (): Record<string, string> => ({ authorization: `Bearer ${gateways[0]?.token ?? ''}` });
+
+/** Polls `check` (a call through a gateway) until it holds; fails naming `what` after `timeoutMs`. */
+async function until(check: () => Promise<boolean>, what: string, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out: ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** The pin items stored in PostgreSQL for the cluster's schema. */
+async function pinRows(): Promise<{ item_key: string; state: string; trust: string | null }[]> {
+  return pg.query('reading pins', "SELECT item_key, state, record->>'trust' AS trust FROM pin_items ORDER BY item_key, state");
+}
 
 before(async () => {
   // Opened here too, so the schema and the keys are dropped after the file (and a missing server fails clearly).
-  await openTestPostgres({ schema });
+  pg = await openTestPostgres({ schema });
   await openTestRedis({ prefix });
   config = await writeConfig(
     { dictionary: { command: process.execPath, args: [dictionary] } },
@@ -78,6 +93,45 @@ describe('cluster: three gateway instances behind HAProxy on PostgreSQL and Redi
     await client.close();
     assert.equal(answered, PROMPT_LIMIT, `answered ${answered}; refusals: ${refusals.slice(0, 2).join(' | ')}`);
     for (const r of refusals) assert.match(r, /rate limit of 12/);
+  });
+
+  it('a pin approval undone by another instance (lost update): a changed tool quarantined on all three instances, approved once, is served by each', async (t) => {
+    // Each instance runs its own copy of the downstream server: the definition changes on each.
+    const clients = await Promise.all(
+      gateways.map(async (g) => {
+        const c = new McpClient({ name: 'pins', version: '1' });
+        await c.connect(new StreamableHttpClientTransport({ url: g.url, fetch: nodeFetch(), headers: auth() }));
+        return c;
+      }),
+    );
+    const lookup = async (c: McpClient): Promise<string> => {
+      try {
+        return text(await c.callTool('lookup', { word: 'pin' }));
+      } catch (error) {
+        return String(error);
+      }
+    };
+    for (const c of clients) assert.equal(await lookup(c), 'pin: a word', 'served while pinned on first use');
+    await Promise.all(clients.map(async (c) => assert.equal(text(await c.callTool('upgrade', {})), 'upgraded')));
+    // Each instance re-lists after the server's list_changed: wait for each to refuse the call.
+    for (const [i, c] of clients.entries()) await until(async () => /quarantined/.test(await lookup(c)), `instance ${i} quarantines the changed lookup`);
+    const approved = await run(process.execPath, [MAIN, 'pins', 'approve', 'dictionary', 'tool:lookup', '--config', config.file], { cwd: config.dir });
+    assert.match(approved.stdout, /approved tool:lookup/);
+    const started = Date.now();
+    for (const [i, c] of clients.entries()) await until(async () => (await lookup(c)) === 'pin: a word', `instance ${i} serves the approved lookup`);
+    const honouredMs = Date.now() - started;
+    // Every instance has re-listed and written what it decided by now; the approval is what PostgreSQL holds.
+    const rows = await pinRows();
+    assert.deepEqual(
+      rows.filter((r) => r.item_key === 'tool:lookup').map((r) => [r.state, r.trust]),
+      [['approved', 'approved']],
+      'one approved row for lookup, no quarantine written back over it',
+    );
+    assert.deepEqual(rows.filter((r) => r.state === 'pending'), [], 'nothing pending');
+    for (const c of clients) assert.equal(await lookup(c), 'pin: a word');
+    assert.equal((await pinRows()).length, rows.length, 'the row count stays put after the approval');
+    for (const c of clients) await c.close();
+    t.diagnostic(`all three instances served the approved lookup ${honouredMs} ms after \`pins approve\` returned`);
   });
 
   it('an instance SIGKILLed mid-load: no answered call missing from the audit, one chain that verifies, stateful clients carry on in their sessions', async () => {

@@ -21,9 +21,13 @@
  *   quarantined like a tool.
  * - Calls check a verdict computed at list time: a map lookup, nothing is hashed per call.
  * - A store that cannot be read or written quarantines everything (fail closed).
+ * - Several gateway instances share one store: a list's write lands only over the record it
+ *   was decided on (compare-and-set); otherwise the list is decided again on the fresh record,
+ *   so a quarantine decided on a stale record never undoes an approval made elsewhere.
  *
  * @module
  */
+import { canonicalize } from '../../util/canonicalJson.js';
 import { describeError } from '../../util/errors.js';
 import { silentLogger, type Logger } from '../../util/logger.js';
 import { definitionDigest, type ManifestPayload } from '../../protocol/manifest.js';
@@ -57,6 +61,9 @@ const LISTS: readonly (readonly [PinKind, keyof CatalogLists])[] = [
   ['resource', 'resources'],
   ['template', 'templates'],
 ];
+
+/** How often a list is decided again after its write met a newer record (see `#save`). */
+const MAX_ATTEMPTS = 5;
 
 const SIGNED: Partial<Record<PinKind, keyof ManifestPayload>> = { tool: 'tools', prompt: 'prompts', template: 'resourceTemplates' };
 
@@ -135,7 +142,11 @@ export class PinGuard implements CatalogVetter {
   }
 
   /** Vets one list of a server (see the module comment). Never rejects. */
-  async vet(input: VetInput): Promise<VetResult> {
+  vet(input: VetInput): Promise<VetResult> {
+    return this.#vet(input, 1);
+  }
+
+  async #vet(input: VetInput, attempt: number): Promise<VetResult> {
     if (this.#failure !== undefined) return this.#withholdAll(input, this.#failure);
     const identity = serverIdentity(input.spec);
     const policy = this.#options.signaturePolicy?.(input.serverId) ?? 'warn';
@@ -226,10 +237,16 @@ export class PinGuard implements CatalogVetter {
     };
     // Decided on content, not on the clock: a change within the same millisecond is saved too.
     if (!unchanged) {
+      let written: boolean;
       try {
-        await this.#save(record);
+        written = await this.#save(before, record);
       } catch (error) {
         return this.#withholdAll(input, this.#fail(`the pin store could not be written: ${describeError(error)}`));
+      }
+      // Another instance (or `pins approve`) changed the record since it was read: decide again on the fresh one.
+      if (!written) {
+        if (attempt < MAX_ATTEMPTS) return this.#vet(input, attempt + 1);
+        return this.#withholdAll(input, `Server ${input.serverId} is not served: its pins kept changing while they were written (${MAX_ATTEMPTS} attempts); the next list tries again.`);
       }
     }
     this.#verdicts.set(input.serverId, new Map(quarantined.map((q) => [itemKey(q.kind, q.name), q.reason])));
@@ -237,11 +254,33 @@ export class PinGuard implements CatalogVetter {
     return { catalog: served as unknown as CatalogLists, quarantined, instructions };
   }
 
-  #save(record: ServerPins): Promise<void> {
+  /**
+   * Writes `record` over the stored one only if that is still `before` (what it was decided
+   * on): a compare-and-set in one atomic {@link PinStore.update}, so a write decided on a stale
+   * record never undoes another instance's change, such as an approval (the lost update). Resolves
+   * false on a conflict, with the fresh record cached to decide again on.
+   */
+  async #save(before: ServerPins | undefined, record: ServerPins): Promise<boolean> {
+    const expected = before === undefined ? undefined : fingerprint(before);
     this.#records.set(record.identity, record);
-    const write = this.#writes.then(() => this.#options.store.save(record));
-    this.#writes = write.catch(() => undefined);
-    return write;
+    let written = false;
+    const write = this.#writes.then(() =>
+      this.#options.store.update(record.identity, (current) => {
+        if ((current === undefined ? undefined : fingerprint(current)) !== expected) return undefined;
+        written = true;
+        return record;
+      }),
+    );
+    this.#writes = write.then(
+      () => undefined,
+      () => undefined,
+    );
+    const stored = await write;
+    if (!written && this.#records.get(record.identity) === record) {
+      if (stored === undefined) this.#records.delete(record.identity);
+      else this.#records.set(record.identity, stored);
+    }
+    return written;
   }
 
   #fail(reason: string): string {
@@ -265,6 +304,15 @@ export class PinGuard implements CatalogVetter {
     if (record !== undefined) return;
     const other = [...this.#records.values()].find((r) => r.alias === serverId);
     if (other !== undefined) this.#logger.warn(`server ${serverId} is not the server pinned under that name (was ${other.identity}, now ${identity}): its pins do not carry over; it is pinned anew on first use`);
+  }
+}
+
+/** The record's content, independent of key order (PostgreSQL's jsonb reorders keys). */
+function fingerprint(record: ServerPins): string {
+  try {
+    return canonicalize(record);
+  } catch {
+    return JSON.stringify(record); // not I-JSON: compared as is (at worst a conflict, decided again)
   }
 }
 

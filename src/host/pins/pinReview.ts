@@ -8,7 +8,7 @@
 import { McpError, McpErrorCode } from '../../util/errors.js';
 import { formatChanges } from './pinDiff.js';
 import { namesDigest } from './pinDigests.js';
-import type { PendingItem, PinnedItem, ServerPins } from './pinStore.js';
+import type { PendingItem, PinnedItem, PinStore, ServerPins } from './pinStore.js';
 import { displayIdentity } from './serverIdentity.js';
 
 /** The item key that names a server's pending instructions. */
@@ -73,6 +73,23 @@ export function rejectPending(record: ServerPins, item: string | undefined, now:
   const pending: Record<string, PendingItem> = { ...record.pending };
   for (const key of keys) pending[key] = { ...(pending[key] as PendingItem), status: 'rejected' };
   return { record: { ...record, pending, updatedAt: now }, keys };
+}
+
+/**
+ * Approves or rejects the selected pending changes of one server in the store, applied to the
+ * record as stored at that moment (one atomic {@link PinStore.update}), so a change another
+ * instance wrote meanwhile is kept. Resolves to the decided keys (none: nothing pending, nothing
+ * written); rejects with `ERR_MCP_INVALID_ARGUMENT` for an item that is not pending.
+ */
+export async function decidePending(store: PinStore, identity: string, action: 'approve' | 'reject', item: string | undefined, now: number): Promise<string[]> {
+  let decided: string[] = [];
+  await store.update(identity, (current) => {
+    if (current === undefined) return undefined;
+    const { record, keys } = action === 'approve' ? approvePending(current, item, now) : rejectPending(current, item, now);
+    decided = keys;
+    return keys.length === 0 ? undefined : record;
+  });
+  return decided;
 }
 
 /** One block per server: identity, key, items with their trust, pending changes. */

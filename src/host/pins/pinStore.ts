@@ -71,8 +71,17 @@ export interface ServerPins {
 export interface PinStore {
   /** Every server's pins. */
   load(): Promise<readonly ServerPins[]>;
-  /** Replaces one server's record. */
+  /** Replaces one server's record, unconditionally (whatever another instance wrote meanwhile is lost: use {@link PinStore.update} to change a record). */
   save(pins: ServerPins): Promise<void>;
+  /**
+   * Reads one server's record and writes what `change` returns for it (nothing when it returns
+   * undefined), atomically: no other write of that server, from this or another process or
+   * instance, lands between the read and the write. `change` runs once and must be synchronous
+   * and pure. Resolves to the record stored afterwards. This is how a writer avoids the lost
+   * update: the guard writes only over the record it decided on, and re-decides on the fresh one
+   * otherwise (see `PinGuard`); an approval is applied to the fresh record.
+   */
+  update(identity: string, change: (current: ServerPins | undefined) => ServerPins | undefined): Promise<ServerPins | undefined>;
   /** Forgets a server identity. */
   remove(identity: string): Promise<void>;
   /** Calls `listener` after another process changed the store (`switchboard pins approve`); returns a stop function. */
@@ -132,6 +141,20 @@ export class MemoryPinStore implements PinStore {
     this.#records.set(pins.identity, JSON.stringify(pins));
     this.saves++;
     return Promise.resolve();
+  }
+
+  /** Read-modify-write of one record (atomic: it runs synchronously). */
+  update(identity: string, change: (current: ServerPins | undefined) => ServerPins | undefined): Promise<ServerPins | undefined> {
+    try {
+      const text = this.#records.get(identity);
+      const next = change(text === undefined ? undefined : (JSON.parse(text) as ServerPins));
+      if (next === undefined) return Promise.resolve(text === undefined ? undefined : (JSON.parse(text) as ServerPins));
+      this.#records.set(identity, JSON.stringify(next));
+      this.saves++;
+      return Promise.resolve(JSON.parse(JSON.stringify(next)) as ServerPins);
+    } catch (error) {
+      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+    }
   }
 
   /** Forgets a record. */

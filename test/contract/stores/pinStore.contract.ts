@@ -2,17 +2,24 @@
  * The PinStore contract: one body every implementation passes (memory, SQLite, PostgreSQL),
  * run by `pinStore.test.ts`. A harness yields the store and a second instance on the same
  * data (another process, another gateway instance): what the peer saves reaches the store's
- * `watch` listeners, and a damaged record is refused (fail closed), never trusted again on
- * first use.
+ * `watch` listeners, a change made on the peer is never lost to a write decided before it
+ * (the lost update), and a damaged record is refused (fail closed), never trusted again on first
+ * use.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { isMcpError, McpErrorCode } from '../../../src/util/errors.js';
 import type { PinStore, ServerPins } from '../../../src/host/pins/pinStore.js';
+import { PinGuard } from '../../../src/host/pins/pinGuard.js';
+import { decidePending } from '../../../src/host/pins/pinReview.js';
+import { serverIdentity } from '../../../src/host/pins/serverIdentity.js';
+import type { VetInput } from '../../../src/host/catalogVetting.js';
 
 /** One store, the other writer on the same data, and a way to damage the stored record. */
 export interface PinStoreHarness {
   readonly store: PinStore;
+  /** The same data opened as another instance (the same object for memory). */
+  readonly peer: PinStore;
   /** Saves as another instance (its change must reach `store.watch`). */
   readonly peerSave: (pins: ServerPins) => Promise<void>;
   /** Overwrites the stored record of `identity` with something that is not a pin record; undefined for memory. */
@@ -31,6 +38,37 @@ export function samplePins(identity: string, alias = 'w'): ServerPins {
     },
     updatedAt: 3,
   };
+}
+
+const SCHEMA = { type: 'object' as const, properties: { word: { type: 'string' } } };
+
+/** One list of the `dictionary` server whose `lookup` tool has `description`. */
+function dictionaryList(description: string): VetInput {
+  return {
+    serverId: 'dictionary',
+    spec: { id: 'dictionary', launch: { kind: 'stdio', command: 'dictionary', args: [], env: {}, cwd: undefined }, options: { tools: { allow: undefined, deny: [] }, timeoutMs: 5_000, maxConcurrency: 4, era: 'auto', oauth: undefined } },
+    serverInfo: { name: 'dictionary', version: '1' },
+    instructions: undefined,
+    catalog: { tools: [{ name: 'lookup', description, inputSchema: SCHEMA }], prompts: [], resources: [], templates: [] },
+    envelope: undefined,
+  };
+}
+
+/**
+ * Two gateway instances on the store: A pins `dictionary` on first use, B loads the store, then
+ * `lookup` changes downstream and A quarantines it (B has not reloaded: its record is stale).
+ */
+async function staleInstance(open: () => Promise<PinStoreHarness>) {
+  const { store, peer } = await open();
+  const first = dictionaryList('Looks up a word.');
+  const second = dictionaryList('Looks up a word, second edition.');
+  const a = await PinGuard.open({ store, now: () => 10 });
+  assert.equal((await a.vet(first)).catalog.tools.length, 1, 'pinned on first use');
+  const b = await PinGuard.open({ store: peer, now: () => 20 });
+  const quarantined = await a.vet(second);
+  assert.equal(quarantined.catalog.tools.length, 0);
+  assert.equal(quarantined.quarantined[0]?.name, 'lookup');
+  return { store, peer, second, identity: serverIdentity(first.spec), a, b };
 }
 
 const byIdentity = (records: readonly ServerPins[]): ServerPins[] => [...records].sort((a, b) => a.identity.localeCompare(b.identity));
@@ -76,6 +114,66 @@ export function pinStoreContract(name: string, open: () => Promise<PinStoreHarne
       assert.ok(loaded !== undefined);
       const winner = versions.find((v) => v.alias === loaded.alias);
       assert.deepEqual(loaded, winner);
+    });
+
+    it('a quarantine written by a stale instance does not undo an approval (lost update)', async () => {
+      const { store, peer, second, identity, a, b } = await staleInstance(open);
+      const served = (r: { catalog: { tools: readonly unknown[] } }): number => r.catalog.tools.length;
+      // A person approves it once (another process); B has not reloaded and still holds the old record.
+      assert.deepEqual(await decidePending(peer, identity, 'approve', 'tool:lookup', 30), ['tool:lookup']);
+      const late = await b.vet(second);
+      assert.equal(served(late), 1, 'the stale instance serves the approved definition');
+      assert.equal(b.verdict('dictionary', 'tool', 'lookup'), undefined, 'and its calls pass');
+      const [stored] = await store.load();
+      assert.equal(stored?.items['tool:lookup']?.trust, 'approved', 'the approval is still stored');
+      assert.match(JSON.stringify(stored?.items['tool:lookup']?.definition), /second edition/);
+      assert.deepEqual(stored?.pending, {}, 'no quarantine was written back over it');
+      await a.reload();
+      assert.equal(served(await a.vet(second)), 1, 'the instance that quarantined it serves it after its reload');
+    });
+
+    it('a quarantine decided on a stale record does not bring back a change a person rejected meanwhile', async () => {
+      const { store, peer, second, identity, b } = await staleInstance(open);
+      assert.deepEqual(await decidePending(peer, identity, 'reject', 'tool:lookup', 30), ['tool:lookup']);
+      const late = await b.vet(second);
+      assert.equal(late.catalog.tools.length, 0, 'still withheld');
+      assert.match(late.quarantined[0]?.reason ?? '', /a person rejected the change/);
+      const [stored] = await store.load();
+      assert.equal(stored?.pending['tool:lookup']?.status, 'rejected', 'the rejection is still stored');
+    });
+
+    it('update is atomic across instances: concurrent read-modify-writes from both lose none (lost update)', async () => {
+      const { store, peer } = await open();
+      const identity = 'stdio:sha256:56';
+      await store.save({ ...samplePins(identity), pending: {} });
+      const template = samplePins(identity).pending['tool:b']!;
+      await Promise.all(
+        Array.from({ length: 16 }, (_, i) =>
+          (i % 2 === 0 ? store : peer).update(identity, (current) => {
+            assert.ok(current !== undefined);
+            return { ...current, pending: { ...current.pending, [`tool:t${i}`]: { ...template, name: `t${i}` } } };
+          }),
+        ),
+      );
+      const [loaded] = await store.load();
+      assert.equal(Object.keys(loaded?.pending ?? {}).length, 16, 'every writer saw the writes before it');
+      assert.deepEqual(Object.keys(loaded?.items ?? {}), ['tool:a']);
+    });
+
+    it('update writes nothing when the change declines, and an error thrown by the change writes nothing either', async () => {
+      const { store } = await open();
+      const identity = 'stdio:sha256:78';
+      assert.equal(await store.update(identity, () => undefined), undefined);
+      assert.deepEqual(await store.load(), []);
+      const one = samplePins(identity);
+      assert.deepEqual(await store.update(identity, (current) => (current === undefined ? one : undefined)), one);
+      assert.deepEqual(await store.update(identity, () => undefined), one, 'resolves to the stored record');
+      await assert.rejects(
+        store.update(identity, () => {
+          throw new Error('declined');
+        }),
+      );
+      assert.deepEqual(await store.load(), [one]);
     });
 
     it('a pin approved on another instance reaches this one (watch)', async () => {

@@ -23,7 +23,7 @@ pinStoreContract(
   'memory',
   async () => {
     const store = new MemoryPinStore();
-    return { store, peerSave: (pins) => store.changedElsewhere(pins) };
+    return { store, peer: store, peerSave: (pins) => store.changedElsewhere(pins) };
   },
   { persistent: false },
 );
@@ -37,6 +37,7 @@ pinStoreContract(
     closers.push(() => store.close(), () => peer.close());
     return {
       store,
+      peer,
       peerSave: (pins) => peer.save(pins),
       corrupt: async (identity) => {
         const db = new Database(path);
@@ -57,6 +58,7 @@ pinStoreContract(
     const peer = new PgPinStore(other);
     return {
       store: new PgPinStore(db),
+      peer,
       peerSave: (pins) => peer.save(pins),
       corrupt: async (identity) => void (await db.query('damaging a record', `UPDATE pin_items SET record = '"not a pin"'::jsonb WHERE identity = $1`, [identity])),
     };

@@ -113,7 +113,7 @@ describe('host/pins: attacks', () => {
   });
 
   it('store corrupted: a store that cannot be read at start refuses to open (fail closed, a clear message)', async () => {
-    const broken: PinStore = { load: () => Promise.reject(new PinStoreCorruptError('/x/pins.db', 'file is not a database')), save: () => Promise.resolve(), remove: () => Promise.resolve() };
+    const broken: PinStore = { load: () => Promise.reject(new PinStoreCorruptError('/x/pins.db', 'file is not a database')), save: () => Promise.resolve(), update: () => Promise.resolve(undefined), remove: () => Promise.resolve() };
     await assert.rejects(PinGuard.open({ store: broken }), (e: unknown) => e instanceof PinStoreCorruptError && /pins\.db is damaged \(file is not a database\).*not served/.test(e.message));
   });
 
@@ -135,7 +135,7 @@ describe('host/pins: attacks', () => {
 
   it('store write failure: pins that cannot be recorded are not trusted (everything withheld)', async () => {
     const store = new MemoryPinStore();
-    store.save = () => Promise.reject(new Error('disk full'));
+    store.update = () => Promise.reject(new Error('disk full'));
     const h = await pinnedHost([spec('w')], [WEATHER], { store });
     assert.deepEqual(names(h), []);
     await refused(h.host.callTool('weather', { city: 'x' }), /could not be written: disk full/);
