@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import { listen, type ListeningServer } from '../../../../../src/adapters/nodeHttp.js';
 import { McpServer } from '../../../../../src/server/mcpServer.js';
 import { createStreamableHttpHandler } from '../../../../../src/transport/http/server/server.js';
-import { SseParser, type SseEvent } from '../../../../../src/transport/http/sse.js';
+import { Events } from './sharedSessionsSupport.js';
 
 let server: McpServer;
 let running: ListeningServer;
@@ -57,47 +57,6 @@ async function initialize(version = '2025-11-25'): Promise<string> {
   return id;
 }
 
-/** Reads SSE events from a fetch response as they come. */
-class Events {
-  readonly list: SseEvent[] = [];
-  done = false;
-  readonly #reader: ReadableStreamDefaultReader<Uint8Array>;
-  readonly finished: Promise<void>;
-  constructor(res: Response) {
-    assert.equal(res.headers.get('content-type'), 'text/event-stream');
-    const reader = (res.body as ReadableStream<Uint8Array>).getReader();
-    this.#reader = reader;
-    const parser = new SseParser({ onEvent: (e) => this.list.push(e) });
-    this.finished = (async () => {
-      try {
-        for (;;) {
-          const { done, value } = await reader.read();
-          if (done) break;
-          parser.push(value);
-        }
-      } catch {
-        // cancelled
-      }
-      this.done = true;
-    })();
-  }
-  messages(): Record<string, unknown>[] {
-    return this.list.filter((e) => e.data !== '').map((e) => JSON.parse(e.data) as Record<string, unknown>);
-  }
-  async until(predicate: (m: Record<string, unknown>) => boolean, ms = 3000): Promise<Record<string, unknown>> {
-    const deadline = Date.now() + ms;
-    for (;;) {
-      const found = this.messages().find(predicate);
-      if (found !== undefined) return found;
-      if (this.done || Date.now() > deadline) throw new Error(`not received; have ${JSON.stringify(this.messages())}`);
-      await new Promise((r) => setTimeout(r, 10));
-    }
-  }
-  async cancel(): Promise<void> {
-    await this.#reader.cancel().catch(() => undefined);
-  }
-}
-
 describe('stateful Streamable HTTP with McpServer over node:http', () => {
   it('initialize → session id → tools/list and tools/call in the session', async () => {
     const id = await initialize();
@@ -113,11 +72,11 @@ describe('stateful Streamable HTTP with McpServer over node:http', () => {
   it('elicitation/create during tools/call travels on the POST stream; the POSTed answer completes the call', async () => {
     const id = await initialize();
     const events = new Events(await post({ jsonrpc: '2.0', id: 10, method: 'tools/call', params: { name: 'ask', arguments: {} } }, id, '2025-11-25'));
-    const ask = await events.until((m) => m['method'] === 'elicitation/create');
+    const ask = await events.next((m) => m['method'] === 'elicitation/create');
     assert.equal((ask['params'] as { message: string }).message, 'Your name?');
     const answer = await post({ jsonrpc: '2.0', id: ask['id'], result: { action: 'accept', content: { name: 'Bob' } } }, id, '2025-11-25');
     assert.equal(answer.status, 202);
-    const result = await events.until((m) => m['id'] === 10);
+    const result = await events.next((m) => m['id'] === 10);
     assert.equal((result['result'] as { content: { text: string }[] }).content[0]?.text, 'Hello Bob');
     await events.finished;
     assert.equal(events.list[0]?.data, '', 'a priming event opens the stream');
@@ -130,7 +89,7 @@ describe('stateful Streamable HTTP with McpServer over node:http', () => {
     assert.equal(second.status, 409);
     await second.body?.cancel();
     const handle = server.tool('late', {}, () => 'late');
-    const note = await get.until((m) => m['method'] === 'notifications/tools/list_changed');
+    const note = await get.next((m) => m['method'] === 'notifications/tools/list_changed');
     assert.equal(note['jsonrpc'], '2.0');
     handle.remove();
     await get.cancel();

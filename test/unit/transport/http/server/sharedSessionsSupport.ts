@@ -97,6 +97,8 @@ export class Events {
   readonly list: SseEvent[] = [];
   readonly #reader: ReadableStreamDefaultReader<Uint8Array>;
   #waiters: Waiter[] = [];
+  /** Settles when the stream ends (or is cancelled). */
+  readonly finished: Promise<void>;
 
   constructor(res: Response) {
     assert.equal(res.headers.get('content-type'), 'text/event-stream');
@@ -114,7 +116,7 @@ export class Events {
         });
       },
     });
-    void (async () => {
+    this.finished = (async () => {
       try {
         for (;;) {
           const { done, value } = await reader.read();
