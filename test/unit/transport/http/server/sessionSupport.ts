@@ -24,6 +24,10 @@ export interface FakeStatefulDispatcher extends McpDispatcher {
   readonly aborted: (string | number)[];
   /** Resolves the pending `gate` requests. */
   open(): void;
+  /** Resolves when the next session is closed (or with the first closed one not yet awaited). */
+  nextClose(): Promise<FakeSession>;
+  /** Resolves once a `gate` request is waiting (at once if one is). */
+  gated(): Promise<void>;
 }
 
 const STATEFUL = ['2025-03-26', '2025-06-18', '2025-11-25'];
@@ -32,7 +36,7 @@ const delay = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms
 /**
  * Methods: `initialize`, `echo`, `progress {count}`, `ask` (elicitation/create via env.peer),
  * `poll` (closeStream, then notifications and the result later), `gate` (waits for
- * {@link FakeStatefulDispatcher.open} or abort), `shout` (an unsolicited notification via the session peer).
+ * {@link FakeStatefulDispatcher.open} or abort), `shout {tag?}` (an unsolicited notification via the session peer).
  */
 export function fakeStatefulDispatcher(): FakeStatefulDispatcher {
   const sessions: FakeSession[] = [];
@@ -40,6 +44,12 @@ export function fakeStatefulDispatcher(): FakeStatefulDispatcher {
   const notifications: string[] = [];
   const aborted: (string | number)[] = [];
   let gates: (() => void)[] = [];
+  let closesAwaited = 0;
+  let onClose: (() => void)[] = [];
+  let onGate: (() => void)[] = [];
+  const fire = (list: (() => void)[]): void => {
+    for (const f of list) f();
+  };
   const ok = (id: JsonRpcRequest['id'], result: Record<string, unknown>): JsonRpcResponse => ({ jsonrpc: '2.0', id, result });
   return {
     sessions,
@@ -51,6 +61,20 @@ export function fakeStatefulDispatcher(): FakeStatefulDispatcher {
       gates = [];
       for (const f of g) f();
     },
+    async nextClose() {
+      const index = closesAwaited++;
+      // The sweep's timer is unref'd: a deadline timer keeps the process alive while waiting.
+      const deadline = setTimeout(() => undefined, 5000);
+      try {
+        while (closed.length <= index) await new Promise<void>((resolve) => onClose.push(resolve));
+      } finally {
+        clearTimeout(deadline);
+      }
+      return closed[index] as FakeSession;
+    },
+    async gated() {
+      if (gates.length === 0) await new Promise<void>((resolve) => onGate.push(resolve));
+    },
     createSession(peer) {
       const s: FakeSession = { peer, version: undefined, closed: false };
       sessions.push(s);
@@ -59,6 +83,9 @@ export function fakeStatefulDispatcher(): FakeStatefulDispatcher {
     closeSession(session) {
       (session as FakeSession).closed = true;
       closed.push(session as FakeSession);
+      const waiting = onClose;
+      onClose = [];
+      fire(waiting);
     },
     async dispatch(message, env) {
       const session = env.session as FakeSession | undefined;
@@ -109,10 +136,14 @@ export function fakeStatefulDispatcher(): FakeStatefulDispatcher {
           await new Promise<void>((resolve) => {
             gates.push(resolve);
             env.signal.addEventListener('abort', () => resolve(), { once: true });
+            const waiting = onGate;
+            onGate = [];
+            fire(waiting);
           });
           return ok(id, { opened: !env.signal.aborted });
         case 'shout':
-          session?.peer.notify({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' });
+          // `tag` marks the notification (in `_meta`), so a test can use one as a sentinel.
+          session?.peer.notify({ jsonrpc: '2.0', method: 'notifications/tools/list_changed', ...(typeof params['tag'] === 'string' ? { params: { _meta: { tag: params['tag'] } } } : {}) });
           return ok(id, {});
         default:
           return { jsonrpc: '2.0', id, error: { code: -32601, message: `Method not found: ${message.method}` } };

@@ -98,8 +98,8 @@ describe('http sessions · lifecycle', () => {
   it('an idle session expires (closeSession) and its id gets 404', async () => {
     const { h, d } = make({ sessionIdleTimeoutMs: 30 });
     const { id } = await init(h);
-    await new Promise((r) => setTimeout(r, 120));
-    assert.equal(d.closed.length, 1, 'the sweep closed it');
+    assert.equal((await d.nextClose()).peer, d.sessions[0]?.peer, 'the sweep closed it');
+    assert.equal(d.closed.length, 1);
     assert.equal(h.sessionCount, 0);
     const res = await h.handle(httpReq('POST', rpc('echo'), inSession(id)));
     assert.equal(res.status, 404);
@@ -109,11 +109,12 @@ describe('http sessions · lifecycle', () => {
     const { h, d } = make({ sessionIdleTimeoutMs: 30 });
     const { id } = await init(h);
     const get = new SseReader(await h.handle(httpReq('GET', undefined, inSession(id))));
+    // Absence over time is the claim: four idle periods pass with the stream open.
     await new Promise((r) => setTimeout(r, 120));
     assert.equal(d.closed.length, 0);
     get.disconnect();
-    await new Promise((r) => setTimeout(r, 120));
-    assert.equal(d.closed.length, 1);
+    await d.nextClose();
+    assert.equal(d.closed.length, 1, 'idle again once the stream is gone: the sweep closed it');
     await h.close();
   });
 
@@ -310,7 +311,7 @@ describe('http sessions · POST streams', () => {
     const { h, d } = make();
     const { id } = await init(h);
     const pending = h.handle(httpReq('POST', rpc('gate', {}, 'g1'), inSession(id)));
-    await new Promise((r) => setTimeout(r, 10));
+    await d.gated();
     const cancel = await h.handle(
       httpReq('POST', { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'g1', reason: 'user' } }, inSession(id)),
     );
@@ -361,9 +362,12 @@ describe('http sessions · GET stream', () => {
     const { id } = await init(h);
     for (let i = 0; i < 5; i++) await h.handle(httpReq('POST', rpc('shout', {}, i + 10), inSession(id)));
     const get = new SseReader(await h.handle(httpReq('GET', undefined, inSession(id))));
-    await get.waitFor(4);
-    await new Promise((r) => setTimeout(r, 20));
-    assert.equal(get.messages().length, 3);
+    // A sentinel sent after the stream opened: what arrives before it is all that was buffered.
+    await h.handle(httpReq('POST', rpc('shout', { tag: 'sentinel' }, 20), inSession(id)));
+    const events = await get.waitFor(5);
+    const messages = events.filter((e) => e.data !== '').map((e) => JSON.parse(e.data) as { params?: { _meta?: { tag?: string } } });
+    assert.equal(messages.length, 4, 'three buffered, then the sentinel');
+    assert.equal(messages[3]?.params?._meta?.tag, 'sentinel');
   });
 });
 
@@ -430,9 +434,12 @@ describe('http sessions · resumability', () => {
     get.disconnect();
     await h.handle(httpReq('POST', rpc('shout', {}, 4), inSession(id)));
     const resumed = new SseReader(await h.handle(httpReq('GET', undefined, inSession(id, undefined, { 'last-event-id': last }))));
-    await resumed.waitFor(2);
-    await new Promise((r) => setTimeout(r, 20));
-    assert.equal(resumed.messages().length, 2, 'the one written to the dropped connection after the id, and the buffered one');
+    // A sentinel sent after the resume: what arrives before it is all that was replayed.
+    await h.handle(httpReq('POST', rpc('shout', { tag: 'sentinel' }, 5), inSession(id)));
+    await resumed.waitFor(3);
+    const replayed = resumed.messages() as { params?: { _meta?: { tag?: string } } }[];
+    assert.equal(replayed.length, 3, 'the one written to the dropped connection after the id, the buffered one, then the sentinel');
+    assert.equal(replayed[2]?.params?._meta?.tag, 'sentinel');
     assert.ok(resumed.ids().every((x) => x.startsWith('0_')));
   });
 
