@@ -4,7 +4,7 @@ import { createStreamableHttpHandler, allowAnyHost, allowAnyOrigin, type HttpRou
 import { encodeHeaderValue } from '../../../../../src/transport/http/headerValue.js';
 import { httpStatusForError } from '../../../../../src/transport/http/server/validate.js';
 import { isSseStream, type HttpExtra } from '../../../../../src/transport/http/server/types.js';
-import { collectSse, fakeDispatcher, json, post, request, withMeta, VERSION } from './support.js';
+import { collectSse, fakeDispatcher, json, post, request, withMeta, within, VERSION } from './support.js';
 
 const make = (options: Parameters<typeof createStreamableHttpHandler>[1] = {}) => {
   const d = fakeDispatcher();
@@ -421,16 +421,25 @@ describe('http · JSON vs SSE', () => {
   });
 
   it('keep-alive comments are written on quiet streams', async () => {
-    const { h } = make({ sseKeepAliveMs: 5 });
+    const { h, d } = make({ sseKeepAliveMs: 5 });
     const controller = new AbortController();
     const res = await h.handle(post(request('listen'), {}, { signal: controller.signal }));
     assert.ok(isSseStream(res.body));
     const chunks: string[] = [];
-    res.body.start({ write: (c) => chunks.push(c), end: () => chunks.push('<end>') });
-    await new Promise((r) => setTimeout(r, 40));
+    let twoKeepAlives!: () => void;
+    const seen = new Promise<void>((resolve) => (twoKeepAlives = resolve));
+    res.body.start({
+      write: (c) => {
+        chunks.push(c);
+        if (chunks.filter((x) => x === ':\n\n').length === 2) twoKeepAlives();
+      },
+      end: () => chunks.push('<end>'),
+    });
+    await within(seen, 'two keep-alive comments');
     controller.abort();
-    assert.ok(chunks.filter((c) => c === ':\n\n').length >= 2, JSON.stringify(chunks));
+    await d.settled[0];
     const n = chunks.length;
+    // Absence over time is the claim: four keep-alive periods pass after the cancellation.
     await new Promise((r) => setTimeout(r, 20));
     assert.equal(chunks.length, n, 'nothing after cancellation');
   });
@@ -447,7 +456,7 @@ describe('http · cancellation', () => {
     assert.equal(chunks.length, 1);
     assert.match(chunks[0] ?? '', /subscriptions\/acknowledged/);
     res.body.cancel(new Error('client went away'));
-    await new Promise((r) => setTimeout(r, 5));
+    await d.settled[0];
     assert.deepEqual(d.aborted, ['listen']);
     assert.equal(d.envs[0]?.signal.aborted, true);
     assert.equal(chunks.length, 1, 'neither the late notification nor the result is written');
@@ -458,7 +467,7 @@ describe('http · cancellation', () => {
     const { h, d } = make();
     const controller = new AbortController();
     const pending = h.handle(post(request('slow', { ms: 30 }), {}, { signal: controller.signal }));
-    await new Promise((r) => setTimeout(r, 5));
+    await d.began(1);
     controller.abort();
     await pending;
     assert.deepEqual(d.aborted, ['slow']);
@@ -548,7 +557,7 @@ describe('http · fetch entry', () => {
     const first = await reader.read();
     assert.match(new TextDecoder().decode(first.value), /^data: .*acknowledged.*\n\n$/);
     await reader.cancel();
-    await new Promise((r) => setTimeout(r, 5));
+    await d.settled[0];
     assert.deepEqual(d.aborted, ['listen']);
   });
 

@@ -8,6 +8,7 @@ import type { JsonRpcRequest, JsonRpcResponse, Params } from '../../../../../src
 import { SseParser, type SseEvent } from '../../../../../src/transport/http/sse.js';
 import { isSseStream, type HttpRequestLike, type HttpResponseLike } from '../../../../../src/transport/http/server/types.js';
 import type { McpDispatcher, SessionPeer } from '../../../../../src/transport/types.js';
+import { within } from './support.js';
 
 /** The fake dispatcher's per-session state. */
 export interface FakeSession {
@@ -63,14 +64,12 @@ export function fakeStatefulDispatcher(): FakeStatefulDispatcher {
     },
     async nextClose() {
       const index = closesAwaited++;
-      // The sweep's timer is unref'd: a deadline timer keeps the process alive while waiting.
-      const deadline = setTimeout(() => undefined, 5000);
-      try {
+      const closing = async (): Promise<FakeSession> => {
         while (closed.length <= index) await new Promise<void>((resolve) => onClose.push(resolve));
-      } finally {
-        clearTimeout(deadline);
-      }
-      return closed[index] as FakeSession;
+        return closed[index] as FakeSession;
+      };
+      // The sweep's timer is unref'd: `within`'s deadline keeps the process alive meanwhile.
+      return within(closing(), 'a session to close');
     },
     async gated() {
       if (gates.length === 0) await new Promise<void>((resolve) => onGate.push(resolve));

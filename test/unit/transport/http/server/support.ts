@@ -16,6 +16,10 @@ export interface FakeDispatcher extends McpDispatcher {
   readonly envs: DispatchEnv[];
   readonly messages: (JsonRpcRequest | JsonRpcNotification)[];
   readonly aborted: string[];
+  /** Each dispatch's own promise, in arrival order (await one to know that request is done). */
+  readonly settled: Promise<JsonRpcResponse | undefined>[];
+  /** Resolves once `n` dispatches have begun. */
+  began(n: number): Promise<void>;
 }
 
 const sqlHeaders: readonly ToolHeaderParam[] = [
@@ -32,57 +36,85 @@ export function fakeDispatcher(): FakeDispatcher {
   const envs: DispatchEnv[] = [];
   const messages: (JsonRpcRequest | JsonRpcNotification)[] = [];
   const aborted: string[] = [];
+  const settled: Promise<JsonRpcResponse | undefined>[] = [];
+  let waiting: { readonly n: number; readonly resolve: () => void }[] = [];
+  const dispatch = async (message: JsonRpcRequest | JsonRpcNotification, env: DispatchEnv): Promise<JsonRpcResponse | undefined> => {
+    envs.push(env);
+    messages.push(message);
+    waiting = waiting.filter((w) => (envs.length >= w.n ? (w.resolve(), false) : true));
+    env.signal.addEventListener('abort', () => aborted.push(message.method), { once: true });
+    if (!('id' in message)) return undefined;
+    const params = message.params ?? {};
+    const { id } = message;
+    switch (message.method) {
+      case 'echo':
+      case 'tools/call':
+      case 'prompts/get':
+      case 'resources/read':
+      case 'tasks/get':
+      case 'tools/list':
+        return ok(id, { echo: params });
+      case 'progress': {
+        const n = typeof params['count'] === 'number' ? params['count'] : 2;
+        for (let i = 0; i < n; i++) {
+          env.notify({ jsonrpc: '2.0', method: 'notifications/progress', params: { progress: i, text: 'line1\nline2' } });
+          await new Promise((r) => setTimeout(r, 1));
+        }
+        return ok(id, { done: n });
+      }
+      case 'listen':
+        env.notify({ jsonrpc: '2.0', method: 'notifications/subscriptions/acknowledged', params: { _meta: { 'io.modelcontextprotocol/subscriptionId': id } } });
+        await new Promise<void>((resolve) => {
+          if (env.signal.aborted) resolve();
+          env.signal.addEventListener('abort', () => resolve(), { once: true });
+        });
+        // The transport must drop anything sent after cancellation.
+        env.notify({ jsonrpc: '2.0', method: 'notifications/too_late' });
+        return ok(id, { late: true });
+      case 'fail': {
+        const code = typeof params['code'] === 'number' ? params['code'] : -32603;
+        return { jsonrpc: '2.0', id, error: { code, message: 'failed' } };
+      }
+      case 'slow':
+        await new Promise((r) => setTimeout(r, typeof params['ms'] === 'number' ? params['ms'] : 5));
+        return ok(id, { echo: params });
+      default:
+        return { jsonrpc: '2.0', id, error: { code: -32601, message: `Method not found: ${message.method}` } };
+    }
+  };
   return {
     envs,
     messages,
     aborted,
+    settled,
+    began(n) {
+      return envs.length >= n ? Promise.resolve() : new Promise<void>((resolve) => waiting.push({ n, resolve }));
+    },
     toolHeaders(name) {
       return name === 'sql' ? sqlHeaders : name === 'plain' ? [] : undefined;
     },
-    async dispatch(message, env) {
-      envs.push(env);
-      messages.push(message);
-      env.signal.addEventListener('abort', () => aborted.push(message.method), { once: true });
-      if (!('id' in message)) return undefined;
-      const params = message.params ?? {};
-      const { id } = message;
-      switch (message.method) {
-        case 'echo':
-        case 'tools/call':
-        case 'prompts/get':
-        case 'resources/read':
-        case 'tasks/get':
-        case 'tools/list':
-          return ok(id, { echo: params });
-        case 'progress': {
-          const n = typeof params['count'] === 'number' ? params['count'] : 2;
-          for (let i = 0; i < n; i++) {
-            env.notify({ jsonrpc: '2.0', method: 'notifications/progress', params: { progress: i, text: 'line1\nline2' } });
-            await new Promise((r) => setTimeout(r, 1));
-          }
-          return ok(id, { done: n });
-        }
-        case 'listen':
-          env.notify({ jsonrpc: '2.0', method: 'notifications/subscriptions/acknowledged', params: { _meta: { 'io.modelcontextprotocol/subscriptionId': id } } });
-          await new Promise<void>((resolve) => {
-            if (env.signal.aborted) resolve();
-            env.signal.addEventListener('abort', () => resolve(), { once: true });
-          });
-          // The transport must drop anything sent after cancellation.
-          env.notify({ jsonrpc: '2.0', method: 'notifications/too_late' });
-          return ok(id, { late: true });
-        case 'fail': {
-          const code = typeof params['code'] === 'number' ? params['code'] : -32603;
-          return { jsonrpc: '2.0', id, error: { code, message: 'failed' } };
-        }
-        case 'slow':
-          await new Promise((r) => setTimeout(r, typeof params['ms'] === 'number' ? params['ms'] : 5));
-          return ok(id, { echo: params });
-        default:
-          return { jsonrpc: '2.0', id, error: { code: -32601, message: `Method not found: ${message.method}` } };
-      }
+    dispatch(message, env) {
+      const done = dispatch(message, env);
+      settled.push(done);
+      return done;
     },
   };
+}
+
+/**
+ * Waits for `promise` with a deadline. The deadline timer is ref'd, so waiting on an event that
+ * only unref'd timers produce (session sweeps, keep-alives) keeps the test process alive.
+ */
+export async function within<T>(promise: Promise<T>, what: string, ms = 5000): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const expired = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms waiting for ${what}`)), ms);
+  });
+  try {
+    return await Promise.race([promise, expired]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** `params` with a valid 2026 `_meta`. */
