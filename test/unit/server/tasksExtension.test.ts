@@ -203,21 +203,11 @@ describe('tasks extension (2026-07-28)', () => {
     const created = await client.req('tools/call', { name: 'wait', arguments: {} });
     const listening = client.req('subscriptions/listen', { notifications: { taskIds: [created.taskId, 'unknown-id'] } });
     listening.catch(() => undefined);
-    const ackOf = async () => {
-      for (let i = 0; i < 100; i++) {
-        const ack = client.notifications.find((n) => n.method === 'notifications/subscriptions/acknowledged');
-        if (ack !== undefined) return ack;
-        await new Promise((r) => setTimeout(r, 5));
-      }
-      throw new Error('no ack');
-    };
-    const ack = await ackOf();
+    const ack = await client.notified((n) => n.method === 'notifications/subscriptions/acknowledged');
     assert.deepEqual((ack.params as { notifications: unknown }).notifications, { taskIds: [created.taskId] });
     gate.open();
-    await pollUntil(client, created.taskId as string, terminal);
-    await new Promise((r) => setTimeout(r, 10));
-    const pushed = client.notifications.filter((n) => n.method === 'notifications/tasks').map((n) => n.params as Record<string, unknown>);
-    const last = pushed[pushed.length - 1];
+    const completed = await client.notified((n) => n.method === 'notifications/tasks' && (n.params as Record<string, unknown>)['status'] === 'completed');
+    const last = completed.params as Record<string, unknown>;
     assert.equal(last?.['status'], 'completed');
     assert.equal(last?.['taskId'], created.taskId);
     assert.ok(last?.['result']);
@@ -243,9 +233,8 @@ describe('tasks extension (2026-07-28)', () => {
     assert.equal((await alice.req('tasks/get', { taskId })).status, 'working');
     const listening = mallory.req('subscriptions/listen', { notifications: { taskIds: [taskId] } });
     listening.catch(() => undefined);
-    await new Promise((r) => setTimeout(r, 20));
-    const ack = mallory.notifications.find((n) => n.method === 'notifications/subscriptions/acknowledged');
-    assert.deepEqual((ack?.params as { notifications: unknown }).notifications, { taskIds: [] });
+    const ack = await mallory.notified((n) => n.method === 'notifications/subscriptions/acknowledged');
+    assert.deepEqual((ack.params as { notifications: unknown }).notifications, { taskIds: [] });
     await alice.req('tasks/cancel', { taskId });
   });
 });

@@ -99,6 +99,8 @@ export interface Client {
   req(method: string, params?: Record<string, unknown>, caps?: Record<string, unknown>): Promise<Result>;
   /** A stateful request (after `initialize`). */
   legacy(method: string, params?: Record<string, unknown>): Promise<Result>;
+  /** The first notification (already received or still to come) matching `predicate`. */
+  notified(predicate: (n: JsonRpcNotification) => boolean): Promise<JsonRpcNotification>;
   close(): Promise<void>;
 }
 
@@ -108,10 +110,12 @@ export async function connect(server: McpServer, principal?: string, answer?: (r
   await server.connect(serverSide);
   const notifications: JsonRpcNotification[] = [];
   const requests: JsonRpcRequest[] = [];
+  let waiters: { readonly predicate: (n: JsonRpcNotification) => boolean; readonly resolve: (n: JsonRpcNotification) => void }[] = [];
   const conn = new Connection(clientSide, {
     defaultTimeoutMs: 5_000,
     onNotification: (n) => {
       notifications.push(n);
+      waiters = waiters.filter((w) => (w.predicate(n) ? (w.resolve(n), false) : true));
     },
     onRequest: async (request) => {
       requests.push(request);
@@ -132,6 +136,10 @@ export async function connect(server: McpServer, principal?: string, answer?: (r
       return (await conn.request(method, { ...params, _meta: meta })) as Result;
     },
     legacy: async (method, params = {}) => (await conn.request(method, params)) as Result,
+    notified: (predicate) => {
+      const seen = notifications.find(predicate);
+      return seen !== undefined ? Promise.resolve(seen) : new Promise((resolve) => waiters.push({ predicate, resolve }));
+    },
     close: () => conn.close(),
   };
 }
