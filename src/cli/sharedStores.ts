@@ -2,7 +2,8 @@
  * The stores several gateway instances share, opened from `--store postgres://...` and
  * `--cache redis://...` (or `switchboard.store` / `switchboard.cache`): PostgreSQL for the pins,
  * the audit log, the kept consent approvals, the consent queue and the downstream OAuth
- * tokens, Redis for the rate-limit buckets and the concurrency caps. Unset, the
+ * tokens, Redis for the rate-limit buckets, the concurrency caps, the stateful sessions, the MRTR
+ * nonces and the DPoP replay cache and nonces. Unset, the
  * gateway keeps its embedded defaults (SQLite files in the state folder, counters in memory).
  * An unreachable store stops the gateway before any server starts.
  *
@@ -15,6 +16,7 @@ import type { SharedConsentRequests } from '../host/consent/sharedConsent.js';
 import type { ConcurrencyStore, RateLimitStore } from '../host/guards.js';
 import type { PinStore } from '../host/pins/pinStore.js';
 import type { TokenStore } from '../auth/client/tokenStore.js';
+import type { DpopNonceSource, DpopReplayCache } from '../auth/resource/dpopProof.js';
 import type { NonceStore } from '../server/requestState.js';
 import type { EventStore } from '../transport/http/server/eventStore.js';
 import type { SessionBus, SessionStore } from '../transport/http/server/sessionStore.js';
@@ -37,6 +39,8 @@ export interface SharedStores {
   readonly sessions?: { readonly sessionStore: SessionStore; readonly sessionBus: SessionBus; readonly eventStore: EventStore };
   /** MRTR single-use `requestState` nonces (Redis). */
   readonly nonceStore?: NonceStore;
+  /** The DPoP proofs' replay cache and server nonces (Redis), for `gateway.auth.oauth.dpop`. */
+  readonly dpop?: { readonly replayCache: DpopReplayCache; readonly nonces: DpopNonceSource };
   /** The MRTR `requestState` sealing keys, shared through PostgreSQL (`--store`): a state sealed on one instance opens on every other. */
   readonly requestStateKeys?: readonly Uint8Array[];
   /** Where they are, for the start-up line (credentials removed). */
@@ -87,12 +91,13 @@ export async function openSharedStores(store: string | undefined, cache: string 
       described.push(`store ${redact(store)} (pins, audit, consent approvals and queue, OAuth tokens, the MRTR sealing key)`);
     }
     if (cache !== undefined) {
-      const [{ RedisCache }, { RedisRateLimitStore, RedisConcurrencyStore }, { RedisSessionStore, RedisSessionBus }, { RedisEventStore }, { RedisNonceStore }] = await Promise.all([
+      const [{ RedisCache }, { RedisRateLimitStore, RedisConcurrencyStore }, { RedisSessionStore, RedisSessionBus }, { RedisEventStore }, { RedisNonceStore, RedisDpopReplayCache }, { RedisDpopNonceSource }] = await Promise.all([
         import('../store/redis/redisCache.js'),
         import('../store/redis/redisGuards.js'),
         import('../store/redis/redisSessionStore.js'),
         import('../store/redis/redisEventStore.js'),
         import('../store/redis/redisSingleUse.js'),
+        import('../store/redis/redisDpopNonces.js'),
       ]);
       const redis = await RedisCache.open(cache);
       closers.push(() => redis.close());
@@ -102,7 +107,8 @@ export async function openSharedStores(store: string | undefined, cache: string 
       closers.push(() => sessionBus.close());
       result.sessions = { sessionStore: new RedisSessionStore(redis), sessionBus, eventStore: new RedisEventStore(redis) };
       result.nonceStore = new RedisNonceStore(redis);
-      described.push(`cache ${redact(cache)} (rate limits, concurrency caps, stateful sessions and their SSE events, MRTR nonces)`);
+      result.dpop = { replayCache: new RedisDpopReplayCache(redis), nonces: new RedisDpopNonceSource(redis) };
+      described.push(`cache ${redact(cache)} (rate limits, concurrency caps, stateful sessions and their SSE events, MRTR nonces, the DPoP replay cache and nonces)`);
     }
   } catch (error) {
     for (const close of closers) await close().catch(() => undefined);

@@ -22,6 +22,7 @@ export {
   type ToolFilter,
   type GatewayConfig,
   type GatewayAuth,
+  type GatewayDpopConfig,
   type NamespacingMode,
   type Exposure,
   type ServerEra,
