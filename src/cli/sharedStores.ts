@@ -9,6 +9,7 @@
  *
  * @module
  */
+import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { AuditLog, AuditReader } from '../host/audit.js';
 import type { ConsentGrantStore } from '../host/consent/consentGrants.js';
@@ -80,12 +81,13 @@ export async function openSharedStores(store: string | undefined, cache: string 
         import('../store/postgres/pgOAuthTokens.js'),
         import('../store/postgres/pgSharedKeys.js'),
       ]);
-      const db = await PgDatabase.open(store);
+      // Its own application_name: the consent requests of an instance that died are told apart by it.
+      const db = await PgDatabase.open(store, { applicationName: instanceName() });
       closers.push(() => db.close());
       result.pins = new PgPinStore(db);
       result.audit = new PgAuditLog(db);
       result.grants = new PgGrantStore(db);
-      result.consentRequests = new PgConsentRequests(db, { instance: instanceName() });
+      result.consentRequests = new PgConsentRequests(db);
       result.oauthTokens = new PgOAuthTokens(db);
       result.requestStateKeys = [await sharedKey(db, 'mrtr-request-state')];
       described.push(`store ${redact(store)} (pins, audit, consent approvals and queue, OAuth tokens, the MRTR sealing key)`);
@@ -128,7 +130,12 @@ export function sharedGuardStores(shared: SharedStores): { rateLimitStore?: Rate
   return { ...(shared.rateLimitStore !== undefined ? { rateLimitStore: shared.rateLimitStore } : {}), ...(shared.concurrencyStore !== undefined ? { concurrencyStore: shared.concurrencyStore } : {}) };
 }
 
-/** This instance in the rows it writes: host name and process id. */
+/**
+ * This instance's `application_name` (in the rows it writes and in `pg_stat_activity`): unique
+ * (a random part), then the process id and host name; at most 63 ASCII characters (PostgreSQL
+ * cuts longer names, and the rows must hold the name as the server shows it).
+ */
 function instanceName(): string {
-  return `${hostname()}:${process.pid}`;
+  const host = hostname().replace(/[^\x21-\x7e]/g, '?');
+  return `switchboard ${randomBytes(4).toString('hex')} ${process.pid}@${host}`.slice(0, 63);
 }
