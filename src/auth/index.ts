@@ -50,6 +50,7 @@ export {
   verifyDpopProof,
   type DpopNonceSource,
   type DpopNonceSourceOptions,
+  type SyncDpopNonceSource,
   type DpopProofChallengeError,
   type DpopProofOptions,
   type DpopReplayCache,

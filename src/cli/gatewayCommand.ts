@@ -71,7 +71,8 @@ guarded endpoint (namespaced tools, prompts, resources; the interceptor chain).
                   downstream OAuth tokens in PostgreSQL, shared by several instances
                   (default: the config's switchboard.store, else SQLite and files)
   --cache URL     redis://...: rate limits and concurrency caps in Redis, shared by
-                  several instances (default: the config's switchboard.cache, else memory)
+                  several instances (default: the config's switchboard.cache, else memory);
+                  also the DPoP replay cache and nonces (gateway.auth.oauth.dpop)
 
 State (the bearer token, name assignments, launch approvals, OAuth tokens of remote
 servers, the pins in pins.db, the audit log in audit.db unless switchboard.audit is
@@ -276,7 +277,9 @@ export async function gatewayCommand(argv: readonly string[]): Promise<void> {
   let running: ListeningServer;
   try {
     const { serveGatewayHttp } = await import('./gatewayHttp.js');
-    const auth = oauth !== undefined ? oauth : token !== undefined ? { kind: 'token' as const, token: token.value } : { kind: 'none' as const };
+    // With --cache, the DPoP replay cache and nonces are shared: a proof used on one instance is a replay on every other.
+    const oauthAuth = oauth === undefined ? undefined : { ...oauth, dpop: oauth.dpop === undefined ? undefined : { ...oauth.dpop, ...shared.dpop } };
+    const auth = oauthAuth !== undefined ? oauthAuth : token !== undefined ? { kind: 'token' as const, token: token.value } : { kind: 'none' as const };
     running = await serveGatewayHttp(gateway, host, {
       host: host_,
       port,

@@ -105,7 +105,7 @@ export async function serveGatewayHttp(gateway: Gateway, host: Host, options: Ga
   const oauth = options.auth.kind === 'oauth' ? options.auth : undefined;
   try {
     // The resource URL may name the bound port, so the verifier is built after listen.
-    const auth = oauth === undefined ? undefined : await gatewayResourceAuth(oauth, new URL(options.path, running.url).href);
+    const auth = oauth === undefined ? undefined : await gatewayResourceAuth(oauth, new URL(options.path, running.url).href, options.logger);
     late.inner = createStreamableHttpHandler(gateway.server, { path: options.path, logger: options.logger, ...(auth !== undefined ? { auth } : {}), ...options.sessions });
   } catch (error) {
     await running.close();

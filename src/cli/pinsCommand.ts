@@ -1,13 +1,19 @@
 /**
  * `switchboard pins list | diff | approve | reject [server] [item]`: the person's channel for
  * the pins the gateway keeps in `<stateDir>/pins.db`. A running gateway notices the change
- * within a second and serves (or keeps withholding) the item. No MCP tool can do any of this.
+ * within a second and serves (or keeps withholding) the item. Each approval or rejection is
+ * recorded in the gateway's audit log as `cli:<user>` (unless `switchboard.audit` is false).
+ * No MCP tool can do any of this.
  *
  * @module
  */
+import { userInfo } from 'node:os';
 import { resolve as resolvePath } from 'node:path';
+import type { AuditLog } from '../host/audit.js';
 import { decidePending, formatPinDiff, formatPinList, selectRecords } from '../host/pins/pinReview.js';
+import { SqliteAuditLog } from '../store/sqliteAudit.js';
 import { openPinStore } from '../store/sqlitePinStore.js';
+import { auditFile } from './auditCommand.js';
 import type { PinStore } from '../host/pins/pinStore.js';
 import { openSharedStores } from './sharedStores.js';
 import { isMcpError } from '../util/errors.js';
@@ -26,6 +32,7 @@ quarantined: hidden from the model, its calls refused, until you decide here.
              text changed, schema widened, ...)
   approve    serve the changed definition from now on (trust level "approved")
   reject     keep it quarantined; it is not offered again while it stays the same
+             (each approval and rejection is recorded in the audit log as cli:<user>)
 
   server     a configured id (or a pinned identity); default: every server
   item       e.g. tool:search, prompt:greet, or a bare name; "instructions" for changed
@@ -51,13 +58,16 @@ export async function pinsCommand(argv: readonly string[]): Promise<void> {
   } catch (error) {
     throw new CliFailure(error instanceof Error ? error.message : String(error));
   }
+  let audit: (AuditLog & { close(): Promise<void> }) | undefined;
   try {
     const records = selectRecords(await store.load(), server);
     if (action === 'list') return void process.stdout.write(formatPinList(records));
     if (action === 'diff') return void process.stdout.write(formatPinDiff(records, item));
     const now = Date.now();
+    if (config.audit) audit = shared?.audit ?? SqliteAuditLog.open(auditFile(config.stateDir), { durability: config.auditDurability });
+    const decision = audit !== undefined ? { log: audit, by: `cli:${currentUser()}` } : undefined;
     for (const record of records) {
-      const keys = await decidePending(store, record.identity, action === 'approve' ? 'approve' : 'reject', item, now);
+      const keys = await decidePending(store, record.identity, action === 'approve' ? 'approve' : 'reject', item, now, decision);
       if (keys.length === 0) {
         process.stdout.write(`${record.alias}: nothing pending\n`);
         continue;
@@ -68,7 +78,17 @@ export async function pinsCommand(argv: readonly string[]): Promise<void> {
     if (isMcpError(error)) throw new CliFailure(error.message);
     throw error;
   } finally {
+    await audit?.close();
     await store.close?.();
     await shared?.close();
+  }
+}
+
+/** The operating-system user running the command (the `cli:<user>` of its audit records). */
+function currentUser(): string {
+  try {
+    return userInfo().username;
+  } catch {
+    return process.env['USER'] ?? process.env['USERNAME'] ?? 'unknown';
   }
 }

@@ -2,12 +2,14 @@
  * The stores several gateway instances share, opened from `--store postgres://...` and
  * `--cache redis://...` (or `switchboard.store` / `switchboard.cache`): PostgreSQL for the pins,
  * the audit log, the kept consent approvals, the consent queue and the downstream OAuth
- * tokens, Redis for the rate-limit buckets and the concurrency caps. Unset, the
+ * tokens, Redis for the rate-limit buckets, the concurrency caps, the stateful sessions, the MRTR
+ * nonces and the DPoP replay cache and nonces. Unset, the
  * gateway keeps its embedded defaults (SQLite files in the state folder, counters in memory).
  * An unreachable store stops the gateway before any server starts.
  *
  * @module
  */
+import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { AuditLog, AuditReader } from '../host/audit.js';
 import type { ConsentGrantStore } from '../host/consent/consentGrants.js';
@@ -15,6 +17,7 @@ import type { SharedConsentRequests } from '../host/consent/sharedConsent.js';
 import type { ConcurrencyStore, RateLimitStore } from '../host/guards.js';
 import type { PinStore } from '../host/pins/pinStore.js';
 import type { TokenStore } from '../auth/client/tokenStore.js';
+import type { DpopNonceSource, DpopReplayCache } from '../auth/resource/dpopProof.js';
 import type { NonceStore } from '../server/requestState.js';
 import type { EventStore } from '../transport/http/server/eventStore.js';
 import type { SessionBus, SessionStore } from '../transport/http/server/sessionStore.js';
@@ -37,6 +40,8 @@ export interface SharedStores {
   readonly sessions?: { readonly sessionStore: SessionStore; readonly sessionBus: SessionBus; readonly eventStore: EventStore };
   /** MRTR single-use `requestState` nonces (Redis). */
   readonly nonceStore?: NonceStore;
+  /** The DPoP proofs' replay cache and server nonces (Redis), for `gateway.auth.oauth.dpop`. */
+  readonly dpop?: { readonly replayCache: DpopReplayCache; readonly nonces: DpopNonceSource };
   /** The MRTR `requestState` sealing keys, shared through PostgreSQL (`--store`): a state sealed on one instance opens on every other. */
   readonly requestStateKeys?: readonly Uint8Array[];
   /** Where they are, for the start-up line (credentials removed). */
@@ -76,23 +81,25 @@ export async function openSharedStores(store: string | undefined, cache: string 
         import('../store/postgres/pgOAuthTokens.js'),
         import('../store/postgres/pgSharedKeys.js'),
       ]);
-      const db = await PgDatabase.open(store);
+      // Its own application_name: the consent requests of an instance that died are told apart by it.
+      const db = await PgDatabase.open(store, { applicationName: instanceName() });
       closers.push(() => db.close());
       result.pins = new PgPinStore(db);
       result.audit = new PgAuditLog(db);
       result.grants = new PgGrantStore(db);
-      result.consentRequests = new PgConsentRequests(db, { instance: instanceName() });
+      result.consentRequests = new PgConsentRequests(db);
       result.oauthTokens = new PgOAuthTokens(db);
       result.requestStateKeys = [await sharedKey(db, 'mrtr-request-state')];
       described.push(`store ${redact(store)} (pins, audit, consent approvals and queue, OAuth tokens, the MRTR sealing key)`);
     }
     if (cache !== undefined) {
-      const [{ RedisCache }, { RedisRateLimitStore, RedisConcurrencyStore }, { RedisSessionStore, RedisSessionBus }, { RedisEventStore }, { RedisNonceStore }] = await Promise.all([
+      const [{ RedisCache }, { RedisRateLimitStore, RedisConcurrencyStore }, { RedisSessionStore, RedisSessionBus }, { RedisEventStore }, { RedisNonceStore, RedisDpopReplayCache }, { RedisDpopNonceSource }] = await Promise.all([
         import('../store/redis/redisCache.js'),
         import('../store/redis/redisGuards.js'),
         import('../store/redis/redisSessionStore.js'),
         import('../store/redis/redisEventStore.js'),
         import('../store/redis/redisSingleUse.js'),
+        import('../store/redis/redisDpopNonces.js'),
       ]);
       const redis = await RedisCache.open(cache);
       closers.push(() => redis.close());
@@ -102,7 +109,8 @@ export async function openSharedStores(store: string | undefined, cache: string 
       closers.push(() => sessionBus.close());
       result.sessions = { sessionStore: new RedisSessionStore(redis), sessionBus, eventStore: new RedisEventStore(redis) };
       result.nonceStore = new RedisNonceStore(redis);
-      described.push(`cache ${redact(cache)} (rate limits, concurrency caps, stateful sessions and their SSE events, MRTR nonces)`);
+      result.dpop = { replayCache: new RedisDpopReplayCache(redis), nonces: new RedisDpopNonceSource(redis) };
+      described.push(`cache ${redact(cache)} (rate limits, concurrency caps, stateful sessions and their SSE events, MRTR nonces, the DPoP replay cache and nonces)`);
     }
   } catch (error) {
     for (const close of closers) await close().catch(() => undefined);
@@ -122,7 +130,12 @@ export function sharedGuardStores(shared: SharedStores): { rateLimitStore?: Rate
   return { ...(shared.rateLimitStore !== undefined ? { rateLimitStore: shared.rateLimitStore } : {}), ...(shared.concurrencyStore !== undefined ? { concurrencyStore: shared.concurrencyStore } : {}) };
 }
 
-/** This instance in the rows it writes: host name and process id. */
+/**
+ * This instance's `application_name` (in the rows it writes and in `pg_stat_activity`): unique
+ * (a random part), then the process id and host name; at most 63 ASCII characters (PostgreSQL
+ * cuts longer names, and the rows must hold the name as the server shows it).
+ */
 function instanceName(): string {
-  return `${hostname()}:${process.pid}`;
+  const host = hostname().replace(/[^\x21-\x7e]/g, '?');
+  return `switchboard ${randomBytes(4).toString('hex')} ${process.pid}@${host}`.slice(0, 63);
 }

@@ -8,7 +8,7 @@
  */
 import { parseScope } from '../host/consent/consentAnswers.js';
 import type { HttpResponseLike } from '../transport/http/server/types.js';
-import { describeError, isMcpError, McpErrorCode } from '../util/errors.js';
+import { describeError } from '../util/errors.js';
 import { failure, json } from './consoleResponses.js';
 import type { RouteContext } from './consoleTypes.js';
 
@@ -31,20 +31,19 @@ export async function answerConsent(ctx: RouteContext): Promise<HttpResponseLike
   const verb = ctx.params['verb'];
   if (verb !== 'approve' && verb !== 'deny') return failure(404, 'use consent/<id>/approve or consent/<id>/deny');
   const body = await ctx.body();
-  if (consent.queue.get(id) === undefined) return failure(404, `no consent request ${id} is waiting (answered, timed out, or unknown)`);
+  const refused = consent.queue.refusal(id);
+  if (refused !== undefined) return failure(refused.status, refused.error);
   try {
     if (verb === 'approve') {
       const scope = parseScope(body['scope']);
-      await consent.queue.answer(id, { approved: true, scope, approver: CONSOLE_APPROVER, mediated: 'person' });
-      return json(200, { id, approved: true, scope });
+      const failed = await consent.queue.tryAnswer(id, { approved: true, scope, approver: CONSOLE_APPROVER, mediated: 'person' });
+      return failed !== undefined ? failure(failed.status, failed.error) : json(200, { id, approved: true, scope });
     }
     const reason = typeof body['reason'] === 'string' && body['reason'].trim() !== '' ? body['reason'] : 'denied by a person in the console';
-    await consent.queue.answer(id, { approved: false, reason, approver: CONSOLE_APPROVER, mediated: 'person' });
-    return json(200, { id, approved: false, reason });
+    const failed = await consent.queue.tryAnswer(id, { approved: false, reason, approver: CONSOLE_APPROVER, mediated: 'person' });
+    return failed !== undefined ? failure(failed.status, failed.error) : json(200, { id, approved: false, reason });
   } catch (error) {
-    // With a shared queue (PostgreSQL) the answer may not be recorded: nothing was applied then.
-    if (isMcpError(error, McpErrorCode.StoreUnavailable)) return failure(503, `${describeError(error)}; the answer was not applied`);
-    if (consent.queue.get(id) === undefined) return failure(404, `no consent request ${id} is waiting (answered, timed out, or unknown): the answer was not applied`);
+    // A scope the request cannot honour, or a malformed one.
     return failure(400, describeError(error));
   }
 }

@@ -4,13 +4,15 @@
  * by side; changed server instructions; stdio launches waiting for consent. Approve and reject
  * use the same record functions as `switchboard pins approve|reject` (`pinReview.ts`), save
  * through the gateway's pin store, then reload the guard and vet every server's lists again
- * (what `switchboard pins` in another process triggers through the store's watch).
+ * (what `switchboard pins` in another process triggers through the store's watch). Each decision
+ * is recorded in the audit log as `console:admin`.
  *
  * @module
  */
 import { decidePending, INSTRUCTIONS_ITEM, selectRecords } from '../host/pins/pinReview.js';
 import type { HttpResponseLike } from '../transport/http/server/types.js';
-import { describeError, isMcpError } from '../util/errors.js';
+import { McpErrorCode, describeError, isMcpError } from '../util/errors.js';
+import { CONSOLE_APPROVER } from './consoleConsent.js';
 import { failure, json } from './consoleResponses.js';
 import type { RouteContext } from './consoleTypes.js';
 
@@ -53,9 +55,17 @@ export async function decidePins(ctx: RouteContext, action: 'approve' | 'reject'
   if (action === 'reject' && item === INSTRUCTIONS_ITEM) return failure(400, 'changed instructions can be approved, not rejected: they stay unserved until approved');
   const now = (ctx.options.now ?? Date.now)();
   const decided: string[] = [];
+  // Each decision is audited as the console's admin, like its consent answers.
+  const audit = ctx.options.audit !== undefined ? { log: ctx.options.audit.log, by: CONSOLE_APPROVER } : undefined;
   try {
-    for (const record of selectRecords(await pins.store.load(), identity)) decided.push(...(await decidePending(pins.store, record.identity, action, item, now)));
+    for (const record of selectRecords(await pins.store.load(), identity)) decided.push(...(await decidePending(pins.store, record.identity, action, item, now, audit)));
   } catch (error) {
+    if (isMcpError(error, McpErrorCode.StoreUnavailable)) {
+      // Saved but not audited (or not saved): the other instances and this page must still see what is stored.
+      await pins.guard.reload().catch(() => undefined);
+      ctx.changed('pins');
+      return failure(503, error.message);
+    }
     if (isMcpError(error)) return failure(400, error.message);
     throw error;
   }

@@ -32,6 +32,7 @@ import {
   type ConfiguredRoot,
   type Exposure,
   type GatewayAuth,
+  type GatewayDpopConfig,
   type GatewayConfig,
   type HostConfig,
   type NamespacingMode,
@@ -382,7 +383,7 @@ function readGatewayAuth(read: ConfigReader, value: unknown): GatewayAuth {
   read.strictKeys(auth, ['oauth'], path);
   const oauthPath = `${path}.oauth`;
   const oauth = read.record(auth['oauth'], oauthPath);
-  read.strictKeys(oauth, ['issuer', 'audience', 'jwksUri'], oauthPath);
+  read.strictKeys(oauth, ['issuer', 'audience', 'jwksUri', 'dpop'], oauthPath);
   const httpsUrl = (item: unknown, at: string): string => {
     const url = read.string(item, at, true);
     // Plain http only to this machine (a development authorization server).
@@ -394,7 +395,17 @@ function readGatewayAuth(read: ConfigReader, value: unknown): GatewayAuth {
     issuer: httpsUrl(oauth['issuer'], `${oauthPath}.issuer`),
     audience: read.string(oauth['audience'], `${oauthPath}.audience`, true),
     jwksUri: oauth['jwksUri'] === undefined ? undefined : httpsUrl(oauth['jwksUri'], `${oauthPath}.jwksUri`),
+    dpop: readGatewayDpop(read, oauth['dpop'], `${oauthPath}.dpop`),
   };
+}
+
+function readGatewayDpop(read: ConfigReader, value: unknown, path: string): GatewayDpopConfig | undefined {
+  if (value === undefined || value === false) return undefined;
+  if (value === true) return { required: false, nonce: false };
+  const dpop = read.record(value, path);
+  read.strictKeys(dpop, ['required', 'nonce'], path);
+  const flag = (key: string): boolean => (dpop[key] === undefined ? false : read.boolean(dpop[key], childPath(path, key)));
+  return { required: flag('required'), nonce: flag('nonce') };
 }
 
 function readApprovals(read: ConfigReader, value: unknown, ids: readonly string[], warnings: string[]): Readonly<Record<string, string>> {

@@ -129,7 +129,18 @@ export interface ServerConfig {
 export type GatewayAuth =
   | { readonly kind: 'token' }
   | { readonly kind: 'none' }
-  | { readonly kind: 'oauth'; readonly issuer: string; readonly audience: string; readonly jwksUri: string | undefined };
+  | { readonly kind: 'oauth'; readonly issuer: string; readonly audience: string; readonly jwksUri: string | undefined; readonly dpop: GatewayDpopConfig | undefined };
+
+/**
+ * `gateway.auth.oauth.dpop`: DPoP-bound access tokens (RFC 9449) accepted too; `true` is `{}`.
+ * @see https://datatracker.ietf.org/doc/html/rfc9449
+ */
+export interface GatewayDpopConfig {
+  /** Refuse `Bearer` tokens: only DPoP-bound tokens with a proof (default false). */
+  readonly required: boolean;
+  /** Demand server nonces in proofs (RFC 9449 section 9; default false). */
+  readonly nonce: boolean;
+}
 
 /** Where and how the gateway listens. */
 export interface GatewayConfig {

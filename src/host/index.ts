@@ -22,6 +22,7 @@ export {
   type ToolFilter,
   type GatewayConfig,
   type GatewayAuth,
+  type GatewayDpopConfig,
   type NamespacingMode,
   type Exposure,
   type ServerEra,
@@ -147,7 +148,7 @@ export { MemoryPinStore, PinStoreCorruptError, checkServerPins, type PinStore, t
 export { diffDefinitions, formatChanges, type PinChange, type ChangeClass } from './pins/pinDiff.js';
 export { groupDigests, itemKey, pinnedName, FIELD_GROUPS, type PinKind, type GroupDigests } from './pins/pinDigests.js';
 export { serverIdentity as pinIdentity, displayIdentity } from './pins/serverIdentity.js';
-export { approvePending, decidePending, rejectPending, selectRecords, formatPinList, formatPinDiff, INSTRUCTIONS_ITEM } from './pins/pinReview.js';
+export { approvePending, decidePending, pinDecisionEntry, rejectPending, selectRecords, formatPinList, formatPinDiff, INSTRUCTIONS_ITEM, PIN_REVIEW_ID, type PinDecisionAudit } from './pins/pinReview.js';
 export { checkSignature, type SignaturePolicy, type TrustedKey, type SignatureOutcome } from './pins/signatureCheck.js';
 export { consentInterceptor, reasonsOf, CONSENT_INTERCEPTOR_ID, DEFAULT_CONSENT_TIMEOUT_MS, type ConsentInterceptorOptions } from './consent/consentInterceptor.js';
 export { ONCE, type CallBinding, type ConsentAnswer, type ConsentEnvironment, type ConsentProvider, type ConsentRequest, type GrantScope, type Mediation } from './consent/consentTypes.js';

@@ -25,3 +25,4 @@ export { RedisRateLimitStore, RedisConcurrencyStore, type RedisConcurrencyOption
 export { RedisEventStore, type RedisEventStoreOptions } from './redis/redisEventStore.js';
 export { RedisSessionStore, RedisSessionBus, type RedisSessionStoreOptions } from './redis/redisSessionStore.js';
 export { RedisNonceStore, RedisDpopReplayCache } from './redis/redisSingleUse.js';
+export { RedisDpopNonceSource, type RedisDpopNonceOptions } from './redis/redisDpopNonces.js';

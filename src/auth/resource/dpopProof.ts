@@ -115,12 +115,20 @@ export class InMemoryDpopReplayCache implements DpopReplayCache {
 /**
  * Server-provided nonces ({@link https://datatracker.ietf.org/doc/html/rfc9449#section-9 | RFC 9449 section 9}):
  * proofs must carry one the server handed out, which bounds their lifetime by the server's clock
- * instead of the client's (pre-generated proofs, section 11.2).
+ * instead of the client's (pre-generated proofs, section 11.2). A source shared by several server
+ * processes (e.g. in Redis) may answer asynchronously; when it throws or rejects, the proof cannot
+ * be checked and the request is refused (fail closed, 503).
  */
 export interface DpopNonceSource {
   /** The nonce clients must use now, sent as `DPoP-Nonce` with a `use_dpop_nonce` challenge. `1*NQCHAR`. */
-  current(): string;
+  current(): string | Promise<string>;
   /** True when a proof's `nonce` is acceptable now. */
+  accepts(nonce: string): boolean | Promise<boolean>;
+}
+
+/** A {@link DpopNonceSource} that answers at once (the in-process one). */
+export interface SyncDpopNonceSource extends DpopNonceSource {
+  current(): string;
   accepts(nonce: string): boolean;
 }
 
@@ -137,7 +145,7 @@ export interface DpopNonceSourceOptions {
  * previous one still accepted for one period so clients are not all challenged at a rotation.
  * One process only (several instances need a shared or stateless source).
  */
-export function createDpopNonceSource(options: DpopNonceSourceOptions = {}): DpopNonceSource {
+export function createDpopNonceSource(options: DpopNonceSourceOptions = {}): SyncDpopNonceSource {
   const period = (options.rotateSec ?? 300) * 1000;
   if (!(period > 0)) throw new AuthError(AuthErrorCode.Configuration, 'rotateSec must be positive');
   const now = options.now ?? Date.now;
@@ -325,8 +333,21 @@ export async function verifyDpopProof(proof: string | null | undefined, options:
   if (options.nonce !== undefined) {
     const source: DpopNonceSource = typeof options.nonce === 'string' ? fixedNonce(options.nonce) : options.nonce;
     const nonce = claims['nonce'];
-    if (typeof nonce !== 'string' || !source.accepts(nonce)) {
-      const fresh = source.current();
+    const unavailable = (cause: unknown): AuthError =>
+      cause instanceof AuthError ? cause : new AuthError(AuthErrorCode.VerifierUnavailable, 'the DPoP nonce source failed', { cause });
+    let accepted: boolean;
+    try {
+      accepted = typeof nonce === 'string' && (await source.accepts(nonce));
+    } catch (cause) {
+      throw unavailable(cause);
+    }
+    if (!accepted) {
+      let fresh: string;
+      try {
+        fresh = await source.current();
+      } catch (cause) {
+        throw unavailable(cause);
+      }
       if (!NONCE.test(fresh)) throw new AuthError(AuthErrorCode.Configuration, 'a DPoP nonce must be 1*NQCHAR (RFC 9449 section 8.1)');
       const description = nonce === undefined ? 'the resource server requires a nonce in the DPoP proof' : 'the DPoP nonce is stale';
       throw new AuthError(AuthErrorCode.UseDpopNonce, description, { wwwAuthenticate: challenge('use_dpop_nonce', description), dpopNonce: fresh });
@@ -345,6 +366,6 @@ export async function verifyDpopProof(proof: string | null | undefined, options:
   return Object.freeze({ jkt, jti, iat });
 }
 
-function fixedNonce(value: string): DpopNonceSource {
+function fixedNonce(value: string): SyncDpopNonceSource {
   return { current: () => value, accepts: (nonce) => timingSafeEqual(nonce, value) };
 }

@@ -26,7 +26,7 @@ import { encodeSseComment, encodeSseEvent } from '../../transport/http/sse.js';
 import { readBody } from '../../transport/http/server/exchange.js';
 import { PushSseStream } from '../../transport/http/server/sseStream.js';
 import type { HttpRequestLike, HttpResponseLike } from '../../transport/http/server/types.js';
-import { describeError, isMcpError, McpErrorCode } from '../../util/errors.js';
+import { describeError } from '../../util/errors.js';
 import { parseScope, parseWebhookAnswer } from './consentAnswers.js';
 import type { ConsentGrantStore } from './consentGrants.js';
 import type { ConsentQueue, ConsentQueueEvent } from './consentQueue.js';
@@ -138,7 +138,8 @@ export class ConsentHttpApi {
     if (verb !== 'approve' && verb !== 'deny') return json(404, { error: 'use approve or deny' });
     const body = await bodyJson(request);
     const approver = this.#o.approver ?? 'admin-token';
-    if (this.#o.queue.get(id) === undefined) return json(404, { error: `no consent request ${id} is waiting (answered, timed out, or unknown)` });
+    const refused = this.#o.queue.refusal(id);
+    if (refused !== undefined) return json(refused.status, { error: refused.error });
     if (verb === 'approve') {
       const scope = parseScope(body['scope']);
       return (await this.#record(id, { approved: true, scope, approver, mediated: 'person' })) ?? json(200, { id, approved: true, scope });
@@ -147,16 +148,10 @@ export class ConsentHttpApi {
     return (await this.#record(id, { approved: false, reason, approver, mediated: 'person' })) ?? json(200, { id, approved: false, reason });
   }
 
-  /** Gives the queue an answer; the error response when it was not applied (404 answered meanwhile, 503 store down), else undefined. */
+  /** Gives the queue an answer; the error response when it was not applied (`ConsentQueue.tryAnswer`), else undefined. */
   async #record(id: string, answer: ConsentAnswer): Promise<HttpResponseLike | undefined> {
-    try {
-      await this.#o.queue.answer(id, answer);
-      return undefined;
-    } catch (error) {
-      if (isMcpError(error, McpErrorCode.StoreUnavailable)) return json(503, { error: `${describeError(error)}; the answer was not applied` });
-      if (this.#o.queue.get(id) === undefined) return json(404, { error: `no consent request ${id} is waiting (answered, timed out, or unknown): the answer was not applied` });
-      throw error;
-    }
+    const refused = await this.#o.queue.tryAnswer(id, answer);
+    return refused === undefined ? undefined : json(refused.status, { error: refused.error });
   }
 
   async #webhookAnswer(request: HttpRequestLike): Promise<HttpResponseLike> {
@@ -173,7 +168,10 @@ export class ConsentHttpApi {
     } catch {
       return json(400, { error: 'the answer is not JSON' });
     }
-    if (typeof id !== 'string' || this.#o.queue.get(id) === undefined) return json(404, { error: 'no such request is waiting (answered, timed out, or unknown): a late answer is not applied' });
+    const refused = typeof id === 'string' ? this.#o.queue.refusal(id) : { status: 404 as const, error: '' };
+    if (typeof id !== 'string' || refused !== undefined) {
+      return json(refused?.status ?? 404, { error: refused?.status === 410 ? refused.error : 'no such request is waiting (answered, timed out, or unknown): a late answer is not applied' });
+    }
     try {
       const answer = parseWebhookAnswer(text, id);
       if (answer === 'pending') return json(202, { id, pending: true });

@@ -17,10 +17,23 @@
  *
  * @module
  */
-import { McpError, McpErrorCode } from '../../util/errors.js';
+import { McpError, McpErrorCode, describeError, isMcpError } from '../../util/errors.js';
 import { checkScope } from './consentGrants.js';
 import type { ConsentAnswer, ConsentEnvironment, ConsentProvider, ConsentRequest } from './consentTypes.js';
-import type { SharedConsentChange, SharedConsentRequests } from './sharedConsent.js';
+import { ConsentCallGoneError, type SharedConsentChange, type SharedConsentRequests } from './sharedConsent.js';
+
+/**
+ * Why an answer was not applied, for the person who gave it (every answering channel maps it the
+ * same way): 404 no such request waits (answered, timed out, unknown), 410 the call that asked is
+ * gone (its instance stopped), 503 the shared store cannot be reached.
+ */
+export interface ConsentAnswerRefusal {
+  readonly status: 404 | 410 | 503;
+  readonly error: string;
+}
+
+/** How many ids of gone calls are remembered (to say "gone" rather than "unknown"). */
+const GONE_KEPT = 1000;
 
 /** A change in the queue. */
 export type ConsentQueueEvent =
@@ -59,6 +72,8 @@ export class ConsentQueue implements ConsentProvider {
   readonly #onSharedError: (error: unknown) => void;
   /** The requests waiting on the other instances, by id. */
   #remote = new Map<string, ConsentRequest>();
+  /** Requests whose call is gone (the instance they waited on stopped), by id: why. */
+  readonly #gone = new Map<string, string>();
   #unwatch: (() => void) | undefined;
   #sync: Promise<void> = Promise.resolve();
   readonly #ready: Promise<void>;
@@ -163,15 +178,22 @@ export class ConsentQueue implements ConsentProvider {
   async answer(id: string, answer: ConsentAnswer): Promise<void> {
     const request = this.get(id);
     const gone = (): McpError => new McpError(McpErrorCode.InvalidArgument, `No consent request ${JSON.stringify(id)} is waiting (answered, timed out, or unknown)`);
-    if (request === undefined) throw gone();
+    if (request === undefined) {
+      const why = this.#gone.get(id);
+      throw why !== undefined ? new McpError(McpErrorCode.ConnectionClosed, why) : gone();
+    }
     if (answer.approved) checkScope(answer.scope, request, this.#now());
     if (this.#shared !== undefined) {
       await this.#waiting.get(id)?.published;
-      if (!(await this.#shared.answer(id, answer))) {
-        this.#remote.delete(id);
-        throw gone();
+      let recorded: boolean;
+      try {
+        recorded = await this.#shared.answer(id, answer);
+      } catch (error) {
+        if (error instanceof ConsentCallGoneError) this.#markGone(id, error.message);
+        throw error;
       }
       this.#remote.delete(id);
+      if (!recorded) throw gone();
     }
     const waiting = this.#waiting.get(id);
     if (waiting !== undefined) {
@@ -180,6 +202,42 @@ export class ConsentQueue implements ConsentProvider {
       this.#withdraw(id);
     }
     this.#emit({ type: 'answered', id, approved: answer.approved, approver: answer.approver });
+  }
+
+  /**
+   * Answers request `id` as {@link answer} does, and says why when the answer was not applied
+   * (see {@link ConsentAnswerRefusal}) instead of throwing; throws only for an answer that cannot
+   * be given at all (a scope the request cannot honour). Every answering channel (the admin API,
+   * the console, a signed webhook answer) maps failures through this one place.
+   */
+  async tryAnswer(id: string, answer: ConsentAnswer): Promise<ConsentAnswerRefusal | undefined> {
+    try {
+      await this.answer(id, answer);
+      return undefined;
+    } catch (error) {
+      // With a shared queue (PostgreSQL) the answer may not be recorded: nothing was applied then.
+      if (isMcpError(error, McpErrorCode.StoreUnavailable)) return { status: 503, error: `${describeError(error)}; the answer was not applied` };
+      const refused = this.refusal(id);
+      if (refused !== undefined) return refused.status === 410 ? refused : { ...refused, error: `${refused.error}: the answer was not applied` };
+      throw error;
+    }
+  }
+
+  /** Why request `id` cannot be answered now (404 not waiting, 410 its call is gone), or undefined while it waits. */
+  refusal(id: string): ConsentAnswerRefusal | undefined {
+    if (this.get(id) !== undefined) return undefined;
+    const gone = this.#gone.get(id);
+    if (gone !== undefined) return { status: 410, error: gone };
+    return { status: 404, error: `no consent request ${id} is waiting (answered, timed out, or unknown)` };
+  }
+
+  #markGone(id: string, why: string): void {
+    this.#remote.delete(id);
+    this.#gone.set(id, why);
+    for (const old of this.#gone.keys()) {
+      if (this.#gone.size <= GONE_KEPT) break;
+      this.#gone.delete(old);
+    }
   }
 
   /**
@@ -194,6 +252,8 @@ export class ConsentQueue implements ConsentProvider {
         const before = this.#remote;
         const now = new Map<string, ConsentRequest>();
         for (const r of await shared.pending(this.#now())) if (!this.#waiting.has(r.id)) now.set(r.id, r);
+        // A call that looked gone but waits again (its instance's connection came back).
+        for (const id of now.keys()) this.#gone.delete(id);
         this.#remote = now;
         for (const [id, r] of now) if (!before.has(id)) this.#emit({ type: 'request', request: r });
         for (const id of before.keys()) if (!now.has(id)) this.#emit({ type: 'closed', id, reason: 'answered, timed out or cancelled on another instance' });
@@ -206,6 +266,12 @@ export class ConsentQueue implements ConsentProvider {
   }
 
   #changed(change: SharedConsentChange): void {
+    if (change.type === 'gone' && !this.#waiting.has(change.id)) {
+      const had = this.#remote.has(change.id);
+      this.#markGone(change.id, new ConsentCallGoneError(change.id).message);
+      if (had) this.#emit({ type: 'closed', id: change.id, reason: 'the call that asked is gone (the gateway instance it waited on stopped)' });
+      return;
+    }
     if (this.#waiting.has(change.id)) {
       if (change.type === 'answered') void this.#deliver(change.id).catch((error: unknown) => this.#onSharedError(error));
       return;

@@ -12,19 +12,36 @@
  *
  * @module
  */
+import { McpError, McpErrorCode } from '../../util/errors.js';
 import type { ConsentAnswer, ConsentRequest } from './consentTypes.js';
 
-/** One change of the shared requests (what the feed says; the details are read from the store). */
+/**
+ * One change of the shared requests (what the feed says; the details are read from the store).
+ * `gone`: the instance where the call waited stopped (its request can no longer be answered).
+ */
 export interface SharedConsentChange {
-  readonly type: 'request' | 'answered' | 'closed';
+  readonly type: 'request' | 'answered' | 'closed' | 'gone';
   readonly id: string;
+}
+
+/**
+ * The answer to a request whose call is gone: the gateway instance it waited on stopped, so
+ * nobody can deliver the answer (`ERR_MCP_CONNECTION_CLOSED`; nothing was applied).
+ */
+export class ConsentCallGoneError extends McpError {
+  constructor(id: string, instance?: string) {
+    super(McpErrorCode.ConnectionClosed, `the call that asked for consent request ${id} is gone: the gateway instance it waited on${instance !== undefined ? ` (${instance})` : ''} stopped; the answer was not applied`);
+  }
 }
 
 /** Consent requests shared by every instance (see the module comment). */
 export interface SharedConsentRequests {
   /** Publishes a request that waits on this instance. Rejects when it cannot (the ask then fails: denied). */
   publish(request: ConsentRequest): Promise<void>;
-  /** Records the first answer to `id`; resolves false when it no longer waits (answered, withdrawn, expired, unknown). */
+  /**
+   * Records the first answer to `id`; resolves false when it no longer waits (answered, withdrawn,
+   * expired, unknown); rejects with {@link ConsentCallGoneError} when the instance it waited on stopped.
+   */
   answer(id: string, answer: ConsentAnswer): Promise<boolean>;
   /** The answer recorded for `id`, if any. A stored answer that is not one reads as a denial. */
   answerOf(id: string): Promise<ConsentAnswer | undefined>;

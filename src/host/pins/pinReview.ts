@@ -1,13 +1,15 @@
 /**
- * The person's side of the pins (`switchboard pins list | diff | approve | reject`): pure
- * functions over {@link ServerPins} records. There is no MCP tool for any of this: the agent
- * can never approve its own definitions.
+ * The person's side of the pins (`switchboard pins list | diff | approve | reject`, the console's
+ * review page): pure functions over {@link ServerPins} records, and {@link decidePending}, which
+ * saves a decision and records it in the audit log. There is no MCP tool for any of this: the
+ * agent can never approve its own definitions.
  *
  * @module
  */
-import { McpError, McpErrorCode } from '../../util/errors.js';
+import { McpError, McpErrorCode, describeError } from '../../util/errors.js';
+import type { AuditEntry, AuditLog } from '../audit.js';
 import { formatChanges } from './pinDiff.js';
-import { namesDigest } from './pinDigests.js';
+import { digestOf, namesDigest } from './pinDigests.js';
 import type { PendingItem, PinnedItem, PinStore, ServerPins } from './pinStore.js';
 import { displayIdentity } from './serverIdentity.js';
 
@@ -75,21 +77,73 @@ export function rejectPending(record: ServerPins, item: string | undefined, now:
   return { record: { ...record, pending, updatedAt: now }, keys };
 }
 
+/** Where a pin decision is recorded, and who made it (`console:admin`, `cli:<user>`). */
+export interface PinDecisionAudit {
+  readonly log: AuditLog;
+  readonly by: string;
+}
+
+/** The interceptor id pin decisions are recorded under (the rule id of their audit records). */
+export const PIN_REVIEW_ID = 'pins.review';
+
 /**
  * Approves or rejects the selected pending changes of one server in the store, applied to the
  * record as stored at that moment (one atomic {@link PinStore.update}), so a change another
- * instance wrote meanwhile is kept. Resolves to the decided keys (none: nothing pending, nothing
- * written); rejects with `ERR_MCP_INVALID_ARGUMENT` for an item that is not pending.
+ * instance wrote meanwhile is kept. With `audit`, each decided item then gets a `pin` record
+ * ({@link pinDecisionEntry}) in the audit log. Resolves to the decided keys (none: nothing
+ * pending, nothing written); rejects with `ERR_MCP_INVALID_ARGUMENT` for an item that is not
+ * pending, and with `ERR_MCP_STORE_UNAVAILABLE` when the decision was saved but its record could
+ * not be written (the person is told; the decision is not undone behind their back).
  */
-export async function decidePending(store: PinStore, identity: string, action: 'approve' | 'reject', item: string | undefined, now: number): Promise<string[]> {
+export async function decidePending(store: PinStore, identity: string, action: 'approve' | 'reject', item: string | undefined, now: number, audit?: PinDecisionAudit): Promise<string[]> {
   let decided: string[] = [];
+  let before: ServerPins | undefined;
   await store.update(identity, (current) => {
     if (current === undefined) return undefined;
     const { record, keys } = action === 'approve' ? approvePending(current, item, now) : rejectPending(current, item, now);
     decided = keys;
+    before = current;
     return keys.length === 0 ? undefined : record;
   });
+  const decidedOn = before;
+  if (audit !== undefined && decidedOn !== undefined) {
+    try {
+      for (const key of decided) await audit.log.append(pinDecisionEntry(decidedOn, key, action, audit.by, now));
+    } catch (error) {
+      throw new McpError(McpErrorCode.StoreUnavailable, `${decidedOn.alias}: ${action === 'approve' ? 'approved' : 'rejected'} ${decided.join(', ')}, but the audit record could not be written: ${describeError(error)}`, { cause: error });
+    }
+  }
   return decided;
+}
+
+/**
+ * The `pin` audit record of one decision on `record` (as it was before): who (`principal`),
+ * which server and item, `pins/approve` or `pins/reject`, and in the decision's detail the
+ * server identity and the digests of the approved definition before (`oldDigest`, null for an
+ * added item) and of the one decided on (`newDigest`).
+ */
+export function pinDecisionEntry(record: ServerPins, key: string, action: 'approve' | 'reject', by: string, now: number): AuditEntry {
+  const instructions = key === INSTRUCTIONS_ITEM;
+  const old = instructions ? record.instructions : record.items[key]?.definition;
+  const next = instructions ? record.pendingInstructions : record.pending[key]?.definition;
+  return {
+    time: new Date(now).toISOString(),
+    kind: 'pin',
+    method: `pins/${action}`,
+    principal: by,
+    server: record.alias,
+    name: key,
+    decisions: [
+      {
+        interceptor: PIN_REVIEW_ID,
+        outcome: action === 'approve' ? 'allow' : 'deny',
+        reason: `${by} ${action === 'approve' ? 'approved' : 'rejected'} the changed definition`,
+        detail: { identity: record.identity, item: key, decision: action, oldDigest: old === undefined ? null : digestOf(old), newDigest: next === undefined ? null : digestOf(next) },
+      },
+    ],
+    outcome: 'ok',
+    latencyMs: 0,
+  };
 }
 
 /** One block per server: identity, key, items with their trust, pending changes. */

@@ -70,8 +70,8 @@ async function sharedPair(): Promise<{ asker: ConsentQueue; answerer: ConsentQue
   const schema = freshSchema();
   const db = await openTestPostgres({ schema });
   const other = await openTestPostgres({ schema });
-  const asker = new ConsentQueue({ shared: new PgConsentRequests(db, { instance: 'a' }) });
-  const answerer = new ConsentQueue({ shared: new PgConsentRequests(other, { instance: 'b' }) });
+  const asker = new ConsentQueue({ shared: new PgConsentRequests(db) });
+  const answerer = new ConsentQueue({ shared: new PgConsentRequests(other) });
   closers.push(() => asker.close(), () => answerer.close());
   await Promise.all([asker.ready(), answerer.ready()]);
   return { asker, answerer, db };

@@ -12,6 +12,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import type { DpopNonceSource } from '../../../src/auth/resource/dpopProof.js';
 import type { EventStore, StoredEvent } from '../../../src/transport/http/server/eventStore.js';
 
 /** A store and, for a shared one, another instance's view of the same data. */
@@ -102,6 +103,45 @@ export function singleUseContract(name: string, open: () => Promise<SharedStore<
       if (peer === undefined) throw new Error(`${name} is shared: its harness must give a peer`);
       assert.equal(await store('shared', later()), true);
       assert.equal(await peer('shared', later()), false);
+    });
+  });
+}
+
+/**
+ * Runs the DPoP nonce source contract (RFC 9449 section 9): `open(now)` yields a source on the
+ * clock `now` rotating every 60 s (and, when shared, another instance's source on the same data).
+ */
+export function dpopNonceContract(name: string, open: (now: () => number) => Promise<SharedStore<DpopNonceSource>>, options: { readonly shared: boolean }): void {
+  describe(`DPoP nonce contract: ${name}`, () => {
+    it('accepts the nonce it hands out, and refuses a made-up one (nonce guessing)', async () => {
+      const { store } = await open(Date.now);
+      const nonce = await store.current();
+      assert.match(nonce, /^[\x21\x23-\x5B\x5D-\x7E]+$/, 'a nonce is 1*NQCHAR');
+      assert.equal(await store.current(), nonce, 'the same nonce within a period');
+      assert.equal(await store.accepts(nonce), true);
+      assert.equal(await store.accepts(`${nonce}x`), false);
+      assert.equal(await store.accepts('guessed'), false);
+    });
+
+    it('rotates: the previous nonce is still accepted for one period, then refused (pre-generated proofs)', async () => {
+      let t = Date.now();
+      const { store } = await open(() => t);
+      const old = await store.current();
+      t += 60_000;
+      const next = await store.current();
+      assert.notEqual(next, old);
+      assert.equal(await store.accepts(old), true);
+      t += 60_000;
+      assert.equal(await store.accepts(old), false);
+      assert.equal(await store.accepts(next), true);
+    });
+
+    if (options.shared) it('a nonce handed out by one instance is accepted by every other, which hands out the same one', async () => {
+      const { store, peer } = await open(Date.now);
+      if (peer === undefined) throw new Error(`${name} is shared: its harness must give a peer`);
+      const nonce = await store.current();
+      assert.equal(await peer.accepts(nonce), true);
+      assert.equal(await peer.current(), nonce);
     });
   });
 }

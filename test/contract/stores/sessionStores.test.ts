@@ -1,12 +1,13 @@
-// Runs the EventStore and single-use (MRTR nonces, DPoP replay cache) contracts against memory
+// Runs the EventStore, single-use (MRTR nonces, DPoP replay cache) and DPoP nonce contracts against memory
 // and Redis (two connections on one key prefix standing for two gateway instances).
-import { InMemoryDpopReplayCache } from '../../../src/auth/resource/dpopProof.js';
+import { InMemoryDpopReplayCache, createDpopNonceSource } from '../../../src/auth/resource/dpopProof.js';
 import { MemoryNonceStore } from '../../../src/server/requestState.js';
+import { RedisDpopNonceSource } from '../../../src/store/redis/redisDpopNonces.js';
 import { RedisEventStore } from '../../../src/store/redis/redisEventStore.js';
 import { RedisDpopReplayCache, RedisNonceStore } from '../../../src/store/redis/redisSingleUse.js';
 import { InMemoryEventStore } from '../../../src/transport/http/server/eventStore.js';
 import { openTestRedis } from './backends.js';
-import { eventStoreContract, singleUseContract } from './sessionStores.contract.js';
+import { dpopNonceContract, eventStoreContract, singleUseContract } from './sessionStores.contract.js';
 
 async function twoRedis() {
   const first = await openTestRedis();
@@ -37,4 +38,9 @@ singleUseContract('DPoP replay cache in Redis', async () => {
   const [a, b] = await twoRedis();
   const [x, y] = [new RedisDpopReplayCache(a), new RedisDpopReplayCache(b)];
   return { store: (v, at) => x.remember(v, at), peer: (v, at) => y.remember(v, at) };
+}, { shared: true });
+dpopNonceContract('in memory', async (now) => ({ store: createDpopNonceSource({ rotateSec: 60, now }) }), { shared: false });
+dpopNonceContract('Redis', async (now) => {
+  const [a, b] = await twoRedis();
+  return { store: new RedisDpopNonceSource(a, { rotateSec: 60, now }), peer: new RedisDpopNonceSource(b, { rotateSec: 60, now }) };
 }, { shared: true });

@@ -17,6 +17,7 @@ import { silentLogger } from '../../../src/util/logger.js';
 import { clock, startAuthorizationServer, startServer, type RecordingServer } from '../../e2e/remoteOAuthSupport.js';
 import { defaultTransportFactory } from '../../../src/adapters/hostTransports.js';
 import { memoryServers, memorySpec } from '../host/support/memoryServers.js';
+import { postToolCall } from './support/toolCall.js';
 
 const time = clock();
 let as: DevAuthorizationServer;
@@ -89,23 +90,7 @@ const AUDIENCE = 'https://gateway.example.test/mcp';
 const METADATA = 'https://gateway.example.test/.well-known/oauth-protected-resource/mcp';
 
 function call(token: string | undefined, tool = 'probe'): Promise<Response> {
-  return fetch(endpoint, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': '2026-07-28',
-      'mcp-method': 'tools/call',
-      'mcp-name': tool,
-      ...(token === undefined ? {} : { authorization: `Bearer ${token}` }),
-    },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'tools/call',
-      params: { name: tool, arguments: {}, _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} } },
-    }),
-  });
+  return postToolCall(endpoint, tool, token === undefined ? {} : { authorization: `Bearer ${token}` });
 }
 
 function assertRefused(response: Response, error?: string): void {

@@ -2,7 +2,7 @@
 // guard wrote (the gateway's `<stateDir>/pins.db`).
 import assert from 'node:assert/strict';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { VetInput } from '../../../src/host/catalogVetting.js';
@@ -70,5 +70,26 @@ describe('cli: switchboard pins', () => {
     assert.match(list, /tool:weather {2}approved/);
     assert.doesNotMatch(list, /QUARANTINED/);
     assert.equal((await cli(['pins', 'approve', 'w', '--config', config])).stdout, 'w: nothing pending\n');
+  });
+
+  it('every approval and rejection is in the audit log as cli:<user> (server, item, digests), and the chain verifies', async () => {
+    const tail = await cli(['audit', 'tail', '--json', '--config', config]);
+    assert.equal(tail.code, 0, tail.stderr);
+    const records = tail.stdout.trim().split('\n').map((line) => JSON.parse(line) as { kind: string; method: string; principal: string; server: string; name: string; decisions: { detail: Record<string, unknown> }[] });
+    const pins = records.filter((r) => r.kind === 'pin');
+    const by = `cli:${userInfo().username}`;
+    assert.deepEqual(pins.map((r) => [r.method, r.principal, r.server, r.name]), [
+      ['pins/reject', by, 'w', 'tool:weather'],
+      ['pins/approve', by, 'w', 'tool:weather'],
+    ]);
+    const detail = pins[1]?.decisions[0]?.detail;
+    assert.equal(detail?.['decision'], 'approve');
+    assert.match(String(detail?.['oldDigest']), /^sha256:[0-9a-f]{64}$/);
+    assert.match(String(detail?.['newDigest']), /^sha256:[0-9a-f]{64}$/);
+    assert.notEqual(detail?.['oldDigest'], detail?.['newDigest']);
+    assert.match((await cli(['audit', 'tail', '--config', config])).stdout, new RegExp(`pin pins/approve w tool:weather by ${by} -> ok`));
+    const verify = await cli(['audit', 'verify', '--config', config]);
+    assert.equal(verify.code, 0, verify.stdout);
+    assert.match(verify.stdout, /^intact: 2 records/);
   });
 });

@@ -8,8 +8,8 @@ import { ConsoleHttpApi } from '../../../src/console/consoleApi.js';
 import { ConsoleMetrics } from '../../../src/console/consoleMetrics.js';
 import { MAX_FAILURES } from '../../../src/console/consoleSession.js';
 import { ConfigError, parseConfig } from '../../../src/host/config.js';
-import { Host } from '../../../src/host/host.js';
 import type { HttpRequestLike, HttpResponseLike } from '../../../src/transport/http/server/types.js';
+import { consoleOptions } from './support.js';
 
 const ADMIN = 'a'.repeat(43);
 const MCP = 'm'.repeat(43);
@@ -18,18 +18,12 @@ const ORIGIN = `http://${HOST}`;
 const FILES: Record<string, string> = { 'index.html': '<!doctype html><title>console</title>', 'app.js': 'export {};', 'vendor/preact.mjs': 'export {};' };
 
 async function setup(now: { t: number } = { t: Date.UTC(2026, 11, 2, 7) }) {
-  const host = await Host.open({ servers: [], transport: () => Promise.reject(new Error('no servers in this test')) });
-  const config = parseConfig('{"mcpServers":{}}', { file: '/tmp/switchboard.json', env: {} });
-  const api = new ConsoleHttpApi({
-    host,
-    config: () => config,
-    adminToken: ADMIN,
-    mcpToken: MCP,
-    assets: (path) => Promise.resolve(FILES[path] === undefined ? undefined : new TextEncoder().encode(FILES[path])),
-    metrics: new ConsoleMetrics({ now: () => now.t }),
-    gateway: { transport: 'http', version: '0.1.0', startedAt: now.t, url: () => `${ORIGIN}/mcp` },
-    now: () => now.t,
-  });
+  const api = new ConsoleHttpApi(
+    await consoleOptions(ADMIN, ORIGIN, () => now.t, {
+      mcpToken: MCP,
+      assets: (path) => Promise.resolve(FILES[path] === undefined ? undefined : new TextEncoder().encode(FILES[path])),
+    }),
+  );
   return { api, now };
 }
 

@@ -49,7 +49,7 @@ describe('host/config: parseConfig', () => {
     assert.deepEqual(config.servers[0]?.options.tools, { allow: ['read_*', 'list_directory'], deny: ['write_file'] });
     assert.equal(config.servers[0]?.options.era, 'stateful');
     assert.deepEqual(config.servers[1]?.options.oauth, { clientId: 'abc', scopes: ['mcp'], redirectPort: 39108 });
-    assert.deepEqual(config.gateway.auth, { kind: 'oauth', issuer: 'https://as.example.com', audience: 'switchboard', jwksUri: 'https://as.example.com/jwks' });
+    assert.deepEqual(config.gateway.auth, { kind: 'oauth', issuer: 'https://as.example.com', audience: 'switchboard', jwksUri: 'https://as.example.com/jwks', dpop: undefined });
     assert.equal(config.stateDir, '/home/u/.config/switchboard/state');
     assert.equal(config.separator, '.');
     assert.equal(config.exposure, 'search');

@@ -18,7 +18,7 @@ describe('host/config: gateway OAuth URLs', () => {
   it('accepts an https issuer and a loopback http one (the dev authorization server)', async () => {
     for (const issuer of ['https://as.example.com', 'http://127.0.0.1:9000', 'http://localhost:9000/tenant']) {
       const config = withAuth({ issuer, audience: 'https://gw.example.com/mcp' });
-      assert.deepEqual(parse(config).gateway.auth, { kind: 'oauth', issuer, audience: 'https://gw.example.com/mcp', jwksUri: undefined });
+      assert.deepEqual(parse(config).gateway.auth, { kind: 'oauth', issuer, audience: 'https://gw.example.com/mcp', jwksUri: undefined, dpop: undefined });
       assert.equal(await schemaAccepts(config), true, issuer);
     }
   });
@@ -32,6 +32,24 @@ describe('host/config: gateway OAuth URLs', () => {
     for (const [oauth, path] of cases) {
       assert.throws(() => parse(withAuth(oauth)), (error) => error instanceof ConfigError && error.path === path, JSON.stringify(oauth));
       assert.equal(await schemaAccepts(withAuth(oauth)), false, JSON.stringify(oauth));
+    }
+  });
+
+  it('dpop: true, or { required, nonce }; anything else is refused, naming the field', async () => {
+    const base = { issuer: 'https://as.example.com', audience: 'a' };
+    assert.deepEqual((parse(withAuth({ ...base, dpop: true })).gateway.auth as { dpop: unknown }).dpop, { required: false, nonce: false });
+    assert.deepEqual((parse(withAuth({ ...base, dpop: { required: true, nonce: true } })).gateway.auth as { dpop: unknown }).dpop, { required: true, nonce: true });
+    assert.equal((parse(withAuth({ ...base, dpop: false })).gateway.auth as { dpop: unknown }).dpop, undefined);
+    for (const dpop of [true, false, {}, { required: true }, { nonce: true }]) assert.equal(await schemaAccepts(withAuth({ ...base, dpop })), true, JSON.stringify(dpop));
+    const bad: [unknown, string][] = [
+      ['yes', '$.switchboard.gateway.auth.oauth.dpop'],
+      [{ required: 'yes' }, '$.switchboard.gateway.auth.oauth.dpop.required'],
+      [{ nonce: 1 }, '$.switchboard.gateway.auth.oauth.dpop.nonce'],
+      [{ replayCache: 'memory' }, '$.switchboard.gateway.auth.oauth.dpop'],
+    ];
+    for (const [dpop, path] of bad) {
+      assert.throws(() => parse(withAuth({ ...base, dpop })), (error) => error instanceof ConfigError && error.path.startsWith(path), JSON.stringify(dpop));
+      assert.equal(await schemaAccepts(withAuth({ ...base, dpop })), false, JSON.stringify(dpop));
     }
   });
 });

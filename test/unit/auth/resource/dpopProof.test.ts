@@ -280,6 +280,20 @@ describe('verifyDpopProof: attacks', () => {
     await refused(verifyDpopProof(await proof(), options({ replayCache })), 'ERR_AUTH_VERIFIER_UNAVAILABLE');
   });
 
+  it('shared nonce source outage: the proof is refused with 503 (fail closed), whether checking or handing out a nonce', async () => {
+    const down = { current: () => Promise.reject(new Error('redis down')), accepts: () => Promise.reject(new Error('redis down')) };
+    await refused(verifyDpopProof(await proof({ claims: { nonce: 'n' } }), options({ nonce: down })), 'ERR_AUTH_VERIFIER_UNAVAILABLE');
+    const handOutDown = { current: () => Promise.reject(new Error('redis down')), accepts: async () => false };
+    await refused(verifyDpopProof(await proof(), options({ nonce: handOutDown })), 'ERR_AUTH_VERIFIER_UNAVAILABLE');
+  });
+
+  it('an asynchronous (shared) nonce source: its nonce is accepted, another is refused with the fresh one', async () => {
+    const shared = { current: async () => 'shared-nonce', accepts: async (nonce: string) => nonce === 'shared-nonce' };
+    await verifyDpopProof(await proof({ claims: { nonce: 'shared-nonce' } }), options({ nonce: shared }));
+    const { error } = await refused(verifyDpopProof(await proof({ claims: { nonce: 'other' } }), options({ nonce: shared })), 'ERR_AUTH_USE_DPOP_NONCE');
+    assert.equal(error.dpopNonce, 'shared-nonce');
+  });
+
   it('a refused proof never enters the replay cache (cache poisoning)', async () => {
     const replayCache = new InMemoryDpopReplayCache({ now: () => NOW });
     await refused(verifyDpopProof(await proof({ claims: { jti: 'p' }, header: { jwk: attackerJwk }, privateKey: attacker.privateKey }), options({ replayCache })));
