@@ -149,13 +149,16 @@ export abstract class McpClientCalls {
   callTool(name: string, args: Readonly<Record<string, unknown>> | undefined, options: ManualCallOptions): Promise<CallToolResult | InputRequiredResult>;
   callTool(name: string, args?: Readonly<Record<string, unknown>>, options?: AutoCallOptions): Promise<CallToolResult>;
   callTool(name: string, args: Readonly<Record<string, unknown>> | undefined, options: CallOptions): Promise<CallToolResult | InputRequiredResult>;
-  async callTool(name: string, args?: Readonly<Record<string, unknown>>, options: CallOptions = {}): Promise<CallToolResult | InputRequiredResult> {
+  callTool(name: string, args?: Readonly<Record<string, unknown>>, options: CallOptions = {}): Promise<CallToolResult | InputRequiredResult> {
     const params: Params = args === undefined ? { name } : { name, arguments: args };
-    const result = (await this.send('tools/call', params, options)).value as CallToolResult | InputRequiredResult;
-    // A CreateTaskResult (only to a call whose `capabilities` declared the tasks extension) has no output to check.
-    if (isInputRequired(result) || (result as { resultType?: unknown }).resultType === 'task') return result;
-    await this.tools.check(name, result);
-    return result;
+    // Chained once rather than `async`: a forwarding host pays every promise per call.
+    return this.send('tools/call', params, options).then((outcome) => {
+      const result = outcome.value as CallToolResult | InputRequiredResult;
+      // A CreateTaskResult (only to a call whose `capabilities` declared the tasks extension) has no output to check.
+      if (isInputRequired(result) || (result as { resultType?: unknown }).resultType === 'task') return result;
+      const checking = this.tools.check(name, result);
+      return checking === undefined ? result : checking.then(() => result);
+    });
   }
 
   /** Every prompt (all pages, cached). */

@@ -335,8 +335,15 @@ export class McpClient extends McpClientCalls {
    * stateless era are driven to a complete result (unless `input: 'manual'`); `rounds`
    * counts the input rounds taken.
    */
-  protected override async send(method: string, params: Params, options: CallOptions): Promise<SendOutcome> {
-    const { protocolVersion } = this.#require();
+  protected override send(method: string, params: Params, options: CallOptions): Promise<SendOutcome> {
+    // Not `async`, nor the methods below: on a forwarding host every layer's promise and hop is
+    // paid per call; each returns the one promise of the layer under it, chained once.
+    let protocolVersion: ProtocolRevision;
+    try {
+      ({ protocolVersion } = this.#require());
+    } catch (error) {
+      return Promise.reject(error);
+    }
     // Without a registered OpenTelemetry global `observe` is exactly `fn()`: skip its description.
     if (!telemetryActive()) return this.#linked(method, params, options, protocolVersion, undefined);
     const target = params['name'] ?? params['uri'];
@@ -349,17 +356,26 @@ export class McpClient extends McpClientCalls {
     );
   }
 
-  async #linked(method: string, params: Params, options: CallOptions, protocolVersion: ProtocolRevision, scope: OperationScope | undefined): Promise<SendOutcome> {
+  #linked(method: string, params: Params, options: CallOptions, protocolVersion: ProtocolRevision, scope: OperationScope | undefined): Promise<SendOutcome> {
     const link = options.signal === undefined ? undefined : this.#signals.link(options.signal);
+    let sent: Promise<SendOutcome>;
     try {
-      return await this.#send(method, params, link === undefined ? options : { ...options, signal: link.signal }, protocolVersion, scope);
+      sent = this.#send(method, params, link === undefined ? options : { ...options, signal: link.signal }, protocolVersion, scope);
     } catch (error) {
-      const expired = mcpErrorIn(error, McpErrorCode.SessionExpired);
-      if (expired !== undefined) this.#sessionLost(expired);
-      throw error;
-    } finally {
-      link?.release();
+      sent = Promise.reject(error);
     }
+    return sent.then(
+      (outcome) => {
+        link?.release();
+        return outcome;
+      },
+      (error: unknown) => {
+        link?.release();
+        const expired = mcpErrorIn(error, McpErrorCode.SessionExpired);
+        if (expired !== undefined) this.#sessionLost(expired);
+        throw error;
+      },
+    );
   }
 
   /** The server forgot the stateful session: the connection is over (reported with that cause). */
@@ -370,13 +386,17 @@ export class McpClient extends McpClientCalls {
     connection.close().catch(() => undefined);
   }
 
-  async #send(method: string, params: Params, options: CallOptions, protocolVersion: ProtocolRevision, scope: OperationScope | undefined): Promise<SendOutcome> {
+  #send(method: string, params: Params, options: CallOptions, protocolVersion: ProtocolRevision, scope: OperationScope | undefined): Promise<SendOutcome> {
     const connection = this.#connection as Connection;
-    const once = async (p: Params): Promise<RoundResult> => {
+    // One round; its result also serves as the call's outcome when no MRTR loop runs (`rounds: 0`).
+    const once = (p: Params): Promise<RoundResult & SendOutcome> => {
       let requestId: RequestId | undefined;
-      let raw: Record<string, unknown>;
+      const closeCall = (): void => {
+        if (requestId !== undefined) this.#calls.close(requestId);
+      };
+      let raw: Promise<Record<string, unknown>>;
       try {
-        raw = await connection.request(method, this.#stamp(protocolVersion, p, options.capabilities), {
+        raw = connection.request(method, this.#stamp(protocolVersion, p, options.capabilities), {
           ...requestOptions(options),
           // In flight under its id, so the server's questions about it can be attributed to it.
           onId: (id) => {
@@ -386,31 +406,35 @@ export class McpClient extends McpClientCalls {
           },
         });
       } catch (error) {
-        throw explainMissingCapability(error);
-      } finally {
-        if (requestId !== undefined) this.#calls.close(requestId);
+        closeCall();
+        return Promise.reject(explainMissingCapability(error));
       }
-      if (lookupMethod(protocolVersion, method)?.result === undefined) return { value: raw, resultType: 'complete', requestId: requestId as RequestId };
-      // A task (tasks extension) is a valid answer only to a request that declared the extension.
-      const decoded = decodeResult(protocolVersion, method, raw, raw['resultType'] === 'task' ? { tasksExtension: hasExtension(options.capabilities ?? this.#capabilities, TASKS_EXTENSION_ID) } : undefined);
-      if (!decoded.ok) throw decoded.error;
-      return { value: decoded.value, resultType: decoded.resultType, requestId: requestId as RequestId };
+      return raw.then(
+        (value) => {
+          closeCall();
+          if (lookupMethod(protocolVersion, method)?.result === undefined) return { value, resultType: 'complete', requestId: requestId as RequestId, rounds: 0 };
+          // A task (tasks extension) is a valid answer only to a request that declared the extension.
+          const decoded = decodeResult(protocolVersion, method, value, value['resultType'] === 'task' ? { tasksExtension: hasExtension(options.capabilities ?? this.#capabilities, TASKS_EXTENSION_ID) } : undefined);
+          if (!decoded.ok) throw decoded.error;
+          return { value: decoded.value, resultType: decoded.resultType, requestId: requestId as RequestId, rounds: 0 };
+        },
+        (error: unknown) => {
+          closeCall();
+          throw explainMissingCapability(error);
+        },
+      );
     };
     const mrtr = isStateless(protocolVersion) && lookupMethod(protocolVersion, method)?.mrtr === true;
     // Retry fields only exist on MRTR-capable methods of the stateless era.
     const retry = mrtr ? retryFields(options) : undefined;
-    if (!mrtr || options.input === 'manual') {
-      const { value, resultType } = await once(retry === undefined ? params : { ...params, ...retry });
-      return { value, rounds: 0, resultType };
-    }
-    const outcome = await runWithInput(
+    if (!mrtr || options.input === 'manual') return once(retry === undefined ? params : { ...params, ...retry });
+    return runWithInput(
       method,
       params,
       { handlers: handlersFor(this.#options.handlers ?? {}, options.handlers), capabilities: options.capabilities ?? this.#capabilities, revision: protocolVersion, maxRounds: this.#options.maxInputRounds ?? 8, send: once },
       options.signal,
       retry,
-    );
-    return { ...outcome, resultType: 'complete' };
+    ).then((outcome) => ({ ...outcome, resultType: 'complete' }));
   }
 
   #require(): ServerDescription {

@@ -256,44 +256,58 @@ export class Downstream {
    * last error) when the server is not ready; a request the server's death interrupts fails
    * with the same code and the cause.
    */
-  async run<T>(task: (client: McpClient, options: { signal: AbortSignal; timeoutMs: number }) => Promise<T>, options: RunOptions = {}): Promise<T> {
-    const release = await this.#limiter.acquire(options.signal);
-    try {
-      const client = this.client;
-      if (client === undefined) throw this.#unavailable();
-      if (options.signal !== undefined && options.abort !== undefined) return await this.#runOwned(client, task, options.signal, options.abort);
-      // One controller for both the caller's signal and the timeout, linked by hand: on every
-      // forwarded call, `AbortSignal.any` costs more than the rest of this method.
-      const controller = new AbortController();
-      const outer = options.signal;
-      let timedOut = false;
-      const timer = setTimeout(() => {
-        timedOut = true;
-        controller.abort(this.#timeout());
-      }, this.spec.options.timeoutMs);
-      const onAbort = (): void => controller.abort(outer?.reason);
-      if (outer?.aborted === true) onAbort();
-      else outer?.addEventListener('abort', onAbort, { once: true });
-      try {
-        return await task(client, { signal: controller.signal, timeoutMs: this.spec.options.timeoutMs });
-      } catch (error) {
-        if (timedOut && !(outer?.aborted ?? false)) throw controller.signal.reason;
-        throw this.#interrupted(error);
-      } finally {
-        clearTimeout(timer);
-        outer?.removeEventListener('abort', onAbort);
-      }
-    } finally {
+  run<T>(task: (client: McpClient, options: { signal: AbortSignal; timeoutMs: number }) => Promise<T>, options: RunOptions = {}): Promise<T> {
+    // A free slot is taken at once: no promise and no hop before the request goes out.
+    const release = this.#limiter.tryAcquire(options.signal);
+    if (release !== undefined) return this.#runWith(release, task, options);
+    return this.#limiter.acquire(options.signal).then((r) => this.#runWith(r, task, options));
+  }
+
+  /** {@link run} once it holds a slot; `release` is called exactly once, when the request settled. */
+  #runWith<T>(release: () => void, task: (client: McpClient, options: { signal: AbortSignal; timeoutMs: number }) => Promise<T>, options: RunOptions): Promise<T> {
+    const client = this.client;
+    if (client === undefined) {
       release();
+      return Promise.reject(this.#unavailable());
+    }
+    if (options.signal !== undefined && options.abort !== undefined) return this.#runOwned(client, task, options.signal, options.abort, release);
+    return this.#runLinked(client, task, options.signal).finally(release);
+  }
+
+  /** {@link run} on a signal of its own, linked to the caller's, which the timeout aborts. */
+  async #runLinked<T>(client: McpClient, task: (client: McpClient, options: { signal: AbortSignal; timeoutMs: number }) => Promise<T>, outer: AbortSignal | undefined): Promise<T> {
+    // One controller for both the caller's signal and the timeout, linked by hand: on every
+    // forwarded call, `AbortSignal.any` costs more than the rest of this method.
+    const controller = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort(this.#timeout());
+    }, this.spec.options.timeoutMs);
+    const onAbort = (): void => controller.abort(outer?.reason);
+    if (outer?.aborted === true) onAbort();
+    else outer?.addEventListener('abort', onAbort, { once: true });
+    try {
+      return await task(client, { signal: controller.signal, timeoutMs: this.spec.options.timeoutMs });
+    } catch (error) {
+      if (timedOut && !(outer?.aborted ?? false)) throw controller.signal.reason;
+      throw this.#interrupted(error);
+    } finally {
+      clearTimeout(timer);
+      outer?.removeEventListener('abort', onAbort);
     }
   }
 
-  /** {@link run} on a signal the caller owns: the timeout aborts it through `abort`. */
-  async #runOwned<T>(
+  /**
+   * {@link run} on a signal the caller owns: the timeout aborts it through `abort`. Chained
+   * once (not `async`): the gateway forwards every call this way.
+   */
+  #runOwned<T>(
     client: McpClient,
     task: (client: McpClient, options: { signal: AbortSignal; timeoutMs: number }) => Promise<T>,
     signal: AbortSignal,
     abort: (reason: unknown) => void,
+    release: () => void,
   ): Promise<T> {
     const timeoutMs = this.spec.options.timeoutMs;
     let timeout: McpError | undefined;
@@ -302,14 +316,25 @@ export class Downstream {
       timeout = this.#timeout();
       abort(timeout);
     }, timeoutMs);
+    let running: Promise<T>;
     try {
-      return await task(client, { signal, timeoutMs });
+      running = task(client, { signal, timeoutMs });
     } catch (error) {
-      if (timeout !== undefined) throw timeout;
-      throw this.#interrupted(error);
-    } finally {
-      clearTimeout(timer);
+      running = Promise.reject(error);
     }
+    return running.then(
+      (value) => {
+        clearTimeout(timer);
+        release();
+        return value;
+      },
+      (error: unknown) => {
+        clearTimeout(timer);
+        release();
+        if (timeout !== undefined) throw timeout;
+        throw this.#interrupted(error);
+      },
+    );
   }
 
   #timeout(): McpError {

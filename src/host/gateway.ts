@@ -37,7 +37,7 @@ import type { GetPromptResult } from '../protocol/model/prompts.js';
 import type { ReadResourceResult } from '../protocol/model/resources.js';
 import { isMcpError, McpErrorCode } from '../util/errors.js';
 import { silentLogger } from '../util/logger.js';
-import { PendingCalls, type Attempt, type Driver, type LaunchRound as Round, type PendingCallsOptions } from './bridge.js';
+import { PendingCalls, type Attempt, type Driver, type LaunchRound as Round, type PendingCall, type PendingCallsOptions, type Step } from './bridge.js';
 import type { ExposedPrompt, ExposedResource, ExposedTemplate, ExposedTool, Host, HostCallOptions, RequestScope } from './host.js';
 import { CONVERSATION_META_KEY } from './policy/taint.js';
 import { UpstreamSubscriptions } from './gatewaySubscriptions.js';
@@ -136,19 +136,24 @@ export class Gateway {
     this.server.use(this.#subscriptions.middleware());
     this.server.addListenSource(this.#subscriptions.listenSource());
     if (tasks !== undefined) this.server.addListenSource(tasks.listenSource());
-    this.server.use(async (ctx, next) => {
+    // Not `async` (no promise of its own on every request): a refusal is a settled promise.
+    this.server.use((ctx, next) => {
       // A withheld (quarantined) tool, prompt or resource is not listed; a call or read by its
       // name gets the reason (what changed, how to review it) and never reaches the server.
       // A URI something served still resolves (another server's, an approved template's) goes on:
       // the trust interceptors judge it there.
       if (ctx.method === 'tools/call' || ctx.method === 'prompts/get' || ctx.method === 'resources/read') {
-        const name = ctx.params[ctx.method === 'resources/read' ? 'uri' : 'name'];
-        const kind = ctx.method === 'tools/call' ? 'tool' : ctx.method === 'prompts/get' ? 'prompt' : 'resource';
-        const reason = typeof name !== 'string' || (kind === 'resource' && host.resolveUri(name) !== undefined) ? undefined : host.withheldReason(kind, name);
-        if (reason !== undefined) {
-          const denied = new DeniedError('trust.pins', reason);
-          if (ctx.method === 'tools/call') return { content: [{ type: 'text', text: denied.message }], isError: true };
-          throw toWireError(denied);
+        try {
+          const name = ctx.params[ctx.method === 'resources/read' ? 'uri' : 'name'];
+          const kind = ctx.method === 'tools/call' ? 'tool' : ctx.method === 'prompts/get' ? 'prompt' : 'resource';
+          const reason = typeof name !== 'string' || (kind === 'resource' && host.resolveUri(name) !== undefined) ? undefined : host.withheldReason(kind, name);
+          if (reason !== undefined) {
+            const denied = new DeniedError('trust.pins', reason);
+            if (ctx.method === 'tools/call') return Promise.resolve({ content: [{ type: 'text', text: denied.message }], isError: true });
+            return Promise.reject(toWireError(denied));
+          }
+        } catch (error) {
+          return Promise.reject(error);
         }
       }
       return next();
@@ -289,12 +294,20 @@ export class Gateway {
    * Runs one upstream request of a forwarded call: a new call, or the retry of one that
    * asked a question (its `requestState`, sealed by the server layer, names it).
    */
-  async #bridge(
+  #bridge(
     params: Readonly<Record<string, unknown>>,
     ctx: HandlerContext,
     method: 'tools/call' | 'prompts/get' | 'resources/read',
     launch: (scope: HostCallOptions, round: Round) => Promise<Attempt>,
   ): Promise<Record<string, unknown>> {
+    // Chained once rather than `async` (this runs on every forwarded call); every failure,
+    // thrown here or by the step, takes `failed`.
+    const failed = (error: unknown): Record<string, unknown> => {
+      if (method === 'tools/call' && isToolLevel(error)) {
+        return { content: [{ type: 'text', text: (error as Error).message }], isError: true };
+      }
+      throw toWireError(error);
+    };
     const principal = ctx.principal?.id;
     const driver: Driver = {
       signal: ctx.signal,
@@ -306,32 +319,40 @@ export class Gateway {
       },
     };
     const state = params['requestState'];
+    let call: PendingCall;
+    let stepping: Promise<Step>;
     try {
-      let call;
-      let step;
       if (typeof state === 'string') {
-        call = this.#pending.take(state, principal);
-        if (call === undefined) throw JsonRpcError.invalidParams('The requestState names no waiting call (it expired, was answered, or belongs to another caller); send the request again without it');
-        step = await call.resume(driver, (params['inputResponses'] as Record<string, unknown> | undefined) ?? {});
+        const taken = this.#pending.take(state, principal);
+        if (taken === undefined) throw JsonRpcError.invalidParams('The requestState names no waiting call (it expired, was answered, or belongs to another caller); send the request again without it');
+        call = taken;
+        stepping = call.resume(driver, (params['inputResponses'] as Record<string, unknown> | undefined) ?? {});
       } else {
         const scope = scopeOf(ctx);
         call = this.#pending.create(principal, (round) => launch({ ...scope, signal: round.signal, abort: round.abort }, round));
-        step = await call.start(driver);
+        stepping = call.start(driver);
       }
-      if (step.kind === 'complete') return step.value;
-      const missing = missingCapabilities(step.inputRequests, ctx.clientCapabilities);
-      if (missing !== undefined) {
-        call.abandon('The upstream client cannot answer the server’s question');
-        throw missingRequiredClientCapability(missing);
-      }
-      this.#pending.park(call);
-      return { resultType: 'input_required', inputRequests: step.inputRequests as Record<string, InputRequest>, requestState: call.id };
     } catch (error) {
-      if (method === 'tools/call' && isToolLevel(error)) {
-        return { content: [{ type: 'text', text: (error as Error).message }], isError: true };
+      try {
+        return Promise.resolve(failed(error));
+      } catch (wire) {
+        return Promise.reject(wire);
       }
-      throw toWireError(error);
     }
+    return stepping.then((step) => {
+      try {
+        if (step.kind === 'complete') return step.value;
+        const missing = missingCapabilities(step.inputRequests, ctx.clientCapabilities);
+        if (missing !== undefined) {
+          call.abandon('The upstream client cannot answer the server’s question');
+          throw missingRequiredClientCapability(missing);
+        }
+        this.#pending.park(call);
+        return { resultType: 'input_required', inputRequests: step.inputRequests as Record<string, InputRequest>, requestState: call.id };
+      } catch (error) {
+        return failed(error);
+      }
+    }, failed);
   }
 
   // ---- exposure: "search" --------------------------------------------------------------

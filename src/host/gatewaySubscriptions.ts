@@ -48,27 +48,38 @@ export class UpstreamSubscriptions {
 
   /** Middleware for `resources/subscribe` / `resources/unsubscribe` (stateful upstream sessions). */
   middleware(): Middleware {
-    return async (ctx, next) => {
+    // Every request passes through: only (un)subscribe pays for an async step.
+    return (ctx, next) => {
       const uri = ctx.params['uri'];
       const session = ctx.session;
       if ((ctx.method !== 'resources/subscribe' && ctx.method !== 'resources/unsubscribe') || typeof uri !== 'string' || session === undefined) return next();
-      const held = this.#held(session);
-      if (ctx.method === 'resources/unsubscribe') {
-        held.get(uri)?.();
-        held.delete(uri);
-      } else if (!held.has(uri)) {
-        let release: () => void;
-        try {
-          release = await this.#host.subscribeResource(uri);
-        } catch (error) {
-          throw this.#toWireError(error);
-        }
-        // The session ended, or subscribed to the same URI concurrently, while the server subscribed.
-        if (this.#sessions.get(session) !== held || held.has(uri)) release();
-        else held.set(uri, release);
-      }
-      return next();
+      return this.#subscription(ctx.method, uri, session, next);
     };
+  }
+
+  /** The (un)subscribe step of {@link middleware}: the downstream subscription is held per upstream session. */
+  async #subscription(
+    method: 'resources/subscribe' | 'resources/unsubscribe',
+    uri: string,
+    session: ServerSession,
+    next: () => Promise<Record<string, unknown>>,
+  ): Promise<Record<string, unknown>> {
+    const held = this.#held(session);
+    if (method === 'resources/unsubscribe') {
+      held.get(uri)?.();
+      held.delete(uri);
+    } else if (!held.has(uri)) {
+      let release: () => void;
+      try {
+        release = await this.#host.subscribeResource(uri);
+      } catch (error) {
+        throw this.#toWireError(error);
+      }
+      // The session ended, or subscribed to the same URI concurrently, while the server subscribed.
+      if (this.#sessions.get(session) !== held || held.has(uri)) release();
+      else held.set(uri, release);
+    }
+    return next();
   }
 
   /**

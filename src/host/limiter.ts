@@ -61,6 +61,16 @@ export class Limiter {
     }
   }
 
+  /**
+   * A slot now, when one is free and `signal` is not aborted: its release function (call it
+   * exactly once). Undefined otherwise: {@link acquire} then waits or fails.
+   */
+  tryAcquire(signal?: AbortSignal): (() => void) | undefined {
+    if (signal?.aborted || this.#active >= this.#max) return undefined;
+    this.#active++;
+    return this.#releaser();
+  }
+
   /** Waits for a slot and returns its release function (call it exactly once). */
   acquire(signal?: AbortSignal): Promise<() => void> {
     if (signal?.aborted) return Promise.reject(cancelled(signal));

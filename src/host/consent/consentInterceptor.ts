@@ -65,63 +65,73 @@ export function consentInterceptor(options: ConsentInterceptorOptions): Intercep
   return {
     id: CONSENT_INTERCEPTOR_ID,
     phase: 'consent',
-    async intercept(ctx, next) {
-      const extra = options.alwaysAsk?.(ctx);
-      if (extra !== undefined && extra.length > 0) ctx.record({ interceptor: CONSENT_INTERCEPTOR_ID, outcome: 'ask', reason: extra.join('; '), detail: { rule: 'consent.ask', reasons: [...extra] } });
-      const asks = ctx.decisions.filter((d) => d.outcome === 'ask');
+    // Not `async`: a call nothing asks about (most) passes straight on, with no promise of its own.
+    intercept(ctx, next) {
+      let asks: readonly Decision[];
+      try {
+        const extra = options.alwaysAsk?.(ctx);
+        if (extra !== undefined && extra.length > 0) ctx.record({ interceptor: CONSENT_INTERCEPTOR_ID, outcome: 'ask', reason: extra.join('; '), detail: { rule: 'consent.ask', reasons: [...extra] } });
+        asks = ctx.decisions.filter((d) => d.outcome === 'ask');
+      } catch (error) {
+        return Promise.reject(error);
+      }
       if (asks.length === 0) return next();
-      const request = requestOf(ctx, asks, options.identityOf, newId(), now(), timeoutMs);
-      const call = { binding: request.binding, arguments: request.arguments, principal: request.principal, session: request.session };
-      const grant = findGrant(await listGrants(grants, now()), call, now());
-      if (grant !== undefined) {
-        ctx.record({ interceptor: CONSENT_INTERCEPTOR_ID, outcome: 'allow', reason: `covered by approval ${grant.id} of ${grant.approver}`, detail: { approval: grant.id, mediated: grant.mediated, scope: grant.scope, kept: true } });
-        return next();
-      }
-      const started = now();
-      const answer = await race(options.providers, request, ctx, timeoutMs);
-      // The agent's own client may approve this one call, never more.
-      const scope: GrantScope = answer.approved ? (answer.mediated === 'client' ? ONCE : answer.scope) : ONCE;
-      let problem: string | undefined;
-      if (answer.approved) {
-        try {
-          checkScope(scope, request, now());
-        } catch (error) {
-          problem = describeError(error);
-        }
-      }
-      const approved = answer.approved && problem === undefined;
-      const decision: Decision = approved
-        ? { interceptor: CONSENT_INTERCEPTOR_ID, outcome: 'allow', reason: `approved by ${answer.approver}`, detail: { approval: request.id, mediated: answer.mediated, scope, approver: answer.approver } }
-        : {
-            interceptor: CONSENT_INTERCEPTOR_ID,
-            outcome: 'deny',
-            reason: problem ?? (answer.approved ? 'approval refused' : answer.reason),
-            detail: { approval: request.id, mediated: answer.mediated, approver: answer.approver },
-          };
-      if (options.audit !== undefined) {
-        try {
-          await options.audit(approvalEntry(request, decision, started, now()));
-        } catch (error) {
-          throw new DeniedError(CONSENT_INTERCEPTOR_ID, `the answer could not be audited (${describeError(error)}); the call is denied`);
-        }
-      }
-      ctx.record(decision);
-      if (!approved) {
-        const why = problem ?? (answer.approved ? 'approval refused' : answer.reason);
-        throw new DeniedError(CONSENT_INTERCEPTOR_ID, `${answer.approver} did not approve ${request.tool} on server ${request.server.id}: ${why}`);
-      }
-      const kept = grantOf(newId(), request, scope, answer.approver, answer.mediated, now());
-      if (kept !== undefined) {
-        try {
-          await grants.add(kept);
-        } catch (error) {
-          // The call itself was approved; only the widening is lost (later calls ask again).
-          ctx.record({ interceptor: CONSENT_INTERCEPTOR_ID, outcome: 'observe', reason: `the widened approval could not be kept (${describeError(error)})` });
-        }
-      }
-      return next();
+      return decide(ctx, next, asks);
     },
   };
+
+  async function decide(ctx: InterceptContext, next: () => Promise<unknown>, asks: readonly Decision[]): Promise<unknown> {
+    const request = requestOf(ctx, asks, options.identityOf, newId(), now(), timeoutMs);
+    const call = { binding: request.binding, arguments: request.arguments, principal: request.principal, session: request.session };
+    const grant = findGrant(await listGrants(grants, now()), call, now());
+    if (grant !== undefined) {
+      ctx.record({ interceptor: CONSENT_INTERCEPTOR_ID, outcome: 'allow', reason: `covered by approval ${grant.id} of ${grant.approver}`, detail: { approval: grant.id, mediated: grant.mediated, scope: grant.scope, kept: true } });
+      return next();
+    }
+    const started = now();
+    const answer = await race(options.providers, request, ctx, timeoutMs);
+    // The agent's own client may approve this one call, never more.
+    const scope: GrantScope = answer.approved ? (answer.mediated === 'client' ? ONCE : answer.scope) : ONCE;
+    let problem: string | undefined;
+    if (answer.approved) {
+      try {
+        checkScope(scope, request, now());
+      } catch (error) {
+        problem = describeError(error);
+      }
+    }
+    const approved = answer.approved && problem === undefined;
+    const decision: Decision = approved
+      ? { interceptor: CONSENT_INTERCEPTOR_ID, outcome: 'allow', reason: `approved by ${answer.approver}`, detail: { approval: request.id, mediated: answer.mediated, scope, approver: answer.approver } }
+      : {
+          interceptor: CONSENT_INTERCEPTOR_ID,
+          outcome: 'deny',
+          reason: problem ?? (answer.approved ? 'approval refused' : answer.reason),
+          detail: { approval: request.id, mediated: answer.mediated, approver: answer.approver },
+        };
+    if (options.audit !== undefined) {
+      try {
+        await options.audit(approvalEntry(request, decision, started, now()));
+      } catch (error) {
+        throw new DeniedError(CONSENT_INTERCEPTOR_ID, `the answer could not be audited (${describeError(error)}); the call is denied`);
+      }
+    }
+    ctx.record(decision);
+    if (!approved) {
+      const why = problem ?? (answer.approved ? 'approval refused' : answer.reason);
+      throw new DeniedError(CONSENT_INTERCEPTOR_ID, `${answer.approver} did not approve ${request.tool} on server ${request.server.id}: ${why}`);
+    }
+    const kept = grantOf(newId(), request, scope, answer.approver, answer.mediated, now());
+    if (kept !== undefined) {
+      try {
+        await grants.add(kept);
+      } catch (error) {
+        // The call itself was approved; only the widening is lost (later calls ask again).
+        ctx.record({ interceptor: CONSENT_INTERCEPTOR_ID, outcome: 'observe', reason: `the widened approval could not be kept (${describeError(error)})` });
+      }
+    }
+    return next();
+  }
 }
 
 /** What the request shows and is bound to. Denies when the server or its identity is unknown. */

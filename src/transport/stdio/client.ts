@@ -156,16 +156,21 @@ export class StdioClientTransport implements Transport {
    * full. Rejects with `ERR_MCP_NOT_CONNECTED` before `start()`, `ERR_MCP_CONNECTION_CLOSED`
    * once the child has exited or `close()` was called.
    */
-  async send(message: JsonRpcMessage | readonly JsonRpcMessage[], _options?: SendOptions): Promise<void> {
+  send(message: JsonRpcMessage | readonly JsonRpcMessage[], _options?: SendOptions): Promise<void> {
+    // Not `async`: the writer's promise is returned as is (one promise per flush, not one more per message).
     if (this.#closeRequested || this.#exit !== undefined || this.#finished) {
-      throw new McpError(
-        McpErrorCode.ConnectionClosed,
-        this.#exitReason !== undefined ? `Cannot send: ${this.#exitReason.message}` : 'Cannot send: the transport is closed',
-        { cause: this.#exit },
+      return Promise.reject(
+        new McpError(McpErrorCode.ConnectionClosed, this.#exitReason !== undefined ? `Cannot send: ${this.#exitReason.message}` : 'Cannot send: the transport is closed', {
+          cause: this.#exit,
+        }),
       );
     }
-    if (this.#writer === undefined) throw new McpError(McpErrorCode.NotConnected, 'The transport is not started');
-    await this.#writer.write(encodeLine(message));
+    if (this.#writer === undefined) return Promise.reject(new McpError(McpErrorCode.NotConnected, 'The transport is not started'));
+    try {
+      return this.#writer.write(encodeLine(message));
+    } catch (error) {
+      return Promise.reject(error);
+    }
   }
 
   /**

@@ -49,10 +49,22 @@ export function toBytes(chunk: unknown): Uint8Array {
   return Buffer.from(String(chunk), 'utf8');
 }
 
-/** Lines waiting for the next flush, and their writers' promises. */
+/** Lines waiting for the next flush, and the one promise their writers share. */
 interface Batch {
   text: string;
-  readonly waiters: { readonly resolve: () => void; readonly reject: (error: unknown) => void }[];
+  readonly promise: Promise<void>;
+  readonly resolve: () => void;
+  readonly reject: (error: unknown) => void;
+}
+
+function newBatch(text: string): Batch {
+  let resolve!: () => void;
+  let reject!: (error: unknown) => void;
+  const promise = new Promise<void>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  return { text, promise, resolve, reject };
 }
 
 /**
@@ -69,16 +81,21 @@ export type FlushTiming = 'microtask' | 'turn';
  * Writes lines to a stream in call order, coalesced per {@link FlushTiming} into one `write`
  * (one syscall instead of one per message: under load most of a stdio transport's cost). When
  * the stream's buffer is full (`write` returned false) the pending write's promise waits for
- * `'drain'`, and later writes queue behind it, so a slow reader slows the sender instead of
- * growing memory in the stream.
+ * `'drain'`, and later batches queue behind it, so a slow reader slows the sender instead of
+ * growing memory in the stream. The lines of one batch share one promise (one allocation per
+ * flush, not per message), and a flush with nothing queued writes at once.
  */
 export class LineWriter {
   readonly #stream: Writable;
   readonly #describe: string;
   readonly #schedule: (flush: () => void) => void;
-  #tail: Promise<void> = Promise.resolve();
   #failure: Error | undefined;
   #batch: Batch | undefined;
+  /** A write waits for `'drain'`: later batches wait in {@link #backlog}. */
+  #blocked = false;
+  readonly #backlog: Batch[] = [];
+  /** Run once nothing is blocked or queued (`end()` behind a full pipe). */
+  #onIdle: (() => void)[] = [];
 
   /** `describe` names the stream in error messages ("stdout", "the server's stdin"). */
   constructor(stream: Writable, describe: string, timing: FlushTiming = 'microtask') {
@@ -94,39 +111,57 @@ export class LineWriter {
 
   /** Queues `text`; resolves once the stream accepted it (after `'drain'` if it was full). */
   write(text: string): Promise<void> {
-    return new Promise<void>((resolve, reject) => {
-      const batch = this.#batch;
-      if (batch !== undefined) {
-        batch.text += text;
-        batch.waiters.push({ resolve, reject });
-        return;
-      }
-      this.#batch = { text, waiters: [{ resolve, reject }] };
-      this.#schedule(this.#flush);
-    });
+    const batch = this.#batch;
+    if (batch !== undefined) {
+      batch.text += text;
+      return batch.promise;
+    }
+    const fresh = newBatch(text);
+    this.#batch = fresh;
+    this.#schedule(this.#flush);
+    return fresh.promise;
   }
 
-  /** Hands the batch to the FIFO of writes. */
+  /** Writes the batch now, or queues it behind a write waiting for `'drain'`. */
   readonly #flush = (): void => {
     const batch = this.#batch;
     if (batch === undefined) return;
     this.#batch = undefined;
-    const run = this.#tail.then(() => this.#writeNow(batch.text));
-    this.#tail = run.then(noop, noop);
-    run.then(
-      () => {
-        for (const w of batch.waiters) w.resolve();
-      },
-      (error: unknown) => {
-        for (const w of batch.waiters) w.reject(error);
-      },
-    );
+    if (this.#blocked) this.#backlog.push(batch);
+    else this.#send(batch);
   };
+
+  #send(batch: Batch): void {
+    let wait: Promise<void> | undefined;
+    try {
+      wait = this.#writeNow(batch.text);
+    } catch (error) {
+      batch.reject(error);
+      return;
+    }
+    if (wait === undefined) {
+      batch.resolve();
+      return;
+    }
+    this.#blocked = true;
+    void wait.then(batch.resolve, batch.reject).then(() => {
+      this.#blocked = false;
+      while (!this.#blocked) {
+        const next = this.#backlog.shift();
+        if (next === undefined) break;
+        this.#send(next);
+      }
+      if (this.#blocked) return;
+      const idle = this.#onIdle;
+      this.#onIdle = [];
+      for (const run of idle) run();
+    });
+  }
 
   /** Ends the stream after every queued write, without waiting for it. */
   end(): void {
     this.#flush();
-    void this.#tail.then(() => {
+    const finish = (): void => {
       const stream = this.#stream;
       if (stream.destroyed || stream.writableEnded) return;
       try {
@@ -134,7 +169,9 @@ export class LineWriter {
       } catch {
         // some special streams refuse end(); the owner closes them
       }
-    });
+    };
+    if (this.#blocked) this.#onIdle.push(finish);
+    else finish();
   }
 
   #writeNow(text: string): Promise<void> | undefined {
@@ -175,4 +212,3 @@ export class LineWriter {
   }
 }
 
-function noop(): void {}

@@ -96,9 +96,14 @@ export class StdioServerTransport implements Transport {
    * Writes one message (or batch) as a line. Resolves once the output accepted it, after
    * `'drain'` when it was full. Rejects with `ERR_MCP_CONNECTION_CLOSED` once closed.
    */
-  async send(message: JsonRpcMessage | readonly JsonRpcMessage[], _options?: SendOptions): Promise<void> {
-    if (this.#state === 'closed') throw new McpError(McpErrorCode.ConnectionClosed, 'The stdio transport is closed');
-    await this.#writer.write(encodeLine(message));
+  send(message: JsonRpcMessage | readonly JsonRpcMessage[], _options?: SendOptions): Promise<void> {
+    // Not `async`: the writer's promise is returned as is (one promise per flush, not one more per message).
+    if (this.#state === 'closed') return Promise.reject(new McpError(McpErrorCode.ConnectionClosed, 'The stdio transport is closed'));
+    try {
+      return this.#writer.write(encodeLine(message));
+    } catch (error) {
+      return Promise.reject(error);
+    }
   }
 
   /** Stops reading, ends the output after queued writes, and calls `sink.closed()`. Idempotent. */

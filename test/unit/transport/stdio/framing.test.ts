@@ -50,4 +50,51 @@ describe('transport/stdio/framing: LineWriter coalescing', () => {
     await new Promise<void>((resolve) => stream.once('finish', () => resolve()));
     assert.deepEqual(writes, ['last\n']);
   });
+
+  it('backpressure: a batch behind a full stream waits for drain, the next follows in order, end() comes last', async () => {
+    const writes: string[] = [];
+    const callbacks: (() => void)[] = [];
+    // highWaterMark 1 and a write that completes only when told: every write fills the stream.
+    const stream = new Writable({
+      highWaterMark: 1,
+      write(chunk: Buffer, _encoding, callback) {
+        writes.push(chunk.toString());
+        callbacks.push(() => callback());
+      },
+    });
+    const writer = new LineWriter(stream, 'test');
+    let aDone = false;
+    const a = writer.write('a\n').then(() => (aDone = true));
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    assert.deepEqual(writes, ['a\n']);
+    assert.equal(aDone, false, 'the first write waits for drain');
+    const b = writer.write('b\n');
+    const c = writer.write('c\n');
+    assert.equal(b, c, 'lines of one batch share one promise');
+    writer.end();
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    assert.deepEqual(writes, ['a\n'], 'the next batch waits behind the full stream');
+    let finished = false;
+    stream.once('finish', () => (finished = true));
+    (callbacks.shift() as () => void)();
+    await a;
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    assert.deepEqual(writes, ['a\n', 'b\nc\n']);
+    assert.equal(finished, false, 'end() waits for the queued batch');
+    (callbacks.shift() as () => void)();
+    await b;
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    assert.equal(finished, true);
+  });
+
+  it('a closed stream rejects every line of the batch with a connection-closed error', async () => {
+    const { stream } = recorder();
+    stream.destroy();
+    const writer = new LineWriter(stream, 'the test stream');
+    const results = await Promise.allSettled([writer.write('a\n'), writer.write('b\n')]);
+    for (const r of results) {
+      assert.equal(r.status, 'rejected');
+      assert.match(String((r as PromiseRejectedResult).reason), /the test stream is closed/);
+    }
+  });
 });
