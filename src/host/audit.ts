@@ -157,21 +157,16 @@ export function auditInterceptor(log: AuditLog, options: AuditInterceptorOptions
 
 function entryOf(ctx: InterceptContext, start: number, latencyMs: number, outcome: AuditOutcome, error: string | undefined): AuditEntry {
   const args = ctx.method === 'tools/call' || ctx.method === 'prompts/get' ? ctx.params['arguments'] : ctx.method === 'completion/complete' ? ctx.params['argument'] : undefined;
-  return {
-    time: new Date(start).toISOString(),
-    kind: 'request',
-    method: ctx.method,
-    ...(ctx.serverMethod !== undefined ? { serverMethod: ctx.serverMethod } : {}),
-    ...(ctx.principal !== undefined ? { principal: ctx.principal.id } : {}),
-    ...(ctx.session !== undefined ? { session: ctx.session } : {}),
-    ...(ctx.server !== undefined ? { server: ctx.server.id } : {}),
-    ...(ctx.exposedName !== undefined ? { name: ctx.exposedName } : {}),
-    ...(args !== undefined ? { arguments: args } : {}),
-    decisions: ctx.decisions,
-    outcome,
-    ...(error !== undefined ? { error } : {}),
-    latencyMs: Math.round(latencyMs * 1000) / 1000,
-  };
+  // Built member by member (no spread of a temporary object per optional member): this runs once per request.
+  const entry: { -readonly [K in keyof AuditEntry]: AuditEntry[K] } = { time: new Date(start).toISOString(), kind: 'request', method: ctx.method, decisions: ctx.decisions, outcome, latencyMs: Math.round(latencyMs * 1000) / 1000 };
+  if (ctx.serverMethod !== undefined) entry.serverMethod = ctx.serverMethod;
+  if (ctx.principal !== undefined) entry.principal = ctx.principal.id;
+  if (ctx.session !== undefined) entry.session = ctx.session;
+  if (ctx.server !== undefined) entry.server = ctx.server.id;
+  if (ctx.exposedName !== undefined) entry.name = ctx.exposedName;
+  if (args !== undefined) entry.arguments = args;
+  if (error !== undefined) entry.error = error;
+  return entry;
 }
 
 function errorText(error: unknown): string {

@@ -140,6 +140,62 @@ export const GUARD_IDS = Object.freeze({ rate: 'guard.rate', concurrency: 'guard
 const SIZED: ReadonlySet<InterceptedMethod> = new Set(['tools/call', 'prompts/get', 'resources/read', 'tasks/get']);
 const ROUTED: ReadonlySet<InterceptedMethod> = new Set(['tools/call', 'prompts/get', 'resources/read', 'completion/complete', 'tasks/get', 'tasks/update', 'tasks/cancel']);
 
+/** Whether a store answered with a promise (or any thenable) rather than the answer itself. */
+function isThenable<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
+  return typeof (value as { then?: unknown } | null)?.then === 'function';
+}
+
+function refuseRate(rule: RateLimitRule, parts: readonly string[], { allowed, retryAfterMs }: RateLimitVerdict): void {
+  if (allowed) return;
+  const what = rule.by.length === 0 ? 'in all' : `per ${rule.by.join(' and ')} (${parts.join(', ')})`;
+  throw new DeniedError(GUARD_IDS.rate, `rate limit of ${rule.max} per ${rule.perMs} ms ${what} reached; retry in ${Math.ceil(retryAfterMs / 1000)} s`);
+}
+
+/** Deepest nesting {@link jsonBytesAtMost} follows before it gives up (the caller then serialises). */
+const MAX_BOUND_DEPTH = 64;
+
+/**
+ * An upper bound of the UTF-8 size of `JSON.stringify(value)`, summed from the value without
+ * serialising it: a string counts 6 bytes a UTF-16 unit (the longest escape, `\u001f`; no
+ * character takes more in UTF-8) plus its quotes, a number 25 bytes, the rest exactly. Stops
+ * once the sum passes `limit`, and is `Infinity` for what it does not follow (a value with
+ * `toJSON`, one that is not a plain object or array, nesting deeper than 64): the caller then
+ * serialises it to know.
+ */
+export function jsonBytesAtMost(value: unknown, limit: number, depth = 0): number {
+  switch (typeof value) {
+    case 'string':
+      return value.length * 6 + 2;
+    case 'number':
+      return 25;
+    case 'boolean':
+      return 5;
+    case 'undefined':
+      return 9; // `null` in an array, nothing in an object: 9 bounds both
+    case 'object':
+      break;
+    default:
+      return Infinity;
+  }
+  if (value === null) return 4;
+  if (depth >= MAX_BOUND_DEPTH || typeof (value as { toJSON?: unknown }).toJSON === 'function') return Infinity;
+  let bytes = 2;
+  if (Array.isArray(value)) {
+    for (const item of value as unknown[]) {
+      bytes += jsonBytesAtMost(item, limit - bytes, depth + 1) + 1;
+      if (bytes > limit) return bytes;
+    }
+    return bytes;
+  }
+  const proto = Object.getPrototypeOf(value) as unknown;
+  if (proto !== Object.prototype && proto !== null) return Infinity;
+  for (const key in value) {
+    bytes += key.length * 6 + 4 + jsonBytesAtMost((value as Record<string, unknown>)[key], limit - bytes, depth + 1);
+    if (bytes > limit) return bytes;
+  }
+  return bytes;
+}
+
 /** The `guard`-phase interceptor (see the module comment). */
 export function guardInterceptor(options: GuardOptions): Interceptor {
   const now = options.now ?? Date.now;
@@ -149,19 +205,25 @@ export function guardInterceptor(options: GuardOptions): Interceptor {
     return { rule, index, methods: new Set(rule.methods ?? ['tools/call']) };
   });
   const concurrency = options.concurrencyStore ?? new MemoryConcurrencyStore();
+  const memoryConcurrency = concurrency instanceof MemoryConcurrencyStore;
   const circuits = new Map<string, { failures: number; openUntil: number; trial: boolean }>();
   const encoder = new TextEncoder();
 
-  const checkRate = async (ctx: InterceptContext): Promise<void> => {
-    for (const { rule, index, methods } of rules) {
+  /**
+   * Takes a token of every rule that counts `ctx`'s method; throws the refusal of the first
+   * bucket that is empty. Synchronous while the store answers synchronously (this process's
+   * memory): a promise only once a shared store answers with one.
+   */
+  const checkRate = (ctx: InterceptContext, from = 0): Promise<void> | undefined => {
+    for (let i = from; i < rules.length; i++) {
+      const { rule, index, methods } = rules[i] as (typeof rules)[number];
       if (!methods.has(ctx.method)) continue;
       const parts = rule.by.map((scope) => `${scope}=${scope === 'principal' ? (ctx.principal?.id ?? '') : scope === 'server' ? (ctx.server?.id ?? '') : (ctx.exposedName ?? '')}`);
-      const { allowed, retryAfterMs } = await store.take(`${index}|${parts.join('|')}`, rule, now());
-      if (!allowed) {
-        const what = rule.by.length === 0 ? 'in all' : `per ${rule.by.join(' and ')} (${parts.join(', ')})`;
-        throw new DeniedError(GUARD_IDS.rate, `rate limit of ${rule.max} per ${rule.perMs} ms ${what} reached; retry in ${Math.ceil(retryAfterMs / 1000)} s`);
-      }
+      const taken = store.take(`${index}|${parts.join('|')}`, rule, now());
+      if (isThenable(taken)) return Promise.resolve(taken).then((verdict) => (refuseRate(rule, parts, verdict), checkRate(ctx, i + 1)));
+      refuseRate(rule, parts, taken);
     }
+    return undefined;
   };
 
   const circuitOf = (server: string) => {
@@ -175,7 +237,8 @@ export function guardInterceptor(options: GuardOptions): Interceptor {
     phase: 'guard',
     async intercept(ctx, next) {
       if (!ROUTED.has(ctx.method)) return next();
-      await checkRate(ctx);
+      const rated = checkRate(ctx);
+      if (rated !== undefined) await rated;
       const breaker = options.circuitBreaker;
       const server = ctx.server?.id;
       let trial = false;
@@ -192,7 +255,8 @@ export function guardInterceptor(options: GuardOptions): Interceptor {
       const cap = options.maxConcurrentPerPrincipal;
       let release: (() => Promise<void>) | undefined;
       if (cap !== undefined) {
-        const grant = await concurrency.acquire(`principal=${who}`, cap, now());
+        const acquired = concurrency.acquire(`principal=${who}`, cap, now());
+        const grant = isThenable(acquired) ? await acquired : acquired;
         if (!grant.allowed) throw new DeniedError(GUARD_IDS.concurrency, `at most ${cap} requests in flight per caller; ${who === '' ? 'this caller' : who} has ${grant.inFlight}`);
         release = grant.release;
       }
@@ -203,7 +267,8 @@ export function guardInterceptor(options: GuardOptions): Interceptor {
           c.failures = 0;
           c.trial = false;
         }
-        if (options.maxResultBytes !== undefined && SIZED.has(ctx.method)) {
+        // Most results are far under the cap: a bound on their JSON size, summed without serialising, shows it.
+        if (options.maxResultBytes !== undefined && SIZED.has(ctx.method) && !(jsonBytesAtMost(result, options.maxResultBytes) <= options.maxResultBytes)) {
           const text = JSON.stringify(result) ?? '';
           // UTF-8 takes at most 3 bytes per UTF-16 unit: a text that short is under the cap without encoding it.
           const bytes = text.length * 3 <= options.maxResultBytes ? 0 : encoder.encode(text).byteLength;
@@ -224,8 +289,10 @@ export function guardInterceptor(options: GuardOptions): Interceptor {
         }
         throw error;
       } finally {
-        // A release that fails is left to the lease's expiry (shared stores).
-        await release?.().catch(() => undefined);
+        // A release that fails is left to the lease's expiry (shared stores). This process's
+        // memory has released when the call returns: nothing to wait for.
+        const released = release?.();
+        if (released !== undefined && !memoryConcurrency) await released.catch(() => undefined);
       }
     },
   };

@@ -30,13 +30,45 @@ export interface ChainedRow extends AuditRow {
   readonly record: AuditRecord;
 }
 
+/**
+ * The members a stored record can have, in RFC 8785 order (names compared as UTF-16 code
+ * units): {@link chainRecord} writes an entry that has no other member in this order directly,
+ * without collecting and sorting its names.
+ */
+const RECORD_MEMBERS = ['argumentsDigest', 'decisions', 'error', 'kind', 'latencyMs', 'method', 'name', 'outcome', 'prev', 'principal', 'seq', 'server', 'serverMethod', 'session', 'time'] as const;
+const ENTRY_MEMBERS: ReadonlySet<string> = new Set<string>([...RECORD_MEMBERS.filter((m) => m !== 'argumentsDigest' && m !== 'prev' && m !== 'seq'), 'arguments']);
+
 /** The row of `entry` as record number `seq` after `prev`: arguments replaced by their digest. */
 export function chainRecord(entry: AuditEntry, seq: number, prev: string): ChainedRow {
   const { arguments: args, ...rest } = entry;
-  const stored = { seq, ...rest, ...(args !== undefined ? { argumentsDigest: sha256Text(canonicalize(args)) } : {}), prev };
-  const line = canonicalize(stored);
+  const stored: Omit<AuditRecord, 'hash'> = { seq, ...rest, ...(args !== undefined ? { argumentsDigest: sha256Text(canonicalize(args)) } : {}), prev };
+  const line = knownMembersOnly(entry) ? (canonicalRecord(stored) ?? canonicalize(stored)) : canonicalize(stored);
   const hash = sha256Text(line);
   return { seq, line, hash, record: { ...stored, hash } };
+}
+
+function knownMembersOnly(entry: AuditEntry): boolean {
+  for (const key in entry) if (!ENTRY_MEMBERS.has(key)) return false;
+  return true;
+}
+
+/**
+ * The canonical text of a record whose members are all in {@link RECORD_MEMBERS}: each member
+ * canonicalised on its own, in that order. Undefined when a member is not I-JSON (the caller
+ * then canonicalises the whole record, which names the offending path).
+ */
+function canonicalRecord(stored: Readonly<Record<string, unknown>>): string | undefined {
+  let out = '{';
+  try {
+    for (const key of RECORD_MEMBERS) {
+      const value = stored[key];
+      if (value === undefined) continue;
+      out += `${out.length > 1 ? ',' : ''}"${key}":${canonicalize(value)}`;
+    }
+  } catch {
+    return undefined;
+  }
+  return `${out}}`;
 }
 
 /** The record a row holds. */

@@ -9,16 +9,19 @@
  * - **Several writers.** Each write takes SQLite's write lock and continues the chain from the
  *   last record on disk, so processes sharing a state folder keep one chain.
  * - **Group commit, durable, without timers.** Appends arriving in the same turn of the event
- *   loop are written in one transaction, and the WAL file is then synced with `fsync` on
+ *   loop are written in one transaction (one `INSERT` per up to 32 records), and the WAL file
+ *   is then synced with `fdatasync` on
  *   libuv's thread pool; every append resolves only once the sync that covers its record has
  *   returned. While one sync is in flight the event loop keeps serving, and the appends that
  *   arrive meanwhile form the next group, written the moment that sync returns: the group size
  *   follows the load, no timer waits for more. SQLite itself runs `synchronous = NORMAL`
  *   (it does not sync at commit; it still syncs the WAL before each checkpoint and the
- *   database after it), and our `fsync` of the WAL after each commit is exactly the sync that
- *   `FULL` would have made at commit, so a committed record that an append resolved for
- *   survives a power loss as it did with `FULL` (fsync(2) flushes the file, whichever
- *   descriptor wrote it; the folder is synced once when the WAL first appears). What changes
+ *   database after it), and our `fdatasync` of the WAL after each commit is exactly the sync
+ *   that `FULL` would have made at commit (SQLite's own sync on Linux is `fdatasync` too), so a
+ *   committed record that an append resolved for survives a power loss as it did with `FULL`
+ *   (fdatasync(2) flushes the file's data and the metadata needed to read it back, its size
+ *   included, whichever descriptor wrote it; the folder is synced once when the WAL first
+ *   appears). What changes
  *   is only that the sync no longer blocks the event loop. An in-memory log has nothing to sync.
  * - **Durability `batch` (opt-in).** With `durability: 'batch'` an append resolves once its
  *   group is committed (written to the WAL, in the operating system's page cache), before the
@@ -35,7 +38,7 @@
  *
  * @module
  */
-import { chmodSync, closeSync, fsync, fsyncSync, mkdirSync, openSync } from 'node:fs';
+import { chmodSync, closeSync, fdatasync, fdatasyncSync, fsyncSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import type { AuditDurability, AuditEntry, AuditLog, AuditReader, AuditRecord, AuditVerification } from '../host/audit.js';
@@ -45,6 +48,8 @@ import { McpError, McpErrorCode, describeError } from '../util/errors.js';
 export { AUDIT_GENESIS } from './auditChain.js';
 
 const SCHEMA_VERSION = 1;
+/** Most records one `INSERT` statement writes (3 parameters each, well under SQLite's limit of 32766). */
+const MAX_ROWS_PER_INSERT = 32;
 
 /** Options of {@link SqliteAuditLog.open}. */
 export interface SqliteAuditOptions {
@@ -77,7 +82,8 @@ interface Pending {
 export class SqliteAuditLog implements AuditLog, AuditReader {
   readonly file: string;
   readonly #db: Database.Database;
-  readonly #insert: Database.Statement<[number, string, string]>;
+  /** `INSERT` statements of 1 to {@link MAX_ROWS_PER_INSERT} rows, prepared on first use (index = rows - 1). */
+  readonly #inserts: (Database.Statement<(number | string)[]> | undefined)[] = [];
   readonly #last: Database.Statement;
   readonly #retryMs: number;
   readonly #batch: boolean;
@@ -106,7 +112,6 @@ export class SqliteAuditLog implements AuditLog, AuditReader {
     this.#db = db;
     this.#retryMs = options.retryMs ?? 1000;
     this.#batch = options.durability === 'batch';
-    this.#insert = db.prepare('INSERT INTO audit (seq, line, hash) VALUES (?, ?, ?)');
     this.#last = db.prepare('SELECT seq, line, hash FROM audit ORDER BY seq DESC LIMIT 1');
     const last = this.#last.get() as Row | undefined;
     this.#seq = last?.seq ?? 0;
@@ -128,7 +133,7 @@ export class SqliteAuditLog implements AuditLog, AuditReader {
     let db: Database.Database | undefined;
     try {
       db = new Database(file);
-      // In WAL mode commits are synced by #sync (fsync of the WAL before any append of the group
+      // In WAL mode commits are synced by #sync (fdatasync of the WAL before any append of the group
       // resolves); where WAL is not available SQLite syncs at commit itself (FULL).
       const wal = db.pragma('journal_mode = WAL', { simple: true }) === 'wal' && file !== ':memory:';
       db.pragma(wal ? 'synchronous = NORMAL' : 'synchronous = FULL');
@@ -301,11 +306,18 @@ export class SqliteAuditLog implements AuditLog, AuditReader {
         const last = this.#last.get() as Row | undefined;
         seq = last?.seq ?? 0;
         head = last?.hash ?? AUDIT_GENESIS;
-        for (const p of batch) {
-          const row = chainRecord(p.entry, ++seq, head);
-          head = row.hash;
-          this.#insert.run(seq, row.line, head);
-          p.record = row.record;
+        // One statement per up to MAX_ROWS_PER_INSERT records: a group costs a few statement runs, not one per record.
+        for (let from = 0; from < batch.length; from += MAX_ROWS_PER_INSERT) {
+          const rows = Math.min(MAX_ROWS_PER_INSERT, batch.length - from);
+          const values: (number | string)[] = [];
+          for (let i = from; i < from + rows; i++) {
+            const p = batch[i] as Pending;
+            const row = chainRecord(p.entry, ++seq, head);
+            head = row.hash;
+            values.push(seq, row.line, head);
+            p.record = row.record;
+          }
+          this.#insertOf(rows).run(...values);
         }
       }).immediate();
     } catch (error) {
@@ -318,6 +330,16 @@ export class SqliteAuditLog implements AuditLog, AuditReader {
     this.#head = head;
     this.#commits++;
     return true;
+  }
+
+  /** The statement inserting `rows` records. */
+  #insertOf(rows: number): Database.Statement<(number | string)[]> {
+    let statement = this.#inserts[rows - 1];
+    if (statement === undefined) {
+      statement = this.#db.prepare(`INSERT INTO audit (seq, line, hash) VALUES ${Array.from({ length: rows }, () => '(?, ?, ?)').join(', ')}`);
+      this.#inserts[rows - 1] = statement;
+    }
+    return statement;
   }
 
   /** The WAL's descriptor, opened on first use (after a commit created the file); its folder is synced then, once. */
@@ -346,14 +368,14 @@ export class SqliteAuditLog implements AuditLog, AuditReader {
         return;
       }
       if (fd === undefined) resolve();
-      else fsync(fd, (error) => (error === null ? resolve() : reject(error)));
+      else fdatasync(fd, (error) => (error === null ? resolve() : reject(error)));
     });
   }
 
   /** {@link #sync}, blocking (closing, retrying). */
   #syncNow(): void {
     const fd = this.#wal();
-    if (fd !== undefined) fsyncSync(fd);
+    if (fd !== undefined) fdatasyncSync(fd);
   }
 
   #scheduleRetry(): void {

@@ -121,11 +121,7 @@ export function policyInterceptor(options: PolicyOptions): Interceptor {
       method: ctx.method,
       serverMethod: ctx.serverMethod ?? '',
       args,
-      session: {
-        id: keys.session ?? keys.principal,
-        labels: state === undefined ? EMPTY_SESSION_LABELS : [...new Set(state.sources.map((s) => s.label))],
-        sources: state === undefined ? [] : state.sources.map((s) => ({ label: s.label, server: s.server, tool: s.tool ?? '', at: new Date(s.at).toISOString() })),
-      },
+      session: state === undefined ? { id: keys.session ?? keys.principal, labels: EMPTY_SESSION_LABELS, sources: [] } : sessionVariables(keys.session ?? keys.principal, state),
     };
   };
 
@@ -273,6 +269,25 @@ export function policyInterceptor(options: PolicyOptions): Interceptor {
       const result = await enforce(ctx, decided, next);
       taint(ctx, keys, serverId, ctx.exposedName, labels, result);
       return result;
+    },
+  };
+}
+
+/**
+ * `session` of the rule variables for a tainted session. Its `labels` and `sources` are built
+ * when a rule reads them (CEL reads members by name), once per request: most rules never look
+ * at the sources, and building them (a time string per source) on every call would be wasted.
+ */
+function sessionVariables(id: string, state: TaintState): RuleVariables['session'] {
+  let labels: readonly string[] | undefined;
+  let sources: readonly Readonly<Record<string, unknown>>[] | undefined;
+  return {
+    id,
+    get labels() {
+      return (labels ??= [...new Set(state.sources.map((s) => s.label))]);
+    },
+    get sources() {
+      return (sources ??= state.sources.map((s) => ({ label: s.label, server: s.server, tool: s.tool ?? '', at: new Date(s.at).toISOString() })));
     },
   };
 }

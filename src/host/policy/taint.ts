@@ -179,13 +179,29 @@ export function joinTaint(store: TaintStore, keys: TaintKeys, now: number): Tain
   const principal = store.get(keys.principal, now);
   if (own === undefined) return principal;
   if (principal === undefined) return own;
-  const seen = new Set<string>();
-  const sources: TaintSource[] = [];
-  for (const s of [...own.sources, ...principal.sources]) {
-    const k = `${s.label}\n${s.server}\n${s.tool ?? ''}`;
-    if (seen.has(k)) continue;
-    seen.add(k);
-    sources.push(s);
-  }
-  return { sources, secrets: new Map([...principal.secrets, ...own.secrets]) };
+  return { sources: joinSources(own.sources, principal.sources), secrets: principal.secrets.size === 0 ? own.secrets : own.secrets.size === 0 ? principal.secrets : new Map([...principal.secrets, ...own.secrets]) };
 }
+
+const sameSource = (a: TaintSource, b: TaintSource): boolean => a.label === b.label && a.server === b.server && (a.tool ?? '') === (b.tool ?? '');
+
+/** The session's sources, then the principal's, each (label, server, tool) once, the first kept. */
+function joinSources(own: readonly TaintSource[], principal: readonly TaintSource[]): TaintSource[] {
+  const sources: TaintSource[] = [];
+  if (own.length + principal.length <= 16) {
+    // Few sources (the common case): compare them pairwise, no key strings.
+    for (const s of own) if (!sources.some((t) => sameSource(t, s))) sources.push(s);
+    for (const s of principal) if (!sources.some((t) => sameSource(t, s))) sources.push(s);
+    return sources;
+  }
+  const seen = new Set<string>();
+  for (const list of [own, principal]) {
+    for (const s of list) {
+      const k = `${s.label}\n${s.server}\n${s.tool ?? ''}`;
+      if (seen.has(k)) continue;
+      seen.add(k);
+      sources.push(s);
+    }
+  }
+  return sources;
+}
+

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { parseConfig } from '../../../src/host/config.js';
 import { ConfigError } from '../../../src/host/configTypes.js';
-import { GUARD_IDS, MemoryRateLimitStore, guardInterceptor, type GuardOptions } from '../../../src/host/guards.js';
+import { GUARD_IDS, MemoryRateLimitStore, guardInterceptor, jsonBytesAtMost, type GuardOptions } from '../../../src/host/guards.js';
 import { Host } from '../../../src/host/host.js';
 import { DeniedError } from '../../../src/host/interceptors.js';
 import { McpServer } from '../../../src/server/mcpServer.js';
@@ -177,5 +177,44 @@ describe('host/guards: config', () => {
     refuses({ circuitBreaker: { failures: 0 } }, '$.switchboard.guards.circuitBreaker.failures');
     refuses({ maxResultBytes: 'big' }, '$.switchboard.guards.maxResultBytes');
     refuses({ unknown: 1 }, '$.switchboard.guards.unknown');
+  });
+});
+
+describe('host/guards: the bound on a result size', () => {
+  const utf8 = (value: unknown): number => new TextEncoder().encode(JSON.stringify(value)).byteLength;
+  const values: unknown[] = [
+    'plain',
+    '\u0000\u0001\u001f'.repeat(50),
+    '"\\'.repeat(40),
+    '\uD83D\uDE00 é ü 中'.repeat(30),
+    'lone \uD800 and \uDC00',
+    [-0.0000012345678901234567, -1.7976931348623157e308, 5e-324, NaN, Infinity, -0],
+    { content: [{ type: 'text', text: 'hello' }], isError: false, meta: null, list: [true, false, null, undefined] },
+    { kind: 'complete', value: { content: [{ type: 'text', text: '\u0007'.repeat(300) }] } },
+    Object.assign(Object.create(null) as object, { a: 'x' }),
+  ];
+
+  it('is never under the real size (escapes, surrogates, long numbers included)', () => {
+    for (const value of values) assert.ok(jsonBytesAtMost(value, Infinity) >= utf8(value), JSON.stringify(value).slice(0, 80));
+  });
+
+  it('gives up (Infinity) on what it does not follow, so the caller serialises: toJSON, class instances, deep nesting, functions', () => {
+    assert.equal(jsonBytesAtMost({ at: new Date(0) }, 1e9), Infinity);
+    assert.equal(jsonBytesAtMost({ m: new Map([[1, 2]]) }, 1e9), Infinity);
+    assert.equal(jsonBytesAtMost({ f: () => 1 }, 1e9), Infinity);
+    let deep: unknown = 'x';
+    for (let i = 0; i < 100; i++) deep = [deep];
+    assert.equal(jsonBytesAtMost(deep, 1e9), Infinity);
+  });
+
+  it('context flood with escapes: control characters that swell when escaped are still counted over the cap', async () => {
+    // 200 control characters: 200 bytes raw, 1200 bytes as JSON escapes.
+    const flood = { content: [{ type: 'text', text: '\u0001'.repeat(200) }] };
+    assert.ok(utf8(flood) > 1000);
+    assert.ok(jsonBytesAtMost(flood, 1000) > 1000);
+    const guard = guardInterceptor({ maxResultBytes: 1000 });
+    const ctx = { method: 'tools/call', params: {}, decisions: [], record: () => undefined, signal: new AbortController().signal, principal: undefined, session: undefined, server: { id: 's' } } as unknown as Parameters<typeof guard.intercept>[0];
+    await assert.rejects(guard.intercept(ctx, () => Promise.resolve(flood)), (e: unknown) => e instanceof DeniedError && e.interceptor === GUARD_IDS.size);
+    assert.deepEqual(await guard.intercept(ctx, () => Promise.resolve({ content: [{ type: 'text', text: 'small' }] })), { content: [{ type: 'text', text: 'small' }] });
   });
 });

@@ -65,9 +65,12 @@ describe('store/sqliteAudit: the hash chain', () => {
 
   it('group commit: appends made together share one transaction, and each resolves after it', async () => {
     const log = SqliteAuditLog.open(fresh());
-    await Promise.all(Array.from({ length: 100 }, (_, i) => log.append(entry(i + 1))));
+    const records = await Promise.all(Array.from({ length: 100 }, (_, i) => log.append(entry(i + 1))));
     assert.equal(log.commits, 1);
     assert.equal(log.size, 100);
+    // Written several records per statement: every one stored, in order, as its append resolved.
+    assert.deepEqual(log.read(), records);
+    assert.equal(log.verify().ok, true);
     await log.append(entry(101));
     assert.equal(log.commits, 2);
     await log.close();

@@ -153,6 +153,24 @@ describe('host/policy/rules: outcomes and combination', () => {
     const allowed = await run([p], { principal: 'u2', claims: { role: 'admin' }, annotations: { destructiveHint: true } });
     assert.equal(allowed.routed, true);
   });
+
+  it('rules see what entered the session: its labels and its sources (server, tool, time)', async () => {
+    const labels = { notes: { labels: ['private-data' as const], toolLabels: {} } };
+    const p = policyInterceptor({
+      rules: [
+        { id: 'after-notes', when: 'session.sources.exists(s, s.server == "notes" && s.tool == "notes__read" && s.at.startsWith("20")) && "private-data" in session.labels && tool.name == "chat__send"', outcome: 'deny' },
+        { id: 'by-index', when: 'size(session["sources"]) > 0 && tool.name == "chat__post"', outcome: 'deny' },
+      ],
+      labels,
+      canAsk: false,
+      trifecta: 'off',
+    });
+    assert.equal((await run([p], { session: 's1', server: 'chat', tool: 'send' })).routed, true);
+    await run([p], { session: 's1', server: 'notes', tool: 'read' }, text('a note'));
+    assert.equal((await run([p], { session: 's1', server: 'chat', tool: 'send' })).routed, false);
+    assert.equal((await run([p], { session: 's1', server: 'chat', tool: 'post' })).routed, false);
+    assert.equal((await run([p], { session: 's1', server: 'chat', tool: 'other' })).routed, true);
+  });
 });
 
 describe('host/policy: dry run', () => {

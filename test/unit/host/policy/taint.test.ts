@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { DeniedError } from '../../../../src/host/interceptors.js';
 import type { ServerLabelConfig } from '../../../../src/host/policy/labels.js';
 import { policyInterceptor, type PolicyOptions } from '../../../../src/host/policy/policyEngine.js';
-import { MemoryTaintStore, taintKeys } from '../../../../src/host/policy/taint.js';
+import { joinTaint, MemoryTaintStore, taintKeys } from '../../../../src/host/policy/taint.js';
 import { fakeSanitizer, run, text, type Req } from './support.js';
 
 const labels: Record<string, ServerLabelConfig> = {
@@ -159,5 +159,47 @@ describe('host/policy/taint: shedding attacks (2026-07-28, steered by injected t
 
   it('agent claims another principal\'s conversation id: keys are bound to the principal, so it reaches nothing of theirs', () => {
     assert.notEqual(taintKeys('mallory', undefined, 'c').session, taintKeys('alice', undefined, 'c').session);
+  });
+});
+
+describe('host/policy/taint: joinTaint', () => {
+  const at = Date.UTC(2026, 11, 2, 4, 0, 0);
+  const source = (label: 'private-data' | 'untrusted-content' | 'egress', server: string, tool: string | undefined, when = at) => ({ label, server, tool, at: when, via: 'labels' });
+
+  it('joins the session and the principal: the session first, each label, server and tool once (a missing tool is the empty one)', () => {
+    const store = new MemoryTaintStore();
+    const keys = taintKeys('alice', 's-1', undefined);
+    store.addSource(keys.session as string, source('private-data', 'notes', 'read', at + 1), 60_000, at);
+    store.addSource(keys.session as string, source('untrusted-content', 'web', undefined), 60_000, at);
+    store.addSource(keys.principal, source('private-data', 'notes', 'read'), 60_000, at);
+    store.addSource(keys.principal, source('untrusted-content', 'web', ''), 60_000, at);
+    store.addSource(keys.principal, source('egress', 'chat', 'send'), 60_000, at);
+    const joined = joinTaint(store, keys, at);
+    assert.deepEqual(
+      joined?.sources.map((s) => `${s.label}/${s.server}/${s.tool ?? '-'}/${s.at - at}`),
+      ['private-data/notes/read/1', 'untrusted-content/web/-/0', 'egress/chat/send/0'],
+    );
+  });
+
+  it('joins many sources the same way (more than a few: the keyed path)', () => {
+    const store = new MemoryTaintStore();
+    const keys = taintKeys('alice', 's-1', undefined);
+    for (let i = 0; i < 12; i++) store.addSource(keys.session as string, source('private-data', `s${i}`, 't'), 60_000, at);
+    for (let i = 6; i < 18; i++) store.addSource(keys.principal, source('private-data', `s${i}`, 't'), 60_000, at);
+    const joined = joinTaint(store, keys, at);
+    assert.deepEqual(joined?.sources.map((s) => s.server), Array.from({ length: 18 }, (_, i) => `s${i}`));
+  });
+
+  it('keeps the secrets of both keys, the session’s origin winning for a fingerprint both hold', () => {
+    const store = new MemoryTaintStore();
+    const keys = taintKeys('alice', 's-1', undefined);
+    store.addSource(keys.session as string, source('private-data', 'notes', 'read'), 60_000, at);
+    store.addSecret(keys.principal, 'f1', { server: 'vault', tool: 'old', at }, 60_000, at);
+    store.addSecret(keys.principal, 'f2', { server: 'vault', tool: 'other', at }, 60_000, at);
+    assert.deepEqual([...(joinTaint(store, keys, at)?.secrets.keys() ?? [])], ['f1', 'f2']);
+    store.addSecret(keys.session as string, 'f1', { server: 'vault', tool: 'new', at }, 60_000, at);
+    const secrets = joinTaint(store, keys, at)?.secrets;
+    assert.equal(secrets?.get('f1')?.tool, 'new');
+    assert.equal(secrets?.get('f2')?.tool, 'other');
   });
 });

@@ -1,0 +1,64 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { AuditEntry } from '../../../src/host/audit.js';
+import { AUDIT_GENESIS, ChainVerifier, chainRecord, sha256Text } from '../../../src/store/auditChain.js';
+import { canonicalize } from '../../../src/util/canonicalJson.js';
+
+/** An entry with every member an audit entry can have. */
+const FULL: AuditEntry = {
+  time: '2026-01-02T03:04:05.678Z',
+  kind: 'request',
+  method: 'server/request',
+  serverMethod: 'elicitation/create',
+  principal: 'alice',
+  session: 's-1',
+  server: 'notes',
+  name: 'notes__read',
+  arguments: { b: [1, 2e21, 'é'], a: { z: null, y: true } },
+  decisions: [{ interceptor: 'policy', outcome: 'allow', detail: { rule: 'default', reasons: [] } }],
+  outcome: 'denied',
+  error: 'ERR_MCP_DENIED: no',
+  latencyMs: 1.25,
+};
+
+/** The canonical text of the record as the module comment defines it: the whole record canonicalised. */
+function expectedLine(entry: AuditEntry, seq: number, prev: string): string {
+  const { arguments: args, ...rest } = entry;
+  return canonicalize({ seq, ...rest, ...(args !== undefined ? { argumentsDigest: sha256Text(canonicalize(args)) } : {}), prev });
+}
+
+describe('store/auditChain: chainRecord', () => {
+  it('writes the RFC 8785 text of the whole record, for an entry with every member', () => {
+    const row = chainRecord(FULL, 7, AUDIT_GENESIS);
+    assert.equal(row.line, expectedLine(FULL, 7, AUDIT_GENESIS));
+    assert.equal(row.hash, sha256Text(row.line));
+    assert.deepEqual(JSON.parse(row.line), { ...Object.fromEntries(Object.entries(row.record).filter(([k]) => k !== 'hash')) });
+  });
+
+  it('writes the same text for a minimal entry, and for one carrying a member no entry declares', () => {
+    const minimal: AuditEntry = { time: FULL.time, kind: 'policy', method: 'policy/reload', decisions: [], outcome: 'ok', latencyMs: 0 };
+    assert.equal(chainRecord(minimal, 1, AUDIT_GENESIS).line, expectedLine(minimal, 1, AUDIT_GENESIS));
+    const extra = { ...FULL, aaa: 1, zzz: 'last' } as AuditEntry;
+    const line = chainRecord(extra, 2, AUDIT_GENESIS).line;
+    assert.equal(line, expectedLine(extra, 2, AUDIT_GENESIS));
+    assert.ok(line.startsWith('{"aaa":1,') && line.endsWith(',"zzz":"last"}'));
+  });
+
+  it('refuses an entry that is not I-JSON with the path of the offending value (a lone surrogate in a reason)', () => {
+    const bad: AuditEntry = { ...FULL, decisions: [{ interceptor: 'policy', outcome: 'deny', reason: 'x\uD800' }] };
+    assert.throws(() => chainRecord(bad, 1, AUDIT_GENESIS), /\$\.decisions\[0\]\.reason/);
+  });
+
+  it('chains: a verifier accepts records made one after another and names an edited one', () => {
+    const first = chainRecord(FULL, 1, AUDIT_GENESIS);
+    const second = chainRecord({ ...FULL, outcome: 'ok' }, 2, first.hash);
+    const intact = new ChainVerifier();
+    intact.add(first);
+    intact.add(second);
+    assert.equal(intact.result().ok, true);
+    const edited = new ChainVerifier();
+    edited.add({ ...first, line: first.line.replace('"denied"', '"ok"') });
+    edited.add(second);
+    assert.deepEqual(edited.result().problems.map((p) => p.seq), [1]);
+  });
+});
