@@ -35,6 +35,7 @@ import { loadTelemetry } from './telemetrySetup.js';
 import { serverLabelsOf } from '../host/configPolicy.js';
 import { describePolicyChange, policyChangeEntry, refusedReloadEntry, ReloadablePolicy } from '../host/policy/policyReload.js';
 import { PersistentTaintStore } from '../host/policy/taintPersistence.js';
+import { SecretFingerprints } from '../host/policy/valueTaint.js';
 import { hostOAuthHooks, loadConfig, openPins } from './hostSetup.js';
 import { openStateStores } from '../store/jsonFileStore.js';
 import { SqliteAuditLog } from '../store/sqliteAudit.js';
@@ -70,8 +71,9 @@ guarded endpoint (namespaced tools, prompts, resources; the interceptor chain).
   --store URL     postgres://...: pins, the audit log, consent approvals and queue, and
                   downstream OAuth tokens in PostgreSQL, shared by several instances
                   (default: the config's switchboard.store, else SQLite and files)
-  --cache URL     redis://...: rate limits and concurrency caps in Redis, shared by
-                  several instances (default: the config's switchboard.cache, else memory)
+  --cache URL     redis://...: rate limits, concurrency caps and the policy's taint in
+                  Redis, shared by several instances (default: the config's
+                  switchboard.cache, else memory)
 
 State (the bearer token, name assignments, launch approvals, OAuth tokens of remote
 servers, the pins in pins.db, the audit log in audit.db unless switchboard.audit is
@@ -152,10 +154,16 @@ export async function gatewayCommand(argv: readonly string[]): Promise<void> {
   // The policy engine (rules compiled at load, labels, taint), reloaded with the config (taint kept).
   // With no rule and every built-in off it has nothing to decide and passes requests straight on.
   // Taint outlives a restart (label sources in stateDir/taint.db, written behind the calls; fingerprints stay in memory).
-  const taint = new PersistentTaintStore(SqliteTaintSnapshot.open(join(config.stateDir, 'taint.db')), {
-    maxKeys: config.policy.maxTrackedSessions,
-    onError: (error) => logger.warn(`taint could not be saved (kept in memory, retried): ${describeError(error)}`),
-  });
+  // With --cache it is shared by every instance in Redis, fingerprints and their key included (docs/scaling.md).
+  const taint =
+    shared.taint === undefined
+      ? new PersistentTaintStore(SqliteTaintSnapshot.open(join(config.stateDir, 'taint.db')), {
+          maxKeys: config.policy.maxTrackedSessions,
+          onError: (error) => logger.warn(`taint could not be saved (kept in memory, retried): ${describeError(error)}`),
+        })
+      : undefined;
+  for (const warning of shared.taint?.warnings ?? []) logger.warn(`shared taint: ${warning}`);
+  if (shared.taint === undefined && shared.pins !== undefined) logger.warn('--store without --cache: the policy\'s taint is kept per instance; behind a load balancer a session can shed it by reaching another instance (give --cache)');
   const policy = new ReloadablePolicy(
     {
       // An `ask` goes to the consent interceptor below (which fails closed when nobody answers).
@@ -164,7 +172,7 @@ export async function gatewayCommand(argv: readonly string[]): Promise<void> {
       detectSecrets: (text) => findSecrets(text, secretOptions).map((m) => m.value),
       redact: (result) => redactResult(result, secretOptions),
       findingsOf: (definition) => scanner.verdictOf(definition)?.findings,
-      store: taint,
+      ...(shared.taint !== undefined ? { store: shared.taint.store, fingerprints: new SecretFingerprints(shared.taint.fingerprintKey) } : taint !== undefined ? { store: taint } : {}),
     },
     config.policy,
     serverLabelsOf(config.servers),
@@ -252,7 +260,7 @@ export async function gatewayCommand(argv: readonly string[]): Promise<void> {
     await gateway.close();
     await callConsent.close();
     try {
-      taint.close();
+      taint?.close();
     } catch (error) {
       logger.error(`taint store: ${describeError(error)}`);
     }

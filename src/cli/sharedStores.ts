@@ -2,7 +2,7 @@
  * The stores several gateway instances share, opened from `--store postgres://...` and
  * `--cache redis://...` (or `switchboard.store` / `switchboard.cache`): PostgreSQL for the pins,
  * the audit log, the kept consent approvals, the consent queue and the downstream OAuth
- * tokens, Redis for the rate-limit buckets and the concurrency caps. Unset, the
+ * tokens, Redis for the rate-limit buckets, the concurrency caps and the policy's taint. Unset, the
  * gateway keeps its embedded defaults (SQLite files in the state folder, counters in memory).
  * An unreachable store stops the gateway before any server starts.
  *
@@ -15,6 +15,7 @@ import type { SharedConsentRequests } from '../host/consent/sharedConsent.js';
 import type { ConcurrencyStore, RateLimitStore } from '../host/guards.js';
 import type { PinStore } from '../host/pins/pinStore.js';
 import type { TokenStore } from '../auth/client/tokenStore.js';
+import type { TaintStore } from '../host/policy/taint.js';
 import type { NonceStore } from '../server/requestState.js';
 import type { EventStore } from '../transport/http/server/eventStore.js';
 import type { SessionBus, SessionStore } from '../transport/http/server/sessionStore.js';
@@ -37,6 +38,12 @@ export interface SharedStores {
   readonly sessions?: { readonly sessionStore: SessionStore; readonly sessionBus: SessionBus; readonly eventStore: EventStore };
   /** MRTR single-use `requestState` nonces (Redis). */
   readonly nonceStore?: NonceStore;
+  /**
+   * The policy's taint (Redis, `--cache`) and the key of its secret fingerprints (from
+   * PostgreSQL with `--store`, else from Redis), so every instance sees what entered a session
+   * on any other; `warnings`: Redis settings that would let it forget taint.
+   */
+  readonly taint?: { readonly store: TaintStore; readonly fingerprintKey: string; readonly warnings: readonly string[] };
   /** The MRTR `requestState` sealing keys, shared through PostgreSQL (`--store`): a state sealed on one instance opens on every other. */
   readonly requestStateKeys?: readonly Uint8Array[];
   /** Where they are, for the start-up line (credentials removed). */
@@ -66,6 +73,7 @@ export async function openSharedStores(store: string | undefined, cache: string 
   const closers: (() => Promise<void>)[] = [];
   const described: string[] = [];
   const result: { -readonly [K in keyof SharedStores]?: SharedStores[K] } = {};
+  let taintKeyOf: (() => Promise<string>) | undefined;
   try {
     if (store !== undefined) {
       const [{ PgDatabase }, { PgPinStore }, { PgAuditLog }, { PgGrantStore, PgConsentRequests }, { PgOAuthTokens }, { sharedKey }] = await Promise.all([
@@ -84,15 +92,17 @@ export async function openSharedStores(store: string | undefined, cache: string 
       result.consentRequests = new PgConsentRequests(db, { instance: instanceName() });
       result.oauthTokens = new PgOAuthTokens(db);
       result.requestStateKeys = [await sharedKey(db, 'mrtr-request-state')];
+      taintKeyOf = async () => Buffer.from(await sharedKey(db, 'taint-fingerprints')).toString('hex');
       described.push(`store ${redact(store)} (pins, audit, consent approvals and queue, OAuth tokens, the MRTR sealing key)`);
     }
     if (cache !== undefined) {
-      const [{ RedisCache }, { RedisRateLimitStore, RedisConcurrencyStore }, { RedisSessionStore, RedisSessionBus }, { RedisEventStore }, { RedisNonceStore }] = await Promise.all([
+      const [{ RedisCache }, { RedisRateLimitStore, RedisConcurrencyStore }, { RedisSessionStore, RedisSessionBus }, { RedisEventStore }, { RedisNonceStore }, { RedisTaintStore, redisFingerprintKey, redisTaintWarnings }] = await Promise.all([
         import('../store/redis/redisCache.js'),
         import('../store/redis/redisGuards.js'),
         import('../store/redis/redisSessionStore.js'),
         import('../store/redis/redisEventStore.js'),
         import('../store/redis/redisSingleUse.js'),
+        import('../store/redis/redisTaintStore.js'),
       ]);
       const redis = await RedisCache.open(cache);
       closers.push(() => redis.close());
@@ -102,7 +112,8 @@ export async function openSharedStores(store: string | undefined, cache: string 
       closers.push(() => sessionBus.close());
       result.sessions = { sessionStore: new RedisSessionStore(redis), sessionBus, eventStore: new RedisEventStore(redis) };
       result.nonceStore = new RedisNonceStore(redis);
-      described.push(`cache ${redact(cache)} (rate limits, concurrency caps, stateful sessions and their SSE events, MRTR nonces)`);
+      result.taint = { store: new RedisTaintStore(redis), fingerprintKey: await (taintKeyOf ?? (() => redisFingerprintKey(redis)))(), warnings: await redisTaintWarnings(redis) };
+      described.push(`cache ${redact(cache)} (rate limits, concurrency caps, stateful sessions and their SSE events, MRTR nonces, the policy's taint)`);
     }
   } catch (error) {
     for (const close of closers) await close().catch(() => undefined);

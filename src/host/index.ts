@@ -169,6 +169,7 @@ export {
   CONVERSATION_META_KEY,
   DEFAULT_TAINT_WINDOWS,
   type TaintStore,
+  type SyncTaintStore,
   type TaintState,
   type TaintSource,
   type SecretOrigin,

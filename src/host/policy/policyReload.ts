@@ -29,8 +29,8 @@ import { POLICY_INTERCEPTOR_ID, policyInterceptor, type PolicyOptions } from './
 import { MemoryTaintStore } from './taint.js';
 import { SecretFingerprints } from './valueTaint.js';
 
-/** What the reloadable policy keeps across reloads, and the parts the config does not set. */
-export type PolicyBase = Omit<PolicyOptions, 'rules' | 'labels' | 'trifecta' | 'valueTaint' | 'serverRequests' | 'dryRun' | 'windows' | 'fingerprints'>;
+/** What the reloadable policy keeps across reloads, and the parts the config does not set (`fingerprints`: default a fresh per-process key). */
+export type PolicyBase = Omit<PolicyOptions, 'rules' | 'labels' | 'trifecta' | 'valueTaint' | 'serverRequests' | 'dryRun' | 'windows'>;
 
 /** What a reload changed. */
 export interface PolicyChange {
@@ -53,7 +53,7 @@ function active(p: PolicyConfig): boolean {
 /** The `policy` interceptor that can be reloaded (see the module comment). */
 export class ReloadablePolicy {
   readonly #base: PolicyBase;
-  readonly #fingerprints = new SecretFingerprints();
+  readonly #fingerprints: SecretFingerprints;
   #policy: PolicyConfig;
   #labels: Readonly<Record<string, ServerLabelConfig>>;
   #engine: Interceptor | undefined;
@@ -64,6 +64,7 @@ export class ReloadablePolicy {
 
   constructor(base: PolicyBase, policy: PolicyConfig, labels: Readonly<Record<string, ServerLabelConfig>>) {
     this.#base = { ...base, store: base.store ?? new MemoryTaintStore() };
+    this.#fingerprints = base.fingerprints ?? new SecretFingerprints();
     this.#policy = policy;
     this.#labels = labels;
     this.#engine = this.#build(policy, labels);
