@@ -41,7 +41,9 @@ import { openStateStores } from '../store/jsonFileStore.js';
 import { SqliteAuditLog } from '../store/sqliteAudit.js';
 import { SqliteTaintSnapshot } from '../store/sqliteTaintStore.js';
 import { auditFile } from './auditCommand.js';
-import { openSharedStores, sharedGuardStores } from './sharedStores.js';
+import { instanceName, openSharedStores, sharedGuardStores } from './sharedStores.js';
+import { ClusterPolicy } from '../host/clusterPolicy.js';
+import type { AuditEntry } from '../host/audit.js';
 import { StdioServerTransport } from '../transport/stdio/server.js';
 import type { ListeningServer } from '../adapters/nodeHttp.js';
 import { describeError } from '../util/errors.js';
@@ -71,6 +73,9 @@ guarded endpoint (namespaced tools, prompts, resources; the interceptor chain).
   --store URL     postgres://...: pins, the audit log, consent approvals and queue, and
                   downstream OAuth tokens in PostgreSQL, shared by several instances
                   (default: the config's switchboard.store, else SQLite and files)
+  --publish-policy  with --store: publish this config's policy to the cluster at start
+                  (otherwise an instance runs the cluster's newest policy, and publishes
+                  its own only when its config's policy changes while it runs)
   --cache URL     redis://...: rate limits, concurrency caps and the policy's taint in
                   Redis, shared by several instances (default: the config's
                   switchboard.cache, else memory)
@@ -102,6 +107,7 @@ export async function gatewayCommand(argv: readonly string[]): Promise<void> {
     telemetry: 'string',
     store: 'string',
     cache: 'string',
+    'publish-policy': 'boolean',
   });
   if (positionals.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])}`);
   const level = options['log-level'] ?? 'info';
@@ -177,6 +183,16 @@ export async function gatewayCommand(argv: readonly string[]): Promise<void> {
     config.policy,
     serverLabelsOf(config.servers),
   );
+  // With --store, one versioned policy for the cluster: a stale file never rolls it back (docs/scaling.md).
+  const cluster =
+    shared.policy === undefined
+      ? undefined
+      : new ClusterPolicy(shared.policy, policy, {
+          instance: instanceName(),
+          warn: (line) => logger.warn(line),
+          ...(auditLog !== undefined ? { audit: async (entry: AuditEntry) => void (await auditLog.append(entry)) } : {}),
+        });
+  await cluster?.start(config.policy, serverLabelsOf(config.servers), options['publish-policy'] === true);
   const host = await Host.open({
     servers: await consent(config.servers),
     namespacing: config.namespacing,
@@ -214,6 +230,7 @@ export async function gatewayCommand(argv: readonly string[]): Promise<void> {
     current = next;
     await host.reconcile(await consentFor(options['yes'] === true, interactive, stores.launches, next, launches)(next.servers));
     // Atomic: the new rules were compiled by loadConfig; a config that fails to compile never gets here.
+    if (cluster !== undefined) return cluster.fileChanged(next.policy, serverLabelsOf(next.servers));
     const change = policy.reload(next.policy, serverLabelsOf(next.servers));
     if (change !== undefined) {
       logger.warn(describePolicyChange(change));
@@ -238,10 +255,10 @@ export async function gatewayCommand(argv: readonly string[]): Promise<void> {
           // The running policy (it reloads with the config): the console shows and dry-runs the current rules.
           policy: {
             get config() {
-              return current.policy;
+              return policy.config;
             },
             get labels() {
-              return serverLabelsOf(current.servers);
+              return policy.labels;
             },
             get installed() {
               return policy.active;
@@ -256,6 +273,7 @@ export async function gatewayCommand(argv: readonly string[]): Promise<void> {
   const shutdown = async (): Promise<void> => {
     watcher?.close();
     unwatchPins?.();
+    cluster?.stop();
     webConsole?.api.close();
     await gateway.close();
     await callConsent.close();

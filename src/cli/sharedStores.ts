@@ -16,6 +16,7 @@ import type { ConcurrencyStore, RateLimitStore } from '../host/guards.js';
 import type { PinStore } from '../host/pins/pinStore.js';
 import type { TokenStore } from '../auth/client/tokenStore.js';
 import type { TaintStore } from '../host/policy/taint.js';
+import type { SharedPolicyStore } from '../host/clusterPolicy.js';
 import type { NonceStore } from '../server/requestState.js';
 import type { EventStore } from '../transport/http/server/eventStore.js';
 import type { SessionBus, SessionStore } from '../transport/http/server/sessionStore.js';
@@ -44,6 +45,8 @@ export interface SharedStores {
    * on any other; `warnings`: Redis settings that would let it forget taint.
    */
   readonly taint?: { readonly store: TaintStore; readonly fingerprintKey: string; readonly warnings: readonly string[] };
+  /** The cluster's policy, one versioned row in PostgreSQL (`--store`), followed by every instance. */
+  readonly policy?: SharedPolicyStore;
   /** The MRTR `requestState` sealing keys, shared through PostgreSQL (`--store`): a state sealed on one instance opens on every other. */
   readonly requestStateKeys?: readonly Uint8Array[];
   /** Where they are, for the start-up line (credentials removed). */
@@ -76,13 +79,14 @@ export async function openSharedStores(store: string | undefined, cache: string 
   let taintKeyOf: (() => Promise<string>) | undefined;
   try {
     if (store !== undefined) {
-      const [{ PgDatabase }, { PgPinStore }, { PgAuditLog }, { PgGrantStore, PgConsentRequests }, { PgOAuthTokens }, { sharedKey }] = await Promise.all([
+      const [{ PgDatabase }, { PgPinStore }, { PgAuditLog }, { PgGrantStore, PgConsentRequests }, { PgOAuthTokens }, { sharedKey }, { PgPolicyStore }] = await Promise.all([
         import('../store/postgres/pgDatabase.js'),
         import('../store/postgres/pgPinStore.js'),
         import('../store/postgres/pgAuditLog.js'),
         import('../store/postgres/pgConsent.js'),
         import('../store/postgres/pgOAuthTokens.js'),
         import('../store/postgres/pgSharedKeys.js'),
+        import('../store/postgres/pgPolicy.js'),
       ]);
       const db = await PgDatabase.open(store);
       closers.push(() => db.close());
@@ -92,8 +96,9 @@ export async function openSharedStores(store: string | undefined, cache: string 
       result.consentRequests = new PgConsentRequests(db, { instance: instanceName() });
       result.oauthTokens = new PgOAuthTokens(db);
       result.requestStateKeys = [await sharedKey(db, 'mrtr-request-state')];
+      result.policy = new PgPolicyStore(db);
       taintKeyOf = async () => Buffer.from(await sharedKey(db, 'taint-fingerprints')).toString('hex');
-      described.push(`store ${redact(store)} (pins, audit, consent approvals and queue, OAuth tokens, the MRTR sealing key)`);
+      described.push(`store ${redact(store)} (pins, audit, consent approvals and queue, OAuth tokens, the MRTR sealing key, the cluster policy)`);
     }
     if (cache !== undefined) {
       const [{ RedisCache }, { RedisRateLimitStore, RedisConcurrencyStore }, { RedisSessionStore, RedisSessionBus }, { RedisEventStore }, { RedisNonceStore }, { RedisTaintStore, redisFingerprintKey, redisTaintWarnings }] = await Promise.all([
@@ -134,6 +139,6 @@ export function sharedGuardStores(shared: SharedStores): { rateLimitStore?: Rate
 }
 
 /** This instance in the rows it writes: host name and process id. */
-function instanceName(): string {
+export function instanceName(): string {
   return `${hostname()}:${process.pid}`;
 }

@@ -84,6 +84,16 @@ export class ReloadablePolicy {
     return this.#digest;
   }
 
+  /** The running policy section (from the config, or the cluster's when shared). */
+  get config(): PolicyConfig {
+    return this.#policy;
+  }
+
+  /** The running servers' labels. */
+  get labels(): Readonly<Record<string, ServerLabelConfig>> {
+    return this.#labels;
+  }
+
   /** Whether the running policy decides anything (rules or a built-in on). */
   get active(): boolean {
     return this.#engine !== undefined;
@@ -160,13 +170,14 @@ export function describePolicyChange(change: PolicyChange): string {
   return `policy reloaded (${parts.length > 0 ? parts.join('; ') : 'no effective change'}), ${change.from} -> ${change.to}`;
 }
 
-/** The `policy` audit record of an applied reload. */
-export function policyChangeEntry(change: PolicyChange, time: number): AuditEntry {
+/** The `policy` audit record of an applied reload; `cluster`: the shared version it applied (and who published it). */
+export function policyChangeEntry(change: PolicyChange, time: number, cluster?: { readonly version: number; readonly publishedBy: string; readonly published: boolean }): AuditEntry {
+  const reason = cluster === undefined ? describePolicyChange(change) : `${describePolicyChange(change)}; cluster policy version ${cluster.version} ${cluster.published ? 'published by this instance' : `published by ${cluster.publishedBy}`}`;
   return {
     time: new Date(time).toISOString(),
     kind: 'policy',
     method: 'policy/reload',
-    decisions: [{ interceptor: POLICY_INTERCEPTOR_ID, outcome: 'change', reason: describePolicyChange(change), detail: { ...change } }],
+    decisions: [{ interceptor: POLICY_INTERCEPTOR_ID, outcome: 'change', reason, detail: { ...change, ...(cluster !== undefined ? { cluster } : {}) } }],
     outcome: 'ok',
     latencyMs: 0,
   };
