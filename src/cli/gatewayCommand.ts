@@ -35,12 +35,15 @@ import { loadTelemetry } from './telemetrySetup.js';
 import { serverLabelsOf } from '../host/configPolicy.js';
 import { describePolicyChange, policyChangeEntry, refusedReloadEntry, ReloadablePolicy } from '../host/policy/policyReload.js';
 import { PersistentTaintStore } from '../host/policy/taintPersistence.js';
+import { SecretFingerprints } from '../host/policy/valueTaint.js';
 import { hostOAuthHooks, loadConfig, openPins } from './hostSetup.js';
 import { openStateStores } from '../store/jsonFileStore.js';
 import { SqliteAuditLog } from '../store/sqliteAudit.js';
 import { SqliteTaintSnapshot } from '../store/sqliteTaintStore.js';
 import { auditFile } from './auditCommand.js';
-import { openSharedStores, sharedGuardStores } from './sharedStores.js';
+import { instanceName, openSharedStores, sharedGuardStores } from './sharedStores.js';
+import { ClusterPolicy } from '../host/clusterPolicy.js';
+import type { AuditEntry } from '../host/audit.js';
 import { StdioServerTransport } from '../transport/stdio/server.js';
 import type { ListeningServer } from '../adapters/nodeHttp.js';
 import { describeError } from '../util/errors.js';
@@ -70,9 +73,13 @@ guarded endpoint (namespaced tools, prompts, resources; the interceptor chain).
   --store URL     postgres://...: pins, the audit log, consent approvals and queue, and
                   downstream OAuth tokens in PostgreSQL, shared by several instances
                   (default: the config's switchboard.store, else SQLite and files)
-  --cache URL     redis://...: rate limits and concurrency caps in Redis, shared by
-                  several instances (default: the config's switchboard.cache, else memory);
-                  also the DPoP replay cache and nonces (gateway.auth.oauth.dpop)
+  --publish-policy  with --store: publish this config's policy to the cluster at start
+                  (otherwise an instance runs the cluster's newest policy, and publishes
+                  its own only when its config's policy changes while it runs)
+  --cache URL     redis://...: rate limits, concurrency caps and the policy's taint in
+                  Redis, shared by several instances (default: the config's
+                  switchboard.cache, else memory); also the DPoP replay cache and nonces
+                  (gateway.auth.oauth.dpop)
 
 State (the bearer token, name assignments, launch approvals, OAuth tokens of remote
 servers, the pins in pins.db, the audit log in audit.db unless switchboard.audit is
@@ -101,6 +108,7 @@ export async function gatewayCommand(argv: readonly string[]): Promise<void> {
     telemetry: 'string',
     store: 'string',
     cache: 'string',
+    'publish-policy': 'boolean',
   });
   if (positionals.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])}`);
   const level = options['log-level'] ?? 'info';
@@ -153,10 +161,16 @@ export async function gatewayCommand(argv: readonly string[]): Promise<void> {
   // The policy engine (rules compiled at load, labels, taint), reloaded with the config (taint kept).
   // With no rule and every built-in off it has nothing to decide and passes requests straight on.
   // Taint outlives a restart (label sources in stateDir/taint.db, written behind the calls; fingerprints stay in memory).
-  const taint = new PersistentTaintStore(SqliteTaintSnapshot.open(join(config.stateDir, 'taint.db')), {
-    maxKeys: config.policy.maxTrackedSessions,
-    onError: (error) => logger.warn(`taint could not be saved (kept in memory, retried): ${describeError(error)}`),
-  });
+  // With --cache it is shared by every instance in Redis, fingerprints and their key included (docs/scaling.md).
+  const taint =
+    shared.taint === undefined
+      ? new PersistentTaintStore(SqliteTaintSnapshot.open(join(config.stateDir, 'taint.db')), {
+          maxKeys: config.policy.maxTrackedSessions,
+          onError: (error) => logger.warn(`taint could not be saved (kept in memory, retried): ${describeError(error)}`),
+        })
+      : undefined;
+  for (const warning of shared.taint?.warnings ?? []) logger.warn(`shared taint: ${warning}`);
+  if (shared.taint === undefined && shared.pins !== undefined) logger.warn('--store without --cache: the policy\'s taint is kept per instance; behind a load balancer a session can shed it by reaching another instance (give --cache)');
   const policy = new ReloadablePolicy(
     {
       // An `ask` goes to the consent interceptor below (which fails closed when nobody answers).
@@ -165,11 +179,21 @@ export async function gatewayCommand(argv: readonly string[]): Promise<void> {
       detectSecrets: (text) => findSecrets(text, secretOptions).map((m) => m.value),
       redact: (result) => redactResult(result, secretOptions),
       findingsOf: (definition) => scanner.verdictOf(definition)?.findings,
-      store: taint,
+      ...(shared.taint !== undefined ? { store: shared.taint.store, fingerprints: new SecretFingerprints(shared.taint.fingerprintKey) } : taint !== undefined ? { store: taint } : {}),
     },
     config.policy,
     serverLabelsOf(config.servers),
   );
+  // With --store, one versioned policy for the cluster: a stale file never rolls it back (docs/scaling.md).
+  const cluster =
+    shared.policy === undefined
+      ? undefined
+      : new ClusterPolicy(shared.policy, policy, {
+          instance: instanceName(),
+          warn: (line) => logger.warn(line),
+          ...(auditLog !== undefined ? { audit: async (entry: AuditEntry) => void (await auditLog.append(entry)) } : {}),
+        });
+  await cluster?.start(config.policy, serverLabelsOf(config.servers), options['publish-policy'] === true);
   const host = await Host.open({
     servers: await consent(config.servers),
     namespacing: config.namespacing,
@@ -207,6 +231,7 @@ export async function gatewayCommand(argv: readonly string[]): Promise<void> {
     current = next;
     await host.reconcile(await consentFor(options['yes'] === true, interactive, stores.launches, next, launches)(next.servers));
     // Atomic: the new rules were compiled by loadConfig; a config that fails to compile never gets here.
+    if (cluster !== undefined) return cluster.fileChanged(next.policy, serverLabelsOf(next.servers));
     const change = policy.reload(next.policy, serverLabelsOf(next.servers));
     if (change !== undefined) {
       logger.warn(describePolicyChange(change));
@@ -231,10 +256,10 @@ export async function gatewayCommand(argv: readonly string[]): Promise<void> {
           // The running policy (it reloads with the config): the console shows and dry-runs the current rules.
           policy: {
             get config() {
-              return current.policy;
+              return policy.config;
             },
             get labels() {
-              return serverLabelsOf(current.servers);
+              return policy.labels;
             },
             get installed() {
               return policy.active;
@@ -249,11 +274,12 @@ export async function gatewayCommand(argv: readonly string[]): Promise<void> {
   const shutdown = async (): Promise<void> => {
     watcher?.close();
     unwatchPins?.();
+    cluster?.stop();
     webConsole?.api.close();
     await gateway.close();
     await callConsent.close();
     try {
-      taint.close();
+      taint?.close();
     } catch (error) {
       logger.error(`taint store: ${describeError(error)}`);
     }

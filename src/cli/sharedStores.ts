@@ -3,7 +3,7 @@
  * `--cache redis://...` (or `switchboard.store` / `switchboard.cache`): PostgreSQL for the pins,
  * the audit log, the kept consent approvals, the consent queue and the downstream OAuth
  * tokens, Redis for the rate-limit buckets, the concurrency caps, the stateful sessions, the MRTR
- * nonces and the DPoP replay cache and nonces. Unset, the
+ * nonces, the DPoP replay cache and nonces, and the policy's taint. Unset, the
  * gateway keeps its embedded defaults (SQLite files in the state folder, counters in memory).
  * An unreachable store stops the gateway before any server starts.
  *
@@ -18,6 +18,8 @@ import type { ConcurrencyStore, RateLimitStore } from '../host/guards.js';
 import type { PinStore } from '../host/pins/pinStore.js';
 import type { TokenStore } from '../auth/client/tokenStore.js';
 import type { DpopNonceSource, DpopReplayCache } from '../auth/resource/dpopProof.js';
+import type { TaintStore } from '../host/policy/taint.js';
+import type { SharedPolicyStore } from '../host/clusterPolicy.js';
 import type { NonceStore } from '../server/requestState.js';
 import type { EventStore } from '../transport/http/server/eventStore.js';
 import type { SessionBus, SessionStore } from '../transport/http/server/sessionStore.js';
@@ -42,6 +44,14 @@ export interface SharedStores {
   readonly nonceStore?: NonceStore;
   /** The DPoP proofs' replay cache and server nonces (Redis), for `gateway.auth.oauth.dpop`. */
   readonly dpop?: { readonly replayCache: DpopReplayCache; readonly nonces: DpopNonceSource };
+  /**
+   * The policy's taint (Redis, `--cache`) and the key of its secret fingerprints (from
+   * PostgreSQL with `--store`, else from Redis), so every instance sees what entered a session
+   * on any other; `warnings`: Redis settings that would let it forget taint.
+   */
+  readonly taint?: { readonly store: TaintStore; readonly fingerprintKey: string; readonly warnings: readonly string[] };
+  /** The cluster's policy, one versioned row in PostgreSQL (`--store`), followed by every instance. */
+  readonly policy?: SharedPolicyStore;
   /** The MRTR `requestState` sealing keys, shared through PostgreSQL (`--store`): a state sealed on one instance opens on every other. */
   readonly requestStateKeys?: readonly Uint8Array[];
   /** Where they are, for the start-up line (credentials removed). */
@@ -71,15 +81,17 @@ export async function openSharedStores(store: string | undefined, cache: string 
   const closers: (() => Promise<void>)[] = [];
   const described: string[] = [];
   const result: { -readonly [K in keyof SharedStores]?: SharedStores[K] } = {};
+  let taintKeyOf: (() => Promise<string>) | undefined;
   try {
     if (store !== undefined) {
-      const [{ PgDatabase }, { PgPinStore }, { PgAuditLog }, { PgGrantStore, PgConsentRequests }, { PgOAuthTokens }, { sharedKey }] = await Promise.all([
+      const [{ PgDatabase }, { PgPinStore }, { PgAuditLog }, { PgGrantStore, PgConsentRequests }, { PgOAuthTokens }, { sharedKey }, { PgPolicyStore }] = await Promise.all([
         import('../store/postgres/pgDatabase.js'),
         import('../store/postgres/pgPinStore.js'),
         import('../store/postgres/pgAuditLog.js'),
         import('../store/postgres/pgConsent.js'),
         import('../store/postgres/pgOAuthTokens.js'),
         import('../store/postgres/pgSharedKeys.js'),
+        import('../store/postgres/pgPolicy.js'),
       ]);
       // Its own application_name: the consent requests of an instance that died are told apart by it.
       const db = await PgDatabase.open(store, { applicationName: instanceName() });
@@ -90,16 +102,19 @@ export async function openSharedStores(store: string | undefined, cache: string 
       result.consentRequests = new PgConsentRequests(db);
       result.oauthTokens = new PgOAuthTokens(db);
       result.requestStateKeys = [await sharedKey(db, 'mrtr-request-state')];
-      described.push(`store ${redact(store)} (pins, audit, consent approvals and queue, OAuth tokens, the MRTR sealing key)`);
+      result.policy = new PgPolicyStore(db);
+      taintKeyOf = async () => Buffer.from(await sharedKey(db, 'taint-fingerprints')).toString('hex');
+      described.push(`store ${redact(store)} (pins, audit, consent approvals and queue, OAuth tokens, the MRTR sealing key, the cluster policy)`);
     }
     if (cache !== undefined) {
-      const [{ RedisCache }, { RedisRateLimitStore, RedisConcurrencyStore }, { RedisSessionStore, RedisSessionBus }, { RedisEventStore }, { RedisNonceStore, RedisDpopReplayCache }, { RedisDpopNonceSource }] = await Promise.all([
+      const [{ RedisCache }, { RedisRateLimitStore, RedisConcurrencyStore }, { RedisSessionStore, RedisSessionBus }, { RedisEventStore }, { RedisNonceStore, RedisDpopReplayCache }, { RedisDpopNonceSource }, { RedisTaintStore, redisFingerprintKey, redisTaintWarnings }] = await Promise.all([
         import('../store/redis/redisCache.js'),
         import('../store/redis/redisGuards.js'),
         import('../store/redis/redisSessionStore.js'),
         import('../store/redis/redisEventStore.js'),
         import('../store/redis/redisSingleUse.js'),
         import('../store/redis/redisDpopNonces.js'),
+        import('../store/redis/redisTaintStore.js'),
       ]);
       const redis = await RedisCache.open(cache);
       closers.push(() => redis.close());
@@ -110,7 +125,8 @@ export async function openSharedStores(store: string | undefined, cache: string 
       result.sessions = { sessionStore: new RedisSessionStore(redis), sessionBus, eventStore: new RedisEventStore(redis) };
       result.nonceStore = new RedisNonceStore(redis);
       result.dpop = { replayCache: new RedisDpopReplayCache(redis), nonces: new RedisDpopNonceSource(redis) };
-      described.push(`cache ${redact(cache)} (rate limits, concurrency caps, stateful sessions and their SSE events, MRTR nonces, the DPoP replay cache and nonces)`);
+      result.taint = { store: new RedisTaintStore(redis), fingerprintKey: await (taintKeyOf ?? (() => redisFingerprintKey(redis)))(), warnings: await redisTaintWarnings(redis) };
+      described.push(`cache ${redact(cache)} (rate limits, concurrency caps, stateful sessions and their SSE events, MRTR nonces, the DPoP replay cache and nonces, the policy's taint)`);
     }
   } catch (error) {
     for (const close of closers) await close().catch(() => undefined);
@@ -130,12 +146,17 @@ export function sharedGuardStores(shared: SharedStores): { rateLimitStore?: Rate
   return { ...(shared.rateLimitStore !== undefined ? { rateLimitStore: shared.rateLimitStore } : {}), ...(shared.concurrencyStore !== undefined ? { concurrencyStore: shared.concurrencyStore } : {}) };
 }
 
+let thisInstance: string | undefined;
+
 /**
- * This instance's `application_name` (in the rows it writes and in `pg_stat_activity`): unique
- * (a random part), then the process id and host name; at most 63 ASCII characters (PostgreSQL
- * cuts longer names, and the rows must hold the name as the server shows it).
+ * This instance's name, the same for the whole process: its `application_name` in PostgreSQL
+ * (in the rows it writes and in `pg_stat_activity`, which tells the consent requests of an
+ * instance that died apart) and the publisher named in the cluster policy's rows. Unique (a
+ * random part), then the process id and host name; at most 63 ASCII characters (PostgreSQL cuts
+ * longer names, and the rows must hold the name as the server shows it).
  */
-function instanceName(): string {
+export function instanceName(): string {
   const host = hostname().replace(/[^\x21-\x7e]/g, '?');
-  return `switchboard ${randomBytes(4).toString('hex')} ${process.pid}@${host}`.slice(0, 63);
+  thisInstance ??= `switchboard ${randomBytes(4).toString('hex')} ${process.pid}@${host}`.slice(0, 63);
+  return thisInstance;
 }

@@ -7,7 +7,7 @@
  *
  * @module
  */
-import type { ConfigReader, JsonRecord } from './configRead.js';
+import { ConfigReader, type JsonRecord } from './configRead.js';
 import { childPath } from './configTypes.js';
 import { isLabel, LABELS, type Label, type ServerLabelConfig } from './policy/labels.js';
 import type { BuiltinMode } from './policy/policyEngine.js';
@@ -103,4 +103,44 @@ export function serverLabelsOf(servers: readonly { readonly id: string; readonly
   const out: Record<string, ServerLabelConfig> = {};
   for (const s of servers) if (s.options.labels !== undefined) out[s.id] = s.options.labels;
   return out;
+}
+
+/** A policy as a cluster shares it: the `switchboard.policy` section and every server's labels, as a config writes them. */
+export interface PolicyDocument {
+  readonly policy: JsonRecord;
+  readonly labels: Readonly<Record<string, ServerLabelConfig>>;
+}
+
+/** `policy` and `labels` as a {@link PolicyDocument} ({@link readPolicyDocument} reads it back to the same policy). */
+export function policyDocument(policy: PolicyConfig, labels: Readonly<Record<string, ServerLabelConfig>>): PolicyDocument {
+  const section = {
+    rules: policy.rules,
+    dryRun: policy.dryRun,
+    trifecta: policy.trifecta,
+    valueTaint: policy.valueTaint,
+    serverRequests: policy.serverRequests,
+    taint: { ...policy.windows, maxTrackedSessions: policy.maxTrackedSessions },
+  };
+  return { policy: section, labels };
+}
+
+/**
+ * A shared {@link PolicyDocument} read back and checked as a config is (every rule compiled);
+ * `where` names its origin in the {@link ConfigError} of one that does not read.
+ */
+export function readPolicyDocument(value: unknown, where: string): { readonly policy: PolicyConfig; readonly labels: Record<string, ServerLabelConfig> } {
+  const read = new ConfigReader(where);
+  const doc = read.record(value, '$');
+  read.strictKeys(doc, ['policy', 'labels'], '$');
+  const policy = readPolicy(read, doc['policy']);
+  const labels: Record<string, ServerLabelConfig> = {};
+  const byServer = doc['labels'] === undefined ? {} : read.record(doc['labels'], '$.labels');
+  for (const [id, options] of Object.entries(byServer)) {
+    const at = childPath('$.labels', id);
+    const own = read.record(options, at);
+    read.strictKeys(own, LABEL_OPTION_KEYS, at);
+    const parsed = readServerLabels(read, own, at);
+    if (parsed !== undefined) labels[id] = parsed;
+  }
+  return { policy, labels };
 }

@@ -170,6 +170,7 @@ export {
   CONVERSATION_META_KEY,
   DEFAULT_TAINT_WINDOWS,
   type TaintStore,
+  type SyncTaintStore,
   type TaintState,
   type TaintSource,
   type SecretOrigin,

@@ -2,7 +2,7 @@
  * Persistence for the host (Node only: uses `node:fs`): JSON files under the state folder and
  * the SQLite audit log (better-sqlite3), implementing the store interfaces the host defines;
  * and the stores several gateway instances share: PostgreSQL (`pg`: pins, the audit chain,
- * OAuth tokens) and Redis (`ioredis`: rate limits, concurrency caps, SSE events, nonces).
+ * OAuth tokens) and Redis (`ioredis`: rate limits, concurrency caps, SSE events, nonces, the policy's taint).
  *
  * @module
  */
@@ -26,3 +26,4 @@ export { RedisEventStore, type RedisEventStoreOptions } from './redis/redisEvent
 export { RedisSessionStore, RedisSessionBus, type RedisSessionStoreOptions } from './redis/redisSessionStore.js';
 export { RedisNonceStore, RedisDpopReplayCache } from './redis/redisSingleUse.js';
 export { RedisDpopNonceSource, type RedisDpopNonceOptions } from './redis/redisDpopNonces.js';
+export { RedisTaintStore, redisFingerprintKey, redisTaintWarnings, type RedisTaintStoreOptions } from './redis/redisTaintStore.js';

@@ -10,9 +10,9 @@
 import type Database from 'better-sqlite3';
 import type { TaintSnapshotRow, TaintSnapshotStore } from '../host/policy/taintPersistence.js';
 import type { TaintSource } from '../host/policy/taint.js';
-import { LABELS } from '../host/policy/labels.js';
 import { McpError, McpErrorCode, describeError } from '../util/errors.js';
 import { openCheckedDatabase } from './sqliteFile.js';
+import { taintSourceFrom } from './taintRecord.js';
 
 /** The SQLite {@link TaintSnapshotStore}. */
 export class SqliteTaintSnapshot implements TaintSnapshotStore {
@@ -72,9 +72,5 @@ function parseSources(text: string, key: string, file: string): TaintSource[] {
     return fail();
   }
   if (!Array.isArray(value)) return fail();
-  return value.map((s: unknown): TaintSource => {
-    const o = s as Partial<Record<keyof TaintSource, unknown>> | null;
-    if (o === null || typeof o !== 'object' || !(LABELS as readonly unknown[]).includes(o.label) || typeof o.server !== 'string' || (o.tool !== undefined && o.tool !== null && typeof o.tool !== 'string') || typeof o.at !== 'number' || typeof o.via !== 'string') return fail();
-    return { label: o.label as TaintSource['label'], server: o.server, tool: typeof o.tool === 'string' ? o.tool : undefined, at: o.at, via: o.via };
-  });
+  return value.map((s: unknown): TaintSource => taintSourceFrom(s) ?? fail());
 }

@@ -20,6 +20,10 @@
  * (`detail.injection === true`) brings `untrusted-content`, and the secrets `detectSecrets`
  * finds in the result are fingerprinted for value taint.
  *
+ * **A shared taint store** (several instances) answers with promises. Taint that cannot be
+ * read refuses the call (`deny`, naming the store); taint that cannot be recorded after the
+ * call withholds its result (the call ran, but what entered the session would be forgotten).
+ *
  * @module
  */
 import { DeniedError, type Decision, type InterceptContext, type InterceptedMethod, type Interceptor } from '../interceptors.js';
@@ -28,11 +32,14 @@ import { compileRules, evaluateRules, RULE_OUTCOMES, type CompiledRule, type Pol
 import { DEFAULT_TAINT_WINDOWS, joinTaint, MemoryTaintStore, taintKeys, type TaintKeys, type TaintState, type TaintStore, type TaintWindows } from './taint.js';
 import { TRIFECTA_RULE, trifectaReasons } from './trifecta.js';
 import { findTaintedValue, SecretFingerprints, secretsIn, type DetectSecrets } from './valueTaint.js';
+import { describeError } from '../../util/errors.js';
 
 /** The id the policy interceptor records and refuses under. */
 export const POLICY_INTERCEPTOR_ID = 'policy';
 /** The built-in value-taint rule. */
 export const VALUE_TAINT_RULE = 'builtin.value-taint';
+/** The rule a refusal names when a shared taint store cannot be read or written. */
+export const TAINT_STORE_RULE = 'builtin.taint-store';
 /** The built-in rule for a downstream server's sampling and elicitation requests in a tainted session. */
 export const SERVER_REQUEST_RULE = 'builtin.server-request';
 
@@ -164,14 +171,31 @@ export function policyInterceptor(options: PolicyOptions): Interceptor {
     }
   };
 
-  const taint = (ctx: InterceptContext, keys: TaintKeys, serverId: string, name: string | undefined, labels: ResolvedLabels, result: unknown): void => {
+  // The joined taint of the request; a shared store's failure refuses it (fail closed).
+  const readTaint = (ctx: InterceptContext, keys: TaintKeys): TaintState | undefined | Promise<TaintState | undefined> => {
+    const state = joinTaint(store, keys, now());
+    if (!(state instanceof Promise)) return state;
+    return state.catch((error: unknown) => {
+      throw refuse(ctx, `the taint of this session cannot be read (${describeError(error)}); calls are refused until it can`);
+    });
+  };
+  const refuse = (ctx: InterceptContext, reason: string): DeniedError => {
+    ctx.record({ interceptor: POLICY_INTERCEPTOR_ID, outcome: 'deny', reason, detail: { rule: TAINT_STORE_RULE, reasons: [reason] } });
+    return new DeniedError(POLICY_INTERCEPTOR_ID, reason);
+  };
+
+  const taint = (ctx: InterceptContext, keys: TaintKeys, serverId: string, name: string | undefined, labels: ResolvedLabels, result: unknown): Promise<void> | undefined => {
     const injected = ctx.decisions.some((d) => d.detail?.['injection'] === true);
-    if (labels.labels.length === 0 && !injected && valueTaint === 'off') return;
+    if (labels.labels.length === 0 && !injected && valueTaint === 'off') return undefined;
     const at = now();
+    let writes: (void | Promise<void>)[] | undefined;
+    const pending = (write: void | Promise<void>): void => {
+      if (write instanceof Promise) (writes ??= []).push(write);
+    };
     const add = (label: (typeof labels.labels)[number], via: string): void => {
       const source = { label, server: serverId, tool: name, at, via };
-      if (keys.session !== undefined) store.addSource(keys.session, source, windows.sessionMs, at);
-      store.addSource(keys.principal, source, windows.principalMs, at);
+      if (keys.session !== undefined) pending(store.addSource(keys.session, source, windows.sessionMs, at));
+      pending(store.addSource(keys.principal, source, windows.principalMs, at));
     };
     for (const label of labels.labels) add(label, labels.origins[label] ?? 'labels');
     if (injected) add('untrusted-content', `injection markers in the result (${injectionBy(ctx.decisions)})`);
@@ -179,17 +203,25 @@ export function policyInterceptor(options: PolicyOptions): Interceptor {
       for (const secret of secretsIn(result, options.detectSecrets)) {
         const fingerprint = fingerprints.of(secret);
         const origin = { server: serverId, tool: name, at };
-        if (keys.session !== undefined) store.addSecret(keys.session, fingerprint, origin, windows.sessionMs, at);
-        store.addSecret(keys.principal, fingerprint, origin, windows.principalMs, at);
+        if (keys.session !== undefined) pending(store.addSecret(keys.session, fingerprint, origin, windows.sessionMs, at));
+        pending(store.addSecret(keys.principal, fingerprint, origin, windows.principalMs, at));
       }
     }
+    if (writes === undefined) return undefined;
+    return Promise.all(writes).then(
+      () => undefined,
+      (error: unknown) => {
+        throw refuse(ctx, `the call ran, but what it brought into the session cannot be recorded (${describeError(error)}); its answer is withheld`);
+      },
+    );
   };
 
   const decideList = async (ctx: InterceptContext, next: () => Promise<unknown>): Promise<unknown> => {
     const listed = await next();
     if (denyRules.length === 0 || !Array.isArray(listed)) return listed;
     const keys = keysOf(ctx);
-    const state = joinTaint(store, keys, now());
+    const read = readTaint(ctx, keys);
+    const state = read instanceof Promise ? await read : read;
     const hidden: string[] = [];
     const firedRules = new Set<string>();
     const kept = (listed as readonly ListedItem[]).filter((item) => {
@@ -218,7 +250,8 @@ export function policyInterceptor(options: PolicyOptions): Interceptor {
       if (LISTS.has(ctx.method)) return decideList(ctx, next);
       const serverId = ctx.server?.id ?? '';
       const keys = keysOf(ctx);
-      const state = joinTaint(store, keys, now());
+      const read = readTaint(ctx, keys);
+      const state = read instanceof Promise ? await read : read;
       const definition = ctx.definition;
       const own = ctx.method === 'tools/call' && typeof ctx.params['name'] === 'string' ? ctx.params['name'] : undefined;
       const labels = ctx.method === 'server/request' ? NO_LABELS : resolver.resolve(serverId, own, definition);
@@ -262,12 +295,13 @@ export function policyInterceptor(options: PolicyOptions): Interceptor {
       if (ctx.method === 'server/request' && injectedRequest(ctx)) {
         // Injected text the server got through to the model: untrusted content entered the session.
         const answer = await enforce(ctx, decided, next);
-        taint(ctx, keys, serverId, ctx.serverMethod, NO_LABELS, undefined);
+        await taint(ctx, keys, serverId, ctx.serverMethod, NO_LABELS, undefined);
         return answer;
       }
       if (!USES.has(ctx.method)) return enforce(ctx, decided, next);
       const result = await enforce(ctx, decided, next);
-      taint(ctx, keys, serverId, ctx.exposedName, labels, result);
+      const recorded = taint(ctx, keys, serverId, ctx.exposedName, labels, result);
+      if (recorded !== undefined) await recorded;
       return result;
     },
   };

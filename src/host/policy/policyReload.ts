@@ -29,8 +29,8 @@ import { POLICY_INTERCEPTOR_ID, policyInterceptor, type PolicyOptions } from './
 import { MemoryTaintStore } from './taint.js';
 import { SecretFingerprints } from './valueTaint.js';
 
-/** What the reloadable policy keeps across reloads, and the parts the config does not set. */
-export type PolicyBase = Omit<PolicyOptions, 'rules' | 'labels' | 'trifecta' | 'valueTaint' | 'serverRequests' | 'dryRun' | 'windows' | 'fingerprints'>;
+/** What the reloadable policy keeps across reloads, and the parts the config does not set (`fingerprints`: default a fresh per-process key). */
+export type PolicyBase = Omit<PolicyOptions, 'rules' | 'labels' | 'trifecta' | 'valueTaint' | 'serverRequests' | 'dryRun' | 'windows'>;
 
 /** What a reload changed. */
 export interface PolicyChange {
@@ -53,7 +53,7 @@ function active(p: PolicyConfig): boolean {
 /** The `policy` interceptor that can be reloaded (see the module comment). */
 export class ReloadablePolicy {
   readonly #base: PolicyBase;
-  readonly #fingerprints = new SecretFingerprints();
+  readonly #fingerprints: SecretFingerprints;
   #policy: PolicyConfig;
   #labels: Readonly<Record<string, ServerLabelConfig>>;
   #engine: Interceptor | undefined;
@@ -64,6 +64,7 @@ export class ReloadablePolicy {
 
   constructor(base: PolicyBase, policy: PolicyConfig, labels: Readonly<Record<string, ServerLabelConfig>>) {
     this.#base = { ...base, store: base.store ?? new MemoryTaintStore() };
+    this.#fingerprints = base.fingerprints ?? new SecretFingerprints();
     this.#policy = policy;
     this.#labels = labels;
     this.#engine = this.#build(policy, labels);
@@ -81,6 +82,16 @@ export class ReloadablePolicy {
   /** `sha256:` of the running policy (section and labels). */
   get digest(): string {
     return this.#digest;
+  }
+
+  /** The running policy section (from the config, or the cluster's when shared). */
+  get config(): PolicyConfig {
+    return this.#policy;
+  }
+
+  /** The running servers' labels. */
+  get labels(): Readonly<Record<string, ServerLabelConfig>> {
+    return this.#labels;
   }
 
   /** Whether the running policy decides anything (rules or a built-in on). */
@@ -159,13 +170,14 @@ export function describePolicyChange(change: PolicyChange): string {
   return `policy reloaded (${parts.length > 0 ? parts.join('; ') : 'no effective change'}), ${change.from} -> ${change.to}`;
 }
 
-/** The `policy` audit record of an applied reload. */
-export function policyChangeEntry(change: PolicyChange, time: number): AuditEntry {
+/** The `policy` audit record of an applied reload; `cluster`: the shared version it applied (and who published it). */
+export function policyChangeEntry(change: PolicyChange, time: number, cluster?: { readonly version: number; readonly publishedBy: string; readonly published: boolean }): AuditEntry {
+  const reason = cluster === undefined ? describePolicyChange(change) : `${describePolicyChange(change)}; cluster policy version ${cluster.version} ${cluster.published ? 'published by this instance' : `published by ${cluster.publishedBy}`}`;
   return {
     time: new Date(time).toISOString(),
     kind: 'policy',
     method: 'policy/reload',
-    decisions: [{ interceptor: POLICY_INTERCEPTOR_ID, outcome: 'change', reason: describePolicyChange(change), detail: { ...change } }],
+    decisions: [{ interceptor: POLICY_INTERCEPTOR_ID, outcome: 'change', reason, detail: { ...change, ...(cluster !== undefined ? { cluster } : {}) } }],
     outcome: 'ok',
     latencyMs: 0,
   };

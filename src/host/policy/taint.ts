@@ -15,8 +15,10 @@
  * least recently used key, which never shortens the principal's window unless the number of
  * distinct principals exceeds the cap. Only a quiet window (no new taint) clears it.
  *
- * The store is behind {@link TaintStore} (a shared store can implement it for several gateway
- * instances); {@link MemoryTaintStore} keeps it in this process's memory, bounded.
+ * The store is behind {@link TaintStore}; {@link MemoryTaintStore} keeps it in this process's
+ * memory, bounded. A store shared by several gateway instances (the store layer's Redis one)
+ * answers with promises: the engine awaits them, and refuses the call when one rejects (fail
+ * closed: taint that cannot be read or recorded is never taken as no taint).
  *
  * @module
  */
@@ -49,13 +51,24 @@ export interface TaintState {
   readonly secrets: ReadonlyMap<string, SecretOrigin>;
 }
 
-/** Keeps taint by key. Implementations bound their memory and expire idle keys. */
+/**
+ * Keeps taint by key. Implementations bound their memory and expire idle keys. An in-process
+ * store answers synchronously; a shared one returns promises (several calls made in one tick
+ * should go out as one round trip), which reject when the shared store cannot be reached.
+ */
 export interface TaintStore {
   /** The taint of `key`, or undefined (none, or expired). */
-  get(key: string, now: number): TaintState | undefined;
+  get(key: string, now: number): TaintState | undefined | Promise<TaintState | undefined>;
   /** Adds a source to `key`, which then lives until `now + ttlMs` (extended by each add). */
-  addSource(key: string, source: TaintSource, ttlMs: number, now: number): void;
+  addSource(key: string, source: TaintSource, ttlMs: number, now: number): void | Promise<void>;
   /** Adds a secret fingerprint to `key`, likewise. */
+  addSecret(key: string, fingerprint: string, origin: SecretOrigin, ttlMs: number, now: number): void | Promise<void>;
+}
+
+/** A {@link TaintStore} that answers synchronously (the in-process ones). */
+export interface SyncTaintStore extends TaintStore {
+  get(key: string, now: number): TaintState | undefined;
+  addSource(key: string, source: TaintSource, ttlMs: number, now: number): void;
   addSecret(key: string, fingerprint: string, origin: SecretOrigin, ttlMs: number, now: number): void;
 }
 
@@ -76,7 +89,7 @@ interface Entry {
 }
 
 /** Taint in this process's memory, bounded in keys, sources and secrets per key. */
-export class MemoryTaintStore implements TaintStore {
+export class MemoryTaintStore implements SyncTaintStore {
   readonly #entries = new Map<string, Entry>();
   readonly #maxKeys: number;
   readonly #maxSources: number;
@@ -173,10 +186,21 @@ export function taintKeys(principal: string | undefined, session: string | undef
   return { session: own, principal: `principal:${who}` };
 }
 
-/** The joined taint of a request's keys: sources (deduplicated) and secrets. */
-export function joinTaint(store: TaintStore, keys: TaintKeys, now: number): TaintState | undefined {
+/**
+ * The joined taint of a request's keys: sources (deduplicated) and secrets. Synchronous for a
+ * {@link SyncTaintStore}; a promise when the store answers with one (both keys are asked at
+ * once, so a shared store can fetch them in one round trip).
+ */
+export function joinTaint(store: SyncTaintStore, keys: TaintKeys, now: number): TaintState | undefined;
+export function joinTaint(store: TaintStore, keys: TaintKeys, now: number): TaintState | undefined | Promise<TaintState | undefined>;
+export function joinTaint(store: TaintStore, keys: TaintKeys, now: number): TaintState | undefined | Promise<TaintState | undefined> {
   const own = keys.session === undefined ? undefined : store.get(keys.session, now);
   const principal = store.get(keys.principal, now);
+  if (own instanceof Promise || principal instanceof Promise) return Promise.all([own, principal]).then(([o, p]) => joined(o, p));
+  return joined(own, principal);
+}
+
+function joined(own: TaintState | undefined, principal: TaintState | undefined): TaintState | undefined {
   if (own === undefined) return principal;
   if (principal === undefined) return own;
   return { sources: joinSources(own.sources, principal.sources), secrets: principal.secrets.size === 0 ? own.secrets : own.secrets.size === 0 ? principal.secrets : new Map([...principal.secrets, ...own.secrets]) };

@@ -15,7 +15,7 @@
  *
  * @module
  */
-import { MemoryTaintStore, type MemoryTaintStoreOptions, type SecretOrigin, type TaintSource, type TaintState, type TaintStore } from './taint.js';
+import { MemoryTaintStore, type MemoryTaintStoreOptions, type SecretOrigin, type TaintSource, type TaintState, type SyncTaintStore } from './taint.js';
 
 /** The saved taint of one key. */
 export interface TaintSnapshotRow {
@@ -45,7 +45,7 @@ export interface PersistentTaintStoreOptions extends MemoryTaintStoreOptions {
 }
 
 /** A {@link TaintStore} whose label sources survive a restart (see the module comment). */
-export class PersistentTaintStore implements TaintStore {
+export class PersistentTaintStore implements SyncTaintStore {
   readonly #memory: MemoryTaintStore;
   readonly #snapshot: TaintSnapshotStore;
   readonly #dirty = new Set<string>();

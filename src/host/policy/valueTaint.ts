@@ -3,8 +3,10 @@
  * the arguments of a request to another server is caught, with no labels needed.
  *
  * - On a result, every string in it goes through the injected `detectSecrets`; each value
- *   found is kept only as a keyed fingerprint (SHA-256 over a per-process random key and the
- *   value), never the value itself.
+ *   found is kept only as a keyed fingerprint (its length and SHA-256 over a random key and the
+ *   value), never the value itself. The key is per process, or one shared by every gateway
+ *   instance of a deployment (so a secret read through one instance is recognised in a
+ *   request through another).
  * - On a request, every string in its params is looked at as it is and decoded (URL-encoding,
  *   base64 and base64url runs, hex runs); each form goes through `detectSecrets` and is split
  *   into tokens, and every candidate's fingerprint is looked up. A secret pasted verbatim, or
@@ -18,12 +20,15 @@ import { sha256Hex } from '../../util/sha256.js';
 /** Finds secret values in a text (the sanitize branch's `findSecrets`, mapped to values). */
 export type DetectSecrets = (text: string) => readonly string[];
 
-/** Keyed fingerprints of secret values. */
+/**
+ * Keyed fingerprints of secret values: `<length>:<hash>`. The length lets a lookup skip, without
+ * hashing, every candidate whose length no known fingerprint has; it is part of the fingerprint
+ * (not remembered here) so fingerprints made by another instance with the same key work too.
+ */
 export class SecretFingerprints {
   readonly #key: string;
-  /** The lengths of the values fingerprinted so far: a candidate of another length is not hashed. */
-  readonly #lengths = new Set<number>();
 
+  /** `key`: the fingerprint key (hex), shared by the instances that must recognise each other's fingerprints; default a fresh random one. */
   constructor(key?: string) {
     if (key !== undefined) this.#key = key;
     else {
@@ -33,20 +38,26 @@ export class SecretFingerprints {
     }
   }
 
-  /** The fingerprint of `value`, remembering its length (see {@link lookup}). */
+  /** The fingerprint of `value`. */
   of(value: string): string {
-    this.#lengths.add(value.length);
-    return this.#hash(value);
+    return `${value.length}:${this.#hash(value)}`;
   }
 
-  /** The entry of `known` for `candidate`, hashing it only when a value of its length was fingerprinted. */
-  lookup<T>(candidate: string, known: ReadonlyMap<string, T>): T | undefined {
-    return this.#lengths.has(candidate.length) ? known.get(this.#hash(candidate)) : undefined;
+  /** The entry of `known` for `candidate`, hashing it only when a fingerprint of its length is in `lengths` (see {@link lengthsOf}). */
+  lookup<T>(candidate: string, known: ReadonlyMap<string, T>, lengths: ReadonlySet<number> = lengthsOf(known)): T | undefined {
+    return lengths.has(candidate.length) ? known.get(`${candidate.length}:${this.#hash(candidate)}`) : undefined;
   }
 
   #hash(value: string): string {
     return sha256Hex(`${this.#key}\u0000${value}`).slice(0, 32);
   }
+}
+
+/** The value lengths of the fingerprints in `known`. */
+export function lengthsOf(known: ReadonlyMap<string, unknown>): Set<number> {
+  const lengths = new Set<number>();
+  for (const fingerprint of known.keys()) lengths.add(parseInt(fingerprint, 10));
+  return lengths;
 }
 
 /** Every string inside a JSON-like value (at most 10,000 strings, 32 levels deep). */
@@ -108,10 +119,11 @@ export function candidatesOf(text: string, detect: DetectSecrets): Set<string> {
 /** The first secret fingerprint of `known` found in the strings of `params`. */
 export function findTaintedValue<T>(params: unknown, known: ReadonlyMap<string, T>, fingerprints: SecretFingerprints, detect: DetectSecrets): T | undefined {
   if (known.size === 0) return undefined;
+  const lengths = lengthsOf(known);
   for (const text of stringsIn(params)) {
     if (text.length < 8) continue;
     for (const candidate of candidatesOf(text, detect)) {
-      const origin = fingerprints.lookup(candidate, known);
+      const origin = fingerprints.lookup(candidate, known, lengths);
       if (origin !== undefined) return origin;
     }
   }

@@ -76,4 +76,17 @@ CREATE TABLE shared_keys (
 );
 `,
   },
+  {
+    name: 'the cluster policy (one versioned row)',
+    sql: `
+CREATE TABLE cluster_policy (
+  id boolean PRIMARY KEY DEFAULT true CHECK (id),
+  version bigint NOT NULL,
+  digest text NOT NULL,
+  document jsonb NOT NULL,
+  instance text NOT NULL,
+  published_at bigint NOT NULL
+);
+`,
+  },
 ];
