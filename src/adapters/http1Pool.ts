@@ -15,10 +15,11 @@
  *   values refused), `Transfer-Encoding: chunked` (with trailers), or until the connection closes.
  * - Keep-alive pools per origin: at most `maxSockets` connections, requests beyond that wait
  *   in order; idle sockets are kept (up to `maxFreeSockets`, last used first) and do not keep
- *   the process alive, and are closed a second before the server's `Keep-Alive: timeout`
- *   hint, as Node's agent does. A connection is reused only after a complete answer that did
- *   not say `Connection: close`; anything else (an abort, a failure, an answer read to the
- *   close, stray bytes) closes it.
+ *   the process alive, and are not reused later than a second before the server's
+ *   `Keep-Alive: timeout` hint runs out (checked when one is taken, so no timer is armed per
+ *   answer; one past its time is closed then, and the server closes the ones nobody takes). A
+ *   connection is reused only after a complete answer that did not say `Connection: close`;
+ *   anything else (an abort, a failure, an answer read to the close, stray bytes) closes it.
  *
  * @see https://www.rfc-editor.org/rfc/rfc9112
  * @module
@@ -41,7 +42,7 @@ export interface Http1Request {
 
 /** What the pool reports of one exchange, in order: `head`, then `data`* and `end`, or `fail` at any point. */
 export interface Http1Handler {
-  /** The final answer's head: status, reason, and the fields as name/value pairs. */
+  /** The final answer's head: status, reason, and the fields as name/value pairs (names lower-cased). */
   head(status: number, statusText: string, rawHeaders: readonly string[]): void;
   /** A piece of the (de-framed) body; return false to pause reading until `resume()`. */
   data(chunk: Buffer): boolean;
@@ -72,6 +73,11 @@ const MAX_HEAD = 64 * 1024;
 const CRLF2 = Buffer.from('\r\n\r\n');
 const KEEP_ALIVE_TIMEOUT = /timeout=(\d+)/i;
 const NON_ASCII = /[^\t\r\n -~]/;
+const CHUNK_SIZE = /^([0-9a-fA-F]{1,12})[ \t]*(?:;.*)?$/;
+const DIGITS = /^\d+$/;
+const CHUNKED_LAST = /(?:^|,)\s*chunked\s*$/i;
+const CLOSE_TOKEN = /(?:^|,)\s*close\s*(?:,|$)/i;
+const EMPTY = Buffer.alloc(0);
 
 /** A protocol failure of the server's answer. */
 function protocolError(message: string): Error {
@@ -107,6 +113,8 @@ class Connection {
   #paused = false;
   /** How long this connection may stay idle (the server's keep-alive hint less a second); undefined: no limit. */
   idleMs: number | undefined;
+  /** While idle: the time (`Date.now()`) after which it is not reused. */
+  idleUntil = Infinity;
 
   constructor(socket: Socket, origin: Origin) {
     this.socket = socket;
@@ -115,9 +123,6 @@ class Connection {
     socket.on('data', (chunk: Buffer) => this.#onData(chunk));
     socket.on('error', (error) => this.#close(error));
     socket.on('close', () => this.#close(new Error('the connection closed before the answer was complete')));
-    socket.on('timeout', () => {
-      if (this.#handler === undefined) socket.destroy();
-    });
   }
 
   /**
@@ -130,7 +135,6 @@ class Connection {
     this.#framing = undefined;
     this.#chunkLeft = -1;
     this.socket.ref();
-    this.socket.setTimeout(0);
     if (body === undefined) this.socket.write(head, 'latin1');
     else if (typeof body === 'string' && !NON_ASCII.test(head)) this.socket.write(head + body, 'utf8');
     else {
@@ -204,8 +208,10 @@ class Connection {
   #parseHead(data: Buffer): Buffer | undefined {
     const end = data.indexOf(CRLF2);
     if (end < 0) return undefined;
-    const lines = data.toString('latin1', 0, end).split('\r\n');
-    const status = STATUS_LINE.exec(lines[0] as string);
+    const text = data.toString('latin1', 0, end);
+    let eol = text.indexOf('\r\n');
+    if (eol < 0) eol = text.length;
+    const status = STATUS_LINE.exec(eol === text.length ? text : text.slice(0, eol));
     if (status === null) throw protocolError('the status line is malformed');
     const code = Number(status[2]);
     const raw: string[] = [];
@@ -214,24 +220,30 @@ class Connection {
     let encoded = false;
     let close = status[1] === '0';
     let keepAliveMs: number | undefined;
-    for (let i = 1; i < lines.length; i++) {
-      const line = lines[i] as string;
-      const colon = line.indexOf(':');
-      const name = line.slice(0, colon);
-      if (colon <= 0 || !TOKEN.test(name)) throw protocolError('a header line is malformed');
-      const value = line.slice(colon + 1).trim();
-      raw.push(name, value);
-      switch (name.toLowerCase()) {
+    // One field a line, up to the head's end: no array of lines is made.
+    for (let start = eol + 2; start < text.length; ) {
+      let next = text.indexOf('\r\n', start);
+      if (next < 0) next = text.length;
+      const colon = text.indexOf(':', start);
+      // No colon on this line (a folded line, whose first byte is white space, has none before its end or fails the token).
+      if (colon <= start || colon > next) throw protocolError('a header line is malformed');
+      const name = text.slice(start, colon);
+      if (!TOKEN.test(name)) throw protocolError('a header line is malformed');
+      const value = text.slice(colon + 1, next).trim();
+      const lower = name.toLowerCase();
+      raw.push(lower, value);
+      start = next + 2;
+      switch (lower) {
         case 'content-length':
-          if (!/^\d+$/.test(value) || (length !== undefined && length !== value)) throw protocolError('the Content-Length is invalid');
+          if (!DIGITS.test(value) || (length !== undefined && length !== value)) throw protocolError('the Content-Length is invalid');
           length = value;
           break;
         case 'transfer-encoding':
           encoded = true;
-          chunked = /(?:^|,)\s*chunked\s*$/i.test(value);
+          chunked = CHUNKED_LAST.test(value);
           break;
         case 'connection':
-          if (/(?:^|,)\s*close\s*(?:,|$)/i.test(value)) close = true;
+          if (CLOSE_TOKEN.test(value)) close = true;
           break;
         case 'keep-alive': {
           const match = KEEP_ALIVE_TIMEOUT.exec(value);
@@ -261,14 +273,14 @@ class Connection {
     const framing = this.#framing as Framing;
     if (framing.kind === 'close') {
       this.#deliver(data);
-      return Buffer.alloc(0);
+      return EMPTY;
     }
     if (framing.kind === 'length') {
       const take = Math.min(framing.left, data.length);
       framing.left -= take;
       this.#deliver(take === data.length ? data : data.subarray(0, take));
-      if (framing.left === 0) this.#complete(data.subarray(take));
-      return Buffer.alloc(0);
+      if (framing.left === 0) this.#complete(take === data.length ? EMPTY : data.subarray(take));
+      return EMPTY;
     }
     if (framing.kind === 'chunked') return this.#chunk(data);
     throw protocolError('bytes after a bodiless answer');
@@ -286,7 +298,7 @@ class Connection {
     if (eol < 0) {
       if (data.length > MAX_HEAD) throw protocolError('a chunk line is too long');
       this.#buffer = data;
-      return Buffer.alloc(0);
+      return EMPTY;
     }
     const line = data.toString('latin1', 0, eol);
     const rest = data.subarray(eol + 2);
@@ -298,9 +310,9 @@ class Connection {
     if (this.#chunkLeft === -2) {
       // Trailer fields, up to the empty line that ends the body.
       if (line === '') this.#complete(rest);
-      return line === '' ? Buffer.alloc(0) : rest;
+      return line === '' ? EMPTY : rest;
     }
-    const size = /^([0-9a-fA-F]{1,12})[ \t]*(?:;.*)?$/.exec(line);
+    const size = CHUNK_SIZE.exec(line);
     if (size === null) throw protocolError('a chunk size is malformed');
     const n = parseInt(size[1] as string, 16);
     this.#chunkLeft = n === 0 ? -2 : n;
@@ -353,8 +365,13 @@ class Origin {
 
   /** Runs `run` with a connection now (an idle one, or a new one) or when one frees up. */
   acquire(run: (connection: Connection) => void): Waiter | undefined {
-    const idle = this.#idle.pop();
-    if (idle !== undefined) {
+    for (let idle = this.#idle.pop(); idle !== undefined; idle = this.#idle.pop()) {
+      if (idle.idleUntil < Date.now()) {
+        // Too close to the server's keep-alive timeout: it may be closing it right now.
+        this.remove(idle);
+        idle.socket.destroy();
+        continue;
+      }
       run(idle);
       return undefined;
     }
@@ -385,9 +402,9 @@ class Origin {
       connection.socket.destroy();
       return;
     }
-    // Idle: it does not keep the process alive, and closes before the server's hint runs out.
+    // Idle: it does not keep the process alive, and is not taken after the server's hint runs out.
     connection.socket.unref();
-    if (idleMs !== undefined) connection.socket.setTimeout(idleMs);
+    connection.idleUntil = idleMs === undefined ? Infinity : Date.now() + idleMs;
     this.#idle.push(connection);
   }
 
