@@ -1,6 +1,6 @@
 /**
- * A lean HTTP/1.1 client on keep-alive `node:net` sockets, for {@link nodeFetch}'s POSTs to
- * `http:` origins (the MCP client's hot path: one POST per call). It writes a request as one
+ * A lean HTTP/1.1 client on keep-alive `node:net` (and `node:tls`) sockets, for {@link nodeFetch}'s
+ * POSTs to `http:` and `https:` origins (the MCP client's hot path: one POST per call). It writes a request as one
  * string (head and body in one write) and parses the answer's head and framing itself.
  * `http.request` costs about 200 µs of CPU per call at 32 in flight on the benchmark machine
  * (`ClientRequest`, the agent's bookkeeping, `IncomingMessage` and its stream, the events of
@@ -24,10 +24,13 @@
  * @see https://www.rfc-editor.org/rfc/rfc9112
  * @module
  */
-import { connect, type Socket } from 'node:net';
+import { connect, isIP, type Socket } from 'node:net';
+import { connect as connectTls, type ConnectionOptions as TlsOptions } from 'node:tls';
 
 /** One request, as the pool sends it. */
 export interface Http1Request {
+  /** `https:`: the connection is TLS (certificates checked as `tls.connect` does, with the pool's `tls` options). */
+  readonly secure?: boolean;
   readonly host: string;
   readonly port: number;
   /** The `Host` header (host and non-default port). */
@@ -63,6 +66,8 @@ export interface Http1Exchange {
 export interface Http1PoolOptions {
   readonly maxSockets: number;
   readonly maxFreeSockets: number;
+  /** Options of the TLS connections to `https:` origins (e.g. `ca`); the certificate checks stay on unless these turn them off. */
+  readonly tls?: TlsOptions;
 }
 
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
@@ -78,6 +83,12 @@ const DIGITS = /^\d+$/;
 const CHUNKED_LAST = /(?:^|,)\s*chunked\s*$/i;
 const CLOSE_TOKEN = /(?:^|,)\s*close\s*(?:,|$)/i;
 const EMPTY = Buffer.alloc(0);
+/**
+ * What every connection reads into (`net.connect`'s `onread`: no `Readable` push, event and
+ * tick per read). Reads run one at a time on the main thread and each is consumed (what is
+ * kept is copied) before the next, so one buffer serves all the connections.
+ */
+const READ_BUFFER = Buffer.allocUnsafe(64 * 1024);
 
 /** A protocol failure of the server's answer. */
 function protocolError(message: string): Error {
@@ -116,11 +127,12 @@ class Connection {
   /** While idle: the time (`Date.now()`) after which it is not reused. */
   idleUntil = Infinity;
 
-  constructor(socket: Socket, origin: Origin) {
+  constructor(socket: Socket, origin: Origin, streamed: boolean) {
     this.socket = socket;
     this.#origin = origin;
     socket.setNoDelay(true);
-    socket.on('data', (chunk: Buffer) => this.#onData(chunk));
+    // A TLS socket reads through its stream (`onread` is for plain TCP); copies are made alike.
+    if (streamed) socket.on('data', (chunk: Buffer) => this.#onData(chunk));
     socket.on('error', (error) => this.#close(error));
     socket.on('close', () => this.#close(new Error('the connection closed before the answer was complete')));
   }
@@ -174,6 +186,12 @@ class Connection {
     else handler.fail(error);
   }
 
+  /** `onread`: `n` bytes arrived in the shared {@link READ_BUFFER}. */
+  onRead(n: number): void {
+    this.#onData(READ_BUFFER.subarray(0, n));
+  }
+
+  /** `chunk` is a view of the shared read buffer: what outlives this call is copied. */
   #onData(chunk: Buffer): void {
     if (this.#handler === undefined) {
       // Bytes nobody asked for: the connection's state is unknown, so it is not reused.
@@ -181,6 +199,7 @@ class Connection {
       return;
     }
     let data = this.#buffer === undefined ? chunk : Buffer.concat([this.#buffer, chunk]);
+    const shared = this.#buffer === undefined;
     this.#buffer = undefined;
     try {
       while (this.#handler !== undefined && data.length > 0) {
@@ -188,7 +207,7 @@ class Connection {
           const rest = this.#parseHead(data);
           if (rest === undefined) {
             if (data.length > MAX_HEAD) throw protocolError('the head is too large');
-            this.#buffer = data;
+            this.#buffer = shared ? Buffer.from(data) : data;
             return;
           }
           data = rest;
@@ -297,7 +316,8 @@ class Connection {
     const eol = data.indexOf('\r\n');
     if (eol < 0) {
       if (data.length > MAX_HEAD) throw protocolError('a chunk line is too long');
-      this.#buffer = data;
+      // A copy: `data` may be a view of the shared read buffer.
+      this.#buffer = Buffer.from(data);
       return EMPTY;
     }
     const line = data.toString('latin1', 0, eol);
@@ -321,7 +341,8 @@ class Connection {
 
   #deliver(chunk: Buffer): void {
     if (chunk.length === 0 || this.#handler === undefined) return;
-    if (!this.#handler.data(chunk) && this.#handler !== undefined && !this.#paused) {
+    // A copy: the handler keeps it, and `chunk` may be a view of the shared read buffer.
+    if (!this.#handler.data(Buffer.from(chunk)) && this.#handler !== undefined && !this.#paused) {
       this.#paused = true;
       this.socket.pause();
     }
@@ -350,6 +371,7 @@ interface Waiter {
 
 /** The connections of one origin (host and port). */
 class Origin {
+  readonly #secure: boolean;
   readonly #host: string;
   readonly #port: number;
   readonly #options: Http1PoolOptions;
@@ -357,7 +379,8 @@ class Origin {
   readonly #all = new Set<Connection>();
   readonly #waiting: Waiter[] = [];
 
-  constructor(host: string, port: number, options: Http1PoolOptions) {
+  constructor(secure: boolean, host: string, port: number, options: Http1PoolOptions) {
+    this.#secure = secure;
     this.#host = host;
     this.#port = port;
     this.#options = options;
@@ -385,7 +408,16 @@ class Origin {
   }
 
   #open(): Connection {
-    const connection = new Connection(connect({ host: this.#host, port: this.#port }), this);
+    let connection: Connection | undefined;
+    if (this.#secure) {
+      // SNI names a host, never an address (RFC 6066 section 3); the certificate is checked against either.
+      const sni = isIP(this.#host) === 0 ? { servername: this.#host } : {};
+      const socket = connectTls({ ...sni, ALPNProtocols: ['http/1.1'], ...this.#options.tls, host: this.#host, port: this.#port });
+      connection = new Connection(socket, this, true);
+    } else {
+      const onread = { buffer: READ_BUFFER, callback: (n: number): boolean => (connection?.onRead(n), true) };
+      connection = new Connection(connect({ host: this.#host, port: this.#port, onread }), this, false);
+    }
     this.#all.add(connection);
     return connection;
   }
@@ -438,10 +470,11 @@ export class Http1Pool {
     const body = request.body;
     const length = body === undefined ? undefined : typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength;
     const head = requestHead(request, length);
-    const key = `${request.host}:${request.port}`;
+    const secure = request.secure === true;
+    const key = `${secure ? 's' : ''}${request.host}:${request.port}`;
     let origin = this.#origins.get(key);
     if (origin === undefined) {
-      origin = new Origin(request.host, request.port, this.#options);
+      origin = new Origin(secure, request.host, request.port, this.#options);
       this.#origins.set(key, origin);
     }
     let connection: Connection | undefined;
