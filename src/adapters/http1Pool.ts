@@ -1,6 +1,6 @@
 /**
- * A lean HTTP/1.1 client on keep-alive `node:net` sockets, for {@link nodeFetch}'s POSTs to
- * `http:` origins (the MCP client's hot path: one POST per call). It writes a request as one
+ * A lean HTTP/1.1 client on keep-alive `node:net` (and `node:tls`) sockets, for {@link nodeFetch}'s
+ * POSTs to `http:` and `https:` origins (the MCP client's hot path: one POST per call). It writes a request as one
  * string (head and body in one write) and parses the answer's head and framing itself.
  * `http.request` costs about 200 µs of CPU per call at 32 in flight on the benchmark machine
  * (`ClientRequest`, the agent's bookkeeping, `IncomingMessage` and its stream, the events of
@@ -15,18 +15,22 @@
  *   values refused), `Transfer-Encoding: chunked` (with trailers), or until the connection closes.
  * - Keep-alive pools per origin: at most `maxSockets` connections, requests beyond that wait
  *   in order; idle sockets are kept (up to `maxFreeSockets`, last used first) and do not keep
- *   the process alive, and are closed a second before the server's `Keep-Alive: timeout`
- *   hint, as Node's agent does. A connection is reused only after a complete answer that did
- *   not say `Connection: close`; anything else (an abort, a failure, an answer read to the
- *   close, stray bytes) closes it.
+ *   the process alive, and are not reused later than a second before the server's
+ *   `Keep-Alive: timeout` hint runs out (checked when one is taken, so no timer is armed per
+ *   answer; one past its time is closed then, and the server closes the ones nobody takes). A
+ *   connection is reused only after a complete answer that did not say `Connection: close`;
+ *   anything else (an abort, a failure, an answer read to the close, stray bytes) closes it.
  *
  * @see https://www.rfc-editor.org/rfc/rfc9112
  * @module
  */
-import { connect, type Socket } from 'node:net';
+import { connect, isIP, type Socket } from 'node:net';
+import { connect as connectTls, type ConnectionOptions as TlsOptions } from 'node:tls';
 
 /** One request, as the pool sends it. */
 export interface Http1Request {
+  /** `https:`: the connection is TLS (certificates checked as `tls.connect` does, with the pool's `tls` options). */
+  readonly secure?: boolean;
   readonly host: string;
   readonly port: number;
   /** The `Host` header (host and non-default port). */
@@ -41,7 +45,7 @@ export interface Http1Request {
 
 /** What the pool reports of one exchange, in order: `head`, then `data`* and `end`, or `fail` at any point. */
 export interface Http1Handler {
-  /** The final answer's head: status, reason, and the fields as name/value pairs. */
+  /** The final answer's head: status, reason, and the fields as name/value pairs (names lower-cased). */
   head(status: number, statusText: string, rawHeaders: readonly string[]): void;
   /** A piece of the (de-framed) body; return false to pause reading until `resume()`. */
   data(chunk: Buffer): boolean;
@@ -62,6 +66,8 @@ export interface Http1Exchange {
 export interface Http1PoolOptions {
   readonly maxSockets: number;
   readonly maxFreeSockets: number;
+  /** Options of the TLS connections to `https:` origins (e.g. `ca`); the certificate checks stay on unless these turn them off. */
+  readonly tls?: TlsOptions;
 }
 
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
@@ -72,6 +78,17 @@ const MAX_HEAD = 64 * 1024;
 const CRLF2 = Buffer.from('\r\n\r\n');
 const KEEP_ALIVE_TIMEOUT = /timeout=(\d+)/i;
 const NON_ASCII = /[^\t\r\n -~]/;
+const CHUNK_SIZE = /^([0-9a-fA-F]{1,12})[ \t]*(?:;.*)?$/;
+const DIGITS = /^\d+$/;
+const CHUNKED_LAST = /(?:^|,)\s*chunked\s*$/i;
+const CLOSE_TOKEN = /(?:^|,)\s*close\s*(?:,|$)/i;
+const EMPTY = Buffer.alloc(0);
+/**
+ * What every connection reads into (`net.connect`'s `onread`: no `Readable` push, event and
+ * tick per read). Reads run one at a time on the main thread and each is consumed (what is
+ * kept is copied) before the next, so one buffer serves all the connections.
+ */
+const READ_BUFFER = Buffer.allocUnsafe(64 * 1024);
 
 /** A protocol failure of the server's answer. */
 function protocolError(message: string): Error {
@@ -107,17 +124,17 @@ class Connection {
   #paused = false;
   /** How long this connection may stay idle (the server's keep-alive hint less a second); undefined: no limit. */
   idleMs: number | undefined;
+  /** While idle: the time (`Date.now()`) after which it is not reused. */
+  idleUntil = Infinity;
 
-  constructor(socket: Socket, origin: Origin) {
+  constructor(socket: Socket, origin: Origin, streamed: boolean) {
     this.socket = socket;
     this.#origin = origin;
     socket.setNoDelay(true);
-    socket.on('data', (chunk: Buffer) => this.#onData(chunk));
+    // A TLS socket reads through its stream (`onread` is for plain TCP); copies are made alike.
+    if (streamed) socket.on('data', (chunk: Buffer) => this.#onData(chunk));
     socket.on('error', (error) => this.#close(error));
     socket.on('close', () => this.#close(new Error('the connection closed before the answer was complete')));
-    socket.on('timeout', () => {
-      if (this.#handler === undefined) socket.destroy();
-    });
   }
 
   /**
@@ -130,7 +147,6 @@ class Connection {
     this.#framing = undefined;
     this.#chunkLeft = -1;
     this.socket.ref();
-    this.socket.setTimeout(0);
     if (body === undefined) this.socket.write(head, 'latin1');
     else if (typeof body === 'string' && !NON_ASCII.test(head)) this.socket.write(head + body, 'utf8');
     else {
@@ -170,6 +186,12 @@ class Connection {
     else handler.fail(error);
   }
 
+  /** `onread`: `n` bytes arrived in the shared {@link READ_BUFFER}. */
+  onRead(n: number): void {
+    this.#onData(READ_BUFFER.subarray(0, n));
+  }
+
+  /** `chunk` is a view of the shared read buffer: what outlives this call is copied. */
   #onData(chunk: Buffer): void {
     if (this.#handler === undefined) {
       // Bytes nobody asked for: the connection's state is unknown, so it is not reused.
@@ -177,6 +199,7 @@ class Connection {
       return;
     }
     let data = this.#buffer === undefined ? chunk : Buffer.concat([this.#buffer, chunk]);
+    const shared = this.#buffer === undefined;
     this.#buffer = undefined;
     try {
       while (this.#handler !== undefined && data.length > 0) {
@@ -184,7 +207,7 @@ class Connection {
           const rest = this.#parseHead(data);
           if (rest === undefined) {
             if (data.length > MAX_HEAD) throw protocolError('the head is too large');
-            this.#buffer = data;
+            this.#buffer = shared ? Buffer.from(data) : data;
             return;
           }
           data = rest;
@@ -204,8 +227,10 @@ class Connection {
   #parseHead(data: Buffer): Buffer | undefined {
     const end = data.indexOf(CRLF2);
     if (end < 0) return undefined;
-    const lines = data.toString('latin1', 0, end).split('\r\n');
-    const status = STATUS_LINE.exec(lines[0] as string);
+    const text = data.toString('latin1', 0, end);
+    let eol = text.indexOf('\r\n');
+    if (eol < 0) eol = text.length;
+    const status = STATUS_LINE.exec(eol === text.length ? text : text.slice(0, eol));
     if (status === null) throw protocolError('the status line is malformed');
     const code = Number(status[2]);
     const raw: string[] = [];
@@ -214,24 +239,30 @@ class Connection {
     let encoded = false;
     let close = status[1] === '0';
     let keepAliveMs: number | undefined;
-    for (let i = 1; i < lines.length; i++) {
-      const line = lines[i] as string;
-      const colon = line.indexOf(':');
-      const name = line.slice(0, colon);
-      if (colon <= 0 || !TOKEN.test(name)) throw protocolError('a header line is malformed');
-      const value = line.slice(colon + 1).trim();
-      raw.push(name, value);
-      switch (name.toLowerCase()) {
+    // One field a line, up to the head's end: no array of lines is made.
+    for (let start = eol + 2; start < text.length; ) {
+      let next = text.indexOf('\r\n', start);
+      if (next < 0) next = text.length;
+      const colon = text.indexOf(':', start);
+      // No colon on this line (a folded line, whose first byte is white space, has none before its end or fails the token).
+      if (colon <= start || colon > next) throw protocolError('a header line is malformed');
+      const name = text.slice(start, colon);
+      if (!TOKEN.test(name)) throw protocolError('a header line is malformed');
+      const value = text.slice(colon + 1, next).trim();
+      const lower = name.toLowerCase();
+      raw.push(lower, value);
+      start = next + 2;
+      switch (lower) {
         case 'content-length':
-          if (!/^\d+$/.test(value) || (length !== undefined && length !== value)) throw protocolError('the Content-Length is invalid');
+          if (!DIGITS.test(value) || (length !== undefined && length !== value)) throw protocolError('the Content-Length is invalid');
           length = value;
           break;
         case 'transfer-encoding':
           encoded = true;
-          chunked = /(?:^|,)\s*chunked\s*$/i.test(value);
+          chunked = CHUNKED_LAST.test(value);
           break;
         case 'connection':
-          if (/(?:^|,)\s*close\s*(?:,|$)/i.test(value)) close = true;
+          if (CLOSE_TOKEN.test(value)) close = true;
           break;
         case 'keep-alive': {
           const match = KEEP_ALIVE_TIMEOUT.exec(value);
@@ -261,14 +292,14 @@ class Connection {
     const framing = this.#framing as Framing;
     if (framing.kind === 'close') {
       this.#deliver(data);
-      return Buffer.alloc(0);
+      return EMPTY;
     }
     if (framing.kind === 'length') {
       const take = Math.min(framing.left, data.length);
       framing.left -= take;
       this.#deliver(take === data.length ? data : data.subarray(0, take));
-      if (framing.left === 0) this.#complete(data.subarray(take));
-      return Buffer.alloc(0);
+      if (framing.left === 0) this.#complete(take === data.length ? EMPTY : data.subarray(take));
+      return EMPTY;
     }
     if (framing.kind === 'chunked') return this.#chunk(data);
     throw protocolError('bytes after a bodiless answer');
@@ -285,8 +316,9 @@ class Connection {
     const eol = data.indexOf('\r\n');
     if (eol < 0) {
       if (data.length > MAX_HEAD) throw protocolError('a chunk line is too long');
-      this.#buffer = data;
-      return Buffer.alloc(0);
+      // A copy: `data` may be a view of the shared read buffer.
+      this.#buffer = Buffer.from(data);
+      return EMPTY;
     }
     const line = data.toString('latin1', 0, eol);
     const rest = data.subarray(eol + 2);
@@ -298,9 +330,9 @@ class Connection {
     if (this.#chunkLeft === -2) {
       // Trailer fields, up to the empty line that ends the body.
       if (line === '') this.#complete(rest);
-      return line === '' ? Buffer.alloc(0) : rest;
+      return line === '' ? EMPTY : rest;
     }
-    const size = /^([0-9a-fA-F]{1,12})[ \t]*(?:;.*)?$/.exec(line);
+    const size = CHUNK_SIZE.exec(line);
     if (size === null) throw protocolError('a chunk size is malformed');
     const n = parseInt(size[1] as string, 16);
     this.#chunkLeft = n === 0 ? -2 : n;
@@ -309,7 +341,8 @@ class Connection {
 
   #deliver(chunk: Buffer): void {
     if (chunk.length === 0 || this.#handler === undefined) return;
-    if (!this.#handler.data(chunk) && this.#handler !== undefined && !this.#paused) {
+    // A copy: the handler keeps it, and `chunk` may be a view of the shared read buffer.
+    if (!this.#handler.data(Buffer.from(chunk)) && this.#handler !== undefined && !this.#paused) {
       this.#paused = true;
       this.socket.pause();
     }
@@ -338,6 +371,7 @@ interface Waiter {
 
 /** The connections of one origin (host and port). */
 class Origin {
+  readonly #secure: boolean;
   readonly #host: string;
   readonly #port: number;
   readonly #options: Http1PoolOptions;
@@ -345,7 +379,8 @@ class Origin {
   readonly #all = new Set<Connection>();
   readonly #waiting: Waiter[] = [];
 
-  constructor(host: string, port: number, options: Http1PoolOptions) {
+  constructor(secure: boolean, host: string, port: number, options: Http1PoolOptions) {
+    this.#secure = secure;
     this.#host = host;
     this.#port = port;
     this.#options = options;
@@ -353,8 +388,13 @@ class Origin {
 
   /** Runs `run` with a connection now (an idle one, or a new one) or when one frees up. */
   acquire(run: (connection: Connection) => void): Waiter | undefined {
-    const idle = this.#idle.pop();
-    if (idle !== undefined) {
+    for (let idle = this.#idle.pop(); idle !== undefined; idle = this.#idle.pop()) {
+      if (idle.idleUntil < Date.now()) {
+        // Too close to the server's keep-alive timeout: it may be closing it right now.
+        this.remove(idle);
+        idle.socket.destroy();
+        continue;
+      }
       run(idle);
       return undefined;
     }
@@ -368,7 +408,16 @@ class Origin {
   }
 
   #open(): Connection {
-    const connection = new Connection(connect({ host: this.#host, port: this.#port }), this);
+    let connection: Connection | undefined;
+    if (this.#secure) {
+      // SNI names a host, never an address (RFC 6066 section 3); the certificate is checked against either.
+      const sni = isIP(this.#host) === 0 ? { servername: this.#host } : {};
+      const socket = connectTls({ ...sni, ALPNProtocols: ['http/1.1'], ...this.#options.tls, host: this.#host, port: this.#port });
+      connection = new Connection(socket, this, true);
+    } else {
+      const onread = { buffer: READ_BUFFER, callback: (n: number): boolean => (connection?.onRead(n), true) };
+      connection = new Connection(connect({ host: this.#host, port: this.#port, onread }), this, false);
+    }
     this.#all.add(connection);
     return connection;
   }
@@ -385,9 +434,9 @@ class Origin {
       connection.socket.destroy();
       return;
     }
-    // Idle: it does not keep the process alive, and closes before the server's hint runs out.
+    // Idle: it does not keep the process alive, and is not taken after the server's hint runs out.
     connection.socket.unref();
-    if (idleMs !== undefined) connection.socket.setTimeout(idleMs);
+    connection.idleUntil = idleMs === undefined ? Infinity : Date.now() + idleMs;
     this.#idle.push(connection);
   }
 
@@ -421,10 +470,11 @@ export class Http1Pool {
     const body = request.body;
     const length = body === undefined ? undefined : typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength;
     const head = requestHead(request, length);
-    const key = `${request.host}:${request.port}`;
+    const secure = request.secure === true;
+    const key = `${secure ? 's' : ''}${request.host}:${request.port}`;
     let origin = this.#origins.get(key);
     if (origin === undefined) {
-      origin = new Origin(request.host, request.port, this.#options);
+      origin = new Origin(secure, request.host, request.port, this.#options);
       this.#origins.set(key, origin);
     }
     let connection: Connection | undefined;

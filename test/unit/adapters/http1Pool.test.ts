@@ -8,10 +8,12 @@
  */
 import assert from 'node:assert/strict';
 import { createServer, type Server, type Socket } from 'node:net';
-import { after, before, describe, it } from 'node:test';
+import { after, before, describe, it, mock } from 'node:test';
 import { gzipSync } from 'node:zlib';
 import { nodeFetch } from '../../../src/adapters/nodeFetch.js';
 import { requestHead } from '../../../src/adapters/http1Pool.js';
+import { Cancellation } from '../../../src/transport/http/client/clientCancel.js';
+import { FETCH_ABORT_HOOK } from '../../../src/transport/http/client/clientOptions.js';
 
 interface Seen {
   readonly path: string;
@@ -52,6 +54,8 @@ function answer(path: string, body: Buffer): string | Buffer | ((socket: Socket)
       return json('{"closing":true}', 'connection: close\r\n');
     case '/short-keepalive':
       return json('{"short":true}', 'keep-alive: timeout=1\r\n');
+    case '/keepalive-5':
+      return json('{"hint":5}', 'keep-alive: timeout=5\r\n');
     case '/sse':
       return (socket) => {
         socket.write('HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n');
@@ -238,6 +242,57 @@ describe('nodeFetch POST on the HTTP/1.1 pool: framings and keep-alive', () => {
     await assert.rejects(pending, /stop stalled/);
     await (await post(g, '/echo')).text();
     assert.equal(socketsOf(from).size, 2);
+  });
+
+  it('an idle connection is not taken once the keep-alive hint (less a second) has run out', async (t) => {
+    const g = nodeFetch();
+    t.after(() => mock.timers.reset());
+    mock.timers.enable({ apis: ['Date'], now: Date.now() });
+    let from = seen.length;
+    await (await post(g, '/keepalive-5')).text();
+    mock.timers.tick(3_999);
+    await (await post(g, '/keepalive-5')).text();
+    assert.equal(socketsOf(from).size, 1, 'reused within the hint');
+    from = seen.length;
+    mock.timers.tick(4_001);
+    await (await post(g, '/echo')).text();
+    assert.equal(socketsOf(from).size, 1);
+    assert.notEqual(seen.at(-1)?.socket, seen.at(-2)?.socket, 'a new connection after the hint ran out');
+  });
+
+  it('takes a FETCH_ABORT_HOOK in place of a signal: abort before the answer, during a sized body, and the callback is dropped after the answer', async () => {
+    assert.equal(f[FETCH_ABORT_HOOK], true);
+    const hooked = (path: string, cancel: Cancellation): Promise<Response> =>
+      f(`${base}${path}`, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' }, [FETCH_ABORT_HOOK]: cancel });
+    const early = new Cancellation();
+    early.abort(new Error('hook early'));
+    await assert.rejects(hooked('/echo', early), /hook early/);
+    const g = nodeFetch();
+    const stalling = new Cancellation();
+    const stalled = new Promise<void>((resolve) => (onStalled = resolve));
+    const from = seen.length;
+    const pending = g(`${base}/stall`, { method: 'POST', body: '{}', [FETCH_ABORT_HOOK]: stalling });
+    await stalled;
+    stalling.abort(new Error('hook stalled'));
+    await assert.rejects(pending, /hook stalled/);
+    await (await post(g, '/echo')).text();
+    assert.equal(socketsOf(from).size, 2, 'the aborted connection is not reused');
+    // After a complete answer the request's callback is taken off the hook.
+    const calls: string[] = [];
+    let set: ((reason: unknown) => void) | undefined;
+    const recording = {
+      aborted: false,
+      reason: undefined,
+      onAbort(callback: (reason: unknown) => void) {
+        calls.push('on');
+        set = callback;
+      },
+      offAbort(callback: (reason: unknown) => void) {
+        calls.push(callback === set ? 'off' : 'off-other');
+      },
+    };
+    await (await hooked('/echo', recording as unknown as Cancellation)).text();
+    assert.deepEqual(calls, ['on', 'off']);
   });
 
   it('network failure rejects with TypeError("fetch failed") carrying the cause', async () => {

@@ -27,16 +27,17 @@ import { silentLogger, type Logger } from '../../../util/logger.js';
 import type { Transport } from '../../types.js';
 import { addModernHeaders, H, isValidSessionId, metaProtocolVersion, ToolHeaderCache, type HeaderMap } from './clientHeaders.js';
 import { authHooksOf, authorizedFetch, type ClientAuthHooks } from './clientAuth.js';
+import { Cancellation } from './clientCancel.js';
 import type { FetchLike, StreamableHttpClientOptions } from './clientOptions.js';
 import { ClientSession } from './clientSession.js';
-import { discard, followSse, httpStatusError, isJsonType, lossyText, mediaType, readBody, readResponse } from './clientStream.js';
+import { discard, followSse, httpStatusError, isJsonType, lossyText, mediaType, readBody, readResponse, takeBufferedBody } from './clientStream.js';
 
 export type { HttpStatusCause } from './clientStream.js';
 export type { FetchLike, StreamableHttpClientOptions, UnauthorizedInfo } from './clientOptions.js';
 
 /** One HTTP exchange: a POST and the GETs that resume its stream. */
 interface Exchange {
-  readonly controller: AbortController;
+  readonly cancel: Cancellation;
   /** Ids of the requests sent whose responses have not arrived yet. */
   readonly awaiting: RequestId[];
   /**
@@ -102,7 +103,8 @@ export class StreamableHttpClientTransport implements Transport {
   readonly #batchLimits: DecodeLimits;
   readonly #logger: Logger;
   readonly #tools: ToolHeaderCache;
-  readonly #controllers = new Set<AbortController>();
+  /** What `close()` aborts: the exchanges in flight and the standalone GET stream. */
+  readonly #controllers = new Set<{ abort(reason: unknown): void }>();
   readonly #requests = new Map<RequestId, Exchange>();
   readonly #watch = new Map<RequestId, Watch>();
   readonly #plainBase: HeaderMap;
@@ -157,7 +159,7 @@ export class StreamableHttpClientTransport implements Transport {
       cancelled = isRequestId(target) ? this.#requests.get(target) : undefined;
       if (cancelled?.modern === true || (cancelled === undefined && this.#session.version === undefined)) {
         // 2026-07-28 HTTP: closing the response stream is the cancellation.
-        cancelled?.controller.abort(new McpError(McpErrorCode.RequestCancelled, 'The request was cancelled'));
+        cancelled?.cancel.abort(new McpError(McpErrorCode.RequestCancelled, 'The request was cancelled'));
         return;
       }
     }
@@ -185,7 +187,7 @@ export class StreamableHttpClientTransport implements Transport {
     }
     const requestId = awaiting.length === 1 && single !== undefined ? awaiting[0] : undefined;
     const exchange: Exchange = {
-      controller: new AbortController(),
+      cancel: new Cancellation(),
       awaiting,
       extra: requestId === undefined ? undefined : { [RELATED_REQUEST_ID]: requestId },
       method,
@@ -194,19 +196,19 @@ export class StreamableHttpClientTransport implements Transport {
       session: version === undefined ? headers[H.sessionId] : undefined,
       newSession: undefined,
     };
-    this.#controllers.add(exchange.controller);
+    this.#controllers.add(exchange.cancel);
     if (requestId !== undefined) this.#requests.set(requestId, exchange);
     try {
       await this.#post(exchange, JSON.stringify(message), headers);
     } catch (error) {
       throw this.#failure(error, exchange);
     } finally {
-      this.#controllers.delete(exchange.controller);
+      this.#controllers.delete(exchange.cancel);
       if (requestId !== undefined) {
         this.#requests.delete(requestId);
         this.#watch.delete(requestId);
       }
-      cancelled?.controller.abort(new McpError(McpErrorCode.RequestCancelled, 'The request was cancelled'));
+      cancelled?.cancel.abort(new McpError(McpErrorCode.RequestCancelled, 'The request was cancelled'));
     }
   }
 
@@ -234,7 +236,7 @@ export class StreamableHttpClientTransport implements Transport {
   }
 
   async #post(exchange: Exchange, body: string, headers: HeaderMap): Promise<void> {
-    const response = await this.#request('POST', headers, body, exchange.controller.signal, true);
+    const response = await this.#request('POST', headers, body, exchange.cancel, true);
     const status = response.status;
     if (status === 404 && exchange.session !== undefined) {
       discard(response);
@@ -254,10 +256,11 @@ export class StreamableHttpClientTransport implements Transport {
     }
     const type = mediaType(response.headers.get(H.contentType));
     if (type === 'text/event-stream') {
-      await this.#stream(response, exchange, exchange.controller.signal);
+      await this.#stream(response, exchange, exchange.cancel.signal);
     } else if (isJsonType(type)) {
       const max = exchange.limits.maxBytes ?? defaultDecodeLimits.maxBytes;
-      this.#deliver(decodeFrame(await readResponse(response, max), exchange.limits), exchange);
+      // A body the fetch read whole is decoded now, without a turn of the event loop.
+      this.#deliver(decodeFrame(takeBufferedBody(response) ?? (await readBody(response.body, max)), exchange.limits), exchange);
     } else {
       const text = lossyText(await readBody(response.body, MAX_ERROR_BODY));
       throw httpStatusError(status, text, `unexpected content type "${type}" in the answer to ${exchange.method}`);
@@ -283,7 +286,7 @@ export class StreamableHttpClientTransport implements Transport {
   }
 
   /** One HTTP request to the endpoint with auth (and its retries); see {@link authorizedFetch}. */
-  #request(method: string, headers: HeaderMap, body: string | null, signal: AbortSignal, mayRetry: boolean): Promise<Response> {
+  #request(method: string, headers: HeaderMap, body: string | null, signal: AbortSignal | Cancellation, mayRetry: boolean): Promise<Response> {
     return authorizedFetch(this.#fetch, this.#auth, { method, url: this.#url, headers, body, signal, mayRetry, sink: this.#sink });
   }
 
@@ -399,8 +402,8 @@ export class StreamableHttpClientTransport implements Transport {
   }
 
   #failure(error: unknown, exchange: Exchange): McpError {
-    const signal = exchange.controller.signal;
-    if (signal.aborted && signal.reason instanceof McpError) return signal.reason;
+    const cancel = exchange.cancel;
+    if (cancel.aborted && cancel.reason instanceof McpError) return cancel.reason;
     if (error instanceof McpError) return error;
     const detail = describeError(error);
     return new McpError(McpErrorCode.SendFailed, `HTTP ${exchange.method || 'message'} failed: ${detail}`, { cause: error });

@@ -8,7 +8,8 @@
  */
 import type { ChannelSink } from '../../../jsonrpc/channel.js';
 import { H, type HeaderMap } from './clientHeaders.js';
-import type { FetchLike, StreamableHttpClientOptions, UnauthorizedInfo } from './clientOptions.js';
+import { Cancellation } from './clientCancel.js';
+import { FETCH_ABORT_HOOK, type FetchInit, type FetchLike, type StreamableHttpClientOptions, type UnauthorizedInfo } from './clientOptions.js';
 import { discard } from './clientStream.js';
 
 /** Auth retries of one HTTP request (authorize, step up, DPoP nonce). */
@@ -33,7 +34,8 @@ export interface AuthorizedRequest {
   /** The headers without authorization (lower-cased names). */
   readonly headers: HeaderMap;
   readonly body: string | null;
-  readonly signal: AbortSignal;
+  /** A signal, or the exchange's {@link Cancellation} (handed to a `fetch` that takes a {@link FETCH_ABORT_HOOK}, else as its signal). */
+  readonly signal: AbortSignal | Cancellation;
   /** False: a 401/403 is returned as is, without calling `onUnauthorized`. */
   readonly mayRetry: boolean;
   /**
@@ -50,7 +52,21 @@ export interface AuthorizedRequest {
  * while `onUnauthorized` does (`sink.suspendTimers`): a sign-in takes as long as the person needs. Resolves with the last
  * response, whatever its status; rejects only when `fetch` or a hook does.
  */
-export async function authorizedFetch(fetch: FetchLike, hooks: ClientAuthHooks, request: AuthorizedRequest): Promise<Response> {
+export function authorizedFetch(fetch: FetchLike, hooks: ClientAuthHooks, request: AuthorizedRequest): Promise<Response> {
+  if (hooks.authorizationHeaders === undefined && hooks.authorize === undefined && hooks.onUnauthorized === undefined) {
+    // No auth: one request, no retry (the common case, without an async frame of its own).
+    return fetch(request.url, fetchInit(fetch, request.method, request.headers, request.body, request.signal));
+  }
+  return withAuth(fetch, hooks, request);
+}
+
+/** The `init` of one request: the abort as a {@link FETCH_ABORT_HOOK} when `fetch` takes one, else as a signal. */
+function fetchInit(fetch: FetchLike, method: string, headers: HeaderMap, body: string | null, abort: AbortSignal | Cancellation): FetchInit {
+  if (!(abort instanceof Cancellation)) return { method, headers, body, signal: abort };
+  return fetch[FETCH_ABORT_HOOK] === true ? { method, headers, body, [FETCH_ABORT_HOOK]: abort } : { method, headers, body, signal: abort.signal };
+}
+
+async function withAuth(fetch: FetchLike, hooks: ClientAuthHooks, request: AuthorizedRequest): Promise<Response> {
   const { method, url, body, signal } = request;
   for (let attempt = 0; ; attempt++) {
     let headers = request.headers;
@@ -62,7 +78,7 @@ export async function authorizedFetch(fetch: FetchLike, hooks: ClientAuthHooks, 
       const token = await hooks.authorize();
       if (token !== undefined) headers = { ...request.headers, [H.authorization]: `Bearer ${token}` };
     }
-    const response = await fetch(url, { method, headers, body, signal });
+    const response = await fetch(url, fetchInit(fetch, method, headers, body, signal));
     const status = response.status;
     const challenge = response.headers.get('www-authenticate');
     if (request.mayRetry && attempt < MAX_AUTH_RETRIES && hooks.onUnauthorized !== undefined && (status === 401 || (status === 403 && challenge !== null))) {

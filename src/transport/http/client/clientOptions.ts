@@ -9,8 +9,36 @@
 import type { DecodeLimits } from '../../../jsonrpc/decode.js';
 import type { Logger } from '../../../util/logger.js';
 
-/** The `fetch` the transport calls (the global one by default). */
-export type FetchLike = (url: string, init: RequestInit) => Promise<Response>;
+/**
+ * A lighter stand-in for `AbortSignal` between the HTTP client transport and a `fetch` that
+ * says it takes one: a `fetch` with `[FETCH_ABORT_HOOK]: true` (as `nodeFetch` has) gets the
+ * hook as `init[FETCH_ABORT_HOOK]` instead of an `init.signal`, and treats it as it would the
+ * signal. A `fetch` without the mark gets a real `AbortSignal`. Making an `AbortController`
+ * and adding and removing its listener for every call a gateway forwards cost more than the
+ * rest of the request's bookkeeping.
+ */
+export const FETCH_ABORT_HOOK = Symbol('switchboard.fetchAbortHook');
+
+/** What a `fetch` marked with {@link FETCH_ABORT_HOOK} finds at `init[FETCH_ABORT_HOOK]`. */
+export interface FetchAbortHook {
+  /** True once aborted. */
+  readonly aborted: boolean;
+  /** Why it was aborted (what a signal's `reason` would be). */
+  readonly reason: unknown;
+  /** Sets the one callback run once on abort (replacing the previous one). */
+  onAbort(callback: (reason: unknown) => void): void;
+  /** Removes `callback` if it is the one set (a later request's callback stays). */
+  offAbort(callback: (reason: unknown) => void): void;
+}
+
+/** `RequestInit` with an optional {@link FetchAbortHook}. */
+export type FetchInit = RequestInit & { readonly [FETCH_ABORT_HOOK]?: FetchAbortHook };
+
+/**
+ * The `fetch` the transport calls (the global one by default). One marked with
+ * `[FETCH_ABORT_HOOK]: true` takes a {@link FetchAbortHook} in place of `init.signal`.
+ */
+export type FetchLike = ((url: string, init: FetchInit) => Promise<Response>) & { readonly [FETCH_ABORT_HOOK]?: true };
 
 /** What {@link StreamableHttpClientOptions.onUnauthorized} learns about a refused request. */
 export interface UnauthorizedInfo {

@@ -62,8 +62,13 @@ interface MaybeBuffered {
  * whole (more than `max` bytes come back whole: the decoder reports the oversize frame).
  */
 export function readResponse(response: Response, max: number): Promise<Uint8Array> {
-  const bytes = (response as MaybeBuffered)[TAKE_BUFFERED_BODY]?.();
+  const bytes = takeBufferedBody(response);
   return bytes !== undefined ? Promise.resolve(bytes) : readBody(response.body, max);
+}
+
+/** The bytes of a response whose `fetch` read it whole (see {@link TAKE_BUFFERED_BODY}), once; else undefined. */
+export function takeBufferedBody(response: Response): Uint8Array | undefined {
+  return (response as MaybeBuffered)[TAKE_BUFFERED_BODY]?.();
 }
 
 /**

@@ -4,6 +4,7 @@ import { Connection } from '../../../../../src/jsonrpc/connection.js';
 import { JsonRpcError } from '../../../../../src/jsonrpc/errors.js';
 import type { JsonRpcRequest } from '../../../../../src/jsonrpc/messages.js';
 import { StreamableHttpClientTransport } from '../../../../../src/transport/http/client/client.js';
+import { FETCH_ABORT_HOOK, type FetchInit, type FetchLike } from '../../../../../src/transport/http/client/clientOptions.js';
 import { isMcpError, McpErrorCode } from '../../../../../src/util/errors.js';
 import { mock, result, sendJson, transport } from './clientSupport.js';
 
@@ -389,6 +390,38 @@ describe('http client · errors', () => {
     assert.deepEqual(closed, ['tools/call']);
     assert.equal(seen.length, 1);
     await connection.close();
+  });
+
+  it('a fetch marked with FETCH_ABORT_HOOK gets the exchange hook and no signal (cancel aborts through it); an unmarked fetch gets a signal', async () => {
+    const inits: FetchInit[] = [];
+    const hanging = (url: string, init: FetchInit): Promise<Response> => {
+      inits.push(init);
+      return new Promise((_resolve, reject) => {
+        init[FETCH_ABORT_HOOK]?.onAbort(reject);
+        init.signal?.addEventListener('abort', () => reject(init.signal?.reason));
+      });
+    };
+    const marked: FetchLike = Object.assign(hanging, { [FETCH_ABORT_HOOK]: true as const });
+    for (const fetch of [marked, (url: string, init: FetchInit) => hanging(url, init)]) {
+      inits.length = 0;
+      const connection = new Connection(new StreamableHttpClientTransport({ url: 'http://127.0.0.1:1/mcp', fetch }));
+      await connection.start();
+      const controller = new AbortController();
+      const pending = connection.request('tools/call', { name: 'x', _meta: { 'io.modelcontextprotocol/protocolVersion': V } }, { signal: controller.signal });
+      while (inits.length === 0) await new Promise((r) => setTimeout(r, 1));
+      const init = inits[0] as FetchInit;
+      if (fetch === marked) {
+        assert.equal(init.signal, undefined);
+        assert.equal(init[FETCH_ABORT_HOOK]?.aborted, false);
+      } else {
+        assert.equal(init[FETCH_ABORT_HOOK], undefined);
+        assert.ok(init.signal instanceof AbortSignal);
+      }
+      controller.abort();
+      await assert.rejects(pending, (e) => isMcpError(e, McpErrorCode.RequestCancelled));
+      assert.equal((init[FETCH_ABORT_HOOK] ?? init.signal)?.aborted, true);
+      await connection.close();
+    }
   });
 
   it('close() aborts in-flight exchanges and closes the sink; later sends reject', async () => {
