@@ -47,7 +47,11 @@ describe('host/policy/taintPersistence: a restart does not shed taint', () => {
     const flushed = new Promise<void>((resolve) => (fire = resolve));
     const store = new PersistentTaintStore({ load: (n) => disk.load(n), save: (rows, n) => (disk.save(rows, n), fire()), close: () => undefined }, { flushMs: 5 });
     store.addSource('principal:p', { label: 'private-data', server: 'notes', tool: 'read', at: Date.now(), via: 'config' }, 60_000, Date.now());
-    await flushed;
+    // The flush timer is unref'd (it must not keep a gateway alive): a ref'd deadline keeps this
+    // test's process alive until the flush, or fails it after 5 s.
+    let deadline: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([flushed, new Promise<never>((_resolve, reject) => (deadline = setTimeout(() => reject(new Error('no flush within 5 s')), 5000)))]);
+    clearTimeout(deadline);
     assert.deepEqual([...disk.rows.keys()], ['principal:p']);
     store.close();
   });
