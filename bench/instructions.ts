@@ -15,12 +15,19 @@
  * e.g. `old=/tmp/old/bench/.out/bench/targets/oursHttp.js new=bench/.out/bench/targets/oursHttp.js`.
  * Targets run side by side unless `--sequential` (counts do not depend on it; wall time does).
  *
+ * A target `label=gateway:<empty|full>:<stdio|http>[@<checkout>]` counts `switchboard gateway`
+ * (the checkout's `dist/cli/main.js`, default this one) on the bench's config (`lib/launch.ts`:
+ * one server `echo`, the empty or the full chain) fronting the stdio floor or the HTTP floor:
+ * instructions per forwarded call of the gateway process alone (the downstream is not traced).
+ * e.g. `old=gateway:empty:stdio@/tmp/old new=gateway:empty:stdio`.
+ *
  * @module
  */
-import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import type * as Launch from './lib/launch.js';
 import { HttpConnection } from './lib/httpClient.js';
 import { stop, waitForLine } from './lib/proc.js';
 import { echoCall, httpHeaders, INITIALIZED, initializeCall, looksLikeEcho } from './lib/wire.js';
@@ -34,7 +41,7 @@ const mode = option('--mode', 'stateless') === 'session' ? 'session' : 'stateles
 const warmup = Number(option('--warmup', '15000'));
 const requests = Number(option('--requests', '2000'));
 const concurrency = Number(option('--concurrency', '32'));
-const targets = argv.filter((a) => a.includes('=')).map((a) => ({ label: a.slice(0, a.indexOf('=')), entry: resolve(a.slice(a.indexOf('=') + 1)) }));
+const targets = argv.filter((a) => a.includes('=')).map((a) => ({ label: a.slice(0, a.indexOf('=')), entry: a.slice(a.indexOf('=') + 1) }));
 if (targets.length === 0) {
   process.stderr.write('usage: tsx bench/instructions.ts [--mode stateless|session] [--warmup N] [--requests N] label=target.js …\n');
   process.exit(2);
@@ -56,15 +63,58 @@ async function drive(conns: HttpConnection[], headers: Record<string, string>[],
   );
 }
 
+const GATEWAY_TARGET = /^gateway:(empty|full):(stdio|http)(?:@(.+))?$/;
+const OUT = resolve(import.meta.dirname, '.out', 'bench');
+
+/** What runs under callgrind for a target entry, and the line that says it listens (group 1: the port). */
+interface Launched {
+  readonly args: readonly string[];
+  readonly ready: RegExp;
+  /** Stops what the target needs beside it (the HTTP floor) and removes its files. */
+  readonly cleanup: () => Promise<void>;
+}
+
+/** The command line of a compiled target, or of `switchboard gateway` for a `gateway:` target (with the HTTP floor started untraced). */
+async function launch(entry: string): Promise<Launched> {
+  const gateway = GATEWAY_TARGET.exec(entry);
+  if (gateway === null) return { args: [resolve(entry), '--mode', mode], ready: /LISTENING (\d+)/, cleanup: () => Promise.resolve() };
+  // The compiled harness (`tsc -p bench/tsconfig.json`), so the floor paths are those `npm run bench` uses.
+  const { writeGatewayConfig, GATEWAY_READY } = (await import(resolve(OUT, 'lib', 'launch.js'))) as typeof Launch;
+  const [, chain, downstream, checkout] = gateway as unknown as [string, 'empty' | 'full', 'stdio' | 'http', string | undefined];
+  const dir = mkdtempSync(join(tmpdir(), 'sb-instr-gw-'));
+  let floor: ChildProcess | undefined;
+  const cleanup = async (): Promise<void> => {
+    if (floor !== undefined) await stop(floor);
+    rmSync(dir, { recursive: true, force: true });
+  };
+  try {
+    let httpPort: number | undefined;
+    if (downstream === 'http') {
+      floor = spawn(process.execPath, [resolve(OUT, 'targets', 'floorHttp.js'), '--mode', mode], { stdio: ['ignore', 'pipe', 'pipe'] });
+      httpPort = Number((await waitForLine(floor, /LISTENING (\d+)/))[1]);
+      floor.stdout?.resume();
+      floor.stderr?.resume();
+    }
+    const file = writeGatewayConfig(dir, { launcher: 'gateway', chain, downstream }, httpPort);
+    const cli = resolve(checkout ?? resolve(import.meta.dirname, '..'), 'dist', 'cli', 'main.js');
+    return { args: [cli, 'gateway', '--config', file, '--port', '0', '--no-auth', '--yes', '--log-level', 'warn'], ready: GATEWAY_READY, cleanup };
+  } catch (error) {
+    await cleanup();
+    throw error;
+  }
+}
+
 /** Instructions per request of one target (callgrind's `totals` of the measured dump ÷ requests). */
 async function count(entry: string): Promise<number> {
   const dir = mkdtempSync(join(tmpdir(), 'sb-instr-'));
-  const child = spawn('valgrind', ['--tool=callgrind', '--smc-check=all-non-file', `--callgrind-out-file=${dir}/cg.%p`, process.execPath, entry, '--mode', mode], {
+  const target = await launch(entry);
+  const child = spawn('valgrind', ['--tool=callgrind', '--smc-check=all-non-file', `--callgrind-out-file=${dir}/cg.%p`, process.execPath, ...target.args], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   child.stderr.resume();
   try {
-    const port = Number((await waitForLine(child, /LISTENING (\d+)/, 600_000))[1]);
+    const port = Number((await waitForLine(child, target.ready, 600_000, true))[1]);
+    child.stdout.resume();
     const conns = await Promise.all(Array.from({ length: concurrency }, () => HttpConnection.open('127.0.0.1', port)));
     const sids: (string | undefined)[] = [];
     for (const conn of conns) {
@@ -88,6 +138,7 @@ async function count(entry: string): Promise<number> {
     return Number(totals[1]) / requests;
   } finally {
     await stop(child);
+    await target.cleanup();
   }
 }
 

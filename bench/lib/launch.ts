@@ -116,21 +116,34 @@ const FULL_CHAIN = {
   ...FULL_CHAIN_POLICY,
 };
 
-/** `switchboard gateway` on a fresh config with one server `echo`: the stdio floor, or the HTTP floor at `url`; the empty or the full chain. */
-async function startGateway(spec: CommandSpec, startFloorHttp: () => Promise<HttpServer>): Promise<HttpServer> {
-  const dir = mkdtempSync(resolve(tmpdir(), 'switchboard-bench-'));
-  const floor = spec.downstream === 'http' ? await startFloorHttp() : undefined;
-  const server = floor === undefined ? { command: process.execPath, args: [FLOOR_STDIO] } : { type: 'http', url: `http://127.0.0.1:${floor.port}/mcp` };
+/**
+ * Writes the bench's gateway config into `dir` (state under `dir/state`) and returns its path:
+ * one server `echo`, the stdio floor or the HTTP floor on `httpPort`, the chain of `spec`.
+ * Shared by `npm run bench` and `npm run bench:instructions`.
+ */
+export function writeGatewayConfig(dir: string, spec: CommandSpec, httpPort?: number): string {
+  const server = httpPort === undefined ? { command: process.execPath, args: [FLOOR_STDIO] } : { type: 'http', url: `http://127.0.0.1:${httpPort}/mcp` };
   const file = resolve(dir, 'switchboard.json');
   // One server, so its tool keeps the bare name `echo` (the wire's `Mcp-Name`).
   const chain = spec.chain === 'full' ? FULL_CHAIN : spec.console === true ? { ...EMPTY_CHAIN, console: true } : EMPTY_CHAIN;
   writeFileSync(file, JSON.stringify({ mcpServers: { echo: server }, switchboard: { namespacing: 'never', stateDir: resolve(dir, 'state'), ...chain } }));
+  return file;
+}
+
+/** The line `switchboard gateway` prints once it listens; group 1 is the port. */
+export const GATEWAY_READY = /Switchboard gateway: http:\/\/[^\s/]+:(\d+)\//;
+
+/** `switchboard gateway` on a fresh config with one server `echo`: the stdio floor, or the HTTP floor at `url`; the empty or the full chain. */
+async function startGateway(spec: CommandSpec, startFloorHttp: () => Promise<HttpServer>): Promise<HttpServer> {
+  const dir = mkdtempSync(resolve(tmpdir(), 'switchboard-bench-'));
+  const floor = spec.downstream === 'http' ? await startFloorHttp() : undefined;
+  const file = writeGatewayConfig(dir, spec, floor?.port);
   // `BENCH_GATEWAY_CPU_PROF=<dir>`: the gateway writes a V8 CPU profile there when it stops.
   const profDir = process.env['BENCH_GATEWAY_CPU_PROF'];
   const prof = profDir !== undefined && profDir !== '' ? ['--cpu-prof', '--cpu-prof-dir', profDir] : [];
   const args = [...prof, CLI, 'gateway', '--config', file, '--port', '0', '--no-auth', '--yes', '--log-level', 'warn'];
   const page = new AbortController();
-  const started = await startCommand(args, /Switchboard gateway: http:\/\/[^\s/]+:(\d+)\//, async () => {
+  const started = await startCommand(args, GATEWAY_READY, async () => {
     page.abort();
     await floor?.stop();
     rmSync(dir, { recursive: true, force: true });
