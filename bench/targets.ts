@@ -15,12 +15,13 @@ export type Support = true | string;
 
 /**
  * A target that is a shipped command line, started by `lib/launch.ts`: our CLI's
- * `everything --http`, our CLI's `gateway` fronting a downstream floor, or `supergateway`
- * fronting the stdio floor.
+ * `everything --http`, our CLI's `gateway` fronting a downstream floor, `supergateway`
+ * fronting the stdio floor, or the forward floor (`targets/forwardFloor.ts`, a compiled entry
+ * that needs a downstream floor started with it) fronting either floor.
  */
 export interface CommandSpec {
-  readonly launcher: 'everything' | 'gateway' | 'supergateway';
-  /** What a gateway fronts: the stdio floor (default) or the HTTP floor. */
+  readonly launcher: 'everything' | 'gateway' | 'supergateway' | 'forward';
+  /** What a gateway or the forward floor fronts: the stdio floor (default) or the HTTP floor. */
   readonly downstream?: 'stdio' | 'http';
   /**
    * The gateway's interceptor chain: `empty` (audit off, pins off, scanner off, no guards: the
@@ -91,8 +92,12 @@ export const GATEWAY_CONSOLE = 'gw-console';
 export const SUPERGATEWAY = 'supergw';
 /** Our shipped `switchboard everything --http` (compared with the lean {@link OURS} server). */
 export const EVERYTHING = 'everything';
+/** The forward floor fronting the stdio floor: the least a Node process does to forward a call (the stdio gateway rows' "vs forward floor" ratios use it). */
+export const FORWARD_STDIO = 'fwd-stdio';
+/** The forward floor fronting the HTTP floor (the {@link GATEWAY_HTTP} row's "vs forward floor" ratios use it). */
+export const FORWARD_HTTP = 'fwd-http';
 /** The ids of the gateways (the report's gateway table). */
-export const FRONTS = [GATEWAY_STDIO, GATEWAY_HTTP, GATEWAY_FULL, GATEWAY_CONSOLE, SUPERGATEWAY] as const;
+export const FRONTS = [FORWARD_STDIO, FORWARD_HTTP, GATEWAY_STDIO, GATEWAY_HTTP, GATEWAY_FULL, GATEWAY_CONSOLE, SUPERGATEWAY] as const;
 
 /** The client floor. */
 export const RAW_CLIENT = 'raw';
@@ -108,6 +113,8 @@ export const serverTargets: readonly ServerTarget[] = [
   { id: 'sdk2', label: 'SDK v2 @modelcontextprotocol/server', http: { entry: 'targets/sdk2Http.js' }, stdio: { entry: 'targets/sdk2Stdio.js', wire: 'modern' } },
   { id: 'sdk1', label: 'SDK v1 @modelcontextprotocol/sdk', http: { entry: 'targets/sdk1Http.js', stateless: 'n/a (v1 has no 2026-07-28 wire)' }, stdio: { entry: 'targets/sdk1Stdio.js', wire: 'legacy' } },
   { id: EVERYTHING, label: 'Switchboard `everything --http` (shipped CLI)', http: { entry: { launcher: 'everything' }, listAndSessions: 'n/a (fixed tool set)' } },
+  { id: FORWARD_STDIO, label: 'forward floor (raw node:http → stdio floor)', http: { entry: { launcher: 'forward', downstream: 'stdio' }, listAndSessions: 'n/a (forward floor)' } },
+  { id: FORWARD_HTTP, label: 'forward floor (raw node:http → raw node:net → HTTP floor)', http: { entry: { launcher: 'forward', downstream: 'http' }, listAndSessions: 'n/a (forward floor)' } },
   { id: GATEWAY_STDIO, label: 'Switchboard gateway, empty chain → stdio floor', http: { entry: { launcher: 'gateway', downstream: 'stdio', chain: 'empty' }, listAndSessions: 'n/a (gateway)' } },
   { id: GATEWAY_HTTP, label: 'Switchboard gateway, empty chain → HTTP floor', http: { entry: { launcher: 'gateway', downstream: 'http', chain: 'empty' }, listAndSessions: 'n/a (gateway)' } },
   { id: GATEWAY_FULL, label: 'Switchboard gateway, full chain → stdio floor', http: { entry: { launcher: 'gateway', downstream: 'stdio', chain: 'full' }, listAndSessions: 'n/a (gateway)' } },

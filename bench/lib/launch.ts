@@ -6,7 +6,8 @@
  * the official SDK) fronting the same stdio floor. Each is started exactly as a user starts
  * it (`node dist/cli/main.js …`, `node node_modules/supergateway/dist/index.js …`), pinned to
  * the server core; a downstream the front spawns inherits that pinning, and the HTTP floor a
- * gateway fronts is pinned there too, so a front and what it fronts share one core, as the
+ * gateway fronts is pinned there too. The forward floor (`targets/forwardFloor.ts`: the least a
+ * Node process does to forward a call) is started the same way, in front of the same floors, so a front and what it fronts share one core, as the
  * direct servers have it to themselves.
  *
  * The server pid the load generator meters is the front's: the CPU a downstream spends is
@@ -35,6 +36,7 @@ const ROOT = resolve(OUT, '..', '..', '..');
 const CLI = resolve(ROOT, 'dist', 'cli', 'main.js');
 const SUPERGATEWAY = resolve(ROOT, 'node_modules', 'supergateway', 'dist', 'index.js');
 const FLOOR_STDIO = resolve(OUT, 'targets', 'floorStdio.js');
+const FORWARD_FLOOR = resolve(OUT, 'targets', 'forwardFloor.js');
 
 /** Starts `args` (a node script and its arguments) pinned and waits for `ready` on stdout or stderr. */
 async function startCommand(args: readonly string[], ready: RegExp, cleanup: () => Promise<void> = () => Promise.resolve()): Promise<HttpServer> {
@@ -182,6 +184,17 @@ export async function launchCommand(spec: CommandSpec, mode: 'stateless' | 'sess
       return startCommand([CLI, 'everything', '--http', '--port', '0', '--log-level', 'info'], /"url":"http:\/\/[^"/]+:(\d+)\//);
     case 'gateway':
       return startGateway(spec, startFloorHttp);
+    case 'forward': {
+      // The forward floor spawns the stdio floor itself (inheriting the pinning), or fronts the HTTP floor started here.
+      const floor = spec.downstream === 'http' ? await startFloorHttp() : undefined;
+      const downstream = floor === undefined ? ['--downstream', 'stdio'] : ['--downstream', 'http', '--downstream-port', String(floor.port)];
+      try {
+        return await startCommand([FORWARD_FLOOR, '--mode', mode, ...downstream], /LISTENING (\d+)/, async () => floor?.stop());
+      } catch (error) {
+        await floor?.stop();
+        throw error;
+      }
+    }
     case 'supergateway': {
       const port = await freePort();
       // Stateless (the default) serves both the 2026-07-28 wire and session-less 2025 requests;

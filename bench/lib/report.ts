@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { BARE, clientTargets, EVERYTHING, FLOOR, FRONTS, GATEWAY_CONSOLE, GATEWAY_FULL, GATEWAY_HTTP, GATEWAY_STDIO, OURS, RAW_CLIENT, SDK, SUPERGATEWAY, serverTargets } from '../targets.js';
+import { BARE, clientTargets, EVERYTHING, FLOOR, FORWARD_HTTP, FORWARD_STDIO, FRONTS, GATEWAY_CONSOLE, GATEWAY_FULL, GATEWAY_HTTP, GATEWAY_STDIO, OURS, RAW_CLIENT, SDK, SUPERGATEWAY, serverTargets } from '../targets.js';
 import { metric, type BenchResults, type Cell, type Section } from './results.js';
 
 const label = (id: string, clients = false): string => (clients ? clientTargets : serverTargets).find((t) => t.id === id)?.label ?? id;
@@ -126,11 +126,23 @@ function clientTable(cells: readonly Cell[]): string {
   return table(['client', 'transport', 'calls/s 1 in flight', 'calls/s 32 in flight', 'p50 ms 1', 'client CPU µs/call 32', '32 vs raw', '32 vs SDK v2'], rows);
 }
 
+/** The forward floor a front is compared with: the one fronting the same downstream (none for the direct server and the forward floors themselves). */
+function forwardFloorOf(id: string): string | undefined {
+  if (id === OURS || id === FORWARD_STDIO || id === FORWARD_HTTP) return undefined;
+  return id === GATEWAY_HTTP ? FORWARD_HTTP : FORWARD_STDIO;
+}
+
+/** `value` with its sign, in ms with 3 decimals. */
+function signedMs(value: number): string {
+  return `${value >= 0 ? '+' : ''}${num(value, 3)}`;
+}
+
 /**
  * The gateways (ours fronting the stdio and the HTTP floor with the empty chain, and the stdio
  * floor with the full chain; supergateway fronting the stdio floor) against our direct server
- * on the same wire: what fronting costs; and the full chain against the empty one: what the
- * decisions cost.
+ * on the same wire: what fronting costs; against the forward floor with the same downstream
+ * on the same wire: what the front costs beyond the process hop itself; and the full chain
+ * against the empty one: what the decisions cost.
  */
 function gatewayTable(cells: readonly Cell[]): string {
   const rows: string[][] = [];
@@ -140,10 +152,12 @@ function gatewayTable(cells: readonly Cell[]): string {
       const m = (c: number, n: string): number => metric(cells, 'http', id, `${wire} c=${c}`, n);
       const why = statusOf(cells, 'http', id, `${wire} c=32`);
       if (why !== undefined && !Number.isFinite(m(1, 'rps'))) {
-        rows.push([label(id), wire, why, '', '', '', '', '', '', '']);
+        rows.push([label(id), wire, why, '', '', '', '', '', '', '', '', '']);
         continue;
       }
       const empty = (c: number, n: string): number => metric(cells, 'http', GATEWAY_STDIO, `${wire} c=${c}`, n);
+      const floorId = forwardFloorOf(id);
+      const floor = (c: number, n: string): number => (floorId === undefined ? NaN : metric(cells, 'http', floorId, `${wire} c=${c}`, n));
       rows.push([
         label(id),
         wire,
@@ -153,12 +167,17 @@ function gatewayTable(cells: readonly Cell[]): string {
         id === OURS ? '–' : num(m(1, 'p50Ms') - direct(1, 'p50Ms'), 3),
         num(m(32, 'cpuUs')),
         ratio(m(32, 'rps'), direct(32, 'rps')),
-        id === GATEWAY_FULL || id === GATEWAY_CONSOLE ? `${ratio(m(32, 'rps'), empty(32, 'rps'))}, ${m(1, 'p50Ms') >= empty(1, 'p50Ms') ? '+' : ''}${num(m(1, 'p50Ms') - empty(1, 'p50Ms'), 3)} ms` : '–',
+        floorId === undefined ? '–' : ratio(m(32, 'rps'), floor(32, 'rps')),
+        floorId === undefined || !Number.isFinite(floor(1, 'p50Ms')) ? '–' : signedMs(m(1, 'p50Ms') - floor(1, 'p50Ms')),
+        id === GATEWAY_FULL || id === GATEWAY_CONSOLE ? `${ratio(m(32, 'rps'), empty(32, 'rps'))}, ${signedMs(m(1, 'p50Ms') - empty(1, 'p50Ms'))} ms` : '–',
         ratio(m(32, 'rps'), metric(cells, 'http', SUPERGATEWAY, `${wire} c=32`, 'rps')),
       ]);
     }
   }
-  return table(['target', 'wire', 'req/s c=1', 'req/s c=32', 'p50 ms c=1', 'p50 added c=1 (ms)', 'front CPU µs/req c=32', 'c=32 vs direct Switchboard', 'full chain / console vs empty (c=32 req/s, c=1 p50)', 'c=32 vs supergateway'], rows);
+  return table(
+    ['target', 'wire', 'req/s c=1', 'req/s c=32', 'p50 ms c=1', 'p50 added c=1 (ms)', 'front CPU µs/req c=32', 'c=32 vs direct Switchboard', 'c=32 vs forward floor', 'p50 added c=1 vs forward floor (ms)', 'full chain / console vs empty (c=32 req/s, c=1 p50)', 'c=32 vs supergateway'],
+    rows,
+  );
 }
 
 /** The issue's targets for Switchboard, each checked against this run. */
@@ -220,6 +239,8 @@ ${httpTable(cells)}
 ## Gateways: Switchboard's and supergateway's, fronting a floor
 
 Our shipped \`switchboard gateway\` (namespacing \`never\`, \`--no-auth\`) with one downstream server, beside our direct server (the lean one-tool \`McpServer\`) and \`supergateway\` (stdio → Streamable HTTP on the official SDK; \`--stateful\` for the session wire) fronting the same stdio floor. Two chains: the **empty chain** (\`audit: false\`, \`pins: false\`, the scanner \`off\` for the server, no guards: the routing alone), fronting the stdio floor and the HTTP floor; and the **full chain** (the audit log, each answer waiting for its record to be synced to disk at a group commit; pins; the scanner in \`block\` mode; every guard: a rate limit by principal and tool, a per-caller concurrency cap, the circuit breaker and the result size cap, with limits the load never reaches), fronting the stdio floor and compared with the empty chain. A front and its downstream share the server core; "front CPU" counts the front process only. "p50 added" is the front's c=1 p50 minus the direct server's. supergateway's default (stateless) mode starts the stdio server anew for every request, which is why it answers so few; its \`--stateful\` mode keeps one per session.
+
+The **forward floors** are the least a Node process does to forward the same call (\`bench/targets/forwardFloor.ts\`), one per downstream, on both wires, pinned like the gateways (front and downstream on the server core): a \`node:http\` server in, the body \`JSON.parse\`d, the request id remapped to the front's own, the message \`JSON.stringify\`d downstream; the answer parsed, its id restored, stringified and sent with \`Content-Length\`; no validation, routing table, interceptor or log. In front of the stdio floor it spawns the floor and writes one NDJSON line per call to its stdin (lines of one event-loop turn share one \`write\`, as our stdio client batches them) and splits answers on newlines; in front of the HTTP floor it uses keep-alive raw \`node:net\` HTTP/1.1 connections (the load generator's client: one request in flight per connection, idle ones reused; leaner than a keep-alive \`node:http\` \`Agent\`), sending the \`MCP-Protocol-Version\`, \`Mcp-Method\` and \`Mcp-Name\` headers on the stateless wire. On the session wire it answers \`initialize\` itself with a fresh \`Mcp-Session-Id\` and \`notifications/initialized\` with 202, refuses unknown sessions with 404, and forwards the calls over one downstream session it opened at start. Their "c=32 vs direct Switchboard" is the physical bound of one more process hop on a shared core; a gateway's "c=32 vs forward floor" (its req/s ÷ the forward floor's, same downstream, same wire) and "p50 added c=1 vs forward floor" (its c=1 p50 minus the forward floor's) are what the gateway itself adds beyond that hop. supergateway and the stdio gateway rows compare with the stdio forward floor, the HTTP gateway row with the HTTP one.
 
 What bounds these rows: a forwarded call is an upstream server request and a downstream client request in one process, on a core it shares with the downstream server, so the front's req/s is bounded by the sum of their CPU per call, not by the front's alone; in front of HTTP each call adds two loopback TCP writes (the kernel delivers on the writer's time). The full chain's c=1 p50 includes one \`fsync\` of the audit log's WAL per answer, by design: an answer waits until its record is on disk (a group commit, synced off the event loop; requests arriving meanwhile share the next sync), so its floor is the disk's sync latency (about 1 ms on the benchmark machine's disk), not CPU. Measured context and the history of these ratios: [docs/gateway-performance.md](gateway-performance.md).
 

@@ -18,15 +18,17 @@ export interface TargetArgs {
   readonly tools: number;
 }
 
+/** The value after `name` on the command line (`--name value`), if any. */
+export function argValue(name: string): string | undefined {
+  const argv = process.argv.slice(2);
+  const i = argv.indexOf(name);
+  return i < 0 ? undefined : argv[i + 1];
+}
+
 /** Reads `--mode` and `--tools` from `process.argv`. */
 export function targetArgs(): TargetArgs {
-  const argv = process.argv.slice(2);
-  const value = (name: string): string | undefined => {
-    const i = argv.indexOf(name);
-    return i < 0 ? undefined : argv[i + 1];
-  };
-  const mode = value('--mode') === 'session' ? 'session' : 'stateless';
-  return { mode, tools: Math.max(1, Number(value('--tools') ?? 1)) };
+  const mode = argValue('--mode') === 'session' ? 'session' : 'stateless';
+  return { mode, tools: Math.max(1, Number(argValue('--tools') ?? 1)) };
 }
 
 /** The names of the tools to register besides `echo`. */
