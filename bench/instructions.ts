@@ -21,6 +21,10 @@
  * instructions per forwarded call of the gateway process alone (the downstream is not traced).
  * e.g. `old=gateway:empty:stdio@/tmp/old new=gateway:empty:stdio`.
  *
+ * A target `label=forward:<stdio|http>` counts the forward floor (`targets/forwardFloor.ts`: the
+ * least a Node process does to forward a call) fronting the same floor, for the gateway's count
+ * to be read against.
+ *
  * @module
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
@@ -64,6 +68,7 @@ async function drive(conns: HttpConnection[], headers: Record<string, string>[],
 }
 
 const GATEWAY_TARGET = /^gateway:(empty|full):(stdio|http)(?:@(.+))?$/;
+const FORWARD_TARGET = /^forward:(stdio|http)$/;
 const OUT = resolve(import.meta.dirname, '.out', 'bench');
 
 /** What runs under callgrind for a target entry, and the line that says it listens (group 1: the port). */
@@ -74,13 +79,17 @@ interface Launched {
   readonly cleanup: () => Promise<void>;
 }
 
-/** The command line of a compiled target, or of `switchboard gateway` for a `gateway:` target (with the HTTP floor started untraced). */
+/**
+ * The command line of a compiled target, of `switchboard gateway` for a `gateway:` target, or of
+ * the forward floor for a `forward:` target (with the HTTP floor started untraced).
+ */
 async function launch(entry: string): Promise<Launched> {
   const gateway = GATEWAY_TARGET.exec(entry);
-  if (gateway === null) return { args: [resolve(entry), '--mode', mode], ready: /LISTENING (\d+)/, cleanup: () => Promise.resolve() };
+  const forward = FORWARD_TARGET.exec(entry);
+  if (gateway === null && forward === null) return { args: [resolve(entry), '--mode', mode], ready: /LISTENING (\d+)/, cleanup: () => Promise.resolve() };
   // The compiled harness (`tsc -p bench/tsconfig.json`), so the floor paths are those `npm run bench` uses.
   const { writeGatewayConfig, GATEWAY_READY } = (await import(resolve(OUT, 'lib', 'launch.js'))) as typeof Launch;
-  const [, chain, downstream, checkout] = gateway as unknown as [string, 'empty' | 'full', 'stdio' | 'http', string | undefined];
+  const [, chain, downstream, checkout] = (gateway ?? [entry, 'empty', forward?.[1]]) as unknown as [string, 'empty' | 'full', 'stdio' | 'http', string | undefined];
   const dir = mkdtempSync(join(tmpdir(), 'sb-instr-gw-'));
   let floor: ChildProcess | undefined;
   const cleanup = async (): Promise<void> => {
@@ -94,6 +103,10 @@ async function launch(entry: string): Promise<Launched> {
       httpPort = Number((await waitForLine(floor, /LISTENING (\d+)/))[1]);
       floor.stdout?.resume();
       floor.stderr?.resume();
+    }
+    if (forward !== null) {
+      const port = httpPort === undefined ? [] : ['--downstream-port', String(httpPort)];
+      return { args: [resolve(OUT, 'targets', 'forwardFloor.js'), '--mode', mode, '--downstream', downstream, ...port], ready: /LISTENING (\d+)/, cleanup };
     }
     const file = writeGatewayConfig(dir, { launcher: 'gateway', chain, downstream }, httpPort);
     const cli = resolve(checkout ?? resolve(import.meta.dirname, '..'), 'dist', 'cli', 'main.js');
