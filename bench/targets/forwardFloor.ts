@@ -13,7 +13,7 @@
  *   batches); answers are split on `\n` from its stdout.
  * - `http`: the HTTP floor at `--downstream-port`, over keep-alive `node:net` connections
  *   (the bench's {@link HttpConnection}: one request in flight per connection, idle ones kept
- *   for the next call, a new one opened when none is idle). Leaner than a keep-alive
+ *   for the next call unless the floor closed them, a new one opened when none is idle). Leaner than a keep-alive
  *   `node:http` Agent (no `ClientRequest`, `IncomingMessage` or their stream events): about
  *   45–60 µs less CPU per call at c=32, for the same syscalls.
  *
@@ -104,7 +104,10 @@ async function httpDownstream(port: number): Promise<Forward> {
   const idle: HttpConnection[] = [];
   const base: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
   const post = async (headers: Record<string, string>, body: string): Promise<{ status: number; sessionId: string | undefined; body: string }> => {
-    const connection = idle.pop() ?? (await HttpConnection.open('127.0.0.1', port));
+    // The floor closes a connection idle past its keep-alive timeout: skip those.
+    let connection = idle.pop();
+    while (connection?.closed === true) connection = idle.pop();
+    connection ??= await HttpConnection.open('127.0.0.1', port);
     const response = await connection.request('POST', '/mcp', headers, body);
     if (!connection.closed) idle.push(connection);
     return { status: response.status, sessionId: response.headers.get('mcp-session-id'), body: response.body };
