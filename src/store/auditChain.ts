@@ -8,7 +8,8 @@
  */
 import { hash as oneShotHash } from 'node:crypto';
 import type { AuditEntry, AuditRecord, AuditVerification } from '../host/audit.js';
-import { canonicalize } from '../util/canonicalJson.js';
+import { canonicalize, canonicalString } from '../util/canonicalJson.js';
+import { deepFrozen } from '../util/deepFrozen.js';
 
 /** The `prev` of the first record. */
 export const AUDIT_GENESIS = `sha256:${'0'.repeat(64)}`;
@@ -40,11 +41,17 @@ const ENTRY_MEMBERS: ReadonlySet<string> = new Set<string>([...RECORD_MEMBERS.fi
 
 /** The row of `entry` as record number `seq` after `prev`: arguments replaced by their digest. */
 export function chainRecord(entry: AuditEntry, seq: number, prev: string): ChainedRow {
-  const { arguments: args, ...rest } = entry;
-  const stored: Omit<AuditRecord, 'hash'> = { seq, ...rest, ...(args !== undefined ? { argumentsDigest: sha256Text(canonicalize(args)) } : {}), prev };
-  const line = knownMembersOnly(entry) ? (canonicalRecord(stored) ?? canonicalize(stored)) : canonicalize(stored);
+  const args = entry.arguments;
+  const digest = args !== undefined ? sha256Text(canonicalize(args)) : undefined;
+  // One object for the record (the entry's members but `arguments`, in the order a spread keeps).
+  const record: Record<string, unknown> = { seq };
+  for (const key in entry) if (key !== 'arguments') record[key] = entry[key as keyof AuditEntry];
+  if (digest !== undefined) record['argumentsDigest'] = digest;
+  record['prev'] = prev;
+  const line = (knownMembersOnly(entry) ? canonicalRecord(entry, seq, prev, digest) : undefined) ?? canonicalize(record);
   const hash = sha256Text(line);
-  return { seq, line, hash, record: { ...stored, hash } };
+  record['hash'] = hash;
+  return { seq, line, hash, record: record as unknown as AuditRecord };
 }
 
 function knownMembersOnly(entry: AuditEntry): boolean {
@@ -53,21 +60,69 @@ function knownMembersOnly(entry: AuditEntry): boolean {
 }
 
 /**
- * The canonical text of a record whose members are all in {@link RECORD_MEMBERS}: each member
- * canonicalised on its own, in that order. Undefined when a member is not I-JSON (the caller
- * then canonicalises the whole record, which names the offending path).
+ * The canonical texts of decisions that cannot change (frozen, all the way down: the policy's
+ * default allow is one object recorded on every call), so each is canonicalised once.
  */
-function canonicalRecord(stored: Readonly<Record<string, unknown>>): string | undefined {
-  let out = '{';
+const frozenDecisionText = new WeakMap<object, string>();
+
+/** The canonical text of one decision, or undefined when it is not I-JSON. */
+function decisionText(decision: object): string | undefined {
+  const known = frozenDecisionText.get(decision);
+  if (known !== undefined) return known;
+  let text: string;
   try {
-    for (const key of RECORD_MEMBERS) {
-      const value = stored[key];
-      if (value === undefined) continue;
-      out += `${out.length > 1 ? ',' : ''}"${key}":${canonicalize(value)}`;
-    }
+    text = canonicalize(decision);
   } catch {
     return undefined;
   }
+  if (deepFrozen(decision)) frozenDecisionText.set(decision, text);
+  return text;
+}
+
+/** The canonical text of a string, or undefined when it is not I-JSON. */
+function stringText(value: unknown): string | undefined {
+  return typeof value === 'string' ? canonicalString(value) : undefined;
+}
+
+/**
+ * The canonical text of a record whose members are all in {@link RECORD_MEMBERS}, written member
+ * by member in that order straight from the entry (no intermediate record object). Undefined
+ * when a member is not I-JSON or not of its declared type (the caller then canonicalises the
+ * whole record, which names the offending path).
+ */
+function canonicalRecord(entry: AuditEntry, seq: number, prev: string, digest: string | undefined): string | undefined {
+  let out = '{';
+  const member = (key: string, text: string | undefined): boolean => {
+    if (text === undefined) return false;
+    out += `${out.length > 1 ? ',' : ''}"${key}":${text}`;
+    return true;
+  };
+  if (digest !== undefined) member('argumentsDigest', `"${digest}"`);
+  const decisions = entry.decisions;
+  if (decisions !== undefined) {
+    if (!Array.isArray(decisions)) return undefined;
+    let list = '[';
+    for (let i = 0; i < decisions.length; i++) {
+      const d: unknown = decisions[i];
+      const text = d !== null && typeof d === 'object' && !Array.isArray(d) ? decisionText(d) : undefined;
+      if (text === undefined) return undefined;
+      list += i > 0 ? `,${text}` : text;
+    }
+    member('decisions', `${list}]`);
+  }
+  if (entry.error !== undefined && !member('error', stringText(entry.error))) return undefined;
+  if (entry.kind !== undefined && !member('kind', stringText(entry.kind))) return undefined;
+  if (entry.latencyMs !== undefined && !member('latencyMs', typeof entry.latencyMs === 'number' && Number.isFinite(entry.latencyMs) ? JSON.stringify(entry.latencyMs) : undefined)) return undefined;
+  if (entry.method !== undefined && !member('method', stringText(entry.method))) return undefined;
+  if (entry.name !== undefined && !member('name', stringText(entry.name))) return undefined;
+  if (entry.outcome !== undefined && !member('outcome', stringText(entry.outcome))) return undefined;
+  if (!member('prev', stringText(prev))) return undefined;
+  if (entry.principal !== undefined && !member('principal', stringText(entry.principal))) return undefined;
+  if (!member('seq', Number.isFinite(seq) ? JSON.stringify(seq) : undefined)) return undefined;
+  if (entry.server !== undefined && !member('server', stringText(entry.server))) return undefined;
+  if (entry.serverMethod !== undefined && !member('serverMethod', stringText(entry.serverMethod))) return undefined;
+  if (entry.session !== undefined && !member('session', stringText(entry.session))) return undefined;
+  if (entry.time !== undefined && !member('time', stringText(entry.time))) return undefined;
   return `${out}}`;
 }
 

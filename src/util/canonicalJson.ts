@@ -40,6 +40,11 @@ const wellFormed: (text: string) => boolean =
     ? (text) => (text as string & { isWellFormed(): boolean }).isWellFormed()
     : (text) => !LONE_SURROGATE.test(text);
 
+/** The RFC 8785 text of a string (its `JSON.stringify` form), or undefined when it holds a lone surrogate (not I-JSON). */
+export function canonicalString(text: string): string | undefined {
+  return wellFormed(text) ? JSON.stringify(text) : undefined;
+}
+
 /**
  * The canonical text on the hot path (audit records, argument digests): one string built by
  * concatenation, no path strings, the open containers on a stack. Undefined when `value` is

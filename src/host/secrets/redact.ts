@@ -10,6 +10,7 @@ import type { Logger } from '../../util/logger.js';
 import type { AuditEntry, AuditLog } from '../audit.js';
 import type { Decision } from '../interceptors.js';
 import { redactSecrets, type SecretScanOptions } from './findSecrets.js';
+import { deepFrozen } from '../../util/deepFrozen.js';
 
 /**
  * `value` with the secrets in every string (not in keys) replaced by `[REDACTED:<rule>]`;
@@ -55,21 +56,60 @@ export function redactingLogger(inner: Logger, options: SecretScanOptions = {}):
  * random on purpose). Arguments stay for the log to digest; principal, session and server are ids.
  */
 export function redactAuditEntry(entry: AuditEntry, options: SecretScanOptions = {}): AuditEntry {
+  return auditRedactor(options)(entry);
+}
+
+/** Most names {@link auditRedactor} remembers the redacted form of (the set is cleared when full). */
+const MAX_REMEMBERED_NAMES = 1024;
+
+/**
+ * {@link redactAuditEntry} with `options` fixed: the provider-rules-only options are made once,
+ * a decision that cannot change (frozen all the way down, such as the policy's default allow,
+ * recorded on every call) is checked once, and names (tools, prompts, URIs: a small set) are
+ * redacted once each. An entry in which nothing is redacted is returned as it is.
+ */
+function auditRedactor(options: SecretScanOptions): (entry: AuditEntry) => AuditEntry {
   const rulesOnly: SecretScanOptions = { ...options, entropy: false };
-  const decisions = entry.decisions.map((d): Decision => {
+  const clean = new WeakSet<Decision>();
+  const names = new Map<string, string>();
+  const redactName = (name: string): string => {
+    let redacted = names.get(name);
+    if (redacted === undefined) {
+      redacted = redactSecrets(name, rulesOnly).text;
+      if (names.size >= MAX_REMEMBERED_NAMES) names.clear();
+      names.set(name, redacted);
+    }
+    return redacted;
+  };
+  const redactDecision = (d: Decision): Decision => {
+    if (clean.has(d)) return d;
     const reason = d.reason === undefined ? undefined : redactSecrets(d.reason, options).text;
     const detail = d.detail === undefined ? undefined : redactValue(d.detail, rulesOnly);
-    return reason === d.reason && detail === d.detail ? d : { ...d, ...(reason !== undefined ? { reason } : {}), ...(detail !== undefined ? { detail } : {}) };
-  });
-  const error = entry.error === undefined ? undefined : redactSecrets(entry.error, options).text;
-  const name = entry.name === undefined ? undefined : redactSecrets(entry.name, rulesOnly).text;
-  return { ...entry, decisions, ...(error !== undefined ? { error } : {}), ...(name !== undefined ? { name } : {}) };
+    if (reason === d.reason && detail === d.detail) {
+      if (deepFrozen(d)) clean.add(d);
+      return d;
+    }
+    return { ...d, ...(reason !== undefined ? { reason } : {}), ...(detail !== undefined ? { detail } : {}) };
+  };
+  return (entry) => {
+    let decisions: Decision[] | undefined;
+    for (let i = 0; i < entry.decisions.length; i++) {
+      const d = entry.decisions[i] as Decision;
+      const redacted = redactDecision(d);
+      if (redacted !== d) (decisions ??= [...entry.decisions])[i] = redacted;
+    }
+    const error = entry.error === undefined ? undefined : redactSecrets(entry.error, options).text;
+    const name = entry.name === undefined ? undefined : redactName(entry.name);
+    if (decisions === undefined && error === entry.error && name === entry.name) return entry;
+    return { ...entry, decisions: decisions ?? entry.decisions, ...(error !== undefined ? { error } : {}), ...(name !== undefined ? { name } : {}) };
+  };
 }
 
 /** An audit log that redacts every entry ({@link redactAuditEntry}) before `inner` stores it. */
 export function redactingAuditLog(inner: AuditLog, options: SecretScanOptions = {}): AuditLog {
+  const redact = auditRedactor(options);
   return {
-    append: (entry) => inner.append(redactAuditEntry(entry, options)),
+    append: (entry) => inner.append(redact(entry)),
     get problem() {
       return inner.problem;
     },

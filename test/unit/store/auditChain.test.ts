@@ -44,6 +44,30 @@ describe('store/auditChain: chainRecord', () => {
     assert.ok(line.startsWith('{"aaa":1,') && line.endsWith(',"zzz":"last"}'));
   });
 
+  it('writes a decision object recorded again after a change with its new text (only frozen decisions are remembered)', () => {
+    const frozen = Object.freeze({ interceptor: 'policy', outcome: 'allow', detail: Object.freeze({ rule: 'default', reasons: Object.freeze([]) }) });
+    const mutable: { interceptor: string; outcome: string; reason?: string } = { interceptor: 'scanner', outcome: 'observe', reason: 'first' };
+    const entry = (): AuditEntry => ({ ...FULL, decisions: [frozen, mutable] as AuditEntry['decisions'] });
+    const first = chainRecord(entry(), 1, AUDIT_GENESIS);
+    assert.equal(first.line, expectedLine(entry(), 1, AUDIT_GENESIS));
+    mutable.reason = 'second';
+    const second = chainRecord(entry(), 2, first.hash);
+    assert.equal(second.line, expectedLine(entry(), 2, first.hash));
+    assert.match(second.line, /"reason":"second"/);
+    // A frozen decision whose detail is not frozen is not remembered either.
+    const detail = { rules: ['a'] };
+    const shallow = Object.freeze({ interceptor: 'scanner', outcome: 'observe', detail });
+    assert.match(chainRecord({ ...FULL, decisions: [shallow] }, 3, AUDIT_GENESIS).line, /"rules":\["a"\]/);
+    detail.rules.push('b');
+    assert.match(chainRecord({ ...FULL, decisions: [shallow] }, 4, AUDIT_GENESIS).line, /"rules":\["a","b"\]/);
+  });
+
+  it('keeps the record object of the entry: every member but the arguments, then the digest, prev and hash', () => {
+    const row = chainRecord(FULL, 7, AUDIT_GENESIS);
+    assert.deepEqual(Object.keys(row.record), ['seq', ...Object.keys(FULL).filter((k) => k !== 'arguments'), 'argumentsDigest', 'prev', 'hash']);
+    assert.equal(row.record.argumentsDigest, sha256Text(canonicalize(FULL.arguments)));
+  });
+
   it('refuses an entry that is not I-JSON with the path of the offending value (a lone surrogate in a reason)', () => {
     const bad: AuditEntry = { ...FULL, decisions: [{ interceptor: 'policy', outcome: 'deny', reason: 'x\uD800' }] };
     assert.throws(() => chainRecord(bad, 1, AUDIT_GENESIS), /\$\.decisions\[0\]\.reason/);

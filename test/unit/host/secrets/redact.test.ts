@@ -3,6 +3,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { auditInterceptor } from '../../../../src/host/audit.js';
+import type { AuditEntry, AuditRecord } from '../../../../src/host/audit.js';
+import type { Decision } from '../../../../src/host/interceptors.js';
 import { JsonRpcError } from '../../../../src/jsonrpc/errors.js';
 import { Host } from '../../../../src/host/host.js';
 import { redactSecrets } from '../../../../src/host/secrets/findSecrets.js';
@@ -108,6 +110,25 @@ describe('secrets/redact: the audit log', () => {
     assert.match(call?.argumentsDigest ?? '', /^sha256:[0-9a-f]{64}$/u);
     assert.equal(sqlite.verify().ok, true);
     await sqlite.close();
+  });
+
+  it('redacts a secret put into a decision that was clean when first recorded, and a name each time it comes (what it remembers cannot leak one)', async () => {
+    const seen: AuditEntry[] = [];
+    const log = redactingAuditLog({ problem: undefined, append: (entry) => (seen.push(entry), Promise.resolve({} as AuditRecord)) });
+    const frozen: Decision = Object.freeze({ interceptor: 'policy', outcome: 'allow', detail: Object.freeze({ rule: 'default', reasons: Object.freeze([]) }) });
+    const mutable: { interceptor: string; outcome: 'observe'; reason: string } = { interceptor: 'scanner', outcome: 'observe', reason: 'nothing found' };
+    const entry = (name: string): AuditEntry => ({ time: 't', kind: 'request', method: 'resources/read', name, decisions: [frozen, mutable], outcome: 'ok', latencyMs: 1 });
+    const clean = entry('file:///notes');
+    await log.append(clean);
+    assert.equal(seen[0], clean, 'nothing to redact: the entry is stored as it came');
+    mutable.reason = `found ${GITHUB}`;
+    await log.append(entry(`https://x.test/?token=${GITHUB}`));
+    await log.append(entry(`https://x.test/?token=${GITHUB}`));
+    for (const stored of seen.slice(1)) {
+      assert.equal(stored.decisions[0], frozen);
+      assert.match(stored.decisions[1]?.reason ?? '', /REDACTED/u);
+      assert.ok(!JSON.stringify(stored).includes(GITHUB), JSON.stringify(stored));
+    }
   });
 
   it('passes the inner log\'s problem through (the audit interceptor fails closed on it)', () => {
