@@ -360,7 +360,8 @@ export class McpClient extends McpClientCalls {
     const link = options.signal === undefined ? undefined : this.#signals.link(options.signal);
     let sent: Promise<SendOutcome>;
     try {
-      sent = this.#send(method, params, link === undefined ? options : { ...options, signal: link.signal }, protocolVersion, scope);
+      // The linked signal goes beside `options`, not in a copy of them (one spread less per call).
+      sent = this.#send(method, params, options, link === undefined ? undefined : link.signal, protocolVersion, scope);
     } catch (error) {
       sent = Promise.reject(error);
     }
@@ -386,7 +387,8 @@ export class McpClient extends McpClientCalls {
     connection.close().catch(() => undefined);
   }
 
-  #send(method: string, params: Params, options: CallOptions, protocolVersion: ProtocolRevision, scope: OperationScope | undefined): Promise<SendOutcome> {
+  /** `signal` is the call's own (linked to `options.signal`), which stands in for it. */
+  #send(method: string, params: Params, options: CallOptions, signal: AbortSignal | undefined, protocolVersion: ProtocolRevision, scope: OperationScope | undefined): Promise<SendOutcome> {
     const connection = this.#connection as Connection;
     // One round; its result also serves as the call's outcome when no MRTR loop runs (`rounds: 0`).
     const once = (p: Params): Promise<RoundResult & SendOutcome> => {
@@ -396,15 +398,16 @@ export class McpClient extends McpClientCalls {
       };
       let raw: Promise<Record<string, unknown>>;
       try {
-        raw = connection.request(method, this.#stamp(protocolVersion, p, options.capabilities), {
-          ...requestOptions(options),
-          // In flight under its id, so the server's questions about it can be attributed to it.
-          onId: (id) => {
+        raw = connection.request(
+          method,
+          this.#stamp(protocolVersion, p, options.capabilities),
+          requestOptions(options, signal, (id) => {
+            // In flight under its id, so the server's questions about it can be attributed to it.
             requestId = id;
             scope?.requestId(id);
             this.#calls.open(id, { handlers: options.handlers, onLog: options.onLog });
-          },
-        });
+          }),
+        );
       } catch (error) {
         closeCall();
         return Promise.reject(explainMissingCapability(error));
@@ -432,7 +435,7 @@ export class McpClient extends McpClientCalls {
       method,
       params,
       { handlers: handlersFor(this.#options.handlers ?? {}, options.handlers), capabilities: options.capabilities ?? this.#capabilities, revision: protocolVersion, maxRounds: this.#options.maxInputRounds ?? 8, send: once },
-      options.signal,
+      signal,
       retry,
     ).then((outcome) => ({ ...outcome, resultType: 'complete' }));
   }
@@ -445,13 +448,8 @@ export class McpClient extends McpClientCalls {
   }
 
   #stamp(revision: ProtocolRevision, params: Params, capabilities: ClientCapabilities = this.#capabilities): Params {
-    return (
-      encodeRequestParams(revision, params, {
-        clientCapabilities: capabilities,
-        clientInfo: this.info,
-        ...(this.#logLevel !== undefined ? { logLevel: this.#logLevel } : {}),
-      }) ?? params
-    );
+    // One shape whatever is set (absent members undefined): no conditional spread per request.
+    return encodeRequestParams(revision, params, { clientCapabilities: capabilities, clientInfo: this.info, logLevel: this.#logLevel }) ?? params;
   }
 
   #onNotification(notification: JsonRpcNotification, extra: MessageExtra | undefined): void {
@@ -508,11 +506,26 @@ function withTraceMeta(params: Params, traceMeta: Readonly<Record<string, string
   return { ...params, _meta: { ...traceMeta, ...(params['_meta'] as Record<string, unknown> | undefined) } };
 }
 
-function requestOptions(options: CallOptions): RequestOptions {
-  return {
-    ...(options.signal !== undefined ? { signal: options.signal } : {}),
-    ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
-    ...(options.maxTotalTimeoutMs !== undefined ? { maxTotalTimeoutMs: options.maxTotalTimeoutMs } : {}),
-    ...(options.onProgress !== undefined ? { onProgress: options.onProgress } : {}),
+/**
+ * The connection's options of one request, in one shape whatever the call set (absent members
+ * undefined, which `Connection.request` reads as unset): no conditional spreads per request.
+ */
+function requestOptions(options: CallOptions, signal: AbortSignal | undefined, onId: (id: RequestId) => void): RequestOptions {
+  const fixed: FixedRequestOptions = {
+    signal,
+    timeoutMs: options.timeoutMs,
+    maxTotalTimeoutMs: options.maxTotalTimeoutMs,
+    onProgress: options.onProgress,
+    onId,
   };
+  return fixed as RequestOptions;
+}
+
+/** The members {@link requestOptions} sets, each present (possibly undefined). */
+interface FixedRequestOptions {
+  readonly signal: AbortSignal | undefined;
+  readonly timeoutMs: number | undefined;
+  readonly maxTotalTimeoutMs: number | undefined;
+  readonly onProgress: RequestOptions['onProgress'];
+  readonly onId: (id: RequestId) => void;
 }

@@ -30,7 +30,7 @@ import { observeCall } from './callMetrics.js';
 import type { NamespacingMode } from './configTypes.js';
 import { Downstream, type BackoffOptions, type Catalog, type ServerHealth, type TransportFactory } from './downstream.js';
 import type { CatalogVetter, QuarantinedItem } from './catalogVetting.js';
-import { DeniedError, InterceptorChain, interceptContext, type InterceptedMethod, type InterceptContext, type Interceptor, type NotificationMethod } from './interceptors.js';
+import { DeniedError, InterceptorChain, interceptContext, type InterceptedMethod, type InterceptContext, type Interceptor, type NotificationMethod, type ServerIdentity } from './interceptors.js';
 import { Namespacer, type NameAssignmentStore } from './namespacing.js';
 import type { DownstreamSpec } from './spec.js';
 import { compileToolFilter } from './toolFilter.js';
@@ -154,6 +154,8 @@ export class Host {
   readonly #uris: UriNamespacer;
   readonly #servers = new Map<string, Downstream>();
   readonly #filters = new WeakMap<Downstream, (name: string) => boolean>();
+  /** Each server's {@link ServerIdentity} as the chain last saw it (see `#identity`). */
+  readonly #identities = new WeakMap<Downstream, ServerIdentity>();
   /** Why a server's catalog is not exposed (a name it cannot get in `never` mode, ...). */
   readonly #problems = new Map<string, string>();
   readonly #listeners = new Set<(change: HostChange) => void>();
@@ -648,21 +650,19 @@ export class Host {
     const server = this.#downstream(serverId);
     const ctx = this.#context(method, serverId, exposedName, definition, params, options);
     const target = typeof params['name'] === 'string' ? params['name'] : undefined;
-    return observeCall(this.#logger, { method, serverId, target }, () =>
-      this.#chain.run(ctx, () =>
-        server.run(
-          (client, o) =>
-            route(client, ctx.params, {
-              signal: o.signal,
-              timeoutMs: o.timeoutMs,
-              ...(options.onProgress !== undefined ? { onProgress: this.#vetted('notifications/progress', options.onProgress, ctx) } : {}),
-              ...(options.onLog !== undefined ? { onLog: this.#vetted('notifications/message', options.onLog, ctx) } : {}),
-              ...(options.clientCapabilities !== undefined ? { capabilities: sharedCapabilities(client.capabilities, options.clientCapabilities) } : {}),
-            }),
-          options.abort !== undefined && ctx.signal === options.signal ? { signal: ctx.signal, abort: options.abort } : { signal: ctx.signal },
-        ),
-      ),
-    );
+    const onProgress = options.onProgress === undefined ? undefined : this.#vetted('notifications/progress', options.onProgress, ctx);
+    const onLog = options.onLog === undefined ? undefined : this.#vetted('notifications/message', options.onLog, ctx);
+    const upstream = options.clientCapabilities;
+    const task = (client: McpClient, o: { signal: AbortSignal; timeoutMs: number }): Promise<R> => {
+      // Built by assignment, not conditional spreads: no temporary objects per call.
+      const routed: Mutable<RouteOptions> = { signal: o.signal, timeoutMs: o.timeoutMs };
+      if (onProgress !== undefined) routed.onProgress = onProgress;
+      if (onLog !== undefined) routed.onLog = onLog;
+      if (upstream !== undefined) routed.capabilities = sharedCapabilities(client.capabilities, upstream);
+      return route(client, ctx.params, routed);
+    };
+    const runOptions = options.abort !== undefined && ctx.signal === options.signal ? { signal: ctx.signal, abort: options.abort } : { signal: ctx.signal };
+    return observeCall(this.#logger, { method, serverId, target }, () => this.#chain.run(ctx, () => server.run(task, runOptions)));
   }
 
   /** `deliver`, behind the chain's notification hooks (the listener itself when no interceptor sees notifications). */
@@ -684,36 +684,48 @@ export class Host {
     scope: RequestScope,
     serverMethod?: string,
   ): InterceptContext {
-    const info = serverId === undefined ? undefined : this.#servers.get(serverId)?.client?.serverInfo;
+    // Every member present, in one order (see `interceptContext`): no shape varies per call.
     return interceptContext({
       method,
+      serverMethod,
       principal: scope.principal,
       session: scope.session,
-      ...(scope.conversation !== undefined ? { conversation: scope.conversation } : {}),
-      server: serverId === undefined ? undefined : { id: serverId, ...(info !== undefined ? { info } : {}) },
-      ...(exposedName !== undefined ? { exposedName } : {}),
-      ...(definition !== undefined ? { definition } : {}),
-      ...(serverMethod !== undefined ? { serverMethod } : {}),
+      conversation: scope.conversation,
+      server: serverId === undefined ? undefined : this.#identity(serverId),
+      exposedName,
+      definition,
       params,
       signal: scope.signal ?? new AbortController().signal,
-      ...(scope.elicit !== undefined ? { elicit: scope.elicit } : {}),
+      elicit: scope.elicit,
     });
+  }
+
+  /** The identity of server `serverId` as the chain sees it, reused while its `serverInfo` stays the same. */
+  #identity(serverId: string): ServerIdentity {
+    const server = this.#servers.get(serverId);
+    const info = server?.client?.serverInfo;
+    const known = server === undefined ? undefined : this.#identities.get(server);
+    if (known !== undefined && known.info === info) return known;
+    const identity: ServerIdentity = Object.freeze(info !== undefined ? { id: serverId, info } : { id: serverId });
+    if (server !== undefined) this.#identities.set(server, identity);
+    return identity;
   }
 }
 
+/** The options a {@link DownstreamRoute} gets. */
+export interface RouteOptions {
+  readonly signal: AbortSignal;
+  readonly timeoutMs: number;
+  readonly onProgress?: (progress: Progress) => void;
+  readonly onLog?: (params: LoggingMessageParams) => void;
+  /** The capabilities to declare for this request (see {@link RequestScope.clientCapabilities}). */
+  readonly capabilities?: ClientCapabilities;
+}
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+
 /** Performs one downstream request on a ready client, with the params after the chain. */
-export type DownstreamRoute<R> = (
-  client: McpClient,
-  params: Record<string, unknown>,
-  options: {
-    readonly signal: AbortSignal;
-    readonly timeoutMs: number;
-    readonly onProgress?: (progress: Progress) => void;
-    readonly onLog?: (params: LoggingMessageParams) => void;
-    /** The capabilities to declare for this request (see {@link RequestScope.clientCapabilities}). */
-    readonly capabilities?: ClientCapabilities;
-  },
-) => Promise<R>;
+export type DownstreamRoute<R> = (client: McpClient, params: Record<string, unknown>, options: RouteOptions) => Promise<R>;
 
 /**
  * The features both the host's client and the upstream client declare, with the upstream's

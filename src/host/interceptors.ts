@@ -70,7 +70,7 @@ export interface ServerIdentity {
 export interface InterceptContext {
   readonly method: InterceptedMethod;
   /** For `server/request`: the downstream method (`elicitation/create`, `sampling/createMessage`, `roots/list`). */
-  readonly serverMethod?: string;
+  readonly serverMethod?: string | undefined;
   /** The upstream caller, when authenticated (behind an OAuth gateway `auth` holds the verified claims). */
   readonly principal: Principal | undefined;
   /** The upstream session (a stateful session id, or undefined on the stateless era). */
@@ -79,13 +79,13 @@ export interface InterceptContext {
    * On 2026-07-28 (no protocol session): the conversation id the client carried in
    * `_meta["io.switchboard/conversation"]`, if any (policy keys taint by it; see `policy/taint.ts`).
    */
-  readonly conversation?: string;
+  readonly conversation?: string | undefined;
   /** The target server (undefined for aggregated lists). */
   readonly server: ServerIdentity | undefined;
   /** The exposed name or URI the upstream used (calls, gets, reads). */
-  readonly exposedName?: string;
+  readonly exposedName?: string | undefined;
   /** The definition as the server sent it (and as trust pinned it). */
-  readonly definition?: Readonly<Record<string, unknown>>;
+  readonly definition?: Readonly<Record<string, unknown>> | undefined;
   /**
    * The request's params as they will reach the server (`arguments` for calls, with the
    * server's own name or URI). Interceptors may replace members; record a `change` decision.
@@ -98,7 +98,7 @@ export interface InterceptContext {
   /** Records a decision of interceptor `id`. */
   record(decision: Decision): void;
   /** Asks the upstream user (consent); absent where nobody can be asked. */
-  readonly elicit?: (params: ElicitParams) => Promise<ElicitResult>;
+  readonly elicit?: ((params: ElicitParams) => Promise<ElicitResult>) | undefined;
 }
 
 /** The rest of the chain, ending in routing. */
@@ -213,10 +213,47 @@ export class InterceptorChain {
   }
 }
 
+/**
+ * An {@link InterceptContext} of one fixed shape: every member present (undefined where
+ * absent), always in the same order, so the interceptors' loads of its members stay
+ * monomorphic across methods and callers, and building one adds no property transitions.
+ */
+class Context implements InterceptContext {
+  readonly method: InterceptedMethod;
+  readonly serverMethod: string | undefined;
+  readonly principal: Principal | undefined;
+  readonly session: string | undefined;
+  readonly conversation: string | undefined;
+  readonly server: ServerIdentity | undefined;
+  readonly exposedName: string | undefined;
+  readonly definition: Readonly<Record<string, unknown>> | undefined;
+  params: Record<string, unknown>;
+  readonly decisions: Decision[] = [];
+  readonly signal: AbortSignal;
+  readonly elicit: ((params: ElicitParams) => Promise<ElicitResult>) | undefined;
+
+  constructor(init: Omit<InterceptContext, 'decisions' | 'record'>) {
+    this.method = init.method;
+    this.serverMethod = init.serverMethod;
+    this.principal = init.principal;
+    this.session = init.session;
+    this.conversation = init.conversation;
+    this.server = init.server;
+    this.exposedName = init.exposedName;
+    this.definition = init.definition;
+    this.params = init.params;
+    this.signal = init.signal;
+    this.elicit = init.elicit;
+  }
+
+  record(decision: Decision): void {
+    this.decisions.push(Object.freeze({ ...decision }));
+  }
+}
+
 /** Builds an {@link InterceptContext}; `record` appends to `decisions`. */
 export function interceptContext(init: Omit<InterceptContext, 'decisions' | 'record'>): InterceptContext {
-  const decisions: Decision[] = [];
-  return { ...init, decisions, record: (d) => void decisions.push(Object.freeze({ ...d })) };
+  return new Context(init);
 }
 
 /**

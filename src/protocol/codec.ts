@@ -42,7 +42,7 @@ export interface DecodeParamsOptions {
    * Extensions the receiver implements (2026-07-28). Methods of other extensions are -32601.
    * Default: none, so extension methods are not found unless enabled.
    */
-  readonly extensions?: ReadonlySet<string>;
+  readonly extensions?: ReadonlySet<string> | undefined;
 }
 
 const EMPTY_PARAMS: Readonly<Record<string, unknown>> = Object.freeze({});
@@ -234,8 +234,8 @@ export function encodeResult(revision: ProtocolRevision, method: string, result:
 /** The per-request identity a 2026-07-28 client stamps into `_meta`. */
 export interface RequestMetaStamp {
   readonly clientCapabilities: ClientCapabilities;
-  readonly clientInfo?: Implementation;
-  readonly logLevel?: LoggingLevel;
+  readonly clientInfo?: Implementation | undefined;
+  readonly logLevel?: LoggingLevel | undefined;
 }
 
 /**
@@ -250,10 +250,13 @@ export function encodeRequestParams(
   stamp: RequestMetaStamp,
 ): Record<string, unknown> | undefined {
   if (!isStateless(revision)) return params as Record<string, unknown> | undefined;
-  const meta: Record<string, unknown> = { ...(params?.['_meta'] as Record<string, unknown> | undefined) };
+  // spreadCopy, not `{ ...x }`: members are added to both copies (util/object.ts).
+  const meta = spreadCopy(params?.['_meta'] as Record<string, unknown> | undefined);
   meta[META_PROTOCOL_VERSION] = revision;
   meta[META_CLIENT_CAPABILITIES] = stamp.clientCapabilities;
   if (stamp.clientInfo !== undefined) meta[META_CLIENT_INFO] = stamp.clientInfo;
   if (stamp.logLevel !== undefined) meta[META_LOG_LEVEL] = stamp.logLevel;
-  return { ...params, _meta: meta };
+  const out = spreadCopy(params);
+  out['_meta'] = meta;
+  return out;
 }

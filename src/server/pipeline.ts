@@ -104,7 +104,7 @@ export function prepare(core: ServerCore, request: JsonRpcRequest, env: Dispatch
   const decoded = decodeRequestParams(version, request.method, params, {
     from: 'client',
     serverCapabilities: core.capabilities(),
-    ...(core.tasks !== undefined || core.forwardedTasks !== undefined ? { extensions: TASK_EXTENSIONS } : {}), // tasks integration
+    extensions: core.tasks !== undefined || core.forwardedTasks !== undefined ? TASK_EXTENSIONS : undefined, // tasks integration
   });
   if (!decoded.ok) throw decoded.error;
   const caps = meta[META_CLIENT_CAPABILITIES] as ClientCapabilities;
@@ -147,6 +147,7 @@ function prepareStateful(
   const decoded = decodeRequestParams(revision, request.method, params, {
     from: 'client',
     serverCapabilities: core.capabilities(),
+    extensions: undefined,
   });
   if (!decoded.ok) throw decoded.error;
   return {

@@ -9,6 +9,7 @@
  */
 
 const isEnumerable = Object.prototype.propertyIsEnumerable;
+const hasOwn = Object.hasOwn;
 
 /**
  * Copies `source`'s own enumerable properties onto `target` exactly like `{ ...target, ...source }`
@@ -17,6 +18,11 @@ const isEnumerable = Object.prototype.propertyIsEnumerable;
  */
 export function copyOwnInto<T extends Record<PropertyKey, unknown>>(target: T, source: object | null | undefined): T {
   if (source === null || source === undefined) return target;
+  // `Object.assign` does exactly what the loops below do ([[Get]] of each own enumerable key in
+  // order, symbols last, stored by [[Set]]) but for an own `__proto__` key, which it would pass
+  // to the prototype setter. It is much cheaper: the loops' keyed stores see every shape that
+  // is ever copied, go megamorphic, and add each property in the runtime (~1 µs per property).
+  if (!hasOwn(source, '__proto__')) return Object.assign(target, source);
   const from = source as Record<PropertyKey, unknown>;
   const keys = Object.keys(from);
   for (let i = 0; i < keys.length; i++) {

@@ -181,6 +181,7 @@ export interface ArrayOptions {
 /** An array whose every item matches `item`. */
 export function array<T>(item: Schema<T>, options: ArrayOptions = {}): Schema<T[]> {
   const { minItems, maxItems } = options;
+  const checkItem = item.check; // read once (see `object`)
   return {
     expected: 'array',
     check(value, ctx) {
@@ -190,7 +191,7 @@ export function array<T>(item: Schema<T>, options: ArrayOptions = {}): Schema<T[
       let ok = true;
       for (let i = 0; i < value.length; i++) {
         ctx.path.push(i);
-        const good = item.check(value[i], ctx);
+        const good = checkItem.call(item, value[i], ctx);
         ctx.path.pop();
         if (!good) {
           ok = false;
@@ -204,7 +205,8 @@ export function array<T>(item: Schema<T>, options: ArrayOptions = {}): Schema<T[
 
 /** Marks an object member as optional: absent is fine; present must match `inner`. */
 export function optional<T>(inner: Schema<T>): OptionalSchema<T> {
-  return { expected: inner.expected, isOptional: true, inner, check: (value, ctx) => inner.check(value, ctx) };
+  const check = inner.check; // read once (see `object`)
+  return { expected: inner.expected, isOptional: true, inner, check: (value, ctx) => check.call(inner, value, ctx) };
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
@@ -222,9 +224,12 @@ export interface ObjectOptions {
  * passed through unless `strict` is set.
  */
 export function object<const S extends Shape>(shape: S, options: ObjectOptions = {}): ObjectSchema<S> {
+  // Each member's `check` is read here, once: read in the loop, from schemas of every kind, the
+  // load went megamorphic (V8's stub cache, and its misses, on every member of every message).
   const entries = Object.entries(shape).map(([key, schema]) => ({
     key,
     schema,
+    check: schema.check,
     isOptional: (schema as Partial<OptionalSchema<unknown>>).isOptional === true,
   }));
   const strict = options.strict === true;
@@ -235,7 +240,7 @@ export function object<const S extends Shape>(shape: S, options: ObjectOptions =
     check(value, ctx) {
       if (!isPlainObject(value)) return mismatch(ctx, 'object', value);
       let ok = true;
-      for (const { key, schema, isOptional } of entries) {
+      for (const { key, schema, check, isOptional } of entries) {
         const member = value[key];
         if (member === undefined) {
           // JSON has no `undefined`: an absent member and one set to undefined are the same.
@@ -248,7 +253,7 @@ export function object<const S extends Shape>(shape: S, options: ObjectOptions =
           continue;
         }
         ctx.path.push(key);
-        const good = schema.check(member, ctx);
+        const good = check.call(schema, member, ctx);
         ctx.path.pop();
         if (!good) {
           ok = false;
@@ -291,6 +296,7 @@ export function omit<const B extends Shape, const K extends keyof B & string>(
 
 /** An object used as a map: every own value matches `value`, every key matches `key`. */
 export function record<T>(value: Schema<T>, key?: Schema<string>): Schema<Record<string, T>> {
+  const checkValue = value.check; // read once (see `object`)
   return {
     expected: 'object',
     check(input, ctx) {
@@ -299,7 +305,7 @@ export function record<T>(value: Schema<T>, key?: Schema<string>): Schema<Record
       for (const k in input) {
         if (!Object.hasOwn(input, k)) continue;
         ctx.path.push(k);
-        const good = (key === undefined || key.check(k, ctx)) && value.check(input[k], ctx);
+        const good = (key === undefined || key.check(k, ctx)) && checkValue.call(value, input[k], ctx);
         ctx.path.pop();
         if (!good) {
           ok = false;
@@ -313,7 +319,8 @@ export function record<T>(value: Schema<T>, key?: Schema<string>): Schema<Record
 
 /** `T` or `null`. */
 export function nullable<T>(inner: Schema<T>): Schema<T | null> {
-  return { expected: `${inner.expected} | null`, check: (value, ctx) => value === null || inner.check(value, ctx) };
+  const check = inner.check; // read once (see `object`)
+  return { expected: `${inner.expected} | null`, check: (value, ctx) => value === null || check.call(inner, value, ctx) };
 }
 
 /**
@@ -372,9 +379,10 @@ export function lazy<T>(get: () => Schema<T>): Schema<T> {
 
 /** Adds a predicate on top of a schema; `message` is reported when it returns false. */
 export function refine<T>(inner: Schema<T>, predicate: (value: T) => boolean, message: string): Schema<T> {
+  const check = inner.check; // read once (see `object`)
   return {
     expected: inner.expected,
-    check: (value, ctx) => inner.check(value, ctx) && (predicate(value as T) || fail(ctx, message)),
+    check: (value, ctx) => check.call(inner, value, ctx) && (predicate(value as T) || fail(ctx, message)),
   };
 }
 
