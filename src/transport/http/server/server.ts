@@ -246,17 +246,23 @@ export function createStreamableHttpHandler(dispatcher: McpDispatcher, options: 
   const endpoint = options.path;
   const auth = options.auth === undefined ? undefined : createHttpAuth(options.auth, limits, logger);
 
-  async function makeExtra(req: HttpRequestLike): Promise<MessageExtra> {
-    if (auth !== undefined) {
-      const http: HttpExtra = { getHeader: auth.redact(req.header), method: req.method, path: req.path };
-      const added = extraHook === undefined ? undefined : await extraHook(req);
-      return auth.extra(req, added === undefined ? { http } : { ...added, http });
-    }
+  /** `DispatchEnv.extra` of a request; synchronous unless `auth` is set or the `extra` hook is async. */
+  function extraOf(req: HttpRequestLike): MessageExtra | Promise<MessageExtra> {
+    if (auth !== undefined) return authExtra(req);
     const http: HttpExtra = { getHeader: req.header, method: req.method, path: req.path };
     if (extraHook === undefined) return { http };
-    let added = extraHook(req);
-    if (isThenable<MessageExtra | undefined>(added)) added = await added;
+    const added = extraHook(req);
+    if (isThenable<MessageExtra | undefined>(added)) return Promise.resolve(added).then((more) => (more === undefined ? { http } : { ...more, http }));
     return added === undefined ? { http } : { ...added, http };
+  }
+  async function authExtra(req: HttpRequestLike): Promise<MessageExtra> {
+    const authenticated = auth as NonNullable<typeof auth>;
+    const http: HttpExtra = { getHeader: authenticated.redact(req.header), method: req.method, path: req.path };
+    const added = extraHook === undefined ? undefined : await extraHook(req);
+    return authenticated.extra(req, added === undefined ? { http } : { ...added, http });
+  }
+  async function makeExtra(req: HttpRequestLike): Promise<MessageExtra> {
+    return extraOf(req);
   }
   const legacyOptions = options.legacySse;
   if (legacyOptions !== undefined && dispatcher.createSession === undefined) {
@@ -265,7 +271,7 @@ export function createStreamableHttpHandler(dispatcher: McpDispatcher, options: 
   // The legacy transport shares the stateful path's sessions (cap, idle sweep, close).
   const sessions =
     (options.statefulSessions !== false || legacyOptions !== undefined) && dispatcher.createSession !== undefined
-      ? new StatefulHttp(dispatcher, options, { logger, keepAliveMs, maxSseBufferedBytes, limits, extra: makeExtra })
+      ? new StatefulHttp(dispatcher, options, { logger, keepAliveMs, maxSseBufferedBytes, limits, extra: extraOf })
       : undefined;
   const stateful = options.statefulSessions !== false ? sessions : undefined;
   const legacy =
@@ -316,7 +322,7 @@ export function createStreamableHttpHandler(dispatcher: McpDispatcher, options: 
     let extra: MessageExtra;
     const http: HttpExtra = { getHeader: get, method: req.method, path: req.path };
     if (auth !== undefined) {
-      extra = await makeExtra(req);
+      extra = await authExtra(req);
     } else if (extraHook === undefined) {
       extra = { http };
     } else {

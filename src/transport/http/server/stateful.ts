@@ -39,8 +39,17 @@ import { HttpSession, SessionRegistry, type SessionSettings } from './sessions.j
 import { StatefulPost } from './statefulPost.js';
 import type { HttpRequestLike, HttpResponseLike } from './types.js';
 import { acceptsSse } from './validate.js';
+import { isThenable } from './exchange.js';
 import { spreadCopy } from '../../../util/object.js';
 import { SharedSessions, storeUnavailableError, type SharedSessionOptions } from './sharedSessions.js';
+
+/** A request's live session and its `DispatchEnv.extra` (a class: told apart from an answer by `instanceof`). */
+class Found {
+  constructor(
+    readonly session: HttpSession,
+    readonly extra: MessageExtra,
+  ) {}
+}
 
 /** Options of the stateful path (a subset of the handler's options). */
 export interface StatefulOptions extends SharedSessionOptions {
@@ -73,8 +82,8 @@ export interface StatefulContext {
   readonly maxSseBufferedBytes: number;
   /** The handler's decoder limits (batches are re-decoded with `allowBatch` for 2025-03-26 sessions). */
   readonly limits: DecodeLimits;
-  /** Builds `DispatchEnv.extra` for a request (the handler's `extra` hook plus `http`). */
-  readonly extra: (req: HttpRequestLike) => Promise<MessageExtra>;
+  /** Builds `DispatchEnv.extra` for a request (the handler's `extra` hook plus `http`); synchronous when it can be. */
+  readonly extra: (req: HttpRequestLike) => MessageExtra | Promise<MessageExtra>;
 }
 
 const JSON_HEADERS: Readonly<Record<string, string>> = Object.freeze({ 'content-type': 'application/json' });
@@ -109,6 +118,13 @@ function startsWithBracket(bytes: Uint8Array): boolean {
     return b === 0x5b;
   }
   return false;
+}
+
+/** `{ ...extra, sessionId }`, built by assignment: the spread form is slow on Node 20 (util/object.ts). */
+function sessionExtra(extra: MessageExtra, session: HttpSession): MessageExtra {
+  const copy: Record<string, unknown> = spreadCopy(extra);
+  copy['sessionId'] = session.id;
+  return copy;
 }
 
 function newSessionId(): string {
@@ -223,9 +239,19 @@ export class StatefulHttp {
     }
   }
 
-  /** Looks up the session of a request; an error answer when it is unknown, foreign or on another version. */
-  async #session(req: HttpRequestLike, id: string, requestId?: RequestId): Promise<{ session: HttpSession; extra: MessageExtra } | HttpResponseLike> {
-    const extra = await this.#context.extra(req);
+  /**
+   * Looks up the session of a request; an error answer when it is unknown, foreign or on
+   * another version. Synchronous on the single-instance path with a synchronous `extra`
+   * (the hot path: no promise, no await).
+   */
+  #session(req: HttpRequestLike, id: string, requestId?: RequestId): Found | HttpResponseLike | Promise<Found | HttpResponseLike> {
+    const extra = this.#context.extra(req);
+    if (this.#shared !== undefined || isThenable(extra)) return this.#sessionAsync(req, id, requestId, extra);
+    return this.#checked(req, this.findSession(id, extra, false), extra, requestId);
+  }
+
+  async #sessionAsync(req: HttpRequestLike, id: string, requestId: RequestId | undefined, pending: MessageExtra | Promise<MessageExtra>): Promise<Found | HttpResponseLike> {
+    const extra = await pending;
     let session = this.findSession(id, extra, false);
     const shared = this.#shared;
     if (shared !== undefined) {
@@ -240,6 +266,11 @@ export class StatefulHttp {
         return errorAnswer(503, storeUnavailableError(error), requestId, { 'content-type': 'application/json', 'retry-after': '1' });
       }
     }
+    return this.#checked(req, session, extra, requestId);
+  }
+
+  /** The found session, or the 404 / version-mismatch answer; marks the session used. */
+  #checked(req: HttpRequestLike, session: HttpSession | undefined, extra: MessageExtra, requestId: RequestId | undefined): Found | HttpResponseLike {
     if (session === undefined) {
       return errorAnswer(404, new JsonRpcError(-32001, 'Session not found: initialize a new session'), requestId);
     }
@@ -256,7 +287,7 @@ export class StatefulHttp {
       );
     }
     session.lastUsed = Date.now();
-    return { session, extra };
+    return new Found(session, extra);
   }
 
   /**
@@ -288,7 +319,7 @@ export class StatefulHttp {
   /** DELETE with a session id (routed by `routing.ts`): `closeSession`, 200; or the session's error answer. */
   async deleteSession(req: HttpRequestLike, sessionId: string): Promise<HttpResponseLike> {
     const found = await this.#session(req, sessionId);
-    if (!('session' in found)) return found;
+    if (!(found instanceof Found)) return found;
     const session = found.session;
     if (session.sharing !== undefined && this.#shared !== undefined) {
       try {
@@ -305,7 +336,7 @@ export class StatefulHttp {
   /** GET with a session id (routed by `routing.ts`): the standalone stream, or a replay after `Last-Event-ID`. */
   async openStream(req: HttpRequestLike, sessionId: string): Promise<HttpResponseLike> {
     const found = await this.#session(req, sessionId);
-    if (!('session' in found)) return found;
+    if (!(found instanceof Found)) return found;
     const { session } = found;
     if (!acceptsSse(req.header('accept'))) {
       return errorAnswer(406, JsonRpcError.invalidRequest('the Accept header must list text/event-stream'));
@@ -331,21 +362,29 @@ export class StatefulHttp {
   }
 
   /** A POST with a session id (routed by `routing.ts`): its message(s) in that session, or the session's error answer. */
-  async sessionPost(req: HttpRequestLike, sessionId: string, bytes: Uint8Array, decoded: DecodeResult): Promise<HttpResponseLike> {
+  sessionPost(req: HttpRequestLike, sessionId: string, bytes: Uint8Array, decoded: DecodeResult): Promise<HttpResponseLike> {
     const requestId = !isBatchResult(decoded) && decoded.ok && 'id' in decoded.message && 'method' in decoded.message ? decoded.message.id : undefined;
-    const found = await this.#session(req, sessionId, requestId);
-    if (!('session' in found)) return found;
+    const found = this.#session(req, sessionId, requestId);
+    if (isThenable(found)) return found.then((settled) => this.#post(settled, bytes, decoded));
+    return this.#post(found, bytes, decoded);
+  }
+
+  #post(found: Found | HttpResponseLike, bytes: Uint8Array, decoded: DecodeResult): Promise<HttpResponseLike> {
+    if (!(found instanceof Found)) return Promise.resolve(found);
     const { session, extra } = found;
     if (startsWithBracket(bytes)) {
       if (session.version !== BATCH_REVISION) {
-        return errorAnswer(400, JsonRpcError.invalidRequest(`batches are not supported by protocol revision ${session.version ?? 'of this session'}`));
+        return Promise.resolve(errorAnswer(400, JsonRpcError.invalidRequest(`batches are not supported by protocol revision ${session.version ?? 'of this session'}`)));
       }
       const batch = decodeFrame(bytes, this.#batchLimits);
-      if (!isBatchResult(batch)) return errorAnswer(400, batch.ok ? JsonRpcError.invalidRequest('not a batch') : batch.error);
+      if (!isBatchResult(batch)) return Promise.resolve(errorAnswer(400, batch.ok ? JsonRpcError.invalidRequest('not a batch') : batch.error));
       return this.#messages(session, extra, batch.batch, true);
     }
-    if (isBatchResult(decoded)) return errorAnswer(400, JsonRpcError.invalidRequest('unexpected batch'));
-    if (!decoded.ok) return errorAnswer(400, decoded.error, decoded.id === null || decoded.isResponse ? undefined : decoded.id);
+    if (isBatchResult(decoded)) return Promise.resolve(errorAnswer(400, JsonRpcError.invalidRequest('unexpected batch')));
+    if (!decoded.ok) return Promise.resolve(errorAnswer(400, decoded.error, decoded.id === null || decoded.isResponse ? undefined : decoded.id));
+    const message = decoded.message;
+    // One request (the common case): straight to its POST, no notification to run first.
+    if ('method' in message && 'id' in message) return new StatefulPost(session, sessionExtra(extra, session)).run(this.#dispatcher, [message], false);
     return this.#messages(session, extra, [decoded], false);
   }
 
@@ -401,9 +440,7 @@ export class StatefulHttp {
 
   /** The messages of one POST (a single one or a 2025-03-26 batch) in a session. */
   async #messages(session: HttpSession, baseExtra: MessageExtra, items: readonly DecodedItem[], batch: boolean): Promise<HttpResponseLike> {
-    // Not `{ ...baseExtra, sessionId }`: that form is slow on Node 20 (util/object.ts).
-    const extra: Record<string, unknown> = spreadCopy(baseExtra);
-    extra['sessionId'] = session.id;
+    const extra = sessionExtra(baseExtra, session);
     const requests: JsonRpcRequest[] = [];
     const errors: JsonRpcResponse[] = [];
     const notifications: JsonRpcNotification[] = [];

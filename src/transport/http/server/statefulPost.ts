@@ -37,28 +37,60 @@ export class RequestEnv extends LazyAbort implements Abortable {}
  * The {@link DispatchEnv} of one request of a POST. A class with `signal` on the prototype,
  * not an object literal with `get signal()`: a literal's getter is a new closure each time,
  * which gives every env its own hidden class (allocated in old space) and made scavenges of a
- * busy session 20–30× slower.
+ * busy session 20–30× slower. `peer` is a getter too, built on first read (most handlers
+ * never ask the client anything).
  */
 class PostEnv implements DispatchEnv {
   readonly #request: RequestEnv;
+  readonly #host: HttpSession;
+  readonly #target: MessageTarget;
+  #peer: PeerRequester | undefined;
   readonly extra: MessageExtra;
   readonly principal: Principal | undefined;
   readonly notify: (notification: JsonRpcNotification) => void;
-  readonly peer: PeerRequester;
   readonly session: unknown;
 
-  constructor(request: RequestEnv, extra: MessageExtra, notify: (notification: JsonRpcNotification) => void, peer: PeerRequester, session: unknown) {
+  constructor(host: HttpSession, request: RequestEnv, extra: MessageExtra, target: MessageTarget) {
     this.#request = request;
+    this.#host = host;
+    this.#target = target;
     this.extra = extra;
     this.principal = principalIn(extra);
-    this.notify = notify;
-    this.peer = peer;
-    this.session = session;
+    this.notify = (notification: JsonRpcNotification) => target.send(notification);
+    this.session = host.state;
   }
 
   /** {@inheritDoc DispatchEnv.signal} — the AbortSignal is only created when the handler reads it. */
   get signal(): AbortSignal {
     return this.#request.signal;
+  }
+
+  /** {@inheritDoc DispatchEnv.peer} — server→client requests go out on the request's stream. */
+  get peer(): PeerRequester {
+    let peer = this.#peer;
+    if (peer === undefined) {
+      const host = this.#host;
+      const target = this.#target;
+      peer = {
+        request: (method: string, params: Params | undefined, options?: { signal?: AbortSignal; timeoutMs?: number }) => host.requestOn(target, method, params, options),
+      };
+      this.#peer = peer;
+    }
+    return peer;
+  }
+}
+
+/**
+ * The env of a request in a 2025-11-25 (SEP-1699) session: `closeStream` as an own member set
+ * in the constructor (one hidden class for all of them; `Object.defineProperty` on each env
+ * cost a map transition per request).
+ */
+class PollingPostEnv extends PostEnv {
+  readonly closeStream: () => void;
+
+  constructor(host: HttpSession, request: RequestEnv, extra: MessageExtra, target: MessageTarget, closeStream: () => void) {
+    super(host, request, extra, target);
+    this.closeStream = closeStream;
   }
 }
 
@@ -124,10 +156,9 @@ export class StatefulPost implements MessageTarget {
   /** The environment the dispatcher sees for one request. */
   #env(request: RequestEnv): DispatchEnv {
     const session = this.#session;
-    const env = sessionRequestEnv(session, request, this.#extra, this);
     // closeStream needs a client that reconnects: SEP-1699 (2025-11-25) sessions only.
-    if (session.priming) Object.defineProperty(env, 'closeStream', { value: () => this.closeStream(), enumerable: true });
-    return env;
+    if (session.priming) return new PollingPostEnv(session, request, this.#extra, this, () => this.closeStream());
+    return new PostEnv(session, request, this.#extra, this);
   }
 
   /**
@@ -139,7 +170,7 @@ export class StatefulPost implements MessageTarget {
     return new Promise<HttpResponseLike>((resolve) => {
       this.#resolve = resolve;
       this.#expected = requests.length + answered.length;
-      this.#responses.push(...answered);
+      if (answered.length > 0) this.#responses.push(...answered);
       const env = (request: RequestEnv): DispatchEnv => this.#env(request);
       const answer = (response: JsonRpcResponse): void => this.#answer(response, batch);
       for (const message of requests) dispatchSessionRequest(dispatcher, this.#session, message, env, answer);
@@ -176,11 +207,7 @@ export class StatefulPost implements MessageTarget {
  * HTTP+SSE stream of `legacySse.ts`).
  */
 export function sessionRequestEnv(session: HttpSession, request: RequestEnv, extra: MessageExtra, target: MessageTarget): DispatchEnv {
-  const peer: PeerRequester = {
-    request: (method: string, params: Params | undefined, options?: { signal?: AbortSignal; timeoutMs?: number }) =>
-      session.requestOn(target, method, params, options),
-  };
-  return new PostEnv(request, extra, (notification: JsonRpcNotification) => target.send(notification), peer, session.state);
+  return new PostEnv(session, request, extra, target);
 }
 
 /**
