@@ -11,7 +11,7 @@
  * `--concurrency` in flight, every answer checked.
  *
  * Usage: `tsx bench/instructions.ts [--mode stateless|session] [--warmup N] [--requests N]
- * [--concurrency C] [--sequential] label=path/to/compiled/target.js …`
+ * [--concurrency C] [--sequential] [--alloc [--sites N] [--no-inlining]] label=path/to/compiled/target.js …`
  * e.g. `old=/tmp/old/bench/.out/bench/targets/oursHttp.js new=bench/.out/bench/targets/oursHttp.js`.
  * Targets run side by side unless `--sequential` (counts do not depend on it; wall time does).
  *
@@ -25,6 +25,15 @@
  * least a Node process does to forward a call) fronting the same floor, for the gateway's count
  * to be read against.
  *
+ * `--alloc` counts **bytes allocated** per request instead, with no valgrind: the target runs
+ * under plain Node with `lib/allocSampler.ts` preloaded (V8's sampling heap profiler, objects
+ * later collected by the scavenger or the mark-compactor included), sampling only the counted
+ * requests. Like instructions, it hardly moves with other work on the machine (±1% here), and
+ * allocation is what the scavenger's work follows; `--sites N` prints the N call sites (function
+ * and its caller) that allocate the most per request, and `--no-inlining` runs the target with
+ * `--no-turbo-inlining` so each allocation is charged to the function that makes it (the totals
+ * hardly change; the attribution gets exact).
+ *
  * @module
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
@@ -33,6 +42,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type * as Launch from './lib/launch.js';
 import { HttpConnection } from './lib/httpClient.js';
+import { ALLOC_STARTED, ALLOC_WRITTEN, summarizeAllocations, type SamplingHeapProfile } from './lib/allocations.js';
 import { stop, waitForLine } from './lib/proc.js';
 import { echoCall, httpHeaders, INITIALIZED, initializeCall, looksLikeEcho } from './lib/wire.js';
 
@@ -45,6 +55,9 @@ const mode = option('--mode', 'stateless') === 'session' ? 'session' : 'stateles
 const warmup = Number(option('--warmup', '15000'));
 const requests = Number(option('--requests', '2000'));
 const concurrency = Number(option('--concurrency', '32'));
+const alloc = argv.includes('--alloc');
+const sites = Number(option('--sites', '0'));
+const noInlining = argv.includes('--no-inlining');
 const targets = argv.filter((a) => a.includes('=')).map((a) => ({ label: a.slice(0, a.indexOf('=')), entry: a.slice(a.indexOf('=') + 1) }));
 if (targets.length === 0) {
   process.stderr.write('usage: tsx bench/instructions.ts [--mode stateless|session] [--warmup N] [--requests N] label=target.js …\n');
@@ -117,6 +130,21 @@ async function launch(entry: string): Promise<Launched> {
   }
 }
 
+/** Opens `concurrency` keep-alive connections to `port` (each with its own session on the stateful wire) and the headers of their calls. */
+async function connect(port: number): Promise<{ conns: HttpConnection[]; headers: Record<string, string>[] }> {
+  const conns = await Promise.all(Array.from({ length: concurrency }, () => HttpConnection.open('127.0.0.1', port)));
+  const sids: (string | undefined)[] = [];
+  for (const conn of conns) {
+    if (mode === 'stateless') continue;
+    const init = await conn.request('POST', PATH, httpHeaders('initialize', false), initializeCall(0));
+    const sid = init.headers.get('mcp-session-id');
+    if (sid === undefined) throw new Error(`initialize failed: ${init.status}`);
+    await conn.request('POST', PATH, httpHeaders('notifications/initialized', false, sid), INITIALIZED);
+    sids.push(sid);
+  }
+  return { conns, headers: conns.map((_, i) => httpHeaders('tools/call', mode === 'stateless', sids[i])) };
+}
+
 /** Instructions per request of one target (callgrind's `totals` of the measured dump ÷ requests). */
 async function count(entry: string): Promise<number> {
   const dir = mkdtempSync(join(tmpdir(), 'sb-instr-'));
@@ -128,17 +156,7 @@ async function count(entry: string): Promise<number> {
   try {
     const port = Number((await waitForLine(child, target.ready, 600_000, true))[1]);
     child.stdout.resume();
-    const conns = await Promise.all(Array.from({ length: concurrency }, () => HttpConnection.open('127.0.0.1', port)));
-    const sids: (string | undefined)[] = [];
-    for (const conn of conns) {
-      if (mode === 'stateless') continue;
-      const init = await conn.request('POST', PATH, httpHeaders('initialize', false), initializeCall(0));
-      const sid = init.headers.get('mcp-session-id');
-      if (sid === undefined) throw new Error(`initialize failed: ${init.status}`);
-      await conn.request('POST', PATH, httpHeaders('notifications/initialized', false, sid), INITIALIZED);
-      sids.push(sid);
-    }
-    const headers = conns.map((_, i) => httpHeaders('tools/call', mode === 'stateless', sids[i]));
+    const { conns, headers } = await connect(port);
     await drive(conns, headers, warmup);
     execFileSync('callgrind_control', ['--dump=warm', String(child.pid)], { stdio: 'ignore' });
     await drive(conns, headers, requests);
@@ -152,13 +170,49 @@ async function count(entry: string): Promise<number> {
   } finally {
     await stop(child);
     await target.cleanup();
+    rmSync(dir, { recursive: true, force: true });
   }
 }
 
-process.stdout.write(`callgrind, ${mode}, c=${concurrency}: ${warmup} warm-up requests, then ${requests} counted\n`);
+/** Bytes allocated per request of one target, and the sites that allocate the most (`--alloc`). */
+async function allocated(entry: string): Promise<{ perRequest: number; top: [string, number][] }> {
+  const dir = mkdtempSync(join(tmpdir(), 'sb-alloc-'));
+  const target = await launch(entry);
+  const profile = join(dir, 'heap.json');
+  const flags = ['--import', resolve(OUT, 'lib', 'allocSampler.js'), ...(noInlining ? ['--no-turbo-inlining'] : [])];
+  const child = spawn(process.execPath, [...flags, ...target.args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, SB_ALLOC_PROFILE: profile } });
+  try {
+    const port = Number((await waitForLine(child, target.ready, 60_000, true))[1]);
+    child.stdout.resume();
+    const { conns, headers } = await connect(port);
+    await drive(conns, headers, warmup);
+    const started = waitForLine(child, ALLOC_STARTED, 10_000, true);
+    child.kill('SIGUSR2');
+    await started;
+    await drive(conns, headers, requests);
+    const written = waitForLine(child, ALLOC_WRITTEN, 30_000, true);
+    child.kill('SIGUSR2');
+    await written;
+    for (const conn of conns) conn.close();
+    const { total, bySite } = summarizeAllocations(JSON.parse(readFileSync(profile, 'utf8')) as SamplingHeapProfile);
+    return { perRequest: total / requests, top: [...bySite].sort((a, b) => b[1] - a[1]).slice(0, sites).map(([site, bytes]) => [site, bytes / requests]) };
+  } finally {
+    await stop(child);
+    await target.cleanup();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+process.stdout.write(`${alloc ? 'bytes allocated' : 'callgrind'}, ${mode}, c=${concurrency}: ${warmup} warm-up requests, then ${requests} counted\n`);
 const run = async (t: { label: string; entry: string }): Promise<void> => {
-  const perRequest = await count(t.entry);
-  process.stdout.write(`${t.label.padEnd(12)} ${Math.round(perRequest).toLocaleString('en-US')} instructions/request\n`);
+  if (!alloc) {
+    const perRequest = await count(t.entry);
+    process.stdout.write(`${t.label.padEnd(12)} ${Math.round(perRequest).toLocaleString('en-US')} instructions/request\n`);
+    return;
+  }
+  const { perRequest, top } = await allocated(t.entry);
+  const lines = top.map(([site, bytes]) => `  ${String(Math.round(bytes)).padStart(7)}  ${site}\n`).join('');
+  process.stdout.write(`${t.label.padEnd(12)} ${Math.round(perRequest).toLocaleString('en-US')} bytes allocated/request\n${lines}`);
 };
 if (argv.includes('--sequential')) for (const t of targets) await run(t);
 else await Promise.all(targets.map(run));
