@@ -47,7 +47,12 @@ export type Step = { readonly kind: 'complete'; readonly value: Record<string, u
 
 /** The upstream request currently driving a pending call. */
 export interface Driver {
-  readonly signal: AbortSignal;
+  /**
+   * Calls `listener` once when the upstream request is cancelled (the pending call is then
+   * abandoned); returns the remover. A hook rather than an `AbortSignal`, so that a request
+   * nobody cancels costs no signal (`HandlerContext.onAbort`).
+   */
+  onAbort(listener: () => void): () => void;
   progress(p: Progress): void;
   /** Relays a downstream log message to the upstream caller (filtered by the upstream's own log level). */
   log(params: LoggingMessageParams): void;
@@ -69,10 +74,13 @@ export class PendingCall {
   readonly principal: string | undefined;
   readonly #launch: Launch;
   readonly #abort = new AbortController();
-  /** Questions a stateful downstream server asked through real requests, by key, not yet sent upstream. */
-  readonly #fresh = new Map<string, Question>();
+  /**
+   * Questions a stateful downstream server asked through real requests, by key, not yet sent
+   * upstream. Both tables are made by the first question: most calls ask none.
+   */
+  #fresh: Map<string, Question> | undefined;
   /** Questions sent upstream, waiting for their answers. */
-  readonly #asked = new Map<string, Question>();
+  #asked: Map<string, Question> | undefined;
   /** The downstream server's own MRTR round, waiting for answers. */
   #mrtr: { readonly inputRequests: Readonly<Record<string, InputRequest>>; readonly requestState: string | undefined } | undefined;
   /** Bumped per attempt: only the current attempt's outcome counts. */
@@ -128,14 +136,20 @@ export class PendingCall {
       this.#driver = driver;
       this.#run({ inputResponses: answers, ...(own.requestState !== undefined ? { requestState: own.requestState } : {}) });
     }
-    for (const [key, question] of [...this.#asked]) {
-      if (!Object.hasOwn(inputResponses, key)) continue;
-      this.#asked.delete(key);
-      question.resolve(inputResponses[key]);
+    const asked = this.#asked;
+    if (asked !== undefined) {
+      for (const [key, question] of [...asked]) {
+        if (!Object.hasOwn(inputResponses, key)) continue;
+        asked.delete(key);
+        question.resolve(inputResponses[key]);
+      }
+      // Unanswered questions go out again.
+      if (asked.size > 0) {
+        const fresh = (this.#fresh ??= new Map());
+        for (const [key, question] of asked) fresh.set(key, question);
+        asked.clear();
+      }
     }
-    // Unanswered questions go out again.
-    for (const [key, question] of this.#asked) this.#fresh.set(key, question);
-    this.#asked.clear();
     return this.#drive(driver);
   }
 
@@ -146,20 +160,19 @@ export class PendingCall {
     const error = new McpError(McpErrorCode.RequestCancelled, reason);
     this.#abort.abort(error);
     this.#fail?.(error);
-    for (const q of [...this.#fresh.values(), ...this.#asked.values()]) q.reject(error);
-    this.#fresh.clear();
-    this.#asked.clear();
+    for (const q of [...(this.#fresh?.values() ?? []), ...(this.#asked?.values() ?? [])]) q.reject(error);
+    this.#fresh?.clear();
+    this.#asked?.clear();
   }
 
   async #drive(driver: Driver): Promise<Step> {
     if (this.#done) throw new McpError(McpErrorCode.RequestCancelled, 'The call was abandoned');
     this.#driver = driver;
-    const onAbort = (): void => this.abandon('The upstream request was cancelled');
-    driver.signal.addEventListener('abort', onAbort, { once: true });
+    const off = driver.onAbort(() => this.abandon('The upstream request was cancelled'));
     try {
       for (;;) {
         if (this.#mrtr !== undefined) return { kind: 'input', inputRequests: { ...this.#mrtr.inputRequests } };
-        if (this.#fresh.size > 0) return { kind: 'input', inputRequests: this.#takeFresh() };
+        if (this.#fresh !== undefined && this.#fresh.size > 0) return { kind: 'input', inputRequests: this.#takeFresh(this.#fresh) };
         const settled = this.#settled;
         if (settled === undefined) {
           // Woken by the attempt settling or by a question of the server; failed by abandon().
@@ -187,18 +200,19 @@ export class PendingCall {
       this.#done = true;
       throw error;
     } finally {
-      driver.signal.removeEventListener('abort', onAbort);
+      off();
       if (this.#driver === driver) this.#driver = undefined;
     }
   }
 
-  #takeFresh(): Record<string, InputRequest> {
+  #takeFresh(fresh: Map<string, Question>): Record<string, InputRequest> {
     const out: Record<string, InputRequest> = {};
-    for (const [key, q] of this.#fresh) {
+    const asked = (this.#asked ??= new Map());
+    for (const [key, q] of fresh) {
       out[key] = q.request;
-      this.#asked.set(key, q);
+      asked.set(key, q);
     }
-    this.#fresh.clear();
+    fresh.clear();
     return out;
   }
 
@@ -237,10 +251,10 @@ export class PendingCall {
       return new Promise<T>((resolve, reject) => {
         const key = `q${++this.#seq}`;
         const request = (params === undefined ? { method } : { method, params }) as InputRequest;
-        this.#fresh.set(key, { request, resolve: resolve as (a: unknown) => void, reject });
+        (this.#fresh ??= new Map()).set(key, { request, resolve: resolve as (a: unknown) => void, reject });
         context.signal.addEventListener('abort', () => {
-          this.#fresh.delete(key);
-          this.#asked.delete(key);
+          this.#fresh?.delete(key);
+          this.#asked?.delete(key);
           reject(new McpError(McpErrorCode.RequestCancelled, 'The server withdrew its question'));
         });
         this.#wake?.();

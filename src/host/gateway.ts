@@ -25,6 +25,8 @@ import { hasExtension, type ClientCapabilities } from '../protocol/model/capabil
 import { TASKS_EXTENSION_ID } from '../protocol/meta.js';
 import { isStateless } from '../protocol/revisions.js';
 import type { Implementation } from '../protocol/model/common.js';
+import type { LoggingMessageParams } from '../protocol/model/utilities.js';
+import type { Progress } from '../jsonrpc/connection.js';
 import type { InputRequest } from '../protocol/model/mrtr.js';
 import type { Tool } from '../protocol/model/tool.js';
 import { missingRequiredClientCapability } from '../protocol/errors.js';
@@ -38,7 +40,7 @@ import type { ReadResourceResult } from '../protocol/model/resources.js';
 import { isMcpError, McpErrorCode } from '../util/errors.js';
 import { silentLogger } from '../util/logger.js';
 import { PendingCalls, type Attempt, type Driver, type LaunchRound as Round, type PendingCall, type PendingCallsOptions, type Step } from './bridge.js';
-import type { ExposedPrompt, ExposedResource, ExposedTemplate, ExposedTool, Host, HostCallOptions, RequestScope } from './host.js';
+import type { ExposedPrompt, ExposedResource, ExposedTemplate, ExposedTool, Host, HostCallOptions } from './host.js';
 import { CONVERSATION_META_KEY } from './policy/taint.js';
 import { UpstreamSubscriptions } from './gatewaySubscriptions.js';
 import { GatewayTasks, withTasksExtension, type GatewayTasksOptions } from './gatewayTasks.js';
@@ -309,15 +311,7 @@ export class Gateway {
       throw toWireError(error);
     };
     const principal = ctx.principal?.id;
-    const driver: Driver = {
-      signal: ctx.signal,
-      progress: (p) => void ctx.progress(p.progress, p.total, p.message).catch(() => undefined),
-      log: (p) => void ctx.log(p.level, p.data, p.logger).catch(() => undefined),
-      canAsk: (m) => {
-        const capability = CAPABILITY[m];
-        return capability !== undefined && ctx.clientCapabilities[capability] !== undefined;
-      },
-    };
+    const driver = new UpstreamDriver(ctx);
     const state = params['requestState'];
     let call: PendingCall;
     let stepping: Promise<Step>;
@@ -328,8 +322,8 @@ export class Gateway {
         call = taken;
         stepping = call.resume(driver, (params['inputResponses'] as Record<string, unknown> | undefined) ?? {});
       } else {
-        const scope = scopeOf(ctx);
-        call = this.#pending.create(principal, (round) => launch({ ...scope, signal: round.signal, abort: round.abort }, round));
+        // The call's own signal replaces the upstream request's, which is then never created.
+        call = this.#pending.create(principal, (round) => launch(scopeOf(ctx, round), round));
         stepping = call.start(driver);
       }
     } catch (error) {
@@ -452,25 +446,61 @@ function sessionId(session: ServerSession | undefined): string | undefined {
   return id;
 }
 
-function scopeOf(ctx: HandlerContext): RequestScope {
-  return {
+/**
+ * The host's view of an upstream request. A forwarded call passes its own signal and abort (its
+ * pending call's, which outlive the request across MRTR rounds); then the request's own
+ * `AbortSignal` is never created.
+ */
+function scopeOf(ctx: HandlerContext, own?: { readonly signal: AbortSignal; readonly abort: (reason: unknown) => void }): HostCallOptions {
+  const scope: { -readonly [K in keyof HostCallOptions]: HostCallOptions[K] } = {
     principal: ctx.principal,
     session: sessionId(ctx.session),
-    ...conversationOf(ctx),
-    signal: ctx.signal,
+    signal: own === undefined ? ctx.signal : own.signal,
     clientCapabilities: ctx.clientCapabilities,
-    ...(ctx.clientCapabilities.elicitation !== undefined ? { elicit: (p) => ctx.elicit(p) } : {}),
   };
+  const conversation = conversationOf(ctx);
+  if (conversation !== undefined) scope.conversation = conversation;
+  if (ctx.clientCapabilities.elicitation !== undefined) scope.elicit = (p) => ctx.elicit(p);
+  if (own !== undefined) scope.abort = own.abort;
+  return scope;
 }
+
+/** The upstream request driving a pending call: one object per request, its methods on the prototype. */
+class UpstreamDriver implements Driver {
+  readonly #ctx: HandlerContext;
+
+  constructor(ctx: HandlerContext) {
+    this.#ctx = ctx;
+  }
+
+  onAbort(listener: () => void): () => void {
+    return this.#ctx.onAbort(listener);
+  }
+
+  progress(p: Progress): void {
+    this.#ctx.progress(p.progress, p.total, p.message).catch(ignore);
+  }
+
+  log(p: LoggingMessageParams): void {
+    this.#ctx.log(p.level, p.data, p.logger).catch(ignore);
+  }
+
+  canAsk(method: string): boolean {
+    const capability = CAPABILITY[method];
+    return capability !== undefined && this.#ctx.clientCapabilities[capability] !== undefined;
+  }
+}
+
+const ignore = (): void => undefined;
 
 /**
  * The conversation id a client carries in `_meta["io.switchboard/conversation"]` (a string of
  * 1 to 128 characters; anything else is ignored). Policy joins the principal's taint anyway,
  * so dropping or changing it sheds nothing (see `policy/taint.ts`).
  */
-function conversationOf(ctx: HandlerContext): { conversation?: string } {
+function conversationOf(ctx: HandlerContext): string | undefined {
   const value = ctx.meta[CONVERSATION_META_KEY];
-  return typeof value === 'string' && value.length > 0 && value.length <= 128 ? { conversation: value } : {};
+  return typeof value === 'string' && value.length > 0 && value.length <= 128 ? value : undefined;
 }
 
 /** Failures a model should see as a tool result (and can act on) rather than as a protocol error. */

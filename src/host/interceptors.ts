@@ -247,7 +247,9 @@ class Context implements InterceptContext {
   }
 
   record(decision: Decision): void {
-    this.decisions.push(Object.freeze({ ...decision }));
+    // A frozen decision is kept as it is: the policy's default allow is one object recorded on
+    // every call, and its identity lets the audit log and the redactor remember their work on it.
+    this.decisions.push(Object.isFrozen(decision) ? decision : Object.freeze({ ...decision }));
   }
 }
 

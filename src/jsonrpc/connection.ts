@@ -74,6 +74,11 @@ export interface RequestContext {
   readonly method: string;
   /** Aborted when the peer cancels the request or the connection closes. */
   readonly signal: AbortSignal;
+  /**
+   * Calls `listener` once when {@link signal} aborts, without creating the signal where the
+   * implementation can avoid it; returns the remover. Absent on contexts that have only the signal.
+   */
+  onAbort?(listener: () => void): () => void;
   /** Transport facts about the message (headers, principal, ...). */
   readonly extra: MessageExtra | undefined;
   /** The progress token the peer asked for, if any. */
@@ -105,6 +110,11 @@ class IncomingContext implements RequestContext {
   /** {@inheritDoc RequestContext.signal} */
   get signal(): AbortSignal {
     return this.#flight.signal;
+  }
+
+  /** {@inheritDoc RequestContext.onAbort} */
+  onAbort(listener: () => void): () => void {
+    return this.#flight.onAbort(listener);
   }
 }
 

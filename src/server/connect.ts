@@ -7,6 +7,7 @@
  */
 import { Connection, type RequestContext as ConnectionRequestContext } from '../jsonrpc/connection.js';
 import type { JsonRpcNotification, JsonRpcRequest, Params, RequestId } from '../jsonrpc/messages.js';
+import { onAbortOf } from '../util/lazyAbort.js';
 import type { Logger } from '../util/logger.js';
 import { principalIn, type DispatchEnv, type MessageExtra, type PeerRequester, type Principal, type SessionPeer, type Transport } from '../transport/types.js';
 import type { ServerSession } from './session.js';
@@ -88,5 +89,10 @@ class ConnectionEnv implements DispatchEnv {
   /** {@inheritDoc DispatchEnv.signal} */
   get signal(): AbortSignal {
     return this.#rctx.signal;
+  }
+
+  /** {@inheritDoc DispatchEnv.onAbort} */
+  onAbort(listener: () => void): () => void {
+    return onAbortOf(this.#rctx, listener);
   }
 }

@@ -25,6 +25,7 @@ import { CreateMessageResult, type CreateMessageParams } from '../protocol/model
 import { ListRootsResult } from '../protocol/model/utilities.js';
 import type { ProtocolRevision } from '../protocol/revisions.js';
 import type { PeerRequester, MessageExtra, Principal } from '../transport/types.js';
+import { onAbortOf, type AbortSource } from '../util/lazyAbort.js';
 import { formatIssues, validate, type Schema } from '../util/schema.js';
 import type { ServerSession } from './session.js';
 import type { HandlerContext, InputOptions, TraceContext } from './types.js';
@@ -167,7 +168,7 @@ export interface ContextInit {
   readonly session?: ServerSession | undefined;
   readonly principal: Principal | undefined;
   /** Where the signal comes from; read lazily (creating one costs microseconds). */
-  readonly env: { readonly signal: AbortSignal; readonly closeStream?: () => void };
+  readonly env: AbortSource & { readonly closeStream?: () => void };
   readonly meta: Readonly<Record<string, unknown>>;
   readonly extra: MessageExtra | undefined;
   readonly trace: TraceContext | undefined;
@@ -197,7 +198,7 @@ export class RequestContext implements HandlerContext {
   readonly extra: MessageExtra | undefined;
   readonly trace: TraceContext | undefined;
   readonly round: number;
-  readonly #env: { readonly signal: AbortSignal; readonly closeStream?: () => void };
+  readonly #env: AbortSource & { readonly closeStream?: () => void };
   /** Data set by the handler for the next round. */
   nextState: unknown;
   /** Whether the next state is single-use. */
@@ -234,6 +235,11 @@ export class RequestContext implements HandlerContext {
   /** Aborted when the client cancels or goes away (created on first use). */
   get signal(): AbortSignal {
     return this.#env.signal;
+  }
+
+  /** {@inheritDoc HandlerContext.onAbort} */
+  onAbort(listener: () => void): () => void {
+    return onAbortOf(this.#env, listener);
   }
 
   async progress(progress: number, total?: number, message?: string): Promise<void> {

@@ -10,7 +10,7 @@
  * @module
  */
 import { JsonRpcError } from '../jsonrpc/errors.js';
-import type { JsonRpcRequest, RequestId } from '../jsonrpc/messages.js';
+import type { JsonRpcNotification, JsonRpcRequest, RequestId } from '../jsonrpc/messages.js';
 import { decodeRequestParams, encodeResult } from '../protocol/codec.js';
 import { invalidParamsFromIssues, unsupportedProtocolVersion } from '../protocol/errors.js';
 import {
@@ -28,6 +28,7 @@ import type { ClientCapabilities } from '../protocol/model/capabilities.js';
 import { loggingLevels, type Implementation, type LoggingLevel } from '../protocol/model/common.js';
 import { isStateless, isSupportedRevision, latestStatefulRevision, type ProtocolRevision } from '../protocol/revisions.js';
 import type { DispatchEnv, Principal, SessionPeer } from '../transport/types.js';
+import { onAbortOf } from '../util/lazyAbort.js';
 import { spreadCopy } from '../util/object.js';
 import type { ServerCore } from './core.js';
 import { ServerSession } from './session.js';
@@ -172,11 +173,47 @@ function negotiate(core: ServerCore, requested: unknown): ProtocolRevision {
   return core.statefulVersions.includes(latestStatefulRevision) ? latestStatefulRevision : (core.statefulVersions[core.statefulVersions.length - 1] as ProtocolRevision);
 }
 
-/** `{ ...env, peer }` without leaving V8's fast path (see util/object.ts). */
+/** `env` with the session's `peer`. */
 function withPeer(env: DispatchEnv, peer: SessionPeer): DispatchEnv {
-  const copy = spreadCopy(env) as Record<string, unknown>;
-  copy['peer'] = peer;
-  return copy as unknown as DispatchEnv;
+  return new PeerEnv(env, peer);
+}
+
+/**
+ * A {@link DispatchEnv} with another `peer`, reading the rest from the transport's env. Not a
+ * copy of it: the transports' envs keep `signal` and `onAbort` on their prototypes (created
+ * lazily), which a copy of own members would lose.
+ */
+class PeerEnv implements DispatchEnv {
+  readonly #env: DispatchEnv;
+  readonly peer: SessionPeer;
+  /** Present only where the transport's env has it (stateful HTTP, SEP-1699 polling). */
+  declare readonly closeStream?: () => void;
+
+  constructor(env: DispatchEnv, peer: SessionPeer) {
+    this.#env = env;
+    this.peer = peer;
+    const closeStream = env.closeStream;
+    if (closeStream !== undefined) (this as { closeStream?: () => void }).closeStream = closeStream;
+  }
+
+  get signal(): AbortSignal {
+    return this.#env.signal;
+  }
+  get extra(): DispatchEnv['extra'] {
+    return this.#env.extra;
+  }
+  get principal(): DispatchEnv['principal'] {
+    return this.#env.principal;
+  }
+  get session(): unknown {
+    return this.#env.session;
+  }
+  onAbort(listener: () => void): () => void {
+    return onAbortOf(this.#env, listener);
+  }
+  notify(notification: JsonRpcNotification): void {
+    this.#env.notify(notification);
+  }
 }
 
 /** Stamps the result for the wire: resultType, cache defaults, serverInfo. */

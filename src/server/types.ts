@@ -170,6 +170,14 @@ export interface HandlerContext {
   readonly principal: Principal | undefined;
   /** Aborted when the client cancels or goes away. */
   readonly signal: AbortSignal;
+  /**
+   * Calls `listener` once when the request is cancelled, like a listener on {@link signal} but
+   * without creating the signal when the transport can avoid it (a request whose handler only
+   * needs to hear of a cancellation then costs no `AbortSignal`). Nothing is called for a
+   * cancellation that came before: check `signal.aborted` first where that matters. Returns
+   * the function that removes the listener.
+   */
+  onAbort(listener: () => void): () => void;
   /** The request's `_meta` as received (read-only). */
   readonly meta: Readonly<Record<string, unknown>>;
   /** Transport facts (HTTP headers, ...). */

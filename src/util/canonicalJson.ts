@@ -77,7 +77,9 @@ function fast(value: unknown, open: object[]): string | undefined {
     out += ']';
   } else {
     const record = value as Record<string, unknown>;
-    const keys = Object.keys(record).sort();
+    const keys = Object.keys(record);
+    // Sorting allocates even for one name (most argument objects and decisions have few).
+    if (keys.length > 1) keys.sort();
     out = '{';
     let first = true;
     for (const key of keys) {

@@ -14,6 +14,8 @@ export class LazyAbort {
   #controller: AbortController | undefined;
   #aborted = false;
   #reason: unknown;
+  /** Listeners of {@link onAbort} registered while no signal existed. */
+  #listeners: (() => void)[] | undefined;
 
   /** The request's signal, created on first use. */
   get signal(): AbortSignal {
@@ -36,11 +38,64 @@ export class LazyAbort {
     return this.#reason;
   }
 
+  /**
+   * Calls `listener` once on abort, without creating the `AbortSignal` (on the signal itself
+   * when one exists). Like `addEventListener('abort')`, nothing is called when the abort came
+   * before (check {@link aborted}). Returns the function that removes the listener.
+   */
+  onAbort(listener: () => void): () => void {
+    const controller = this.#controller;
+    if (controller !== undefined) {
+      controller.signal.addEventListener('abort', listener, ONCE);
+      return () => controller.signal.removeEventListener('abort', listener);
+    }
+    if (this.#aborted) return noop;
+    const listeners = (this.#listeners ??= []);
+    listeners.push(listener);
+    return () => {
+      const at = listeners.indexOf(listener);
+      if (at >= 0) listeners.splice(at, 1);
+    };
+  }
+
   /** Aborts (idempotent: the first reason wins). */
   abort(reason: unknown): void {
     if (this.#aborted) return;
     this.#aborted = true;
     this.#reason = reason;
     this.#controller?.abort(reason);
+    const listeners = this.#listeners;
+    if (listeners === undefined) return;
+    this.#listeners = undefined;
+    for (const listener of listeners) {
+      try {
+        listener();
+      } catch (error) {
+        // As EventTarget does: the others still run, the error is reported, not swallowed.
+        queueMicrotask(() => {
+          throw error;
+        });
+      }
+    }
   }
+}
+
+const ONCE: AddEventListenerOptions = Object.freeze({ once: true });
+const noop = (): void => undefined;
+
+/** Something with an abort signal, and maybe an {@link LazyAbort.onAbort} that spares creating it. */
+export interface AbortSource {
+  readonly signal: AbortSignal;
+  onAbort?(listener: () => void): () => void;
+}
+
+/**
+ * `source.onAbort(listener)` where `source` has it, else a once-listener on `source.signal`;
+ * returns the remover. Like `addEventListener`, nothing is called for an abort that came before.
+ */
+export function onAbortOf(source: AbortSource, listener: () => void): () => void {
+  if (source.onAbort !== undefined) return source.onAbort(listener);
+  const signal = source.signal;
+  signal.addEventListener('abort', listener, ONCE);
+  return () => signal.removeEventListener('abort', listener);
 }

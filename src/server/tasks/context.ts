@@ -99,6 +99,9 @@ export class SwitchableContext implements HandlerContext {
   get signal(): AbortSignal {
     return this.#inner.signal;
   }
+  onAbort(listener: () => void): () => void {
+    return this.#inner.onAbort(listener);
+  }
   get meta(): Readonly<Record<string, unknown>> {
     return this.#inner.meta;
   }

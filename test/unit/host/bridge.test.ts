@@ -7,7 +7,7 @@ import { McpError } from '../../../src/util/errors.js';
 function driver(caps: string[] = ['elicitation/create', 'sampling/createMessage', 'roots/list']): Driver & { progressed: number[]; logged: unknown[] } {
   const progressed: number[] = [];
   const logged: unknown[] = [];
-  return { signal: new AbortController().signal, progress: (p) => progressed.push(p.progress), log: (p) => logged.push(p.data), canAsk: (m) => caps.includes(m), progressed, logged };
+  return { onAbort: () => () => undefined, progress: (p) => progressed.push(p.progress), log: (p) => logged.push(p.data), canAsk: (m) => caps.includes(m), progressed, logged };
 }
 
 const accept = (name: string): ElicitResult => ({ action: 'accept', content: { name } });
@@ -131,7 +131,11 @@ describe('host/bridge', () => {
       downstreamSignal = round.signal;
       return new Promise(() => undefined);
     });
-    const step = call.start({ ...driver(), signal: abort.signal });
+    const onAbort = (listener: () => void): (() => void) => {
+      abort.signal.addEventListener('abort', listener, { once: true });
+      return () => abort.signal.removeEventListener('abort', listener);
+    };
+    const step = call.start({ ...driver(), onAbort });
     abort.abort();
     await assert.rejects(step, (e: unknown) => e instanceof McpError && e.code === 'ERR_MCP_REQUEST_CANCELLED');
     assert.equal(downstreamSignal?.aborted, true);

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { LazyAbort } from '../../../src/util/lazyAbort.js';
+import { LazyAbort, onAbortOf } from '../../../src/util/lazyAbort.js';
 
 describe('util/lazyAbort', () => {
   it('an abort before the signal is read is applied when it is created, with the first reason', () => {
@@ -23,5 +23,52 @@ describe('util/lazyAbort', () => {
     state.abort(new Error('again'));
     assert.equal(fired, 1);
     assert.equal((signal.reason as Error).message, 'gone');
+  });
+
+  it('onAbort listeners fire once on abort without the signal ever being created', () => {
+    const state = new LazyAbort();
+    const calls: string[] = [];
+    state.onAbort(() => calls.push('a'));
+    const off = state.onAbort(() => calls.push('removed'));
+    state.onAbort(() => calls.push('b'));
+    off();
+    state.abort('cancelled');
+    state.abort('again');
+    assert.deepEqual(calls, ['a', 'b']);
+    // Read only now: created aborted, with the first reason.
+    assert.equal(state.signal.aborted, true);
+    assert.equal(state.signal.reason, 'cancelled');
+  });
+
+  it('onAbort after the signal was read listens on the signal, and its remover removes it', () => {
+    const state = new LazyAbort();
+    const signal = state.signal;
+    const calls: string[] = [];
+    state.onAbort(() => calls.push('kept'));
+    const off = state.onAbort(() => calls.push('removed'));
+    off();
+    state.abort('x');
+    assert.equal(signal.aborted, true);
+    assert.deepEqual(calls, ['kept']);
+  });
+
+  it('onAbort after the abort calls nothing, as addEventListener on an aborted signal would not', () => {
+    const state = new LazyAbort();
+    state.abort('early');
+    let fired = false;
+    const off = state.onAbort(() => (fired = true));
+    off();
+    assert.equal(fired, false);
+  });
+
+  it('onAbortOf falls back to a once-listener on the signal of a source without onAbort', () => {
+    const controller = new AbortController();
+    const calls: string[] = [];
+    onAbortOf({ signal: controller.signal }, () => calls.push('heard'));
+    const off = onAbortOf({ signal: controller.signal }, () => calls.push('removed'));
+    off();
+    controller.abort();
+    controller.abort();
+    assert.deepEqual(calls, ['heard']);
   });
 });

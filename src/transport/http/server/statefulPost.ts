@@ -65,6 +65,11 @@ class PostEnv implements DispatchEnv {
     return this.#request.signal;
   }
 
+  /** {@inheritDoc DispatchEnv.onAbort} */
+  onAbort(listener: () => void): () => void {
+    return this.#request.onAbort(listener);
+  }
+
   /** {@inheritDoc DispatchEnv.peer} — server→client requests go out on the request's stream. */
   get peer(): PeerRequester {
     let peer = this.#peer;
