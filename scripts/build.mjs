@@ -11,7 +11,8 @@
 // Every entry shares the same chunks, so a class has exactly one identity and `instanceof`
 // holds across `switchboard/server`, `switchboard/client`, … (STYLE.md section 3). The chunks
 // keep the layer rules: `core`, `server`, `client`, `auth`, `http` and `host` import no `node:*`
-// module, so the root export stays runtime-neutral; only `stdio`, `node`, `store` and the CLI do.
+// module, so the root export stays runtime-neutral; only `stdio`, `node`, `nodeHost`, `store` and
+// the CLI do.
 //
 // Entries are read from package.json (every `exports` target, every `bin`) plus the extra
 // executables below, so a new subpath export cannot be forgotten. TypeScript is stripped per
@@ -33,6 +34,10 @@ const EXTRA_ENTRIES = ['dist/cli/conformanceClient.js'];
 const CHUNKS = [
   ['transport/stdio/', 'stdio'],
   ['transport/http/', 'http'],
+  // The host's Node pieces (switchboard/adapters/node-host) apart from the server's, so that
+  // switchboard/adapters/node loads neither the host chunk nor the client and CEL it imports.
+  ['adapters/nodeHost.ts', 'nodeHost'],
+  ['adapters/host', 'nodeHost'],
   ['adapters/', 'node'],
   ['store/', 'store'],
   ['host/', 'host'],

@@ -2,8 +2,8 @@
  * Switchboard: a complete, fast and security-first implementation of the Model Context
  * Protocol. The root export is the common, runtime-neutral surface (no `node:` imports); each
  * layer also has its own subpath (`switchboard/jsonrpc`, `/protocol`, `/transport`,
- * `/transport/http`, `/server`), and the Node-only pieces live at `switchboard/transport/stdio`
- * and `switchboard/adapters/node`.
+ * `/transport/http`, `/server`), and the Node-only pieces live at `switchboard/transport/stdio`,
+ * `switchboard/adapters/node` and (for a host) `switchboard/adapters/node-host`.
  *
  * @module
  */

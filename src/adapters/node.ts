@@ -4,9 +4,10 @@
  * {@link nodeFetch} is a keep-alive `fetch` on `node:http`/`node:https` for the client
  * transport, about 3 times cheaper per call than Node 20's global `fetch`.
  *
+ * The host's Node pieces (`defaultTransportFactory`, the downstream OAuth helpers) are in
+ * `switchboard/adapters/node-host`, so that serving a server does not load the host.
+ *
  * @module
  */
 export { listen, toNodeHandler, type ListenOptions, type ListeningServer, type NodeHandlerOptions, type NodeRequestListener } from './nodeHttp.js';
 export { nodeFetch, type NodeFetchOptions } from './nodeFetch.js';
-export { defaultTransportFactory, type DefaultTransportOptions } from './hostTransports.js';
-export { downstreamOAuth, loginRequired, oauthTransportHooks, unconfiguredOAuthHooks, type AuthHooks, type DownstreamOAuth, type DownstreamOAuthOptions } from './hostOAuth.js';

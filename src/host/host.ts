@@ -86,7 +86,7 @@ export interface HostOptions {
   readonly nameStore?: NameAssignmentStore;
   /** The host's identity towards each server. Default `{ name: 'switchboard', version: '0.1.0' }`. */
   readonly clientInfo?: Implementation;
-  /** Builds each server's transport (see `defaultTransportFactory`). */
+  /** Builds each server's transport (see `defaultTransportFactory` in `switchboard/adapters/node-host`). */
   readonly transport: TransportFactory;
   readonly interceptors?: readonly Interceptor[];
   readonly logger?: Logger;

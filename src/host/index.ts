@@ -4,8 +4,8 @@
  * offline tool search, tool formats for model APIs, and the runtime: `Host` (one client per
  * server, the namespaced registry, routing through the interceptor chain), the era bridge and
  * the `Gateway` (the host served as one MCP server). The default transport factory (stdio
- * needs Node) is in `switchboard/adapters/node`. Persistence lives in
- * `switchboard/store`; in-memory stores are here for tests.
+ * needs Node) and the downstream OAuth wiring are in `switchboard/adapters/node-host`.
+ * Persistence lives in `switchboard/store`; in-memory stores are here for tests.
  *
  * @module
  */

@@ -117,13 +117,21 @@ function touchesRequestMeta(data: unknown): boolean {
 }
 
 /**
- * The HTTP status for a JSON-RPC error on 2026-07-28 Streamable HTTP: -32601 → 404;
- * -32020/-32021/-32022 → 400; -32602 → 400 when it is about the request `_meta` (missing or
- * malformed required fields, or absent params); everything else → 200 (the status for
- * ordinary JSON-RPC errors is unspecified; a 200 with an error body matches legacy behaviour).
- * Pass the whole error to let -32602 be classified; a bare code is classified without `data`.
+ * The HTTP status for a JSON-RPC error answer on Streamable HTTP (the one mapping the HTTP
+ * server uses):
+ *
+ * - -32601 → 404 (MUST).
+ * - -32020, -32021, -32022 → 400 (MUST); -32700 and -32600 (the body was not one valid request) → 400.
+ * - -32602 → 400 when it is about the request `_meta` (missing or malformed required fields, or
+ *   absent params), else 200. `missingMeta`, when given, decides (the HTTP server passes what it
+ *   saw in the request); otherwise the error's `data.issues` do, so a bare code gives 200.
+ * - Everything else (unknown tool, invalid cursor, internal errors …) → 200 with the error
+ *   body. The spec pins no status for these; 200 matches the stateful revisions and keeps the
+ *   era detection of dual-era clients (which reads 400/404 bodies) unambiguous.
+ *
+ * @see https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#protocol-version-header
  */
-export function httpStatusForError(error: number | JsonRpcErrorObject): number {
+export function httpStatusForError(error: number | JsonRpcErrorObject, missingMeta?: boolean): number {
   const code = typeof error === 'number' ? error : error.code;
   switch (code) {
     case ErrorCode.MethodNotFound:
@@ -131,9 +139,11 @@ export function httpStatusForError(error: number | JsonRpcErrorObject): number {
     case ErrorCode.HeaderMismatch:
     case ErrorCode.MissingRequiredClientCapability:
     case ErrorCode.UnsupportedProtocolVersion:
+    case ErrorCode.ParseError:
+    case ErrorCode.InvalidRequest:
       return 400;
     case ErrorCode.InvalidParams:
-      return typeof error !== 'number' && touchesRequestMeta(error.data) ? 400 : 200;
+      return (missingMeta ?? (typeof error !== 'number' && touchesRequestMeta(error.data))) ? 400 : 200;
     default:
       return 200;
   }

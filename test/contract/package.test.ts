@@ -61,6 +61,7 @@ describe('published build (dist/)', () => {
       './host',
       './store',
       './adapters/node',
+      './adapters/node-host',
       './schemas/switchboard.config.schema.json',
       './package.json',
     ]);
@@ -111,6 +112,25 @@ describe('published build (dist/)', () => {
     const { external } = graph(['index.js']);
     const builtins = [...external].filter((s) => s.startsWith('node:'));
     assert.deepEqual(builtins, []);
+  });
+
+  it('an HTTP server on node:http (switchboard/server + /transport/http + /adapters/node) loads neither the host nor the client, nor their dependencies', () => {
+    const { files, external } = graph(['server/index.js', 'transport/http/index.js', 'adapters/node.js']);
+    const ours = [...files].map((f) => relative(dist, f)).sort();
+    const hostSide = ours.filter((f) => /^(_chunks\/host\.js|client\/|host\/|transport\/stdio\/|adapters\/nodeHost\.js)/.test(f));
+    assert.deepEqual(hostSide, [], `switchboard/adapters/node reaches ${hostSide.join(', ')}`);
+    const heavy = [...external].filter((s) => /^(@marcbachmann\/cel-js|smol-toml|jsonc-parser)(\/|$)/.test(s));
+    assert.deepEqual(heavy, [], 'CEL, TOML and JSONC are the host\'s');
+  });
+
+  it('the host\'s Node pieces are on switchboard/adapters/node-host, not on switchboard/adapters/node', async () => {
+    const node = (await import('switchboard/adapters/node')) as Record<string, unknown>;
+    const nodeHost = (await import('switchboard/adapters/node-host')) as Record<string, unknown>;
+    for (const name of ['defaultTransportFactory', 'downstreamOAuth', 'loginRequired', 'oauthTransportHooks', 'unconfiguredOAuthHooks']) {
+      assert.equal(typeof nodeHost[name], 'function', `switchboard/adapters/node-host exports ${name}`);
+      assert.equal(name in node, false, `switchboard/adapters/node does not export ${name}`);
+    }
+    assert.equal(typeof node['toNodeHandler'], 'function');
   });
 
   it('a stdio server (switchboard/server + switchboard/transport/stdio) loads a handful of files and neither ajv nor jose', () => {

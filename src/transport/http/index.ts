@@ -67,7 +67,8 @@ export {
 } from './server/sessionStore.js';
 export { storeUnavailableError, type SharedSessionOptions } from './server/sharedSessions.js';
 export { encodeHeaderValue, decodeHeaderValue, isPlainHeaderValue, type DecodedHeaderValue } from './headerValue.js';
-export { httpStatusForError, headerMismatch } from './server/validate.js';
+export { headerMismatch } from './server/validate.js';
+export { httpStatusForError } from '../../protocol/errors.js';
 export { mcpNameSource } from './mcpName.js';
 export { StreamableHttpClientTransport } from './client/client.js';
 export { type StreamableHttpClientOptions, type UnauthorizedInfo, type FetchLike } from './client/clientOptions.js';

@@ -52,6 +52,39 @@ describe('protocol/errors', () => {
     assert.equal(httpStatusForError(-32602), 200);
     assert.equal(httpStatusForError({ code: -32602, message: 'x', data: { issues: [{ path: 'params._meta', message: 'is required' }] } }), 400);
   });
+
+  it('one mapping for the protocol and the HTTP server: every code, with and without missingMeta', () => {
+    const metaIssue = { code: -32602, message: 'x', data: { issues: [{ path: 'params._meta', message: 'is required' }] } };
+    const otherIssue = { code: -32602, message: 'x', data: { issues: [{ path: 'params.arguments.city', message: 'expected string' }] } };
+    const table: ReadonlyArray<readonly [number | typeof metaIssue, boolean | undefined, number]> = [
+      [-32601, undefined, 404],
+      [-32601, true, 404],
+      [-32020, undefined, 400],
+      [-32021, undefined, 400],
+      [-32022, undefined, 400],
+      [-32700, undefined, 400],
+      [-32600, undefined, 400],
+      [-32700, false, 400],
+      // -32602: the caller's missingMeta decides when given, else the error's data.issues.
+      [-32602, undefined, 200],
+      [-32602, true, 400],
+      [-32602, false, 200],
+      [metaIssue, undefined, 400],
+      [metaIssue, false, 200],
+      [otherIssue, undefined, 200],
+      [otherIssue, true, 400],
+      [{ code: -32602, message: 'x', data: { issues: [{ path: 'params', message: 'is required' }] } }, undefined, 400],
+      // Everything else is an ordinary error answer: 200 with the error body.
+      [-32603, undefined, 200],
+      [-32603, true, 200],
+      [-32002, undefined, 200],
+      [-32042, undefined, 200],
+      [-1, undefined, 200],
+    ];
+    for (const [error, missingMeta, status] of table) {
+      assert.equal(httpStatusForError(error, missingMeta), status, `${JSON.stringify(error)} with missingMeta ${String(missingMeta)}`);
+    }
+  });
 });
 
 describe('protocol/revisions', () => {

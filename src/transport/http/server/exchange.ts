@@ -16,7 +16,8 @@ import type { DispatchEnv, McpDispatcher } from '../../types.js';
 import { encodeSseComment, encodeSseJson } from '../sse.js';
 import { PushSseStream } from './sseStream.js';
 import type { HttpRequestBody, HttpRequestLike, HttpResponseLike } from './types.js';
-import { httpStatusForError, lacksRequiredMeta } from './validate.js';
+import { httpStatusForError } from '../../../protocol/errors.js';
+import { lacksRequiredMeta } from './validate.js';
 import { concatBytes } from '../../../util/bytes.js';
 import { LazyAbort } from '../../../util/lazyAbort.js';
 

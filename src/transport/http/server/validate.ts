@@ -260,42 +260,14 @@ export function checkParamHeaders(args: unknown, params: readonly ToolHeaderPara
 }
 
 // ---------------------------------------------------------------------------------------
-// Status map
+// Status map (the mapping itself is `httpStatusForError` in protocol/errors.ts)
 
 /**
  * True when a request lacks a required `_meta` field (the object itself, the protocol
- * version or the client capabilities), so a -32602 answer to it maps to HTTP 400.
+ * version or the client capabilities), so a -32602 answer to it maps to HTTP 400
+ * (`httpStatusForError`'s `missingMeta`).
  */
 export function lacksRequiredMeta(message: JsonRpcRequest): boolean {
   const meta = message.params?.['_meta'];
   return !isRecord(meta) || !(META_PROTOCOL_VERSION in meta) || !(META_CLIENT_CAPABILITIES in meta);
-}
-
-/**
- * The HTTP status for a JSON-RPC error answer to a request.
- *
- * - -32601 → 404 (MUST).
- * - -32020, -32021, -32022 → 400 (MUST); -32700 and -32600 (the body was not one valid request) → 400.
- * - -32602 → 400 when it is about a missing required `_meta` field (`missingMeta`), else 200.
- * - Everything else (unknown tool, invalid cursor, internal errors …) → 200 with the error
- *   body. The spec pins no status for these; 200 matches the stateful revisions and keeps the
- *   era detection of dual-era clients (which reads 400/404 bodies) unambiguous.
- *
- * @see https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#protocol-version-header
- */
-export function httpStatusForError(code: number, missingMeta = false): number {
-  switch (code) {
-    case ErrorCode.MethodNotFound:
-      return 404;
-    case ErrorCode.HeaderMismatch:
-    case ErrorCode.MissingRequiredClientCapability:
-    case ErrorCode.UnsupportedProtocolVersion:
-    case ErrorCode.ParseError:
-    case ErrorCode.InvalidRequest:
-      return 400;
-    case ErrorCode.InvalidParams:
-      return missingMeta ? 400 : 200;
-    default:
-      return 200;
-  }
 }

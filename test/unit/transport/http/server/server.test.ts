@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { createStreamableHttpHandler, allowAnyHost, allowAnyOrigin, type HttpRoute } from '../../../../../src/transport/http/server/server.js';
 import { encodeHeaderValue } from '../../../../../src/transport/http/headerValue.js';
-import { httpStatusForError } from '../../../../../src/transport/http/server/validate.js';
+import { httpStatusForError } from '../../../../../src/protocol/errors.js';
 import { isSseStream, type HttpExtra } from '../../../../../src/transport/http/server/types.js';
 import { collectSse, fakeDispatcher, json, post, request, withMeta, within, VERSION } from './support.js';
 
