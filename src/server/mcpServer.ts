@@ -17,11 +17,11 @@
  */
 import type { Connection } from '../jsonrpc/connection.js';
 import { JsonRpcError } from '../jsonrpc/errors.js';
-import type { JsonRpcNotification, JsonRpcRequest, JsonRpcResponse } from '../jsonrpc/messages.js';
+import type { JsonRpcNotification, JsonRpcRequest, JsonRpcResponse, RequestId } from '../jsonrpc/messages.js';
 import type { ServerCapabilities } from '../protocol/model/capabilities.js';
 import type { Implementation } from '../protocol/model/common.js';
-import { latestStatefulRevision } from '../protocol/revisions.js';
-import type { DispatchEnv, McpDispatcher, Principal, SessionPeer, ToolHeaderParam, Transport } from '../transport/types.js';
+import { latestStatefulRevision, type ProtocolRevision } from '../protocol/revisions.js';
+import type { DispatchEnv, McpDispatcher, MessageExtra, Principal, SessionPeer, ToolHeaderParam, Transport } from '../transport/types.js';
 import { McpError, McpErrorCode } from '../util/errors.js';
 import { connectTransport } from './connect.js';
 import { ServerCore, type McpServerOptions } from './core.js';
@@ -365,14 +365,14 @@ export class McpServer implements McpDispatcher {
 
   async #run(call: Call, handler: MethodHandler): Promise<Record<string, unknown>> {
     try {
-      return stamp(this.#core, call, this.#middleware.length === 0 ? await handler(call) : await this.#chain(middlewareContext(call)));
+      return stamp(this.#core, call, this.#middleware.length === 0 ? await handler(call) : await this.#chain(new CallMiddlewareContext(call)));
     } finally {
       call.life.done = true;
     }
   }
 
   readonly #terminal: Terminal = (context) => {
-    const call = (context.locals as { call: Call }).call;
+    const call = CallMiddlewareContext.callOf(context);
     return (this.#handlers.get(call.method) as MethodHandler)(call);
   };
 
@@ -395,20 +395,46 @@ export class McpServer implements McpDispatcher {
   }
 }
 
-function middlewareContext(call: Call): MiddlewareContext {
-  return {
-    requestId: call.id,
-    method: call.method,
-    params: call.params,
-    protocolVersion: call.revision,
-    principal: call.principal,
-    extra: call.env.extra,
-    session: call.session,
-    get signal() {
-      return call.env.signal;
-    },
-    locals: { call },
-  };
+/**
+ * What middleware sees of a call. A class with `signal` and `locals` on the prototype, made on
+ * first read: an object literal with `get signal()` was a new closure and hidden class per
+ * request, and most middleware never reads either.
+ */
+class CallMiddlewareContext implements MiddlewareContext {
+  readonly requestId: RequestId;
+  readonly method: string;
+  readonly params: Readonly<Record<string, unknown>>;
+  readonly protocolVersion: ProtocolRevision;
+  readonly principal: Principal | undefined;
+  readonly extra: MessageExtra | undefined;
+  readonly session: ServerSession | undefined;
+  readonly #call: Call;
+  #locals: Record<string, unknown> | undefined;
+
+  constructor(call: Call) {
+    this.requestId = call.id;
+    this.method = call.method;
+    this.params = call.params;
+    this.protocolVersion = call.revision;
+    this.principal = call.principal;
+    this.extra = call.env.extra;
+    this.session = call.session;
+    this.#call = call;
+  }
+
+  get signal(): AbortSignal {
+    return this.#call.env.signal;
+  }
+
+  get locals(): Record<string, unknown> {
+    return (this.#locals ??= {});
+  }
+
+  /** The call behind a context the server made (the terminal step runs its handler). */
+  static callOf(context: MiddlewareContext): Call {
+    if (!(context instanceof CallMiddlewareContext)) throw new TypeError('middleware passed on a context the server did not make');
+    return context.#call;
+  }
 }
 
 function forwardedHandle<T extends { key: string; disabled: boolean }, D>(registry: Registry<T>, first: T, make: (definition: D) => T): ForwardedHandle<D> {

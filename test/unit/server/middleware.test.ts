@@ -34,6 +34,28 @@ describe('server middleware', () => {
     }
   });
 
+  it('locals carry data down the chain, one bag per request, and signal is the request’s', async () => {
+    const s = server();
+    const seen: unknown[] = [];
+    s.use((ctx, next) => {
+      assert.deepEqual(ctx.locals, {}, 'a fresh bag for each request');
+      ctx.locals['user'] = `u-${ctx.method}`;
+      return next();
+    });
+    s.use((ctx, next) => {
+      seen.push(ctx.locals['user'], ctx.signal instanceof AbortSignal, ctx.signal.aborted);
+      return next();
+    });
+    const c = await connectRaw(s);
+    try {
+      await c.call('tools/call', { name: 'echo', arguments: { text: 'x' } });
+      await c.call('tools/list');
+      assert.deepEqual(seen, ['u-tools/call', true, false, 'u-tools/list', true, false]);
+    } finally {
+      await c.close();
+    }
+  });
+
   it('can change the result and short-circuit with a JSON-RPC error (e.g. an authorization check)', async () => {
     const s = server();
     s.use(async (ctx, next) => {
