@@ -15,7 +15,8 @@
 interface Fan {
   /** Whether a call uses the caller's signal directly. */
   direct: boolean;
-  readonly children: Set<AbortController>;
+  /** The further calls' child signals, made by the second call linked while the first is in flight (most signals carry one call). */
+  children: Set<AbortController> | undefined;
   listener: (() => void) | undefined;
 }
 
@@ -38,7 +39,7 @@ export class SignalFanout {
     }
     let fan = this.#fans.get(parent);
     if (fan === undefined) {
-      fan = { direct: false, children: new Set(), listener: undefined };
+      fan = { direct: false, children: undefined, listener: undefined };
       this.#fans.set(parent, fan);
     }
     const current = fan;
@@ -53,20 +54,21 @@ export class SignalFanout {
       };
     }
     const child = new AbortController();
+    const children = (current.children ??= new Set());
     if (current.listener === undefined) {
       const listener = (): void => {
         current.listener = undefined;
-        for (const c of current.children) c.abort(parent.reason);
-        current.children.clear();
+        for (const c of children) c.abort(parent.reason);
+        children.clear();
       };
       current.listener = listener;
       parent.addEventListener('abort', listener, { once: true });
     }
-    current.children.add(child);
+    children.add(child);
     return {
       signal: child.signal,
       release: () => {
-        if (!current.children.delete(child) || current.children.size > 0) return;
+        if (!children.delete(child) || children.size > 0) return;
         if (current.listener !== undefined) parent.removeEventListener('abort', current.listener);
         current.listener = undefined;
         this.#forget(parent, current);
@@ -76,7 +78,7 @@ export class SignalFanout {
 
   /** Drops `fan` once nothing is linked through it. */
   #forget(parent: AbortSignal, fan: Fan): void {
-    if (fan.direct || fan.children.size > 0) return;
+    if (fan.direct || (fan.children !== undefined && fan.children.size > 0)) return;
     if (this.#fans.get(parent) === fan) this.#fans.delete(parent);
   }
 }

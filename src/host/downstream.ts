@@ -29,6 +29,14 @@ import { ResourceSubscriptions } from './resourceSubscriptions.js';
 import type { DownstreamSpec } from './spec.js';
 
 /**
+ * The `timeoutMs` a request through {@link Downstream.run} gives the client: none. The
+ * server's timeout is enforced here, by one timer that aborts the call's signal (the client then
+ * sends `notifications/cancelled`), so the client's own per-request timer for the same deadline
+ * would be a second timer on every call.
+ */
+const HOST_ENFORCED = 0;
+
+/**
  * Where a server is in its life. `needs-login`: a remote server whose OAuth sign-in the host
  * cannot do by itself (`switchboard login <server>`); it is retried slowly (every `maxMs`) so a
  * sign-in done meanwhile is picked up, and it never counts as crash-looping.
@@ -288,7 +296,7 @@ export class Downstream {
     if (outer?.aborted === true) onAbort();
     else outer?.addEventListener('abort', onAbort, { once: true });
     try {
-      return await task(client, { signal: controller.signal, timeoutMs: this.spec.options.timeoutMs });
+      return await task(client, { signal: controller.signal, timeoutMs: HOST_ENFORCED });
     } catch (error) {
       if (timedOut && !(outer?.aborted ?? false)) throw controller.signal.reason;
       throw this.#interrupted(error);
@@ -318,7 +326,7 @@ export class Downstream {
     }, timeoutMs);
     let running: Promise<T>;
     try {
-      running = task(client, { signal, timeoutMs });
+      running = task(client, { signal, timeoutMs: HOST_ENFORCED });
     } catch (error) {
       running = Promise.reject(error);
     }

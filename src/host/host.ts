@@ -714,7 +714,13 @@ export class Host {
 
 /** The options a {@link DownstreamRoute} gets. */
 export interface RouteOptions {
+  /** Aborted when the caller cancels or the server's `timeoutMs` passes (the host times the call). */
   readonly signal: AbortSignal;
+  /**
+   * The timeout to give the client's request: 0 (none), since the host enforces the server's
+   * `timeoutMs` itself through `signal` and answers `ERR_MCP_REQUEST_TIMEOUT`; the client's own
+   * timer would only duplicate it.
+   */
   readonly timeoutMs: number;
   readonly onProgress?: (progress: Progress) => void;
   readonly onLog?: (params: LoggingMessageParams) => void;
