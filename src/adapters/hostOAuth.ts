@@ -30,11 +30,18 @@ import type { DownstreamSpec } from '../host/spec.js';
 import type { StreamableHttpClientOptions } from '../transport/http/client/clientOptions.js';
 import { McpError, McpErrorCode } from '../util/errors.js';
 
-/** The transport options that carry a server's OAuth credentials. */
-export type AuthHooks = Required<Pick<StreamableHttpClientOptions, 'authorizationHeaders' | 'onUnauthorized'>>;
+/**
+ * The transport options of a server's authorization: `onUnauthorized` always, and
+ * `authorizationHeaders` where there are credentials to add (without it a request goes out with
+ * no auth step, and only a challenge reaches `onUnauthorized`).
+ */
+export type AuthHooks = Required<Pick<StreamableHttpClientOptions, 'onUnauthorized'>> & Pick<StreamableHttpClientOptions, 'authorizationHeaders'>;
+
+/** The {@link AuthHooks} of an OAuth client: credentials on every request. */
+export type OAuthHooks = Required<Pick<StreamableHttpClientOptions, 'authorizationHeaders' | 'onUnauthorized'>>;
 
 /** The transport options that route authorization through `provider`. */
-export function oauthTransportHooks(provider: OAuthClientProvider): AuthHooks {
+export function oauthTransportHooks(provider: OAuthClientProvider): OAuthHooks {
   return {
     authorizationHeaders: (method, url) => provider.authorizationHeaders(method, url),
     onUnauthorized: (info) =>
@@ -66,7 +73,7 @@ export interface DownstreamOAuthOptions {
 /** A server's OAuth client and the transport hooks that use it. */
 export interface DownstreamOAuth {
   readonly provider: OAuthClientProvider;
-  readonly hooks: AuthHooks;
+  readonly hooks: OAuthHooks;
   readonly store: TokenStore;
 }
 
@@ -96,7 +103,7 @@ export function downstreamOAuth(spec: DownstreamSpec, options: DownstreamOAuthOp
     ...(options.now !== undefined ? { now: options.now } : {}),
   });
   const plain = oauthTransportHooks(provider);
-  const hooks: AuthHooks = {
+  const hooks: OAuthHooks = {
     authorizationHeaders: plain.authorizationHeaders,
     onUnauthorized: async (info) => {
       if (unattended && info.status === 401 && (await store.getTokens(url))?.refreshToken === undefined) {
@@ -123,8 +130,8 @@ export function downstreamOAuth(spec: DownstreamSpec, options: DownstreamOAuthOp
 export function unconfiguredOAuthHooks(spec: DownstreamSpec, hint: string): AuthHooks | undefined {
   if (spec.launch.kind === 'stdio' || spec.options.oauth !== undefined) return undefined;
   if (Object.keys(spec.launch.headers).some((name) => name.toLowerCase() === 'authorization')) return undefined;
+  // No credentials to add (so each request goes out without an auth step): only a challenge is answered.
   return {
-    authorizationHeaders: () => Promise.resolve({}),
     onUnauthorized: (info) => {
       if (info.status === 401 && /^\s*bearer\b/i.test(info.wwwAuthenticate ?? '')) return Promise.reject(loginRequired(spec.id, hint));
       return Promise.resolve(false);

@@ -10,4 +10,4 @@
  * @module
  */
 export { defaultTransportFactory, type DefaultTransportOptions } from './hostTransports.js';
-export { downstreamOAuth, loginRequired, oauthTransportHooks, unconfiguredOAuthHooks, type AuthHooks, type DownstreamOAuth, type DownstreamOAuthOptions } from './hostOAuth.js';
+export { downstreamOAuth, loginRequired, oauthTransportHooks, unconfiguredOAuthHooks, type AuthHooks, type OAuthHooks, type DownstreamOAuth, type DownstreamOAuthOptions } from './hostOAuth.js';

@@ -80,7 +80,7 @@ describe('adapters/hostOAuth', () => {
     const plain = spec('u', 'https://u.example.com/mcp');
     const unset = { ...plain, options: { ...plain.options, oauth: undefined } };
     const hooks = unconfiguredOAuthHooks(unset, 'add "oauth": {}');
-    assert.deepEqual(await hooks?.authorizationHeaders('POST', 'https://u.example.com/mcp'), {});
+    assert.equal(hooks?.authorizationHeaders, undefined, 'no credentials to add: requests go out without an auth step');
     await assert.rejects(hooks?.onUnauthorized(challenge) ?? Promise.resolve(), (error) => error instanceof McpError && error.code === 'ERR_MCP_LOGIN_REQUIRED' && error.message.includes('add "oauth": {}'));
     assert.equal(await hooks?.onUnauthorized({ status: 401, wwwAuthenticate: 'Basic realm="x"' }), false);
     assert.equal(await hooks?.onUnauthorized({ status: 403, wwwAuthenticate: challenge.wwwAuthenticate }), false);

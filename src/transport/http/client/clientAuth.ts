@@ -53,11 +53,19 @@ export interface AuthorizedRequest {
  * response, whatever its status; rejects only when `fetch` or a hook does.
  */
 export function authorizedFetch(fetch: FetchLike, hooks: ClientAuthHooks, request: AuthorizedRequest): Promise<Response> {
-  if (hooks.authorizationHeaders === undefined && hooks.authorize === undefined && hooks.onUnauthorized === undefined) {
-    // No auth: one request, no retry (the common case, without an async frame of its own).
-    return fetch(request.url, fetchInit(fetch, request.method, request.headers, request.body, request.signal));
+  if (hooks.authorizationHeaders === undefined && hooks.authorize === undefined) {
+    // No credentials to add (the common case): one request without an async frame of its own.
+    // Only a challenge goes on to `onUnauthorized` and the retries, as in withAuth.
+    const sent = fetch(request.url, fetchInit(fetch, request.method, request.headers, request.body, request.signal));
+    if (hooks.onUnauthorized === undefined || !request.mayRetry) return sent;
+    return sent.then((response) => (challenged(response) ? withAuth(fetch, hooks, request, response) : response));
   }
   return withAuth(fetch, hooks, request);
+}
+
+/** A 401, or a 403 with a challenge: what `onUnauthorized` is asked about. */
+function challenged(response: Response): boolean {
+  return response.status === 401 || (response.status === 403 && response.headers.get('www-authenticate') !== null);
 }
 
 /** The `init` of one request: the abort as a {@link FETCH_ABORT_HOOK} when `fetch` takes one, else as a signal. */
@@ -66,22 +74,14 @@ function fetchInit(fetch: FetchLike, method: string, headers: HeaderMap, body: s
   return fetch[FETCH_ABORT_HOOK] === true ? { method, headers, body, [FETCH_ABORT_HOOK]: abort } : { method, headers, body, signal: abort.signal };
 }
 
-async function withAuth(fetch: FetchLike, hooks: ClientAuthHooks, request: AuthorizedRequest): Promise<Response> {
-  const { method, url, body, signal } = request;
+/** {@link authorizedFetch} with credentials or retries; `first` is the answer to a first attempt already sent. */
+async function withAuth(fetch: FetchLike, hooks: ClientAuthHooks, request: AuthorizedRequest, first?: Response): Promise<Response> {
+  const url = request.url;
   for (let attempt = 0; ; attempt++) {
-    let headers = request.headers;
-    if (hooks.authorizationHeaders !== undefined) {
-      const extra = await hooks.authorizationHeaders(method, url);
-      headers = { ...request.headers };
-      for (const [name, value] of Object.entries(extra)) headers[name.toLowerCase()] = value;
-    } else if (hooks.authorize !== undefined) {
-      const token = await hooks.authorize();
-      if (token !== undefined) headers = { ...request.headers, [H.authorization]: `Bearer ${token}` };
-    }
-    const response = await fetch(url, fetchInit(fetch, method, headers, body, signal));
+    const response = attempt === 0 && first !== undefined ? first : await send(fetch, hooks, request);
     const status = response.status;
     const challenge = response.headers.get('www-authenticate');
-    if (request.mayRetry && attempt < MAX_AUTH_RETRIES && hooks.onUnauthorized !== undefined && (status === 401 || (status === 403 && challenge !== null))) {
+    if (request.mayRetry && attempt < MAX_AUTH_RETRIES && hooks.onUnauthorized !== undefined && challenged(response)) {
       const nonce = response.headers.get('dpop-nonce');
       const info: UnauthorizedInfo = { status, wwwAuthenticate: challenge ?? undefined, url, ...(nonce !== null ? { dpopNonce: nonce } : {}) };
       const resume = request.sink?.suspendTimers?.();
@@ -98,4 +98,19 @@ async function withAuth(fetch: FetchLike, hooks: ClientAuthHooks, request: Autho
     }
     return response;
   }
+}
+
+/** One attempt with the current credentials (`authorizationHeaders`, else a bearer token from `authorize`). */
+async function send(fetch: FetchLike, hooks: ClientAuthHooks, request: AuthorizedRequest): Promise<Response> {
+  const { method, url } = request;
+  let headers = request.headers;
+  if (hooks.authorizationHeaders !== undefined) {
+    const extra = await hooks.authorizationHeaders(method, url);
+    headers = { ...request.headers };
+    for (const [name, value] of Object.entries(extra)) headers[name.toLowerCase()] = value;
+  } else if (hooks.authorize !== undefined) {
+    const token = await hooks.authorize();
+    if (token !== undefined) headers = { ...request.headers, [H.authorization]: `Bearer ${token}` };
+  }
+  return fetch(url, fetchInit(fetch, method, headers, request.body, request.signal));
 }

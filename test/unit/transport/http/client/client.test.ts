@@ -225,6 +225,21 @@ describe('http client · 2026-07-28 request headers', () => {
     assert.equal(seen.length, 4);
   });
 
+  it('with onUnauthorized alone, answers that are not a challenge never reach it (a 200, a 403 without WWW-Authenticate)', async () => {
+    let status = 200;
+    const { url, seen } = await mock((r, res) => {
+      if (status === 200) sendJson(res, result(r, { tools: [] }));
+      else res.writeHead(status).end();
+    });
+    const asked: number[] = [];
+    const { t } = await transport(url, { onUnauthorized: (info) => (asked.push(info.status), Promise.resolve(true)) });
+    await t.send(req('tools/list'));
+    status = 403;
+    await assert.rejects(t.send(req('tools/list')), (e) => isMcpError(e, McpErrorCode.HttpStatus));
+    assert.deepEqual(asked, []);
+    assert.equal(seen.length, 2, 'one request each, no retry');
+  });
+
   it('a 401 that onUnauthorized cannot fix rejects with the challenge', async () => {
     const { url } = await mock((_r, res) => void res.writeHead(401, { 'www-authenticate': 'Bearer scope="a"' }).end());
     const { t } = await transport(url, { onUnauthorized: () => Promise.resolve(false) });
