@@ -167,11 +167,16 @@ export function policyInterceptor(options: PolicyOptions): Interceptor {
     };
   };
 
-  const enforce = async (ctx: InterceptContext, decided: Candidate, next: () => Promise<unknown>): Promise<unknown> => {
+  // The default allow (most calls) passes straight on, with no async frame of its own.
+  const enforce = (ctx: InterceptContext, decided: Candidate, next: () => Promise<unknown>): Promise<unknown> => {
     if (decided === DEFAULT_DECISION && !dryRun) {
       ctx.record(DEFAULT_ALLOW);
       return next();
     }
+    return enforceDecided(ctx, decided, next);
+  };
+
+  const enforceDecided = async (ctx: InterceptContext, decided: Candidate, next: () => Promise<unknown>): Promise<unknown> => {
     const reason = decided.reasons.join('; ');
     const detail = { rule: decided.rule, reasons: decided.reasons };
     if (dryRun) {
