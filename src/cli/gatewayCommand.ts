@@ -28,7 +28,7 @@ import { auditInterceptor } from '../host/audit.js';
 import { guardInterceptor } from '../host/guards.js';
 import { sanitizeInterceptor, redactResult } from '../host/sanitize/sanitize.js';
 import { sanitizeRequestInterceptor } from '../host/sanitize/sanitizeRequests.js';
-import { findSecrets } from '../host/secrets/findSecrets.js';
+import { findSecretValues } from '../host/secrets/findSecrets.js';
 import { redactingAuditLog, redactingLogger } from '../host/secrets/redact.js';
 import { emittingAuditLog } from '../host/auditTelemetry.js';
 import { loadTelemetry } from './telemetrySetup.js';
@@ -176,7 +176,7 @@ export async function gatewayCommand(argv: readonly string[]): Promise<void> {
       // An `ask` goes to the consent interceptor below (which fails closed when nobody answers).
       canAsk: true,
       // Value taint: the secrets the sanitize layer's rules find in results, fingerprinted.
-      detectSecrets: (text) => findSecrets(text, secretOptions).map((m) => m.value),
+      detectSecrets: (text) => findSecretValues(text, secretOptions),
       redact: (result) => redactResult(result, secretOptions),
       findingsOf: (definition) => scanner.verdictOf(definition)?.findings,
       ...(shared.taint !== undefined ? { store: shared.taint.store, fingerprints: new SecretFingerprints(shared.taint.fingerprintKey) } : taint !== undefined ? { store: taint } : {}),

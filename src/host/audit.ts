@@ -14,6 +14,7 @@
  * @module
  */
 import { McpError, McpErrorCode, describeError } from '../util/errors.js';
+import { isoTime } from '../util/time.js';
 import { completedResult, DeniedError, type Decision, type InterceptContext, type InterceptedMethod, type Interceptor } from './interceptors.js';
 
 /**
@@ -158,7 +159,7 @@ export function auditInterceptor(log: AuditLog, options: AuditInterceptorOptions
 function entryOf(ctx: InterceptContext, start: number, latencyMs: number, outcome: AuditOutcome, error: string | undefined): AuditEntry {
   const args = ctx.method === 'tools/call' || ctx.method === 'prompts/get' ? ctx.params['arguments'] : ctx.method === 'completion/complete' ? ctx.params['argument'] : undefined;
   // Built member by member (no spread of a temporary object per optional member): this runs once per request.
-  const entry: { -readonly [K in keyof AuditEntry]: AuditEntry[K] } = { time: new Date(start).toISOString(), kind: 'request', method: ctx.method, decisions: ctx.decisions, outcome, latencyMs: Math.round(latencyMs * 1000) / 1000 };
+  const entry: { -readonly [K in keyof AuditEntry]: AuditEntry[K] } = { time: isoTime(start), kind: 'request', method: ctx.method, decisions: ctx.decisions, outcome, latencyMs: Math.round(latencyMs * 1000) / 1000 };
   if (ctx.serverMethod !== undefined) entry.serverMethod = ctx.serverMethod;
   if (ctx.principal !== undefined) entry.principal = ctx.principal.id;
   if (ctx.session !== undefined) entry.session = ctx.session;

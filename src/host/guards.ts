@@ -91,11 +91,16 @@ export class MemoryConcurrencyStore implements ConcurrencyStore {
   }
 }
 
+/** What a bucket with a token answers (one object for every allowed request). */
+const ALLOWED: RateLimitVerdict = Object.freeze({ allowed: true, retryAfterMs: 0 });
+
 /** Buckets in this process's memory (idle buckets are dropped when full again). */
 export class MemoryRateLimitStore implements RateLimitStore {
   readonly #buckets = new Map<string, { tokens: number; at: number }>();
   /** Most buckets kept; beyond it the oldest are dropped (they were idle). */
   readonly #max: number;
+  /** The key last (re)inserted into {@link #buckets} (its most recently used one), while it is there. */
+  #newest: string | undefined;
 
   constructor(maxBuckets = 100_000) {
     this.#max = maxBuckets;
@@ -103,15 +108,24 @@ export class MemoryRateLimitStore implements RateLimitStore {
 
   take(key: string, rule: RateLimitRule, now: number): RateLimitVerdict {
     const rate = rule.max / rule.perMs;
-    const bucket = this.#buckets.get(key) ?? { tokens: rule.max, at: now };
+    let bucket = this.#buckets.get(key);
+    // Most recently used last; a bucket that already is the newest stays where it is.
+    if (bucket === undefined || key !== this.#newest) {
+      bucket ??= { tokens: rule.max, at: now };
+      this.#buckets.delete(key);
+      this.#buckets.set(key, bucket);
+      this.#newest = key;
+      if (this.#buckets.size > this.#max) {
+        const oldest = this.#buckets.keys().next().value as string;
+        this.#buckets.delete(oldest);
+        if (oldest === this.#newest) this.#newest = undefined;
+      }
+    }
     bucket.tokens = Math.min(rule.max, bucket.tokens + (now - bucket.at) * rate);
     bucket.at = now;
-    this.#buckets.delete(key);
-    this.#buckets.set(key, bucket); // most recently used last
-    if (this.#buckets.size > this.#max) this.#buckets.delete(this.#buckets.keys().next().value as string);
     if (bucket.tokens >= 1) {
       bucket.tokens -= 1;
-      return { allowed: true, retryAfterMs: 0 };
+      return ALLOWED;
     }
     return { allowed: false, retryAfterMs: Math.ceil((1 - bucket.tokens) / rate) };
   }
@@ -139,6 +153,15 @@ export const GUARD_IDS = Object.freeze({ rate: 'guard.rate', concurrency: 'guard
 // `tasks/get` carries a task's tool result once it completed: the size limit applies to it too.
 const SIZED: ReadonlySet<InterceptedMethod> = new Set(['tools/call', 'prompts/get', 'resources/read', 'tasks/get']);
 const ROUTED: ReadonlySet<InterceptedMethod> = new Set(['tools/call', 'prompts/get', 'resources/read', 'completion/complete', 'tasks/get', 'tasks/update', 'tasks/cancel']);
+
+/** A rate-limit rule's bucket key for one caller, server and tool, and the parts a refusal names. */
+interface BucketKey {
+  readonly principal: string;
+  readonly server: string;
+  readonly tool: string;
+  readonly parts: readonly string[];
+  readonly key: string;
+}
 
 /** Whether a store answered with a promise (or any thenable) rather than the answer itself. */
 function isThenable<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
@@ -202,7 +225,7 @@ export function guardInterceptor(options: GuardOptions): Interceptor {
   const store = options.rateLimitStore ?? new MemoryRateLimitStore();
   const rules = (options.rateLimits ?? []).map((rule, index) => {
     if (!(rule.max >= 1) || !(rule.perMs >= 1)) throw new McpError(McpErrorCode.InvalidArgument, `rate limit ${index}: max and perMs must be at least 1`);
-    return { rule, index, methods: new Set(rule.methods ?? ['tools/call']) };
+    return { rule, index, methods: new Set(rule.methods ?? ['tools/call']), last: undefined as BucketKey | undefined };
   });
   const concurrency = options.concurrencyStore ?? new MemoryConcurrencyStore();
   const memoryConcurrency = concurrency instanceof MemoryConcurrencyStore;
@@ -216,10 +239,20 @@ export function guardInterceptor(options: GuardOptions): Interceptor {
    */
   const checkRate = (ctx: InterceptContext, from = 0): Promise<void> | undefined => {
     for (let i = from; i < rules.length; i++) {
-      const { rule, index, methods } = rules[i] as (typeof rules)[number];
+      const entry = rules[i] as (typeof rules)[number];
+      const { rule, methods } = entry;
       if (!methods.has(ctx.method)) continue;
-      const parts = rule.by.map((scope) => `${scope}=${scope === 'principal' ? (ctx.principal?.id ?? '') : scope === 'server' ? (ctx.server?.id ?? '') : (ctx.exposedName ?? '')}`);
-      const taken = store.take(`${index}|${parts.join('|')}`, rule, now());
+      const principal = ctx.principal?.id ?? '';
+      const server = ctx.server?.id ?? '';
+      const tool = ctx.exposedName ?? '';
+      // The same caller, server and tool as the rule's last request (a client calling in a loop): same bucket key.
+      let key = entry.last;
+      if (key === undefined || key.principal !== principal || key.server !== server || key.tool !== tool) {
+        const parts = rule.by.map((scope) => `${scope}=${scope === 'principal' ? principal : scope === 'server' ? server : tool}`);
+        entry.last = key = { principal, server, tool, parts, key: `${entry.index}|${parts.join('|')}` };
+      }
+      const { parts } = key;
+      const taken = store.take(key.key, rule, now());
       if (isThenable(taken)) return Promise.resolve(taken).then((verdict) => (refuseRate(rule, parts, verdict), checkRate(ctx, i + 1)));
       refuseRate(rule, parts, taken);
     }

@@ -84,31 +84,38 @@ function stringText(value: unknown): string | undefined {
   return typeof value === 'string' ? canonicalString(value) : undefined;
 }
 
+/** `"name":` and `,"name":` of each member, made once (the canonical text is built from pieces). */
+const MEMBER_PREFIXES: Readonly<Record<(typeof RECORD_MEMBERS)[number], readonly [first: string, next: string]>> = Object.fromEntries(
+  RECORD_MEMBERS.map((m) => [m, [`"${m}":`, `,"${m}":`] as const]),
+) as Record<(typeof RECORD_MEMBERS)[number], readonly [string, string]>;
+
 /**
  * The canonical text of a record whose members are all in {@link RECORD_MEMBERS}, written member
  * by member in that order straight from the entry (no intermediate record object). Undefined
  * when a member is not I-JSON or not of its declared type (the caller then canonicalises the
- * whole record, which names the offending path).
+ * whole record, which names the offending path). The pieces are collected and joined once: one
+ * flat string, not a rope of partial texts (the hash and the database read it flat).
  */
 function canonicalRecord(entry: AuditEntry, seq: number, prev: string, digest: string | undefined): string | undefined {
-  let out = '{';
-  const member = (key: string, text: string | undefined): boolean => {
+  const out: string[] = ['{'];
+  const member = (key: (typeof RECORD_MEMBERS)[number], text: string | undefined): boolean => {
     if (text === undefined) return false;
-    out += `${out.length > 1 ? ',' : ''}"${key}":${text}`;
+    out.push(MEMBER_PREFIXES[key][out.length > 1 ? 1 : 0], text);
     return true;
   };
-  if (digest !== undefined) member('argumentsDigest', `"${digest}"`);
+  if (digest !== undefined) out.push(MEMBER_PREFIXES.argumentsDigest[0], '"', digest, '"');
   const decisions = entry.decisions;
   if (decisions !== undefined) {
     if (!Array.isArray(decisions)) return undefined;
-    let list = '[';
+    out.push(MEMBER_PREFIXES.decisions[out.length > 1 ? 1 : 0], '[');
     for (let i = 0; i < decisions.length; i++) {
       const d: unknown = decisions[i];
       const text = d !== null && typeof d === 'object' && !Array.isArray(d) ? decisionText(d) : undefined;
       if (text === undefined) return undefined;
-      list += i > 0 ? `,${text}` : text;
+      if (i > 0) out.push(',');
+      out.push(text);
     }
-    member('decisions', `${list}]`);
+    out.push(']');
   }
   if (entry.error !== undefined && !member('error', stringText(entry.error))) return undefined;
   if (entry.kind !== undefined && !member('kind', stringText(entry.kind))) return undefined;
@@ -123,7 +130,8 @@ function canonicalRecord(entry: AuditEntry, seq: number, prev: string, digest: s
   if (entry.serverMethod !== undefined && !member('serverMethod', stringText(entry.serverMethod))) return undefined;
   if (entry.session !== undefined && !member('session', stringText(entry.session))) return undefined;
   if (entry.time !== undefined && !member('time', stringText(entry.time))) return undefined;
-  return `${out}}`;
+  out.push('}');
+  return out.join('');
 }
 
 /** The record a row holds. */

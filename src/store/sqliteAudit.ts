@@ -78,6 +78,8 @@ interface Pending {
   record?: AuditRecord;
 }
 
+const NOTHING: readonly Pending[] = Object.freeze([]);
+
 /** The SQLite audit log (see the module comment). */
 export class SqliteAuditLog implements AuditLog, AuditReader {
   readonly file: string;
@@ -85,6 +87,11 @@ export class SqliteAuditLog implements AuditLog, AuditReader {
   /** `INSERT` statements of 1 to {@link MAX_ROWS_PER_INSERT} rows, prepared on first use (index = rows - 1). */
   readonly #inserts: (Database.Statement<(number | string)[]> | undefined)[] = [];
   readonly #last: Database.Statement;
+  /** The write transaction (`BEGIN IMMEDIATE`), made once: it writes {@link #writing}. */
+  readonly #writeTransaction: () => void;
+  /** The group {@link #writeTransaction} writes, and the number of the last record it wrote. */
+  #writing: readonly Pending[] = NOTHING;
+  #writtenSeq = 0;
   readonly #retryMs: number;
   readonly #batch: boolean;
   /** Batch mode: commits made while a sync was in flight, which the next sync must cover. */
@@ -96,7 +103,6 @@ export class SqliteAuditLog implements AuditLog, AuditReader {
   #retry: ReturnType<typeof setTimeout> | undefined;
   #problem: string | undefined;
   #seq: number;
-  #head: string;
   #closed = false;
   #commits = 0;
   /** Whether commits need {@link #sync} (WAL mode); otherwise SQLite synced them at commit. */
@@ -113,9 +119,9 @@ export class SqliteAuditLog implements AuditLog, AuditReader {
     this.#retryMs = options.retryMs ?? 1000;
     this.#batch = options.durability === 'batch';
     this.#last = db.prepare('SELECT seq, line, hash FROM audit ORDER BY seq DESC LIMIT 1');
+    this.#writeTransaction = db.transaction(() => this.#writeRows()).immediate;
     const last = this.#last.get() as Row | undefined;
     this.#seq = last?.seq ?? 0;
-    this.#head = last?.hash ?? AUDIT_GENESIS;
   }
 
   /**
@@ -297,39 +303,46 @@ export class SqliteAuditLog implements AuditLog, AuditReader {
   /** One transaction for `batch` (not yet synced: see {@link #sync}); on failure the records wait for the retry. */
   #write(batch: Pending[]): boolean {
     if (batch.length === 0) return true;
-    let seq = this.#seq;
-    let head = this.#head;
+    this.#writing = batch;
     try {
-      // IMMEDIATE takes the write lock first; the chain continues from the last record on disk,
-      // so several processes on one state folder (a gateway over HTTP and one over stdio) share it.
-      this.#db.transaction(() => {
-        const last = this.#last.get() as Row | undefined;
-        seq = last?.seq ?? 0;
-        head = last?.hash ?? AUDIT_GENESIS;
-        // One statement per up to MAX_ROWS_PER_INSERT records: a group costs a few statement runs, not one per record.
-        for (let from = 0; from < batch.length; from += MAX_ROWS_PER_INSERT) {
-          const rows = Math.min(MAX_ROWS_PER_INSERT, batch.length - from);
-          const values: (number | string)[] = [];
-          for (let i = from; i < from + rows; i++) {
-            const p = batch[i] as Pending;
-            const row = chainRecord(p.entry, ++seq, head);
-            head = row.hash;
-            values.push(seq, row.line, head);
-            p.record = row.record;
-          }
-          this.#insertOf(rows).run(...values);
-        }
-      }).immediate();
+      this.#writeTransaction();
     } catch (error) {
       this.#problem = writeProblem(error);
       this.#unwritten.push(...batch);
       for (const p of batch) p.reject(new McpError(McpErrorCode.StoreWriteFailed, `The audit log ${this.file} cannot be written: ${this.#problem}`, { cause: error }));
       return false;
+    } finally {
+      this.#writing = NOTHING;
     }
-    this.#seq = seq;
-    this.#head = head;
+    this.#seq = this.#writtenSeq;
     this.#commits++;
     return true;
+  }
+
+  /**
+   * The body of {@link #writeTransaction}: chains and inserts {@link #writing}. `IMMEDIATE` took
+   * the write lock first, and the chain continues from the last record on disk, so several
+   * processes on one state folder (a gateway over HTTP and one over stdio) share it.
+   */
+  #writeRows(): void {
+    const batch = this.#writing;
+    const last = this.#last.get() as Row | undefined;
+    let seq = last?.seq ?? 0;
+    let head = last?.hash ?? AUDIT_GENESIS;
+    // One statement per up to MAX_ROWS_PER_INSERT records: a group costs a few statement runs, not one per record.
+    for (let from = 0; from < batch.length; from += MAX_ROWS_PER_INSERT) {
+      const rows = Math.min(MAX_ROWS_PER_INSERT, batch.length - from);
+      const values: (number | string)[] = [];
+      for (let i = from; i < from + rows; i++) {
+        const p = batch[i] as Pending;
+        const row = chainRecord(p.entry, ++seq, head);
+        head = row.hash;
+        values.push(seq, row.line, head);
+        p.record = row.record;
+      }
+      this.#insertOf(rows).run(...values);
+    }
+    this.#writtenSeq = seq;
   }
 
   /** The statement inserting `rows` records. */

@@ -56,6 +56,14 @@ export interface ConsentInterceptorOptions {
   readonly newId?: () => string;
 }
 
+const NO_ASKS: readonly Decision[] = Object.freeze([]);
+
+/** The `ask` decisions of a request, in order (a shared empty list for the many that have none). */
+function asksOf(decisions: readonly Decision[]): readonly Decision[] {
+  for (const d of decisions) if (d.outcome === 'ask') return decisions.filter((e) => e.outcome === 'ask');
+  return NO_ASKS;
+}
+
 /** The consent interceptor; see the module description. */
 export function consentInterceptor(options: ConsentInterceptorOptions): Interceptor {
   const grants = options.grants ?? new MemoryGrantStore();
@@ -71,7 +79,7 @@ export function consentInterceptor(options: ConsentInterceptorOptions): Intercep
       try {
         const extra = options.alwaysAsk?.(ctx);
         if (extra !== undefined && extra.length > 0) ctx.record({ interceptor: CONSENT_INTERCEPTOR_ID, outcome: 'ask', reason: extra.join('; '), detail: { rule: 'consent.ask', reasons: [...extra] } });
-        asks = ctx.decisions.filter((d) => d.outcome === 'ask');
+        asks = asksOf(ctx.decisions);
       } catch (error) {
         return Promise.reject(error);
       }

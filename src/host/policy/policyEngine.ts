@@ -33,6 +33,7 @@ import { DEFAULT_TAINT_WINDOWS, joinTaint, MemoryTaintStore, taintKeys, type Tai
 import { TRIFECTA_RULE, trifectaReasons } from './trifecta.js';
 import { findTaintedValue, SecretFingerprints, secretsIn, type DetectSecrets } from './valueTaint.js';
 import { describeError } from '../../util/errors.js';
+import type { Implementation } from '../../protocol/model/common.js';
 
 /** The id the policy interceptor records and refuses under. */
 export const POLICY_INTERCEPTOR_ID = 'policy';
@@ -85,6 +86,8 @@ const ASKING_SERVER_METHODS: ReadonlySet<string> = new Set(['sampling/createMess
 const NO_ARGS: Readonly<Record<string, unknown>> = Object.freeze({});
 const NO_LABELS: ResolvedLabels = Object.freeze({ labels: Object.freeze([]), origins: Object.freeze({}) });
 const EMPTY_SESSION_LABELS: readonly string[] = Object.freeze([]);
+/** `principal` of the rule variables for an unauthenticated caller. */
+const ANONYMOUS: RuleVariables['principal'] = Object.freeze({ id: '', subject: '', scopes: EMPTY_SESSION_LABELS, claims: NO_ARGS });
 
 interface Candidate {
   readonly outcome: RuleOutcome;
@@ -106,25 +109,57 @@ export function policyInterceptor(options: PolicyOptions): Interceptor {
   const serverRequests = options.serverRequests ?? 'ask';
   const dryRun = options.dryRun === true;
 
-  // Keys are built once per principal/session/conversation (bounded cache: cleared when full).
+  // Keys are built once per principal/session/conversation (bounded caches: cleared when full).
+  // A request with neither a session nor a conversation (most stateless ones) is keyed by its
+  // principal alone, without building a cache key.
   const keyCache = new Map<string, TaintKeys>();
+  const principalKeys = new Map<string | undefined, TaintKeys>();
   const keysOf = (ctx: InterceptContext): TaintKeys => {
-    const cacheKey = `${ctx.principal?.id ?? ''}\u0000${ctx.session ?? ''}\u0000${ctx.conversation ?? ''}`;
+    const principal = ctx.principal?.id;
+    if (ctx.session === undefined && ctx.conversation === undefined) {
+      let keys = principalKeys.get(principal);
+      if (keys === undefined) {
+        if (principalKeys.size >= 10_000) principalKeys.clear();
+        principalKeys.set(principal, (keys = taintKeys(principal, undefined, undefined)));
+      }
+      return keys;
+    }
+    const cacheKey = `${principal ?? ''}\u0000${ctx.session ?? ''}\u0000${ctx.conversation ?? ''}`;
     let keys = keyCache.get(cacheKey);
     if (keys === undefined) {
       if (keyCache.size >= 10_000) keyCache.clear();
-      keyCache.set(cacheKey, (keys = taintKeys(ctx.principal?.id, ctx.session, ctx.conversation)));
+      keyCache.set(cacheKey, (keys = taintKeys(principal, ctx.session, ctx.conversation)));
     }
     return keys;
   };
 
+  // The parts of the rule variables that follow from the server or the tool alone are made once
+  // per server identity and per definition (rules only read them), and the anonymous caller's once.
+  const serverVars = new Map<string, { readonly info: Implementation | undefined; readonly vars: RuleVariables['server'] }>();
+  const toolVars = new WeakMap<object, RuleVariables['tool']>();
+  const serverVariables = (serverId: string, info: Implementation | undefined): RuleVariables['server'] => {
+    const known = serverVars.get(serverId);
+    if (known !== undefined && known.info === info) return known.vars;
+    const vars = Object.freeze({ id: serverId, identity: info === undefined ? '' : `${info.name}@${info.version}`, labels: resolver.serverLabels(serverId) });
+    if (serverVars.size >= 10_000) serverVars.clear();
+    serverVars.set(serverId, { info, vars });
+    return vars;
+  };
+  const toolVariables = (name: string, definition: Readonly<Record<string, unknown>> | undefined, labels: ResolvedLabels): RuleVariables['tool'] => {
+    const known = definition === undefined ? undefined : toolVars.get(definition);
+    if (known !== undefined && known.name === name && known.labels === labels.labels && known.annotations === (definition?.['annotations'] ?? NO_ARGS)) return known;
+    const vars = Object.freeze({ name, annotations: (definition?.['annotations'] as Record<string, unknown> | undefined) ?? NO_ARGS, labels: labels.labels });
+    if (definition !== undefined) toolVars.set(definition, vars);
+    return vars;
+  };
+
   const variables = (ctx: InterceptContext, keys: TaintKeys, state: TaintState | undefined, serverId: string, name: string, definition: Readonly<Record<string, unknown>> | undefined, labels: ResolvedLabels, args: Readonly<Record<string, unknown>>): RuleVariables => {
-    const auth = ctx.principal?.auth;
-    const info = ctx.server?.info;
+    const principal = ctx.principal;
+    const auth = principal?.auth;
     return {
-      principal: { id: ctx.principal?.id ?? '', subject: auth?.subject ?? ctx.principal?.id ?? '', scopes: auth?.scopes ?? EMPTY_SESSION_LABELS, claims: auth?.claims ?? NO_ARGS },
-      server: { id: serverId, identity: info === undefined ? '' : `${info.name}@${info.version}`, labels: resolver.serverLabels(serverId) },
-      tool: { name, annotations: (definition?.['annotations'] as Record<string, unknown> | undefined) ?? NO_ARGS, labels: labels.labels },
+      principal: principal === undefined ? ANONYMOUS : { id: principal.id, subject: auth?.subject ?? principal.id, scopes: auth?.scopes ?? EMPTY_SESSION_LABELS, claims: auth?.claims ?? NO_ARGS },
+      server: serverVariables(serverId, ctx.server?.info),
+      tool: toolVariables(name, definition, labels),
       method: ctx.method,
       serverMethod: ctx.serverMethod ?? '',
       args,
@@ -132,11 +167,16 @@ export function policyInterceptor(options: PolicyOptions): Interceptor {
     };
   };
 
-  const enforce = async (ctx: InterceptContext, decided: Candidate, next: () => Promise<unknown>): Promise<unknown> => {
+  // The default allow (most calls) passes straight on, with no async frame of its own.
+  const enforce = (ctx: InterceptContext, decided: Candidate, next: () => Promise<unknown>): Promise<unknown> => {
     if (decided === DEFAULT_DECISION && !dryRun) {
       ctx.record(DEFAULT_ALLOW);
       return next();
     }
+    return enforceDecided(ctx, decided, next);
+  };
+
+  const enforceDecided = async (ctx: InterceptContext, decided: Candidate, next: () => Promise<unknown>): Promise<unknown> => {
     const reason = decided.reasons.join('; ');
     const detail = { rule: decided.rule, reasons: decided.reasons };
     if (dryRun) {
@@ -200,7 +240,7 @@ export function policyInterceptor(options: PolicyOptions): Interceptor {
     for (const label of labels.labels) add(label, labels.origins[label] ?? 'labels');
     if (injected) add('untrusted-content', `injection markers in the result (${injectionBy(ctx.decisions)})`);
     if (valueTaint !== 'off' && options.detectSecrets !== undefined) {
-      for (const secret of secretsIn(result, options.detectSecrets)) {
+      for (const secret of secretsIn(result, options.detectSecrets) ?? []) {
         const fingerprint = fingerprints.of(secret);
         const origin = { server: serverId, tool: name, at };
         if (keys.session !== undefined) pending(store.addSecret(keys.session, fingerprint, origin, windows.sessionMs, at));

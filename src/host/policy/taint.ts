@@ -88,12 +88,19 @@ interface Entry {
   secrets: Map<string, SecretOrigin>;
 }
 
+/** Whether two sources have the same label, server and tool (a store keeps one source per such triple). */
+function sameOrigin(a: TaintSource, b: TaintSource): boolean {
+  return a.label === b.label && a.server === b.server && a.tool === b.tool;
+}
+
 /** Taint in this process's memory, bounded in keys, sources and secrets per key. */
 export class MemoryTaintStore implements SyncTaintStore {
   readonly #entries = new Map<string, Entry>();
   readonly #maxKeys: number;
   readonly #maxSources: number;
   readonly #maxSecrets: number;
+  /** The key last (re)inserted into {@link #entries}, i.e. its most recently used one, if still there. */
+  #newest: string | undefined;
 
   constructor(options: MemoryTaintStoreOptions = {}) {
     this.#maxKeys = options.maxKeys ?? 10_000;
@@ -110,7 +117,7 @@ export class MemoryTaintStore implements SyncTaintStore {
     const entry = this.#entries.get(key);
     if (entry === undefined) return undefined;
     if (entry.expires <= now) {
-      this.#entries.delete(key);
+      this.#delete(key);
       return undefined;
     }
     return entry;
@@ -118,10 +125,18 @@ export class MemoryTaintStore implements SyncTaintStore {
 
   addSource(key: string, source: TaintSource, ttlMs: number, now: number): void {
     const entry = this.#touch(key, ttlMs, now);
-    const same = entry.sources.findIndex((s) => s.label === source.label && s.server === source.server && s.tool === source.tool);
-    if (same >= 0) entry.sources.splice(same, 1);
-    entry.sources.push(source);
-    if (entry.sources.length > this.#maxSources) entry.sources.shift();
+    const sources = entry.sources;
+    const last = sources.length - 1;
+    const newest = sources[last];
+    // The same source again (a tool called over and over): it stays last, with the new time.
+    if (newest !== undefined && sameOrigin(newest, source)) {
+      sources[last] = source;
+      return;
+    }
+    const same = sources.findIndex((s) => sameOrigin(s, source));
+    if (same >= 0) sources.splice(same, 1);
+    sources.push(source);
+    if (sources.length > this.#maxSources) sources.shift();
   }
 
   addSecret(key: string, fingerprint: string, origin: SecretOrigin, ttlMs: number, now: number): void {
@@ -145,12 +160,24 @@ export class MemoryTaintStore implements SyncTaintStore {
 
   #touch(key: string, ttlMs: number, now: number): Entry {
     let entry = this.#entries.get(key);
+    if (entry !== undefined && entry.expires > now && key === this.#newest) {
+      // Already the most recently used: re-inserting it would leave the order as it is.
+      entry.expires = Math.max(entry.expires, now + ttlMs);
+      return entry;
+    }
+    // Re-inserted last: most recently used (an expired entry is replaced, last too).
+    if (entry !== undefined) this.#entries.delete(key);
     if (entry === undefined || entry.expires <= now) entry = { expires: 0, sources: [], secrets: new Map() };
-    else this.#entries.delete(key); // re-inserted last: most recently used
     entry.expires = Math.max(entry.expires, now + ttlMs);
     this.#entries.set(key, entry);
-    while (this.#entries.size > this.#maxKeys) this.#entries.delete(this.#entries.keys().next().value as string);
+    this.#newest = key;
+    while (this.#entries.size > this.#maxKeys) this.#delete(this.#entries.keys().next().value as string);
     return entry;
+  }
+
+  #delete(key: string): void {
+    this.#entries.delete(key);
+    if (key === this.#newest) this.#newest = undefined;
   }
 }
 

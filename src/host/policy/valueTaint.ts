@@ -60,19 +60,38 @@ export function lengthsOf(known: ReadonlyMap<string, unknown>): Set<number> {
   return lengths;
 }
 
+/** Most strings {@link stringsIn} and {@link eachString} visit, and the deepest level they look at. */
+const MAX_STRINGS = 10_000;
+const MAX_DEPTH = 32;
+
 /** Every string inside a JSON-like value (at most 10,000 strings, 32 levels deep). */
-export function stringsIn(value: unknown, out: string[] = [], depth = 0): string[] {
-  if (out.length >= 10_000 || depth > 32) return out;
-  if (typeof value === 'string') out.push(value);
-  else if (Array.isArray(value)) for (const item of value) stringsIn(item, out, depth + 1);
-  else if (typeof value === 'object' && value !== null) for (const key in value) stringsIn((value as Record<string, unknown>)[key], out, depth + 1);
+export function stringsIn(value: unknown): string[] {
+  const out: string[] = [];
+  eachString(value, (text) => void out.push(text));
   return out;
 }
 
-/** The secret values `detect` finds in the strings of a result. */
-export function secretsIn(result: unknown, detect: DetectSecrets): Set<string> {
-  const found = new Set<string>();
-  for (const text of stringsIn(result)) for (const value of detect(text)) if (value.length >= 8) found.add(value);
+/**
+ * Calls `fn` with each string inside a JSON-like value, in the order and within the bounds of
+ * {@link stringsIn}, without collecting them first. Returns how many it visited.
+ */
+export function eachString(value: unknown, fn: (text: string) => void, seen = 0, depth = 0): number {
+  if (seen >= MAX_STRINGS || depth > MAX_DEPTH) return seen;
+  if (typeof value === 'string') {
+    fn(value);
+    return seen + 1;
+  }
+  if (Array.isArray(value)) for (const item of value) seen = eachString(item, fn, seen, depth + 1);
+  else if (typeof value === 'object' && value !== null) for (const key in value) seen = eachString((value as Record<string, unknown>)[key], fn, seen, depth + 1);
+  return seen;
+}
+
+/** The secret values `detect` finds in the strings of a result (undefined when none: most results). */
+export function secretsIn(result: unknown, detect: DetectSecrets): Set<string> | undefined {
+  let found: Set<string> | undefined;
+  eachString(result, (text) => {
+    for (const value of detect(text)) if (value.length >= 8) (found ??= new Set()).add(value);
+  });
   return found;
 }
 

@@ -66,15 +66,17 @@ export type TextWalk = (value: unknown, fn: TextMap) => unknown;
 export function sanitizeValue(value: unknown, options: SanitizeOptions, walk: TextWalk): SanitizeReport {
   const result = value;
   const mode = options.mode ?? 'strip';
-  const markers = new Set<string>();
-  const stripped: Record<string, number> = {};
+  // Made when the first text needs them: most results have no marker and nothing hidden.
+  let markers: Set<string> | undefined;
+  let stripped: Record<string, number> | undefined;
   let redacted = 0;
-  if (mode === 'off') return { result, markers: [], stripped, redacted };
+  if (mode === 'off') return { result, markers: NO_MARKERS, stripped: NOTHING_STRIPPED, redacted };
   const clean = walk(result, (text) => {
     const hidden = stripHidden(text);
-    for (const [key, n] of Object.entries(hidden.counts)) stripped[key] = (stripped[key] ?? 0) + n;
-    for (const m of hidden.markers) markers.add(m);
-    for (const m of injectionMarkers(text)) markers.add(m);
+    const counts = hidden.counts as Readonly<Record<string, number>>;
+    for (const key in counts) (stripped ??= {})[key] = (stripped[key] ?? 0) + (counts[key] as number);
+    for (const m of hidden.markers) (markers ??= new Set()).add(m);
+    for (const m of injectionMarkers(text)) (markers ??= new Set()).add(m);
     let out = mode === 'strip' ? hidden.text : text;
     if (options.redactSecrets === true) {
       const r = redactSecrets(out);
@@ -83,7 +85,16 @@ export function sanitizeValue(value: unknown, options: SanitizeOptions, walk: Te
     }
     return out;
   });
-  return { result: clean, markers: [...markers].sort(), stripped, redacted };
+  return { result: clean, markers: markers === undefined ? NO_MARKERS : [...markers].sort(), stripped: stripped ?? NOTHING_STRIPPED, redacted };
+}
+
+const NO_MARKERS: readonly string[] = Object.freeze([]);
+const NOTHING_STRIPPED: StrippedCounts = Object.freeze({});
+
+/** Whether an object has an own enumerable member (without listing them). */
+function hasMembers(value: object): boolean {
+  for (const key in value) if (Object.hasOwn(value, key)) return true;
+  return false;
 }
 
 /** The notice `wrap` puts before a tool result with markers. */
@@ -111,7 +122,7 @@ export function sanitizeInterceptor(options: SanitizeOptions = {}): Interceptor 
       // A polled task carries the tool's result (and the server's status text and questions).
       const report = sanitizeValue(result, options, ctx.method === 'tasks/get' ? mapTaskText : mapResultText);
       const changed = report.result !== result;
-      const strippedAny = Object.keys(report.stripped).length > 0;
+      const strippedAny = hasMembers(report.stripped);
       let out = report.result;
       if (report.markers.length > 0) {
         if (options.wrap === true && ctx.method === 'tools/call') out = withNotice(out, injectionNotice(ctx.server?.id, report.markers));

@@ -79,10 +79,12 @@ export interface Stripped {
 }
 
 const NOTHING: StrippedCounts = Object.freeze({});
+/** No markers (shared: most texts have none). */
+const NO_MARKERS: readonly string[] = Object.freeze([]);
 
 /** `text` without hidden characters (see the module comment); the same string when there were none. */
 export function stripHidden(text: string): Stripped {
-  if (!UNUSUAL.test(text)) return { text, counts: NOTHING, markers: [] };
+  if (!UNUSUAL.test(text)) return { text, counts: NOTHING, markers: NO_MARKERS };
   const counts: StrippedCounts = {};
   const markers = new Set<string>();
   const add = (key: keyof StrippedCounts, n = 1): void => void (counts[key] = (counts[key] ?? 0) + n);
@@ -168,9 +170,9 @@ const FAKE_TURN_RULE = 'instruction-tag/fake-turn';
 /** Tags that close or open the frame a host puts around a tool result, to make what follows read as the host's own text. */
 const FRAME_BREAK = /<\s*\/?\s*(?:tool_results?|function_results?|function_calls?|tool_use|tool_call|tool_response|tool_output|search_results?|document_content|untrusted[_-][\w-]*|user_input|human_turn|assistant_turn)\b[^<>]{0,80}>/iu;
 
-/** The prompt-injection markers of one text (rule ids, sorted); [] for ordinary text. */
-export function injectionMarkers(text: string): string[] {
-  if (!mayCarryInjection(text)) return [];
+/** The prompt-injection markers of one text (rule ids, sorted); an empty list for ordinary text. */
+export function injectionMarkers(text: string): readonly string[] {
+  if (!mayCarryInjection(text)) return NO_MARKERS;
   const markers = new Set<string>();
   if (FRAME_BREAK.test(text)) markers.add('instruction-tag/frame-break');
   let fakeTurn = false;

@@ -56,8 +56,8 @@ export class ScanGuard {
       id: SCANNER_INTERCEPTOR_ID,
       phase: 'trust',
       methods: [...LISTS, ...USES],
-      // A use on a server whose scan is off passes straight on: no async frame per call.
-      intercept: (ctx, next) => (ctx.server !== undefined && !LISTS.includes(ctx.method) && this.#mode(ctx.server.id) === 'off' ? next() : this.#intercept(ctx, next)),
+      // A use is decided from the verdict remembered at list time, with no async frame per call.
+      intercept: (ctx, next) => (ctx.server !== undefined && !LISTS.includes(ctx.method) ? this.#use(ctx, ctx.server.id, next) : this.#intercept(ctx, next)),
     };
   }
 
@@ -75,19 +75,27 @@ export class ScanGuard {
       const listed = await next();
       return Array.isArray(listed) ? this.filter(listed as readonly Exposed[], ctx) : listed;
     }
-    const serverId = ctx.server?.id;
+    // A use without a server (none resolved): nothing to judge it against.
+    if (ctx.server === undefined) return next();
+    return this.#use(ctx, ctx.server.id, next);
+  }
+
+  /** A call, get or read of server `serverId`: refused when its definition's verdict is `block` on a `block`-mode server. */
+  #use(ctx: InterceptContext, serverId: string, next: Next): Promise<unknown> {
+    const mode = this.#mode(serverId);
     const definition = ctx.definition;
-    if (serverId === undefined || definition === undefined || this.#mode(serverId) === 'off') return next();
-    let report = this.#verdicts.get(definition);
-    if (report === undefined) {
+    if (mode === 'off' || definition === undefined) return next();
+    try {
       // Never listed (an agent calling by a known name): scan it alone, once.
-      report = this.#scanAlone(serverId, ctx.method, definition);
+      const report = this.#verdicts.get(definition) ?? this.#scanAlone(serverId, ctx.method, definition);
+      if (report.verdict === 'block' && mode === 'block') {
+        ctx.record({ interceptor: SCANNER_INTERCEPTOR_ID, outcome: 'deny', reason: blockReason(report), detail: { rules: report.findings.map((f) => f.rule) } });
+        return Promise.reject(new DeniedError(SCANNER_INTERCEPTOR_ID, blockReason(report)));
+      }
+      if (report.verdict !== 'pass') ctx.record({ interceptor: SCANNER_INTERCEPTOR_ID, outcome: 'observe', reason: `${report.findings.length} scanner finding(s)`, detail: { rules: report.findings.map((f) => f.rule) } });
+    } catch (error) {
+      return Promise.reject(error);
     }
-    if (report.verdict === 'block' && this.#mode(serverId) === 'block') {
-      ctx.record({ interceptor: SCANNER_INTERCEPTOR_ID, outcome: 'deny', reason: blockReason(report), detail: { rules: report.findings.map((f) => f.rule) } });
-      throw new DeniedError(SCANNER_INTERCEPTOR_ID, blockReason(report));
-    }
-    if (report.verdict !== 'pass') ctx.record({ interceptor: SCANNER_INTERCEPTOR_ID, outcome: 'observe', reason: `${report.findings.length} scanner finding(s)`, detail: { rules: report.findings.map((f) => f.rule) } });
     return next();
   }
 

@@ -46,9 +46,13 @@ function ruleMatches(rule: SecretRule, re: RegExp, text: string, out: SecretMatc
   }
 }
 
+/** What a text with no secret gives (shared: most texts have none, and a result has many texts). */
+const NO_MATCHES: readonly SecretMatch[] = Object.freeze([]);
+const NO_VALUES: readonly string[] = Object.freeze([]);
+
 /** The secrets in `text`, in order, without overlaps (a provider rule wins over the entropy detector). */
 export function findSecrets(text: string, options: SecretScanOptions = {}): readonly SecretMatch[] {
-  if (text.length < MIN_LENGTH) return [];
+  if (text.length < MIN_LENGTH) return NO_MATCHES;
   const found: SecretMatch[] = [];
   const lower = text.toLowerCase();
   for (const { rule, re } of COMPILED) {
@@ -74,6 +78,12 @@ export function findSecrets(text: string, options: SecretScanOptions = {}): read
     out.push(m);
   }
   return out;
+}
+
+/** The values of {@link findSecrets}' matches (value taint's `detectSecrets`). */
+export function findSecretValues(text: string, options: SecretScanOptions = {}): readonly string[] {
+  const matches = findSecrets(text, options);
+  return matches.length === 0 ? NO_VALUES : matches.map((m) => m.value);
 }
 
 /** `text` with every secret replaced by `[REDACTED:<rule id>]`, and how many there were. */

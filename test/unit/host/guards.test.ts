@@ -105,6 +105,29 @@ describe('host/guards: rate limits', () => {
     assert.equal(store.take('c', rule, 0).allowed, true); // 'a' dropped
     assert.equal(store.take('c', rule, 0).allowed, false);
   });
+
+  it('the memory store drops the least recently used bucket, a bucket taken twice in a row included', () => {
+    const store = new MemoryRateLimitStore(2);
+    const rule = { by: [], max: 2, perMs: 1000 } as const;
+    assert.equal(store.take('a', rule, 0).allowed, true);
+    assert.equal(store.take('b', rule, 0).allowed, true);
+    assert.equal(store.take('a', rule, 0).allowed, true);
+    assert.equal(store.take('a', rule, 0).allowed, false); // a is empty, and the newest bucket
+    assert.equal(store.take('c', rule, 0).allowed, true); // b dropped, not a
+    assert.equal(store.take('a', rule, 0).allowed, false);
+    assert.equal(store.take('b', rule, 0).allowed, true); // a fresh bucket (c dropped)
+  });
+
+  it('a caller alternating with another on one tool cannot spend from the other caller\'s bucket (the remembered key follows the caller)', async () => {
+    const w = await world({ rateLimits: [{ by: ['principal', 'tool'], max: 1, perMs: 60_000 }] });
+    await w.host.callTool('ping', {}, { principal: { id: 'alice' } });
+    await w.host.callTool('ping', {}, { principal: { id: 'bob' } });
+    await assert.rejects(w.host.callTool('ping', {}, { principal: { id: 'alice' } }), deniedBy(GUARD_IDS.rate, /principal=alice, tool=ping/));
+    await assert.rejects(w.host.callTool('ping', {}, { principal: { id: 'bob' } }), deniedBy(GUARD_IDS.rate, /principal=bob, tool=ping/));
+    await w.host.callTool('other', {}, { principal: { id: 'bob' } });
+    assert.deepEqual(w.calls, ['ping', 'ping', 'other']);
+    await w.host.close();
+  });
 });
 
 describe('host/guards: caps, breaker, sizes, timeouts', () => {

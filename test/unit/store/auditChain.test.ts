@@ -44,6 +44,22 @@ describe('store/auditChain: chainRecord', () => {
     assert.ok(line.startsWith('{"aaa":1,') && line.endsWith(',"zzz":"last"}'));
   });
 
+  it('writes the same text with several decisions, first or after the digest, and with no decision at all', () => {
+    const three = [
+      { interceptor: 'trust.scanner', outcome: 'observe', reason: '1 scanner finding(s)', detail: { rules: ['a/b'] } },
+      Object.freeze({ interceptor: 'policy', outcome: 'allow', detail: Object.freeze({ rule: 'default', reasons: Object.freeze([]) }) }),
+      { interceptor: 'guard.sanitize', outcome: 'change', reason: 'x"y\\z\u0001', detail: { injection: true, markers: ['m'] } },
+    ] as const;
+    for (const entry of [
+      { ...FULL, decisions: three },
+      { time: FULL.time, kind: 'request', method: 'tools/list', decisions: three, outcome: 'ok', latencyMs: 3 },
+      { time: FULL.time, kind: 'request', method: 'tools/list', decisions: [], outcome: 'ok', latencyMs: 3 },
+      { ...FULL, decisions: [] },
+    ] as AuditEntry[]) {
+      for (const seq of [1, 12_345]) assert.equal(chainRecord(entry, seq, 'sha256:' + 'ab'.repeat(32)).line, expectedLine(entry, seq, 'sha256:' + 'ab'.repeat(32)));
+    }
+  });
+
   it('writes a decision object recorded again after a change with its new text (only frozen decisions are remembered)', () => {
     const frozen = Object.freeze({ interceptor: 'policy', outcome: 'allow', detail: Object.freeze({ rule: 'default', reasons: Object.freeze([]) }) });
     const mutable: { interceptor: string; outcome: string; reason?: string } = { interceptor: 'scanner', outcome: 'observe', reason: 'first' };

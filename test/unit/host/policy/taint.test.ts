@@ -203,3 +203,56 @@ describe('host/policy/taint: joinTaint', () => {
     assert.equal(secrets?.get('f2')?.tool, 'other');
   });
 });
+
+describe('host/policy/taint: MemoryTaintStore keeps one source per (label, server, tool) and evicts the least recently used key', () => {
+  const source = (label: 'private-data' | 'egress', tool: string | undefined, at: number) => ({ label, server: 'notes', tool, at, via: 'labels' });
+
+  it('the same source again (a tool called over and over) is kept once, with the latest time, in its place', () => {
+    const store = new MemoryTaintStore();
+    store.addSource('k', source('private-data', 'read', 1), 1000, 1);
+    store.addSource('k', source('egress', 'send', 2), 1000, 2);
+    store.addSource('k', source('egress', 'send', 3), 1000, 3);
+    store.addSource('k', source('egress', 'send', 4), 1000, 4);
+    assert.deepEqual(store.get('k', 4)?.sources.map((s) => [s.label, s.tool, s.at]), [['private-data', 'read', 1], ['egress', 'send', 4]]);
+    // An older source used again moves last.
+    store.addSource('k', source('private-data', 'read', 5), 1000, 5);
+    assert.deepEqual(store.get('k', 5)?.sources.map((s) => [s.label, s.tool, s.at]), [['egress', 'send', 4], ['private-data', 'read', 5]]);
+    // A tool `undefined` (a server-wide source) is not the same source as a tool named ''.
+    store.addSource('k', source('private-data', undefined, 6), 1000, 6);
+    store.addSource('k', source('private-data', '', 7), 1000, 7);
+    assert.equal(store.get('k', 7)?.sources.length, 4);
+  });
+
+  it('each add extends the key even when it was the last one used', () => {
+    const store = new MemoryTaintStore();
+    store.addSource('k', source('private-data', 'read', 0), 100, 0);
+    store.addSource('k', source('private-data', 'read', 90), 100, 90);
+    assert.notEqual(store.get('k', 150), undefined);
+    assert.equal(store.get('k', 190), undefined);
+  });
+
+  it('attacker floods keys to evict a tainted one: the key used last stays, the one used least recently goes', () => {
+    const store = new MemoryTaintStore({ maxKeys: 3 });
+    for (const key of ['victim', 'a', 'b']) store.addSource(key, source('private-data', 'read', 0), 1000, 0);
+    // victim used again (twice: the second time it already is the newest), then a new key comes in.
+    store.addSource('victim', source('private-data', 'read', 1), 1000, 1);
+    store.addSource('victim', source('private-data', 'read', 2), 1000, 2);
+    store.addSource('c', source('private-data', 'read', 3), 1000, 3);
+    assert.notEqual(store.get('victim', 3), undefined);
+    assert.equal(store.get('a', 3), undefined);
+    store.addSource('d', source('private-data', 'read', 4), 1000, 4);
+    assert.notEqual(store.get('victim', 4), undefined);
+    assert.equal(store.get('b', 4), undefined);
+  });
+
+  it('an expired key that taints again counts as just used (it is not the next one evicted)', () => {
+    const store = new MemoryTaintStore({ maxKeys: 2 });
+    store.addSource('old', source('private-data', 'read', 0), 10, 0);
+    store.addSource('other', source('private-data', 'read', 5), 1000, 5);
+    // `old` expired at 10; tainted again at 20 it is the most recently used key.
+    store.addSource('old', source('egress', 'send', 20), 1000, 20);
+    store.addSource('new', source('private-data', 'read', 21), 1000, 21);
+    assert.deepEqual(store.get('old', 21)?.sources.map((s) => s.label), ['egress']);
+    assert.equal(store.get('other', 21), undefined);
+  });
+});

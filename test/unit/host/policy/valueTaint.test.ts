@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { findSecrets } from '../../../../src/host/secrets/findSecrets.js';
 import { policyInterceptor } from '../../../../src/host/policy/policyEngine.js';
 import { MemoryTaintStore } from '../../../../src/host/policy/taint.js';
-import { decodedForms } from '../../../../src/host/policy/valueTaint.js';
+import { decodedForms, secretsIn, stringsIn } from '../../../../src/host/policy/valueTaint.js';
 import { detect, run, text, type Req } from './support.js';
 
 const SECRET = 'sk_test_4eC39HqLyjWDarjtT1zdp7dc';
@@ -99,5 +99,21 @@ describe('host/policy/valueTaint: decoding and the built-in detector', () => {
     assert.ok(detect(`token: ${SECRET}`).includes(SECRET));
     assert.ok(detect('api_key = hunter2hunter2X9q').some((v) => v.includes('hunter2hunter2X9q')));
     assert.deepEqual(detect('request id 3f2a9c1e-7b6d-4e8f-9a0b-1c2d3e4f5a6b'), []);
+  });
+});
+
+describe('host/policy/valueTaint: the strings of a result', () => {
+  it('stringsIn visits every string in order, at most 10,000 and 32 levels deep', () => {
+    assert.deepEqual(stringsIn({ kind: 'complete', value: { content: [{ type: 'text', text: 'a' }, 7, null, 'b'] } }), ['complete', 'text', 'a', 'b']);
+    assert.equal(stringsIn(Array.from({ length: 12_000 }, (_, i) => `s${i}`)).length, 10_000);
+    let deep: unknown = 'bottom';
+    for (let i = 0; i < 40; i++) deep = [deep];
+    assert.deepEqual(stringsIn(deep), []);
+  });
+
+  it('secretsIn: undefined for a result without secrets, else each value of 8 characters or more once', () => {
+    assert.equal(secretsIn(text('hello'), detect), undefined);
+    const found = secretsIn({ content: [{ type: 'text', text: `key ${SECRET}` }, { type: 'text', text: `again ${SECRET}` }] }, detect);
+    assert.deepEqual([...(found ?? [])], [SECRET]);
   });
 });
