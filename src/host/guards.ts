@@ -20,6 +20,7 @@
  * @module
  */
 import { McpError, McpErrorCode } from '../util/errors.js';
+import { RecencyMap } from '../util/recencyMap.js';
 import { DeniedError, type InterceptContext, type InterceptedMethod, type Interceptor } from './interceptors.js';
 
 /** What a rate limit counts by. */
@@ -96,31 +97,17 @@ const ALLOWED: RateLimitVerdict = Object.freeze({ allowed: true, retryAfterMs: 0
 
 /** Buckets in this process's memory (idle buckets are dropped when full again). */
 export class MemoryRateLimitStore implements RateLimitStore {
-  readonly #buckets = new Map<string, { tokens: number; at: number }>();
-  /** Most buckets kept; beyond it the oldest are dropped (they were idle). */
-  readonly #max: number;
-  /** The key last (re)inserted into {@link #buckets} (its most recently used one), while it is there. */
-  #newest: string | undefined;
+  /** Most recently used last; beyond `maxBuckets` the oldest are dropped (they were idle). */
+  readonly #buckets: RecencyMap<string, { tokens: number; at: number }>;
 
   constructor(maxBuckets = 100_000) {
-    this.#max = maxBuckets;
+    this.#buckets = new RecencyMap(maxBuckets);
   }
 
   take(key: string, rule: RateLimitRule, now: number): RateLimitVerdict {
     const rate = rule.max / rule.perMs;
-    let bucket = this.#buckets.get(key);
-    // Most recently used last; a bucket that already is the newest stays where it is.
-    if (bucket === undefined || key !== this.#newest) {
-      bucket ??= { tokens: rule.max, at: now };
-      this.#buckets.delete(key);
-      this.#buckets.set(key, bucket);
-      this.#newest = key;
-      if (this.#buckets.size > this.#max) {
-        const oldest = this.#buckets.keys().next().value as string;
-        this.#buckets.delete(oldest);
-        if (oldest === this.#newest) this.#newest = undefined;
-      }
-    }
+    const bucket = this.#buckets.get(key) ?? { tokens: rule.max, at: now };
+    this.#buckets.use(key, bucket);
     bucket.tokens = Math.min(rule.max, bucket.tokens + (now - bucket.at) * rate);
     bucket.at = now;
     if (bucket.tokens >= 1) {

@@ -22,6 +22,7 @@
  *
  * @module
  */
+import { RecencyMap } from '../../util/recencyMap.js';
 import type { Label } from './labels.js';
 
 /** One label entering a session: by which call, when. */
@@ -95,15 +96,13 @@ function sameOrigin(a: TaintSource, b: TaintSource): boolean {
 
 /** Taint in this process's memory, bounded in keys, sources and secrets per key. */
 export class MemoryTaintStore implements SyncTaintStore {
-  readonly #entries = new Map<string, Entry>();
-  readonly #maxKeys: number;
+  /** Most recently used last; beyond `maxKeys` the oldest are dropped. */
+  readonly #entries: RecencyMap<string, Entry>;
   readonly #maxSources: number;
   readonly #maxSecrets: number;
-  /** The key last (re)inserted into {@link #entries}, i.e. its most recently used one, if still there. */
-  #newest: string | undefined;
 
   constructor(options: MemoryTaintStoreOptions = {}) {
-    this.#maxKeys = options.maxKeys ?? 10_000;
+    this.#entries = new RecencyMap(options.maxKeys ?? 10_000);
     this.#maxSources = options.maxSources ?? 64;
     this.#maxSecrets = options.maxSecrets ?? 1024;
   }
@@ -117,7 +116,7 @@ export class MemoryTaintStore implements SyncTaintStore {
     const entry = this.#entries.get(key);
     if (entry === undefined) return undefined;
     if (entry.expires <= now) {
-      this.#delete(key);
+      this.#entries.delete(key);
       return undefined;
     }
     return entry;
@@ -160,24 +159,11 @@ export class MemoryTaintStore implements SyncTaintStore {
 
   #touch(key: string, ttlMs: number, now: number): Entry {
     let entry = this.#entries.get(key);
-    if (entry !== undefined && entry.expires > now && key === this.#newest) {
-      // Already the most recently used: re-inserting it would leave the order as it is.
-      entry.expires = Math.max(entry.expires, now + ttlMs);
-      return entry;
-    }
-    // Re-inserted last: most recently used (an expired entry is replaced, last too).
-    if (entry !== undefined) this.#entries.delete(key);
+    // An expired entry is replaced; either way the key becomes the most recently used.
     if (entry === undefined || entry.expires <= now) entry = { expires: 0, sources: [], secrets: new Map() };
     entry.expires = Math.max(entry.expires, now + ttlMs);
-    this.#entries.set(key, entry);
-    this.#newest = key;
-    while (this.#entries.size > this.#maxKeys) this.#delete(this.#entries.keys().next().value as string);
+    this.#entries.use(key, entry);
     return entry;
-  }
-
-  #delete(key: string): void {
-    this.#entries.delete(key);
-    if (key === this.#newest) this.#newest = undefined;
   }
 }
 
