@@ -27,6 +27,7 @@ import { isStateless, supportedRevisions, type ProtocolRevision } from '../proto
 import type { Transport } from '../transport/types.js';
 import { McpError, McpErrorCode } from '../util/errors.js';
 import { silentLogger, type Logger } from '../util/logger.js';
+import { LazyAbort, type AbortLike } from '../util/lazyAbort.js';
 import { ResultCache } from './cache.js';
 import { capabilitiesFor, handlersFor, legacyRequestHandler } from './inputs.js';
 import { ListenHub, subscriptionIdOf } from './listen.js';
@@ -357,11 +358,14 @@ export class McpClient extends McpClientCalls {
   }
 
   #linked(method: string, params: Params, options: CallOptions, protocolVersion: ProtocolRevision, scope: OperationScope | undefined): Promise<SendOutcome> {
-    const link = options.signal === undefined ? undefined : this.#signals.link(options.signal);
+    // A lazy abort belongs to this call alone (`CallOptions.signal`) and takes any number of
+    // listeners: it needs no fan-out, and its signal is never made.
+    const signal = options.signal;
+    const link = signal === undefined || signal instanceof LazyAbort ? undefined : this.#signals.link(signal);
     let sent: Promise<SendOutcome>;
     try {
       // The linked signal goes beside `options`, not in a copy of them (one spread less per call).
-      sent = this.#send(method, params, options, link === undefined ? undefined : link.signal, protocolVersion, scope);
+      sent = this.#send(method, params, options, link === undefined ? signal : link.signal, protocolVersion, scope);
     } catch (error) {
       sent = Promise.reject(error);
     }
@@ -388,7 +392,7 @@ export class McpClient extends McpClientCalls {
   }
 
   /** `signal` is the call's own (linked to `options.signal`), which stands in for it. */
-  #send(method: string, params: Params, options: CallOptions, signal: AbortSignal | undefined, protocolVersion: ProtocolRevision, scope: OperationScope | undefined): Promise<SendOutcome> {
+  #send(method: string, params: Params, options: CallOptions, signal: AbortLike | undefined, protocolVersion: ProtocolRevision, scope: OperationScope | undefined): Promise<SendOutcome> {
     const connection = this.#connection as Connection;
     // One round; its result also serves as the call's outcome when no MRTR loop runs (`rounds: 0`).
     const once = (p: Params): Promise<RoundResult & SendOutcome> => {
@@ -510,7 +514,7 @@ function withTraceMeta(params: Params, traceMeta: Readonly<Record<string, string
  * The connection's options of one request, in one shape whatever the call set (absent members
  * undefined, which `Connection.request` reads as unset): no conditional spreads per request.
  */
-function requestOptions(options: CallOptions, signal: AbortSignal | undefined, onId: (id: RequestId) => void): RequestOptions {
+function requestOptions(options: CallOptions, signal: AbortLike | undefined, onId: (id: RequestId) => void): RequestOptions {
   const fixed: FixedRequestOptions = {
     signal,
     timeoutMs: options.timeoutMs,
@@ -523,7 +527,7 @@ function requestOptions(options: CallOptions, signal: AbortSignal | undefined, o
 
 /** The members {@link requestOptions} sets, each present (possibly undefined). */
 interface FixedRequestOptions {
-  readonly signal: AbortSignal | undefined;
+  readonly signal: AbortLike | undefined;
   readonly timeoutMs: number | undefined;
   readonly maxTotalTimeoutMs: number | undefined;
   readonly onProgress: RequestOptions['onProgress'];

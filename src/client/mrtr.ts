@@ -15,6 +15,7 @@ import type { Params, RequestId } from '../jsonrpc/messages.js';
 import type { ResultType } from '../protocol/model/common.js';
 import type { ProtocolRevision } from '../protocol/revisions.js';
 import { McpError, McpErrorCode } from '../util/errors.js';
+import { abortReasonOf, signalOf, type AbortLike } from '../util/lazyAbort.js';
 import { answer } from './inputs.js';
 import type { ClientHandlers } from './types.js';
 import type { ClientCapabilities } from '../protocol/model/capabilities.js';
@@ -60,7 +61,7 @@ export function retryFields(options: { readonly inputResponses?: Readonly<Record
  * `first` holds the retry fields of the first round (a caller continuing a manual round);
  * later rounds are built from `params` alone plus that round's answers.
  */
-export async function runWithInput(method: string, params: Params, deps: MrtrDeps, signal: AbortSignal | undefined, first?: Params): Promise<MrtrOutcome> {
+export async function runWithInput(method: string, params: Params, deps: MrtrDeps, signal: AbortLike | undefined, first?: Params): Promise<MrtrOutcome> {
   let retry: Params | undefined = first;
   for (let round = 0; ; round++) {
     const { value, resultType, requestId } = await deps.send(retry === undefined ? params : { ...params, ...retry });
@@ -73,13 +74,13 @@ export async function runWithInput(method: string, params: Params, deps: MrtrDep
     if (requests !== undefined) {
       const responses: Record<string, unknown> = {};
       for (const [key, request] of Object.entries(requests)) {
-        if (signal?.aborted === true) throw new McpError(McpErrorCode.RequestCancelled, `Request ${method} was cancelled`, { cause: signal.reason });
+        if (signal?.aborted === true) throw new McpError(McpErrorCode.RequestCancelled, `Request ${method} was cancelled`, { cause: abortReasonOf(signal) });
         responses[key] = await answer(
           deps.handlers,
           deps.capabilities,
           { method: request.method, params: request.params ?? {} },
           {
-            signal: signal ?? new AbortController().signal,
+            signal: signal === undefined ? new AbortController().signal : signalOf(signal),
             protocolVersion: deps.revision,
             via: 'mrtr',
             key,
@@ -93,7 +94,7 @@ export async function runWithInput(method: string, params: Params, deps: MrtrDep
     }
     // Opaque: echoed exactly as received, never parsed or modified.
     if (value['requestState'] !== undefined) next['requestState'] = value['requestState'];
-    if (signal?.aborted === true) throw new McpError(McpErrorCode.RequestCancelled, `Request ${method} was cancelled`, { cause: signal.reason });
+    if (signal?.aborted === true) throw new McpError(McpErrorCode.RequestCancelled, `Request ${method} was cancelled`, { cause: abortReasonOf(signal) });
     retry = next;
   }
 }

@@ -21,6 +21,7 @@ import type { ListRootsResult, LoggingMessageParams, ProgressParams, Root } from
 import type { ProtocolRevision } from '../protocol/revisions.js';
 import type { Transport } from '../transport/types.js';
 import type { Logger } from '../util/logger.js';
+import type { AbortLike } from '../util/lazyAbort.js';
 import type { ResultCache } from './cache.js';
 
 /** The two protocol eras: `stateless` (2026-07-28+, per-request `_meta`) and `stateful` (handshake). */
@@ -173,8 +174,12 @@ export interface CallOptions {
    * client did not declare the capability for is still refused.
    */
   readonly handlers?: ClientHandlers;
-  /** Cancels the call (the server is told with `notifications/cancelled` where the transport allows). */
-  readonly signal?: AbortSignal;
+  /**
+   * Cancels the call (the server is told with `notifications/cancelled` where the transport
+   * allows). A `LazyAbort` belonging to this call alone is listened to without making
+   * its `AbortSignal` (the gateway forwards each call this way).
+   */
+  readonly signal?: AbortLike;
   /** Per-request timeout in ms (each MRTR round is one request). Default: the client's. */
   readonly timeoutMs?: number;
   /** Hard cap on one request's total time in ms. Default: the client's. */

@@ -22,6 +22,7 @@ import type { Progress } from '../jsonrpc/connection.js';
 import type { InputRequest } from '../protocol/model/mrtr.js';
 import type { LoggingMessageParams } from '../protocol/model/utilities.js';
 import { McpError, McpErrorCode } from '../util/errors.js';
+import { LazyAbort } from '../util/lazyAbort.js';
 
 /** What one downstream attempt resolved with: a complete result, or the server's own input request. */
 export type Attempt = { readonly kind: 'complete'; readonly value: Record<string, unknown> } | { readonly kind: 'input'; readonly inputRequests: Readonly<Record<string, InputRequest>>; readonly requestState: string | undefined };
@@ -29,7 +30,8 @@ export type Attempt = { readonly kind: 'complete'; readonly value: Record<string
 /** Starts one downstream attempt (the first, or a retry with the server's own state and answers). */
 export type Launch = (round: {
   readonly handlers: ClientHandlers;
-  readonly signal: AbortSignal;
+  /** The call's own abort state: its `AbortSignal` is made only if something reads it. */
+  readonly signal: LazyAbort;
   /** Aborts `signal` (the call's own): the server's timeout uses it instead of a signal of its own. */
   readonly abort: (reason: unknown) => void;
   readonly onProgress: (p: Progress) => void;
@@ -60,6 +62,15 @@ export interface Driver {
   canAsk(method: string): boolean;
 }
 
+/** An upstream request waiting for its step (see `PendingCall.#drive`). */
+interface Waiter {
+  readonly driver: Driver;
+  readonly resolve: (step: Step) => void;
+  readonly reject: (error: unknown) => void;
+  /** Stops listening to the request's abort. */
+  readonly off: () => void;
+}
+
 interface Question {
   readonly request: InputRequest;
   readonly resolve: (answer: unknown) => void;
@@ -73,7 +84,7 @@ export class PendingCall {
   /** The caller it belongs to. */
   readonly principal: string | undefined;
   readonly #launch: Launch;
-  readonly #abort = new AbortController();
+  readonly #abort = new LazyAbort();
   /**
    * Questions a stateful downstream server asked through real requests, by key, not yet sent
    * upstream. Both tables are made by the first question: most calls ask none.
@@ -87,8 +98,8 @@ export class PendingCall {
   #round = 0;
   /** How the current attempt settled, not yet taken by a driver. */
   #settled: { readonly attempt: Attempt } | { readonly error: unknown } | undefined;
-  #wake: (() => void) | undefined;
-  #fail: ((error: unknown) => void) | undefined;
+  /** The upstream request waiting for the next step, if one is. */
+  #waiter: Waiter | undefined;
   #driver: Driver | undefined;
   #seq = 0;
   #done = false;
@@ -159,50 +170,70 @@ export class PendingCall {
     this.#done = true;
     const error = new McpError(McpErrorCode.RequestCancelled, reason);
     this.#abort.abort(error);
-    this.#fail?.(error);
+    this.#release(this.#waiter, error);
     for (const q of [...(this.#fresh?.values() ?? []), ...(this.#asked?.values() ?? [])]) q.reject(error);
     this.#fresh?.clear();
     this.#asked?.clear();
   }
 
-  async #drive(driver: Driver): Promise<Step> {
-    if (this.#done) throw new McpError(McpErrorCode.RequestCancelled, 'The call was abandoned');
+  /**
+   * The next step for `driver`: settled by {@link #pump} once the attempt completes, fails or
+   * asks something, or by {@link abandon}. Not `async`: one promise per upstream request and
+   * no suspended frame, since most calls complete at the first wake.
+   */
+  #drive(driver: Driver): Promise<Step> {
+    if (this.#done) return Promise.reject(new McpError(McpErrorCode.RequestCancelled, 'The call was abandoned'));
     this.#driver = driver;
-    const off = driver.onAbort(() => this.abandon('The upstream request was cancelled'));
-    try {
-      for (;;) {
-        if (this.#mrtr !== undefined) return { kind: 'input', inputRequests: { ...this.#mrtr.inputRequests } };
-        if (this.#fresh !== undefined && this.#fresh.size > 0) return { kind: 'input', inputRequests: this.#takeFresh(this.#fresh) };
-        const settled = this.#settled;
-        if (settled === undefined) {
-          // Woken by the attempt settling or by a question of the server; failed by abandon().
-          try {
-            await new Promise<void>((resolve, reject) => {
-              this.#wake = resolve;
-              this.#fail = reject;
-            });
-          } finally {
-            this.#wake = undefined;
-            this.#fail = undefined;
-          }
-          continue;
-        }
-        this.#settled = undefined;
-        if ('error' in settled) throw settled.error;
-        const outcome = settled.attempt;
-        if (outcome.kind === 'complete') {
-          this.#done = true;
-          return outcome;
-        }
-        this.#mrtr = { inputRequests: outcome.inputRequests, requestState: outcome.requestState };
+    // A driver still waiting (a retry that raced its predecessor) is released, not left hanging.
+    if (this.#waiter !== undefined) this.#release(this.#waiter, new McpError(McpErrorCode.RequestCancelled, 'Another request now drives the call'));
+    return new Promise<Step>((resolve, reject) => {
+      this.#waiter = { driver, resolve, reject, off: driver.onAbort(() => this.abandon('The upstream request was cancelled')) };
+      this.#pump();
+    });
+  }
+
+  /** Settles the waiting driver's step if one is ready: called when it starts waiting and on every wake. */
+  #pump(): void {
+    const waiter = this.#waiter;
+    if (waiter === undefined) return;
+    let step: Step;
+    for (;;) {
+      if (this.#mrtr !== undefined) {
+        step = { kind: 'input', inputRequests: { ...this.#mrtr.inputRequests } };
+        break;
       }
-    } catch (error) {
-      this.#done = true;
-      throw error;
-    } finally {
-      off();
-      if (this.#driver === driver) this.#driver = undefined;
+      if (this.#fresh !== undefined && this.#fresh.size > 0) {
+        step = { kind: 'input', inputRequests: this.#takeFresh(this.#fresh) };
+        break;
+      }
+      const settled = this.#settled;
+      // Nothing yet: the attempt settling or a question of the server wakes it again.
+      if (settled === undefined) return;
+      this.#settled = undefined;
+      if ('error' in settled) {
+        this.#done = true;
+        this.#release(waiter, settled.error);
+        return;
+      }
+      const outcome = settled.attempt;
+      if (outcome.kind === 'complete') {
+        this.#done = true;
+        step = outcome;
+        break;
+      }
+      this.#mrtr = { inputRequests: outcome.inputRequests, requestState: outcome.requestState };
     }
+    this.#release(waiter, undefined, step);
+  }
+
+  /** Stops `waiter` waiting: it stops hearing its request's abort, then gets `step`, or `error` without one. */
+  #release(waiter: Waiter | undefined, error: unknown, step?: Step): void {
+    if (waiter === undefined) return;
+    if (this.#waiter === waiter) this.#waiter = undefined;
+    waiter.off();
+    if (this.#driver === waiter.driver) this.#driver = undefined;
+    if (step !== undefined) waiter.resolve(step);
+    else waiter.reject(error);
   }
 
   #takeFresh(fresh: Map<string, Question>): Record<string, InputRequest> {
@@ -223,7 +254,7 @@ export class PendingCall {
     const attempt = this.#launch({
       ...round,
       handlers: this.#handlers(),
-      signal: this.#abort.signal,
+      signal: this.#abort,
       abort: (reason) => this.#abort.abort(reason),
       onProgress: (p) => this.#driver?.progress(p),
       onLog: (params) => this.#driver?.log(params),
@@ -237,7 +268,7 @@ export class PendingCall {
   #settle(at: number, settled: { readonly attempt: Attempt } | { readonly error: unknown }): void {
     if (at !== this.#round) return;
     this.#settled = settled;
-    this.#wake?.();
+    this.#pump();
   }
 
   /** The downstream call's own handlers: a stateful server's questions wait for the upstream's answer. */
@@ -257,7 +288,7 @@ export class PendingCall {
           this.#asked?.delete(key);
           reject(new McpError(McpErrorCode.RequestCancelled, 'The server withdrew its question'));
         });
-        this.#wake?.();
+        this.#pump();
       });
     };
     return {

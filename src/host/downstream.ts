@@ -21,6 +21,7 @@ import type { LoggingMessageParams } from '../protocol/model/utilities.js';
 import type { Transport } from '../transport/types.js';
 import { McpError, McpErrorCode, describeError, isMcpError } from '../util/errors.js';
 import { silentLogger, type Logger } from '../util/logger.js';
+import { abortReasonOf, listenAbort, type AbortLike } from '../util/lazyAbort.js';
 import { SERVER_ID_ATTRIBUTE } from './callMetrics.js';
 import { manifestEnvelopeOf, type ManifestEnvelope } from '../protocol/manifest.js';
 import type { CatalogVetter, QuarantinedItem } from './catalogVetting.js';
@@ -111,7 +112,7 @@ export interface DownstreamOptions {
 
 /** Options of one request through {@link Downstream.run}. */
 export interface RunOptions {
-  readonly signal?: AbortSignal;
+  readonly signal?: AbortLike;
   /**
    * Aborts `signal`, which belongs to this request alone. With it, the timeout aborts
    * `signal` and the request runs on it directly, with no controller of its own: one abort
@@ -264,7 +265,7 @@ export class Downstream {
    * last error) when the server is not ready; a request the server's death interrupts fails
    * with the same code and the cause.
    */
-  run<T>(task: (client: McpClient, options: { signal: AbortSignal; timeoutMs: number }) => Promise<T>, options: RunOptions = {}): Promise<T> {
+  run<T>(task: (client: McpClient, options: { signal: AbortLike; timeoutMs: number }) => Promise<T>, options: RunOptions = {}): Promise<T> {
     // A free slot is taken at once: no promise and no hop before the request goes out.
     const release = this.#limiter.tryAcquire(options.signal);
     if (release !== undefined) return this.#runWith(release, task, options);
@@ -272,7 +273,7 @@ export class Downstream {
   }
 
   /** {@link run} once it holds a slot; `release` is called exactly once, when the request settled. */
-  #runWith<T>(release: () => void, task: (client: McpClient, options: { signal: AbortSignal; timeoutMs: number }) => Promise<T>, options: RunOptions): Promise<T> {
+  #runWith<T>(release: () => void, task: (client: McpClient, options: { signal: AbortLike; timeoutMs: number }) => Promise<T>, options: RunOptions): Promise<T> {
     const client = this.client;
     if (client === undefined) {
       release();
@@ -283,7 +284,7 @@ export class Downstream {
   }
 
   /** {@link run} on a signal of its own, linked to the caller's, which the timeout aborts. */
-  async #runLinked<T>(client: McpClient, task: (client: McpClient, options: { signal: AbortSignal; timeoutMs: number }) => Promise<T>, outer: AbortSignal | undefined): Promise<T> {
+  async #runLinked<T>(client: McpClient, task: (client: McpClient, options: { signal: AbortLike; timeoutMs: number }) => Promise<T>, outer: AbortLike | undefined): Promise<T> {
     // One controller for both the caller's signal and the timeout, linked by hand: on every
     // forwarded call, `AbortSignal.any` costs more than the rest of this method.
     const controller = new AbortController();
@@ -292,9 +293,10 @@ export class Downstream {
       timedOut = true;
       controller.abort(this.#timeout());
     }, this.spec.options.timeoutMs);
-    const onAbort = (): void => controller.abort(outer?.reason);
+    const onAbort = (): void => controller.abort(outer === undefined ? undefined : abortReasonOf(outer));
+    let unlisten: (() => void) | undefined;
     if (outer?.aborted === true) onAbort();
-    else outer?.addEventListener('abort', onAbort, { once: true });
+    else if (outer !== undefined) unlisten = listenAbort(outer, onAbort);
     try {
       return await task(client, { signal: controller.signal, timeoutMs: HOST_ENFORCED });
     } catch (error) {
@@ -302,7 +304,7 @@ export class Downstream {
       throw this.#interrupted(error);
     } finally {
       clearTimeout(timer);
-      outer?.removeEventListener('abort', onAbort);
+      unlisten?.();
     }
   }
 
@@ -312,8 +314,8 @@ export class Downstream {
    */
   #runOwned<T>(
     client: McpClient,
-    task: (client: McpClient, options: { signal: AbortSignal; timeoutMs: number }) => Promise<T>,
-    signal: AbortSignal,
+    task: (client: McpClient, options: { signal: AbortLike; timeoutMs: number }) => Promise<T>,
+    signal: AbortLike,
     abort: (reason: unknown) => void,
     release: () => void,
   ): Promise<T> {

@@ -39,6 +39,7 @@ import type { GetPromptResult } from '../protocol/model/prompts.js';
 import type { ReadResourceResult } from '../protocol/model/resources.js';
 import { isMcpError, McpErrorCode } from '../util/errors.js';
 import { silentLogger } from '../util/logger.js';
+import { signalOf, type AbortLike } from '../util/lazyAbort.js';
 import { PendingCalls, type Attempt, type Driver, type LaunchRound as Round, type PendingCall, type PendingCallsOptions, type Step } from './bridge.js';
 import type { ExposedPrompt, ExposedResource, ExposedTemplate, ExposedTool, Host, HostCallOptions } from './host.js';
 import { CONVERSATION_META_KEY } from './policy/taint.js';
@@ -260,7 +261,7 @@ export class Gateway {
         if (tasks !== undefined) return call.then((result) => attempt(result.resultType === 'task' ? tasks.adopt(client, name, scope, result) : result));
         if (drive) {
           return call.then(async (result) =>
-            attempt(result.resultType === 'task' ? await driveTask(client, result, { signal: o.signal, capabilities: options.capabilities as ClientCapabilities, handlers: round.handlers }) : result),
+            attempt(result.resultType === 'task' ? await driveTask(client, result, { signal: signalOf(o.signal), capabilities: options.capabilities as ClientCapabilities, handlers: round.handlers }) : result),
           );
         }
         return call.then(attempt);
@@ -398,7 +399,7 @@ export class Gateway {
   }
 }
 
-function manual(o: { signal: AbortSignal; timeoutMs: number; capabilities?: ClientCapabilities }, round: Round): CallOptions & { input: 'manual' } {
+function manual(o: { signal: AbortLike; timeoutMs: number; capabilities?: ClientCapabilities }, round: Round): CallOptions & { input: 'manual' } {
   return {
     signal: o.signal,
     timeoutMs: o.timeoutMs,
@@ -451,7 +452,7 @@ function sessionId(session: ServerSession | undefined): string | undefined {
  * pending call's, which outlive the request across MRTR rounds); then the request's own
  * `AbortSignal` is never created.
  */
-function scopeOf(ctx: HandlerContext, own?: { readonly signal: AbortSignal; readonly abort: (reason: unknown) => void }): HostCallOptions {
+function scopeOf(ctx: HandlerContext, own?: { readonly signal: AbortLike; readonly abort: (reason: unknown) => void }): HostCallOptions {
   const scope: { -readonly [K in keyof HostCallOptions]: HostCallOptions[K] } = {
     principal: ctx.principal,
     session: sessionId(ctx.session),

@@ -26,9 +26,10 @@ import type { ListRootsResult, LoggingMessageParams } from '../protocol/model/ut
 import { McpError, McpErrorCode } from '../util/errors.js';
 import { silentLogger, type Logger } from '../util/logger.js';
 import { UriTemplate } from '../util/uriTemplate.js';
+import { LazyAbort, type AbortLike } from '../util/lazyAbort.js';
 import { observeCall } from './callMetrics.js';
 import type { NamespacingMode } from './configTypes.js';
-import { Downstream, type BackoffOptions, type Catalog, type ServerHealth, type TransportFactory } from './downstream.js';
+import { Downstream, type RunOptions, type BackoffOptions, type Catalog, type ServerHealth, type TransportFactory } from './downstream.js';
 import type { CatalogVetter, QuarantinedItem } from './catalogVetting.js';
 import { DeniedError, InterceptorChain, interceptContext, type InterceptedMethod, type InterceptContext, type Interceptor, type NotificationMethod, type ServerIdentity } from './interceptors.js';
 import { Namespacer, type NameAssignmentStore } from './namespacing.js';
@@ -120,7 +121,8 @@ export interface RequestScope {
   readonly session?: string | undefined;
   /** A client-carried conversation id (2026-07-28), see {@link InterceptContext.conversation}. */
   readonly conversation?: string | undefined;
-  readonly signal?: AbortSignal;
+  /** Cancels the request; a {@link LazyAbort} is passed down without making its `AbortSignal`. */
+  readonly signal?: AbortLike;
   /** Asks the upstream user (interceptors use it for consent). */
   readonly elicit?: (params: ElicitParams) => Promise<ElicitResult>;
   /**
@@ -653,7 +655,7 @@ export class Host {
     const onProgress = options.onProgress === undefined ? undefined : this.#vetted('notifications/progress', options.onProgress, ctx);
     const onLog = options.onLog === undefined ? undefined : this.#vetted('notifications/message', options.onLog, ctx);
     const upstream = options.clientCapabilities;
-    const task = (client: McpClient, o: { signal: AbortSignal; timeoutMs: number }): Promise<R> => {
+    const task = (client: McpClient, o: { signal: AbortLike; timeoutMs: number }): Promise<R> => {
       // Built by assignment, not conditional spreads: no temporary objects per call.
       const routed: Mutable<RouteOptions> = { signal: o.signal, timeoutMs: o.timeoutMs };
       if (onProgress !== undefined) routed.onProgress = onProgress;
@@ -661,7 +663,9 @@ export class Host {
       if (upstream !== undefined) routed.capabilities = sharedCapabilities(client.capabilities, upstream);
       return route(client, ctx.params, routed);
     };
-    const runOptions = options.abort !== undefined && ctx.signal === options.signal ? { signal: ctx.signal, abort: options.abort } : { signal: ctx.signal };
+    // Read from the scope, not `ctx.signal`, which would make a lazy abort's signal.
+    const signal = options.signal;
+    const runOptions: RunOptions = options.abort !== undefined && signal !== undefined ? { signal, abort: options.abort } : signal !== undefined ? { signal } : {};
     return observeCall(this.#logger, { method, serverId, target }, () => this.#chain.run(ctx, () => server.run(task, runOptions)));
   }
 
@@ -695,7 +699,7 @@ export class Host {
       exposedName,
       definition,
       params,
-      signal: scope.signal ?? new AbortController().signal,
+      signal: scope.signal ?? new LazyAbort(),
       elicit: scope.elicit,
     });
   }
@@ -714,8 +718,12 @@ export class Host {
 
 /** The options a {@link DownstreamRoute} gets. */
 export interface RouteOptions {
-  /** Aborted when the caller cancels or the server's `timeoutMs` passes (the host times the call). */
-  readonly signal: AbortSignal;
+  /**
+   * Aborted when the caller cancels or the server's `timeoutMs` passes (the host times the
+   * call). Give it to the client's request as it is (`CallOptions.signal`); where an
+   * `AbortSignal` is needed, `signalOf` makes one.
+   */
+  readonly signal: AbortLike;
   /**
    * The timeout to give the client's request: 0 (none), since the host enforces the server's
    * `timeoutMs` itself through `signal` and answers `ERR_MCP_REQUEST_TIMEOUT`; the client's own

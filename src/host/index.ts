@@ -81,6 +81,7 @@ export {
   type Interceptor,
   type InterceptorPhase,
   type InterceptContext,
+  type InterceptContextInit,
   type InterceptedMethod,
   type NotificationMethod,
   type Decision,

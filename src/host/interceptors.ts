@@ -24,6 +24,7 @@ import type { Principal } from '../transport/principal.js';
 import type { ElicitParams, ElicitResult } from '../protocol/model/elicitation.js';
 import type { Implementation } from '../protocol/model/common.js';
 import { McpError, McpErrorCode } from '../util/errors.js';
+import { signalOf, type AbortLike } from '../util/lazyAbort.js';
 
 /** The phases, in the order they run. */
 export const INTERCEPTOR_PHASES = ['audit', 'trust', 'policy', 'consent', 'guard'] as const;
@@ -229,10 +230,11 @@ class Context implements InterceptContext {
   readonly definition: Readonly<Record<string, unknown>> | undefined;
   params: Record<string, unknown>;
   readonly decisions: Decision[] = [];
-  readonly signal: AbortSignal;
   readonly elicit: ((params: ElicitParams) => Promise<ElicitResult>) | undefined;
+  /** The request's abort state: a lazy one makes its signal only when an interceptor reads it. */
+  readonly #abort: AbortLike;
 
-  constructor(init: Omit<InterceptContext, 'decisions' | 'record'>) {
+  constructor(init: InterceptContextInit) {
     this.method = init.method;
     this.serverMethod = init.serverMethod;
     this.principal = init.principal;
@@ -242,8 +244,12 @@ class Context implements InterceptContext {
     this.exposedName = init.exposedName;
     this.definition = init.definition;
     this.params = init.params;
-    this.signal = init.signal;
+    this.#abort = init.signal;
     this.elicit = init.elicit;
+  }
+
+  get signal(): AbortSignal {
+    return signalOf(this.#abort);
   }
 
   record(decision: Decision): void {
@@ -253,8 +259,15 @@ class Context implements InterceptContext {
   }
 }
 
+/**
+ * What {@link interceptContext} is built from: the context's members but `decisions` and
+ * `record`, with `signal` an `AbortSignal` or a `LazyAbort` (whose signal is then made only if
+ * an interceptor reads `signal`).
+ */
+export type InterceptContextInit = Omit<InterceptContext, 'decisions' | 'record' | 'signal'> & { readonly signal: AbortLike };
+
 /** Builds an {@link InterceptContext}; `record` appends to `decisions`. */
-export function interceptContext(init: Omit<InterceptContext, 'decisions' | 'record'>): InterceptContext {
+export function interceptContext(init: InterceptContextInit): InterceptContext {
   return new Context(init);
 }
 

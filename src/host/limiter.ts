@@ -6,12 +6,14 @@
  * @module
  */
 import { McpError, McpErrorCode } from '../util/errors.js';
+import { abortReasonOf, listenAbort, type AbortLike } from '../util/lazyAbort.js';
 
 interface Waiter {
   readonly resolve: (release: () => void) => void;
   readonly reject: (error: unknown) => void;
-  readonly signal: AbortSignal | undefined;
   readonly onAbort: () => void;
+  /** Removes {@link onAbort} from the request's signal (set once it listens). */
+  unlisten: (() => void) | undefined;
 }
 
 /** Options of a {@link Limiter}. */
@@ -52,7 +54,7 @@ export class Limiter {
   }
 
   /** Runs `task` once a slot is free; the slot is released when it settles. */
-  async run<T>(task: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+  async run<T>(task: () => Promise<T>, signal?: AbortLike): Promise<T> {
     const release = await this.acquire(signal);
     try {
       return await task();
@@ -65,14 +67,14 @@ export class Limiter {
    * A slot now, when one is free and `signal` is not aborted: its release function (call it
    * exactly once). Undefined otherwise: {@link acquire} then waits or fails.
    */
-  tryAcquire(signal?: AbortSignal): (() => void) | undefined {
+  tryAcquire(signal?: AbortLike): (() => void) | undefined {
     if (signal?.aborted || this.#active >= this.#max) return undefined;
     this.#active++;
     return this.#releaser();
   }
 
   /** Waits for a slot and returns its release function (call it exactly once). */
-  acquire(signal?: AbortSignal): Promise<() => void> {
+  acquire(signal?: AbortLike): Promise<() => void> {
     if (signal?.aborted) return Promise.reject(cancelled(signal));
     if (this.#active < this.#max) {
       this.#active++;
@@ -87,14 +89,14 @@ export class Limiter {
       const waiter: Waiter = {
         resolve,
         reject,
-        signal,
         onAbort: () => {
           const at = this.#queue.indexOf(waiter);
           if (at >= 0) this.#queue.splice(at, 1);
-          reject(cancelled(signal as AbortSignal));
+          reject(cancelled(signal as AbortLike));
         },
+        unlisten: undefined,
       };
-      signal?.addEventListener('abort', waiter.onAbort, { once: true });
+      if (signal !== undefined) waiter.unlisten = listenAbort(signal, waiter.onAbort);
       this.#queue.push(waiter);
     });
   }
@@ -102,7 +104,7 @@ export class Limiter {
   /** Fails every waiting request with `error` (the server is gone). */
   rejectQueued(error: unknown): void {
     for (const waiter of this.#queue.splice(0)) {
-      waiter.signal?.removeEventListener('abort', waiter.onAbort);
+      waiter.unlisten?.();
       waiter.reject(error);
     }
   }
@@ -117,12 +119,12 @@ export class Limiter {
         this.#active--;
         return;
       }
-      next.signal?.removeEventListener('abort', next.onAbort);
+      next.unlisten?.();
       next.resolve(this.#releaser());
     };
   }
 }
 
-function cancelled(signal: AbortSignal): McpError {
-  return new McpError(McpErrorCode.RequestCancelled, 'The request was cancelled while it waited for a free slot', { cause: signal.reason });
+function cancelled(signal: AbortLike): McpError {
+  return new McpError(McpErrorCode.RequestCancelled, 'The request was cancelled while it waited for a free slot', { cause: abortReasonOf(signal) });
 }

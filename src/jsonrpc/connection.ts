@@ -27,7 +27,7 @@ import type {
   Params,
   RequestId,
 } from './messages.js';
-import { LazyAbort } from '../util/lazyAbort.js';
+import { LazyAbort, abortReasonOf, listenAbort, type AbortLike } from '../util/lazyAbort.js';
 
 /** The method names the connection itself acts on. */
 export const CancelledNotification = 'notifications/cancelled';
@@ -43,8 +43,11 @@ export interface Progress {
 
 /** Options for one outgoing request. */
 export interface RequestOptions {
-  /** Aborting it cancels the request: the promise rejects and the peer is told. */
-  readonly signal?: AbortSignal;
+  /**
+   * Aborting it cancels the request: the promise rejects and the peer is told. A
+   * {@link LazyAbort} is listened to without making its `AbortSignal`.
+   */
+  readonly signal?: AbortLike;
   /** Milliseconds to wait for an answer (default: the connection's `defaultTimeoutMs`). 0 = none. */
   readonly timeoutMs?: number;
   /** Restart the `timeoutMs` clock whenever progress arrives. Default true when `onProgress` is set. */
@@ -167,8 +170,8 @@ interface Pending {
   totalLeftMs: number;
   /** When the total timer was last armed. */
   totalSince: number;
-  signal: AbortSignal | undefined;
-  abortListener: (() => void) | undefined;
+  /** Removes the request's abort listener (undefined without a signal). */
+  unlisten: (() => void) | undefined;
 }
 
 /** An incoming request being handled: its signal is created only when a handler reads it. */
@@ -257,7 +260,7 @@ export class Connection {
     }
     const signal = options.signal;
     if (signal?.aborted) {
-      return Promise.reject(new McpError(McpErrorCode.RequestCancelled, `Request ${method} was cancelled before it was sent`, { cause: signal.reason }));
+      return Promise.reject(new McpError(McpErrorCode.RequestCancelled, `Request ${method} was cancelled before it was sent`, { cause: abortReasonOf(signal) }));
     }
     const id = this.#nextId++;
     options.onId?.(id);
@@ -286,18 +289,13 @@ export class Connection {
         totalMs: options.maxTotalTimeoutMs ?? this.#maxTotalTimeoutMs,
         totalLeftMs: options.maxTotalTimeoutMs ?? this.#maxTotalTimeoutMs,
         totalSince: 0,
-        signal,
-        abortListener: undefined,
+        unlisten: undefined,
       };
       this.#pending.set(id, entry);
       if (onProgress !== undefined) this.#byProgressToken.set(id, entry);
       this.#armTimer(entry);
       this.#armTotalTimer(entry);
-      if (signal !== undefined) {
-        const listener = (): void => this.#abort(entry, signal.reason);
-        entry.abortListener = listener;
-        signal.addEventListener('abort', listener, { once: true });
-      }
+      if (signal !== undefined) entry.unlisten = listenAbort(signal, () => this.#abort(entry, abortReasonOf(signal)));
       const sendOptions = options.relatedRequestId === undefined ? undefined : { relatedRequestId: options.relatedRequestId };
       this.#channel.send(message, sendOptions).catch((error: unknown) => {
         if (this.#settle(entry)) {
@@ -391,9 +389,7 @@ export class Connection {
     if (entry.onProgress !== undefined) this.#byProgressToken.delete(entry.id);
     if (entry.timer !== undefined) clearTimeout(entry.timer);
     if (entry.totalTimer !== undefined) clearTimeout(entry.totalTimer);
-    if (entry.signal !== undefined && entry.abortListener !== undefined) {
-      entry.signal.removeEventListener('abort', entry.abortListener);
-    }
+    entry.unlisten?.();
     return true;
   }
 

@@ -9,3 +9,4 @@ export { McpError, McpErrorCode, isMcpError } from './errors.js';
 export { sha256, sha256Hex } from './sha256.js';
 export { type Logger, type LogLevel, silentLogger, consoleErrorLogger, createLineLogger } from './logger.js';
 export { canonicalize } from './canonicalJson.js';
+export { LazyAbort, type AbortLike, abortReasonOf, signalOf, listenAbort } from './lazyAbort.js';

@@ -94,8 +94,36 @@ export interface AbortSource {
  * returns the remover. Like `addEventListener`, nothing is called for an abort that came before.
  */
 export function onAbortOf(source: AbortSource, listener: () => void): () => void {
-  if (source.onAbort !== undefined) return source.onAbort(listener);
-  const signal = source.signal;
-  signal.addEventListener('abort', listener, ONCE);
-  return () => signal.removeEventListener('abort', listener);
+  return source.onAbort !== undefined ? source.onAbort(listener) : listenAbort(source.signal, listener);
+}
+
+/**
+ * What an option that cancels an operation takes: an `AbortSignal`, or a {@link LazyAbort},
+ * whose `AbortSignal` is then made only if something reads {@link LazyAbort.signal}. The
+ * gateway passes each forwarded call's own abort state this way, down to the client's
+ * request, so a call nobody cancels costs no signal and no listener on one. Read one with
+ * `.aborted`, {@link abortReasonOf}, {@link listenAbort} and, where a real signal is needed,
+ * {@link signalOf}.
+ */
+export type AbortLike = AbortSignal | LazyAbort;
+
+/** The reason `abort` was given to `x` (undefined while it is not aborted). */
+export function abortReasonOf(x: AbortLike): unknown {
+  return x instanceof LazyAbort ? x.abortReason : x.reason;
+}
+
+/** The `AbortSignal` of `x` (a {@link LazyAbort}'s is made by this call if it had none). */
+export function signalOf(x: AbortLike): AbortSignal {
+  return x instanceof LazyAbort ? x.signal : x;
+}
+
+/**
+ * Calls `listener` once when `x` aborts, without making an `AbortSignal` for a
+ * {@link LazyAbort}; returns the remover. As with `addEventListener`, an abort that came
+ * before is not reported: check `x.aborted` first.
+ */
+export function listenAbort(x: AbortLike, listener: () => void): () => void {
+  if (x instanceof LazyAbort) return x.onAbort(listener);
+  x.addEventListener('abort', listener, ONCE);
+  return () => x.removeEventListener('abort', listener);
 }

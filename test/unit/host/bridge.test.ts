@@ -3,6 +3,7 @@ import { describe, it } from 'node:test';
 import { PendingCalls, type Attempt, type Driver, type Launch } from '../../../src/host/bridge.js';
 import type { ElicitResult } from '../../../src/protocol/model/elicitation.js';
 import { McpError } from '../../../src/util/errors.js';
+import type { LazyAbort } from '../../../src/util/lazyAbort.js';
 
 function driver(caps: string[] = ['elicitation/create', 'sampling/createMessage', 'roots/list']): Driver & { progressed: number[]; logged: unknown[] } {
   const progressed: number[] = [];
@@ -101,7 +102,7 @@ describe('host/bridge', () => {
   });
 
   it('an abandoned call (no answer within the TTL) cancels the downstream call', async () => {
-    let downstreamSignal: AbortSignal | undefined;
+    let downstreamSignal: LazyAbort | undefined;
     const table = new PendingCalls({ ttlMs: 10 });
     const call = table.create(undefined, async (round) => {
       downstreamSignal = round.signal;
@@ -110,9 +111,29 @@ describe('host/bridge', () => {
     });
     await call.start(driver());
     table.park(call);
-    await new Promise<void>((resolve) => downstreamSignal?.addEventListener('abort', () => resolve()));
+    await new Promise<void>((resolve) => downstreamSignal?.onAbort(resolve));
     assert.equal(call.done, true);
     assert.equal(table.size, 0);
+  });
+
+  it('hung upstream request: a second driver while the first still waits releases the first, and the call goes on with the second', async () => {
+    let finish: (attempt: Attempt) => void = () => undefined;
+    const call = new PendingCalls().create(undefined, () => new Promise<Attempt>((resolve) => (finish = resolve)));
+    let offs = 0;
+    const first = call.start({ ...driver(), onAbort: () => () => void offs++ });
+    const second = call.resume(driver(), {});
+    await assert.rejects(first, (e: unknown) => e instanceof McpError && e.code === 'ERR_MCP_REQUEST_CANCELLED' && /Another request/.test(e.message));
+    assert.equal(offs, 1, 'the released request no longer listens for its abort');
+    finish({ kind: 'complete', value: { ok: true } });
+    assert.deepEqual(await second, { kind: 'complete', value: { ok: true } });
+    assert.equal(call.done, true);
+  });
+
+  it('a downstream failure reaches the driver as it was thrown, and the call is done', async () => {
+    const failure = new Error('server fell over');
+    const call = new PendingCalls().create(undefined, () => Promise.reject(failure));
+    await assert.rejects(call.start(driver()), (e: unknown) => e === failure);
+    assert.equal(call.done, true);
   });
 
   it('a flood of waiting calls beyond the bound is refused', () => {
@@ -125,7 +146,7 @@ describe('host/bridge', () => {
 
   it('cancelling the upstream request abandons the call', async () => {
     const abort = new AbortController();
-    let downstreamSignal: AbortSignal | undefined;
+    let downstreamSignal: LazyAbort | undefined;
     const table = new PendingCalls();
     const call = table.create(undefined, (round) => {
       downstreamSignal = round.signal;

@@ -3,6 +3,7 @@ import { describe, it } from 'node:test';
 import { Downstream, type Catalog, type ServerHealth } from '../../../src/host/downstream.js';
 import { McpServer } from '../../../src/server/mcpServer.js';
 import { McpError } from '../../../src/util/errors.js';
+import type { AbortLike } from '../../../src/util/lazyAbort.js';
 import { memoryServers, memorySpec, until } from './support/memoryServers.js';
 import type { DownstreamSpec } from '../../../src/host/spec.js';
 import type { TransportFactory } from '../../../src/host/downstream.js';
@@ -90,7 +91,7 @@ describe('host/downstream', () => {
     const { server } = observed(memorySpec('slow', { timeoutMs: 50 }), servers.factory);
     await server.start();
     const controller = new AbortController();
-    let seen: AbortSignal | undefined;
+    let seen: AbortLike | undefined;
     await assert.rejects(
       server.run(
         (client, opts) => {

@@ -15,14 +15,33 @@ import type { LoggingMessageParams } from '../../../src/protocol/model/utilities
 import type { ProtocolRevision } from '../../../src/protocol/revisions.js';
 import { McpServer } from '../../../src/server/mcpServer.js';
 import { createInMemoryPair } from '../../../src/transport/memory.js';
+import { McpError } from '../../../src/util/errors.js';
 import { memoryServers, memorySpec } from './support/memoryServers.js';
 
 const WATCHED = 'test://watched';
 const ERAS: readonly ProtocolRevision[] = ['2026-07-28', '2025-11-25'];
 
-/** A downstream server of one revision: `chatty` logs twice, `caps` returns the capabilities it was told, one watched resource. */
-function downstream(version: ProtocolRevision): McpServer {
+/** What the downstream's `hang` tool reports: that it started, and the reason its call was aborted with. */
+interface HangWatch {
+  started: () => void;
+  aborted: (reason: unknown) => void;
+}
+
+/** A downstream server of one revision: `chatty` logs twice, `caps` returns the capabilities it was told, `hang` waits until cancelled, one watched resource. */
+function downstream(version: ProtocolRevision, hang?: HangWatch): McpServer {
   const server = new McpServer({ name: 'down', version: '1.0.0' }, { versions: [version] });
+  server.tool(
+    'hang',
+    { inputSchema: { type: 'object', properties: {} } },
+    (_args, ctx) =>
+      new Promise<string>((_resolve, reject) => {
+        ctx.signal.addEventListener('abort', () => {
+          hang?.aborted(ctx.signal.reason);
+          reject(ctx.signal.reason as Error);
+        });
+        hang?.started();
+      }),
+  );
   server.tool('chatty', { inputSchema: { type: 'object', properties: {} } }, async (_args, ctx) => {
     await ctx.log('info', 'first');
     await ctx.log('debug', 'too fine');
@@ -35,6 +54,7 @@ function downstream(version: ProtocolRevision): McpServer {
 }
 
 interface Rig {
+  readonly hang: HangWatch;
   readonly host: Host;
   readonly gateway: Gateway;
   readonly down: () => McpServer;
@@ -48,7 +68,8 @@ afterEach(async () => {
 });
 
 async function rig(downVersion: ProtocolRevision): Promise<Rig> {
-  const servers = memoryServers(() => downstream(downVersion));
+  const hang: HangWatch = { started: () => undefined, aborted: () => undefined };
+  const servers = memoryServers(() => downstream(downVersion, hang));
   const host = await Host.open({ servers: [memorySpec('down')], transport: servers.factory, capabilities: GATEWAY_CLIENT_CAPABILITIES });
   await host.start();
   const gateway = new Gateway(host);
@@ -57,6 +78,7 @@ async function rig(downVersion: ProtocolRevision): Promise<Rig> {
     await host.close();
   });
   return {
+    hang,
     host,
     gateway,
     down: () => servers.started.get('down')?.at(-1) as McpServer,
@@ -89,6 +111,20 @@ for (const downVersion of ERAS) {
             ['warning', 'second'],
           ],
         );
+      });
+
+      it('an upstream cancellation reaches the server: the forwarded call is cancelled downstream', async () => {
+        const r = await rig(downVersion);
+        const started = new Promise<void>((resolve) => (r.hang.started = resolve));
+        const aborted = new Promise<unknown>((resolve) => (r.hang.aborted = resolve));
+        const client = await r.connect(upVersion);
+        const controller = new AbortController();
+        const call = client.callTool('hang', {}, { signal: controller.signal });
+        await started;
+        controller.abort(new Error('user stopped'));
+        await assert.rejects(call, (e: unknown) => e instanceof McpError && e.code === 'ERR_MCP_REQUEST_CANCELLED');
+        const reason = await aborted;
+        assert.ok(reason instanceof McpError && reason.code === 'ERR_MCP_REQUEST_CANCELLED', `the server's signal aborted with ${String(reason)}`);
       });
 
       it('log leak: a caller that set no log level gets no log messages', async () => {

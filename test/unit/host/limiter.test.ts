@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Limiter } from '../../../src/host/limiter.js';
 import { McpError } from '../../../src/util/errors.js';
+import { LazyAbort } from '../../../src/util/lazyAbort.js';
 
 function deferred(): { promise: Promise<void>; resolve: () => void } {
   let resolve!: () => void;
@@ -46,21 +47,36 @@ describe('host/limiter', () => {
     await Promise.all([first, second]);
   });
 
-  it('a cancelled waiter leaves the queue and never runs', async () => {
+  for (const kind of ['AbortSignal', 'LazyAbort'] as const) {
+    it(`a cancelled waiter leaves the queue with its reason and never runs (${kind})`, async () => {
+      const limiter = new Limiter({ max: 1, name: 's' });
+      const gate = deferred();
+      const first = limiter.run(() => gate.promise);
+      const controller = new AbortController();
+      const lazy = new LazyAbort();
+      let ran = false;
+      const waiting = limiter.run(
+        async () => {
+          ran = true;
+        },
+        kind === 'LazyAbort' ? lazy : controller.signal,
+      );
+      if (kind === 'LazyAbort') lazy.abort('caller left');
+      else controller.abort('caller left');
+      await assert.rejects(waiting, (e: unknown) => e instanceof McpError && e.code === 'ERR_MCP_REQUEST_CANCELLED' && e.cause === 'caller left');
+      assert.equal(limiter.queued, 0);
+      gate.resolve();
+      await first;
+      assert.equal(ran, false);
+      assert.equal(limiter.active, 0);
+    });
+  }
+
+  it('a LazyAbort already aborted takes no slot', () => {
     const limiter = new Limiter({ max: 1, name: 's' });
-    const gate = deferred();
-    const first = limiter.run(() => gate.promise);
-    const abort = new AbortController();
-    let ran = false;
-    const waiting = limiter.run(async () => {
-      ran = true;
-    }, abort.signal);
-    abort.abort();
-    await assert.rejects(waiting, (e: unknown) => e instanceof McpError && e.code === 'ERR_MCP_REQUEST_CANCELLED');
-    assert.equal(limiter.queued, 0);
-    gate.resolve();
-    await first;
-    assert.equal(ran, false);
+    const abort = new LazyAbort();
+    abort.abort('gone');
+    assert.equal(limiter.tryAcquire(abort), undefined);
     assert.equal(limiter.active, 0);
   });
 

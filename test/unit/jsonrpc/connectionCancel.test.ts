@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it, type TestContext } from 'node:test';
 import { CancelledNotification, Connection, ProgressNotification, type Progress, type RequestContext } from '../../../src/jsonrpc/connection.js';
 import { McpErrorCode, isMcpError } from '../../../src/util/errors.js';
+import { LazyAbort, type AbortLike } from '../../../src/util/lazyAbort.js';
 import { ScriptedChannel, capturingLogger, connectedPair, connectionWithRawPeer, deferred, flush, type RawPeer } from './support.js';
 
 /** Watches a promise without letting its rejection go unhandled. */
@@ -13,6 +14,33 @@ function watch<T>(promise: Promise<T>): { readonly settled: boolean; readonly ou
   );
   return state;
 }
+
+/** A LazyAbort that counts how often its `AbortSignal` is asked for. */
+class SignalReadCounter extends LazyAbort {
+  signalReads = 0;
+  override get signal(): AbortSignal {
+    this.signalReads++;
+    return super.signal;
+  }
+}
+
+/** The two kinds of `RequestOptions.signal`: what a test passes, how it aborts, and how many `AbortSignal`s the request made for it. */
+const ABORT_KINDS: readonly { readonly name: string; make(): { signal: AbortLike; abort(reason: unknown): void; signalsMade(): number } }[] = [
+  {
+    name: 'AbortSignal',
+    make: () => {
+      const controller = new AbortController();
+      return { signal: controller.signal, abort: (reason) => controller.abort(reason), signalsMade: () => 0 };
+    },
+  },
+  {
+    name: 'LazyAbort',
+    make: () => {
+      const lazy = new SignalReadCounter();
+      return { signal: lazy, abort: (reason) => lazy.abort(reason), signalsMade: () => lazy.signalReads };
+    },
+  },
+];
 
 /** Resolves once `signal` is aborted (at once if it already is). */
 function whenAborted(signal: AbortSignal): Promise<void> {
@@ -114,20 +142,51 @@ describe('jsonrpc/connection: incoming cancellation (1.19)', () => {
 });
 
 describe('jsonrpc/connection: outgoing cancellation (1.19)', () => {
-  it('rejects with ERR_MCP_REQUEST_CANCELLED and sends notifications/cancelled with the request id', async () => {
-    const { conn, peer } = await connectionWithRawPeer();
-    const controller = new AbortController();
-    const call = watch(conn.request('tools/call', { name: 'x' }, { signal: controller.signal }));
-    const id = await firstRequestId(peer);
-    const reason = new Error('user gave up');
-    controller.abort(reason);
-    const error = await call.outcome;
-    assert.ok(isMcpError(error, McpErrorCode.RequestCancelled));
-    assert.equal(error.cause, reason);
-    assert.equal(conn.pendingCount, 0);
-    await peer.waitFor(2);
-    assert.deepEqual(cancellations(peer), [{ requestId: id, reason: 'user gave up' }]);
-  });
+  // Each case runs with an AbortSignal and with a LazyAbort, which the request must hear
+  // without ever making its AbortSignal (the gateway forwards every call on one).
+  for (const kind of ABORT_KINDS) {
+    it(`rejects with ERR_MCP_REQUEST_CANCELLED and sends notifications/cancelled with the request id (${kind.name})`, async () => {
+      const { conn, peer } = await connectionWithRawPeer();
+      const abort = kind.make();
+      const call = watch(conn.request('tools/call', { name: 'x' }, { signal: abort.signal }));
+      const id = await firstRequestId(peer);
+      const reason = new Error('user gave up');
+      abort.abort(reason);
+      const error = await call.outcome;
+      assert.ok(isMcpError(error, McpErrorCode.RequestCancelled));
+      assert.equal(error.cause, reason);
+      assert.equal(conn.pendingCount, 0);
+      await peer.waitFor(2);
+      assert.deepEqual(cancellations(peer), [{ requestId: id, reason: 'user gave up' }]);
+      assert.equal(abort.signalsMade(), 0);
+    });
+
+    it(`rejects at once and sends nothing for an already-aborted signal (${kind.name})`, async () => {
+      const { conn, peer } = await connectionWithRawPeer();
+      const abort = kind.make();
+      abort.abort('early');
+      const error = await conn.request('m', {}, { signal: abort.signal }).catch((e: unknown) => e);
+      assert.ok(isMcpError(error, McpErrorCode.RequestCancelled));
+      assert.equal(error.cause, 'early');
+      await flush();
+      assert.equal(peer.frames.length, 0);
+      assert.equal(conn.pendingCount, 0);
+      assert.equal(abort.signalsMade(), 0);
+    });
+
+    it(`does nothing when the signal aborts after the answer arrived (${kind.name})`, async () => {
+      const { conn, peer } = await connectionWithRawPeer();
+      const abort = kind.make();
+      const call = conn.request('m', {}, { signal: abort.signal });
+      const id = await firstRequestId(peer);
+      await peer.send({ jsonrpc: '2.0', id, result: { done: 1 } });
+      assert.deepEqual(await call, { done: 1 });
+      abort.abort('late');
+      await flush();
+      assert.deepEqual(cancellations(peer), []);
+      assert.equal(abort.signalsMade(), 0);
+    });
+  }
 
   it('cancels the handler on the other Connection', async () => {
     const aborted = deferred<unknown>();
@@ -146,28 +205,6 @@ describe('jsonrpc/connection: outgoing cancellation (1.19)', () => {
     controller.abort('stop');
     assert.ok(isMcpError(await call.outcome, McpErrorCode.RequestCancelled));
     assert.ok(isMcpError(await aborted.promise, McpErrorCode.RequestCancelled));
-  });
-
-  it('rejects at once and sends nothing for an already-aborted signal', async () => {
-    const { conn, peer } = await connectionWithRawPeer();
-    const error = await conn.request('m', {}, { signal: AbortSignal.abort('early') }).catch((e: unknown) => e);
-    assert.ok(isMcpError(error, McpErrorCode.RequestCancelled));
-    assert.equal(error.cause, 'early');
-    await flush();
-    assert.equal(peer.frames.length, 0);
-    assert.equal(conn.pendingCount, 0);
-  });
-
-  it('does nothing when the signal aborts after the answer arrived', async () => {
-    const { conn, peer } = await connectionWithRawPeer();
-    const controller = new AbortController();
-    const call = conn.request('m', {}, { signal: controller.signal });
-    const id = await firstRequestId(peer);
-    await peer.send({ jsonrpc: '2.0', id, result: { done: 1 } });
-    assert.deepEqual(await call, { done: 1 });
-    controller.abort();
-    await flush();
-    assert.deepEqual(cancellations(peer), []);
   });
 
   it('does not tell the peer when notifyCancel is false', async () => {

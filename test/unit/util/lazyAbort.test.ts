@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { LazyAbort, onAbortOf } from '../../../src/util/lazyAbort.js';
+import { LazyAbort, abortReasonOf, listenAbort, onAbortOf, signalOf } from '../../../src/util/lazyAbort.js';
 
 describe('util/lazyAbort', () => {
   it('an abort before the signal is read is applied when it is created, with the first reason', () => {
@@ -70,5 +70,36 @@ describe('util/lazyAbort', () => {
     controller.abort();
     controller.abort();
     assert.deepEqual(calls, ['heard']);
+  });
+
+  it('AbortLike: listenAbort, abortReasonOf and signalOf read an AbortSignal and a LazyAbort alike', () => {
+    const controller = new AbortController();
+    const lazy = new LazyAbort();
+    const heard: string[] = [];
+    const offSignal = listenAbort(controller.signal, () => heard.push('signal'));
+    listenAbort(lazy, () => heard.push('lazy'));
+    const offLazy = listenAbort(lazy, () => heard.push('removed'));
+    offLazy();
+    controller.abort('r1');
+    lazy.abort('r2');
+    offSignal();
+    assert.deepEqual(heard, ['signal', 'lazy']);
+    assert.equal(abortReasonOf(controller.signal), 'r1');
+    assert.equal(abortReasonOf(lazy), 'r2');
+    assert.equal(signalOf(controller.signal), controller.signal);
+    assert.equal(signalOf(lazy), lazy.signal);
+    assert.equal(signalOf(lazy).reason, 'r2');
+  });
+
+  it('listenAbort on an AbortSignal: the remover stops the listener, and an abort before listening is not reported', () => {
+    const controller = new AbortController();
+    let heard = 0;
+    const off = listenAbort(controller.signal, () => heard++);
+    off();
+    controller.abort();
+    assert.equal(heard, 0);
+    listenAbort(controller.signal, () => heard++);
+    assert.equal(heard, 0);
+    assert.equal(abortReasonOf(new LazyAbort()), undefined);
   });
 });
