@@ -11,11 +11,11 @@
  * `--concurrency` in flight, every answer checked.
  *
  * Usage: `tsx bench/instructions.ts [--mode stateless|session] [--warmup N] [--requests N]
- * [--concurrency C] [--sequential] [--alloc [--sites N] [--no-inlining]] label=path/to/compiled/target.js …`
+ * [--concurrency C] [--sequential] [--alloc [--sites N] [--no-inlining] [--survivors]] label=path/to/compiled/target.js …`
  * e.g. `old=/tmp/old/bench/.out/bench/targets/oursHttp.js new=bench/.out/bench/targets/oursHttp.js`.
  * Targets run side by side unless `--sequential` (counts do not depend on it; wall time does).
  *
- * A target `label=gateway:<empty|full>:<stdio|http>[@<checkout>]` counts `switchboard gateway`
+ * A target `label=gateway:<empty|full|full-batch>:<stdio|http>[@<checkout>]` counts `switchboard gateway`
  * (the checkout's `dist/cli/main.js`, default this one) on the bench's config (`lib/launch.ts`:
  * one server `echo`, the empty or the full chain) fronting the stdio floor or the HTTP floor:
  * instructions per forwarded call of the gateway process alone (the downstream is not traced).
@@ -32,7 +32,9 @@
  * allocation is what the scavenger's work follows; `--sites N` prints the N call sites (function
  * and its caller) that allocate the most per request, and `--no-inlining` runs the target with
  * `--no-turbo-inlining` so each allocation is charged to the function that makes it (the totals
- * hardly change; the attribution gets exact).
+ * hardly change; the attribution gets exact). `--survivors` counts only the bytes that survived
+ * a scavenge (V8 drops the samples of objects the young generation's collector freed): what is
+ * promoted to old space per request, and where it was allocated.
  *
  * @module
  */
@@ -58,6 +60,7 @@ const concurrency = Number(option('--concurrency', '32'));
 const alloc = argv.includes('--alloc');
 const sites = Number(option('--sites', '0'));
 const noInlining = argv.includes('--no-inlining');
+const survivors = argv.includes('--survivors');
 const targets = argv.filter((a) => a.includes('=')).map((a) => ({ label: a.slice(0, a.indexOf('=')), entry: a.slice(a.indexOf('=') + 1) }));
 if (targets.length === 0) {
   process.stderr.write('usage: tsx bench/instructions.ts [--mode stateless|session] [--warmup N] [--requests N] label=target.js …\n');
@@ -80,7 +83,7 @@ async function drive(conns: HttpConnection[], headers: Record<string, string>[],
   );
 }
 
-const GATEWAY_TARGET = /^gateway:(empty|full):(stdio|http)(?:@(.+))?$/;
+const GATEWAY_TARGET = /^gateway:(empty|full|full-batch):(stdio|http)(?:@(.+))?$/;
 const FORWARD_TARGET = /^forward:(stdio|http)$/;
 const OUT = resolve(import.meta.dirname, '.out', 'bench');
 
@@ -102,7 +105,7 @@ async function launch(entry: string): Promise<Launched> {
   if (gateway === null && forward === null) return { args: [resolve(entry), '--mode', mode], ready: /LISTENING (\d+)/, cleanup: () => Promise.resolve() };
   // The compiled harness (`tsc -p bench/tsconfig.json`), so the floor paths are those `npm run bench` uses.
   const { writeGatewayConfig, GATEWAY_READY } = (await import(resolve(OUT, 'lib', 'launch.js'))) as typeof Launch;
-  const [, chain, downstream, checkout] = (gateway ?? [entry, 'empty', forward?.[1]]) as unknown as [string, 'empty' | 'full', 'stdio' | 'http', string | undefined];
+  const [, chain, downstream, checkout] = (gateway ?? [entry, 'empty', forward?.[1]]) as unknown as [string, 'empty' | 'full' | 'full-batch', 'stdio' | 'http', string | undefined];
   const dir = mkdtempSync(join(tmpdir(), 'sb-instr-gw-'));
   let floor: ChildProcess | undefined;
   const cleanup = async (): Promise<void> => {
@@ -180,7 +183,7 @@ async function allocated(entry: string): Promise<{ perRequest: number; top: [str
   const target = await launch(entry);
   const profile = join(dir, 'heap.json');
   const flags = ['--import', resolve(OUT, 'lib', 'allocSampler.js'), ...(noInlining ? ['--no-turbo-inlining'] : [])];
-  const child = spawn(process.execPath, [...flags, ...target.args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, SB_ALLOC_PROFILE: profile } });
+  const child = spawn(process.execPath, [...flags, ...target.args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, SB_ALLOC_PROFILE: profile, SB_ALLOC_SURVIVORS: survivors ? '1' : '0' } });
   try {
     const port = Number((await waitForLine(child, target.ready, 60_000, true))[1]);
     child.stdout.resume();
@@ -203,7 +206,7 @@ async function allocated(entry: string): Promise<{ perRequest: number; top: [str
   }
 }
 
-process.stdout.write(`${alloc ? 'bytes allocated' : 'callgrind'}, ${mode}, c=${concurrency}: ${warmup} warm-up requests, then ${requests} counted\n`);
+process.stdout.write(`${alloc ? (survivors ? 'bytes surviving a scavenge' : 'bytes allocated') : 'callgrind'}, ${mode}, c=${concurrency}: ${warmup} warm-up requests, then ${requests} counted\n`);
 const run = async (t: { label: string; entry: string }): Promise<void> => {
   if (!alloc) {
     const perRequest = await count(t.entry);

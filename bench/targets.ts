@@ -26,9 +26,10 @@ export interface CommandSpec {
   /**
    * The gateway's interceptor chain: `empty` (audit off, pins off, scanner off, no guards: the
    * routing alone) or `full` (audit with group commit, pins, the scanner, every guard; see
-   * `lib/launch.ts`). Default `empty`.
+   * `lib/launch.ts`), or `full-batch`: the full chain with the audit log's `batch` durability
+   * (an answer goes out once its record is committed, before the sync). Default `empty`.
    */
-  readonly chain?: 'empty' | 'full';
+  readonly chain?: 'empty' | 'full' | 'full-batch';
   /** The web console on (`switchboard.console`), with one signed-in page holding its events stream open. Default off. */
   readonly console?: boolean;
 }
@@ -86,6 +87,12 @@ export const GATEWAY_STDIO = 'gw-stdio';
 export const GATEWAY_HTTP = 'gw-http';
 /** The id of our gateway with the full chain fronting the stdio floor (its ratios use {@link GATEWAY_STDIO}: what the decisions cost). */
 export const GATEWAY_FULL = 'gw-full';
+/**
+ * The id of our gateway with the full chain and the audit log's `batch` durability (its ratios
+ * use {@link GATEWAY_STDIO}): a record survives the gateway being killed (issue #13's SIGKILL
+ * test), not a power loss in the window of one sync.
+ */
+export const GATEWAY_FULL_BATCH = 'gw-full-batch';
 /** The id of our gateway, empty chain, with the web console on and one open events stream (its ratios use {@link GATEWAY_STDIO}: the MCP path with the console on). */
 export const GATEWAY_CONSOLE = 'gw-console';
 /** The anchor gateway: `supergateway` fronting the stdio floor. */
@@ -97,7 +104,7 @@ export const FORWARD_STDIO = 'fwd-stdio';
 /** The forward floor fronting the HTTP floor (the {@link GATEWAY_HTTP} row's "vs forward floor" ratios use it). */
 export const FORWARD_HTTP = 'fwd-http';
 /** The ids of the gateways (the report's gateway table). */
-export const FRONTS = [FORWARD_STDIO, FORWARD_HTTP, GATEWAY_STDIO, GATEWAY_HTTP, GATEWAY_FULL, GATEWAY_CONSOLE, SUPERGATEWAY] as const;
+export const FRONTS = [FORWARD_STDIO, FORWARD_HTTP, GATEWAY_STDIO, GATEWAY_HTTP, GATEWAY_FULL, GATEWAY_FULL_BATCH, GATEWAY_CONSOLE, SUPERGATEWAY] as const;
 
 /** The client floor. */
 export const RAW_CLIENT = 'raw';
@@ -118,6 +125,7 @@ export const serverTargets: readonly ServerTarget[] = [
   { id: GATEWAY_STDIO, label: 'Switchboard gateway, empty chain → stdio floor', http: { entry: { launcher: 'gateway', downstream: 'stdio', chain: 'empty' }, listAndSessions: 'n/a (gateway)' } },
   { id: GATEWAY_HTTP, label: 'Switchboard gateway, empty chain → HTTP floor', http: { entry: { launcher: 'gateway', downstream: 'http', chain: 'empty' }, listAndSessions: 'n/a (gateway)' } },
   { id: GATEWAY_FULL, label: 'Switchboard gateway, full chain → stdio floor', http: { entry: { launcher: 'gateway', downstream: 'stdio', chain: 'full' }, listAndSessions: 'n/a (gateway)' } },
+  { id: GATEWAY_FULL_BATCH, label: 'Switchboard gateway, full chain, audit durability `batch` → stdio floor', http: { entry: { launcher: 'gateway', downstream: 'stdio', chain: 'full-batch' }, listAndSessions: 'n/a (gateway)' } },
   { id: GATEWAY_CONSOLE, label: 'Switchboard gateway, empty chain + console (one open events stream) → stdio floor', http: { entry: { launcher: 'gateway', downstream: 'stdio', chain: 'empty', console: true }, listAndSessions: 'n/a (gateway)' } },
   { id: SUPERGATEWAY, label: 'supergateway → stdio floor', http: { entry: { launcher: 'supergateway' }, listAndSessions: 'n/a (gateway)' } },
   { id: BARE, label: 'bare `node -e` (answers one line)', stdio: { entry: ['node', '-e', bareScript], wire: 'none', coldStartOnly: true } },

@@ -118,6 +118,9 @@ const FULL_CHAIN = {
   ...FULL_CHAIN_POLICY,
 };
 
+/** The full chain with the audit log's `batch` durability: an answer waits for its record's commit, not for the sync after it. */
+const FULL_CHAIN_BATCH = { ...FULL_CHAIN, audit: { durability: 'batch' } };
+
 /**
  * Writes the bench's gateway config into `dir` (state under `dir/state`) and returns its path:
  * one server `echo`, the stdio floor or the HTTP floor on `httpPort`, the chain of `spec`.
@@ -127,7 +130,8 @@ export function writeGatewayConfig(dir: string, spec: CommandSpec, httpPort?: nu
   const server = httpPort === undefined ? { command: process.execPath, args: [FLOOR_STDIO] } : { type: 'http', url: `http://127.0.0.1:${httpPort}/mcp` };
   const file = resolve(dir, 'switchboard.json');
   // One server, so its tool keeps the bare name `echo` (the wire's `Mcp-Name`).
-  const chain = spec.chain === 'full' ? FULL_CHAIN : spec.console === true ? { ...EMPTY_CHAIN, console: true } : EMPTY_CHAIN;
+  const chain =
+    spec.chain === 'full' ? FULL_CHAIN : spec.chain === 'full-batch' ? FULL_CHAIN_BATCH : spec.console === true ? { ...EMPTY_CHAIN, console: true } : EMPTY_CHAIN;
   writeFileSync(file, JSON.stringify({ mcpServers: { echo: server }, switchboard: { namespacing: 'never', stateDir: resolve(dir, 'state'), ...chain } }));
   return file;
 }
