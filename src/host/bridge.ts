@@ -34,7 +34,11 @@ export type Launch = (round: {
   readonly signal: LazyAbort;
   /** Aborts `signal` (the call's own): the server's timeout uses it instead of a signal of its own. */
   readonly abort: (reason: unknown) => void;
-  readonly onProgress: (p: Progress) => void;
+  /**
+   * Progress of this attempt, for the upstream request driving the call. Absent when that
+   * request asked for none (no progress token): the downstream request then asks for none.
+   */
+  readonly onProgress?: (p: Progress) => void;
   /** The downstream server's log messages during this attempt: they go to the upstream request driving the call. */
   readonly onLog: (params: LoggingMessageParams) => void;
   readonly inputResponses?: Readonly<Record<string, unknown>>;
@@ -55,6 +59,11 @@ export interface Driver {
    * nobody cancels costs no signal (`HandlerContext.onAbort`).
    */
   onAbort(listener: () => void): () => void;
+  /**
+   * False when the upstream request asked for no progress (it carries no progress token): an
+   * attempt it starts then asks the downstream server for none. Default true.
+   */
+  readonly acceptsProgress?: boolean;
   progress(p: Progress): void;
   /** Relays a downstream log message to the upstream caller (filtered by the upstream's own log level). */
   log(params: LoggingMessageParams): void;
@@ -251,14 +260,15 @@ export class PendingCall {
   #run(round: { inputResponses?: Readonly<Record<string, unknown>>; requestState?: string }): void {
     const at = ++this.#round;
     this.#settled = undefined;
-    const attempt = this.#launch({
+    const launched: { -readonly [K in keyof LaunchRound]: LaunchRound[K] } = {
       ...round,
       handlers: this.#handlers(),
       signal: this.#abort,
       abort: (reason) => this.#abort.abort(reason),
-      onProgress: (p) => this.#driver?.progress(p),
       onLog: (params) => this.#driver?.log(params),
-    });
+    };
+    if (this.#driver?.acceptsProgress !== false) launched.onProgress = (p) => this.#driver?.progress(p);
+    const attempt = this.#launch(launched);
     attempt.then(
       (value) => this.#settle(at, { attempt: value }),
       (error: unknown) => this.#settle(at, { error }),

@@ -39,9 +39,9 @@ import type { GetPromptResult } from '../protocol/model/prompts.js';
 import type { ReadResourceResult } from '../protocol/model/resources.js';
 import { isMcpError, McpErrorCode } from '../util/errors.js';
 import { silentLogger } from '../util/logger.js';
-import { signalOf, type AbortLike } from '../util/lazyAbort.js';
+import { signalOf } from '../util/lazyAbort.js';
 import { PendingCalls, type Attempt, type Driver, type LaunchRound as Round, type PendingCall, type PendingCallsOptions, type Step } from './bridge.js';
-import type { ExposedPrompt, ExposedResource, ExposedTemplate, ExposedTool, Host, HostCallOptions } from './host.js';
+import type { ExposedPrompt, ExposedResource, ExposedTemplate, ExposedTool, Host, HostCallOptions, RouteOptions } from './host.js';
 import { CONVERSATION_META_KEY } from './policy/taint.js';
 import { UpstreamSubscriptions } from './gatewaySubscriptions.js';
 import { GatewayTasks, withTasksExtension, type GatewayTasksOptions } from './gatewayTasks.js';
@@ -399,12 +399,17 @@ export class Gateway {
   }
 }
 
-function manual(o: { signal: AbortLike; timeoutMs: number; capabilities?: ClientCapabilities }, round: Round): CallOptions & { input: 'manual' } {
+/**
+ * The client options of a forwarded attempt. Progress and log messages go through `o` (the
+ * host's, which pass the chain's notification hooks: the sanitiser sees them), never straight
+ * from `round` to the upstream.
+ */
+function manual(o: RouteOptions, round: Round): CallOptions & { input: 'manual' } {
   return {
     signal: o.signal,
     timeoutMs: o.timeoutMs,
-    onProgress: round.onProgress,
-    onLog: round.onLog,
+    ...(o.onProgress !== undefined ? { onProgress: o.onProgress } : {}),
+    ...(o.onLog !== undefined ? { onLog: o.onLog } : {}),
     ...(o.capabilities !== undefined ? { capabilities: o.capabilities } : {}),
     handlers: round.handlers,
     input: 'manual',
@@ -452,7 +457,7 @@ function sessionId(session: ServerSession | undefined): string | undefined {
  * pending call's, which outlive the request across MRTR rounds); then the request's own
  * `AbortSignal` is never created.
  */
-function scopeOf(ctx: HandlerContext, own?: { readonly signal: AbortLike; readonly abort: (reason: unknown) => void }): HostCallOptions {
+function scopeOf(ctx: HandlerContext, own?: Round): HostCallOptions {
   const scope: { -readonly [K in keyof HostCallOptions]: HostCallOptions[K] } = {
     principal: ctx.principal,
     session: sessionId(ctx.session),
@@ -462,7 +467,12 @@ function scopeOf(ctx: HandlerContext, own?: { readonly signal: AbortLike; readon
   const conversation = conversationOf(ctx);
   if (conversation !== undefined) scope.conversation = conversation;
   if (ctx.clientCapabilities.elicitation !== undefined) scope.elicit = (p) => ctx.elicit(p);
-  if (own !== undefined) scope.abort = own.abort;
+  if (own !== undefined) {
+    scope.abort = own.abort;
+    // Relayed through the host, which puts them through the chain's notification hooks.
+    if (own.onProgress !== undefined) scope.onProgress = own.onProgress;
+    scope.onLog = own.onLog;
+  }
   return scope;
 }
 
@@ -476,6 +486,12 @@ class UpstreamDriver implements Driver {
 
   onAbort(listener: () => void): () => void {
     return this.#ctx.onAbort(listener);
+  }
+
+  /** Whether the upstream request carries a progress token (without one, progress goes nowhere). */
+  get acceptsProgress(): boolean {
+    const token = this.#ctx.meta['progressToken'];
+    return typeof token === 'string' || typeof token === 'number';
   }
 
   progress(p: Progress): void {

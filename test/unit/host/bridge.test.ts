@@ -18,6 +18,7 @@ describe('host/bridge', () => {
     const launches: number[] = [];
     const launch: Launch = async (round) => {
       launches.push(1);
+      assert.ok(round.onProgress, 'a driver that accepts progress gets an onProgress');
       round.onProgress({ progress: 1, total: 2 });
       const answer = (await round.handlers.elicitation?.({ message: 'Name?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } } } }, { signal: new AbortController().signal, protocolVersion: '2025-11-25', via: 'request' })) as ElicitResult;
       return { kind: 'complete', value: { content: [{ type: 'text', text: `hello ${String(answer.content?.['name'])}` }] } };
@@ -134,6 +135,16 @@ describe('host/bridge', () => {
     const call = new PendingCalls().create(undefined, () => Promise.reject(failure));
     await assert.rejects(call.start(driver()), (e: unknown) => e === failure);
     assert.equal(call.done, true);
+  });
+
+  it('an upstream request that asked for no progress starts an attempt that asks the server for none', async () => {
+    let asked: boolean | undefined;
+    const call = new PendingCalls().create(undefined, (round) => {
+      asked = round.onProgress !== undefined;
+      return Promise.resolve({ kind: 'complete', value: {} });
+    });
+    await call.start({ ...driver(), acceptsProgress: false });
+    assert.equal(asked, false);
   });
 
   it('a flood of waiting calls beyond the bound is refused', () => {

@@ -49,6 +49,10 @@ function downstream(version: ProtocolRevision, hang?: HangWatch): McpServer {
     return 'done';
   });
   server.tool('caps', { inputSchema: { type: 'object', properties: {} } }, (_args, ctx) => JSON.stringify(Object.keys(ctx.clientCapabilities).sort()));
+  server.tool('token', { inputSchema: { type: 'object', properties: {} } }, async (_args, ctx) => {
+    await ctx.progress(1, 1, 'working');
+    return String(ctx.meta['progressToken'] !== undefined);
+  });
   server.resource(WATCHED, { name: 'watched', mimeType: 'text/plain' }, (uri) => [{ uri, mimeType: 'text/plain', text: 'now' }]);
   return server;
 }
@@ -125,6 +129,15 @@ for (const downVersion of ERAS) {
         await assert.rejects(call, (e: unknown) => e instanceof McpError && e.code === 'ERR_MCP_REQUEST_CANCELLED');
         const reason = await aborted;
         assert.ok(reason instanceof McpError && reason.code === 'ERR_MCP_REQUEST_CANCELLED', `the server's signal aborted with ${String(reason)}`);
+      });
+
+      it('progress is asked of the server only for a caller that asked for it, and reaches that caller', async () => {
+        const r = await rig(downVersion);
+        const client = await r.connect(upVersion);
+        assert.equal(text(await client.callTool('token', {})), 'false');
+        const progress: (string | undefined)[] = [];
+        assert.equal(text(await client.callTool('token', {}, { onProgress: (p) => progress.push(p.message) })), 'true');
+        assert.deepEqual(progress, ['working']);
       });
 
       it('log leak: a caller that set no log level gets no log messages', async () => {
