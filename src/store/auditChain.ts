@@ -79,10 +79,13 @@ function decisionText(decision: object): string | undefined {
   return text;
 }
 
-/** The canonical text of a string, or undefined when it is not I-JSON. */
-function stringText(value: unknown): string | undefined {
-  return typeof value === 'string' ? canonicalString(value) : undefined;
-}
+/**
+ * A character `JSON.stringify` would escape in a string (a quote, a backslash, a control
+ * character), or a surrogate (a lone one is not I-JSON; pairs are left to the full check too).
+ * A string without any is its own canonical text between quotes.
+ */
+// eslint-disable-next-line no-control-regex -- the control characters JSON.stringify escapes are the point
+const NOT_PLAIN = /["\\\u0000-\u001f\ud800-\udfff]/;
 
 /** `"name":` and `,"name":` of each member, made once (the canonical text is built from pieces). */
 const MEMBER_PREFIXES: Readonly<Record<(typeof RECORD_MEMBERS)[number], readonly [first: string, next: string]>> = Object.fromEntries(
@@ -90,48 +93,112 @@ const MEMBER_PREFIXES: Readonly<Record<(typeof RECORD_MEMBERS)[number], readonly
 ) as Record<(typeof RECORD_MEMBERS)[number], readonly [string, string]>;
 
 /**
+ * The pieces of one record's canonical text, in an array kept from record to record (its slots
+ * emptied after each join), so a record costs no array growth: only its joined text.
+ * {@link canonicalRecord} is synchronous and calls nothing that writes a record, so one is enough.
+ */
+class Pieces {
+  readonly #parts: string[] = new Array<string>(64).fill('');
+  #count = 0;
+
+  /** Whether no member has been written yet (the next one takes no comma). */
+  get first(): boolean {
+    return this.#count === 1;
+  }
+
+  add(piece: string): void {
+    this.#parts[this.#count++] = piece;
+  }
+
+  /** Member `key` with the canonical text of the string `value`; false when it is not an I-JSON string. */
+  addString(key: (typeof RECORD_MEMBERS)[number], value: unknown): boolean {
+    if (typeof value !== 'string') return false;
+    const prefix = MEMBER_PREFIXES[key][this.first ? 0 : 1];
+    if (!NOT_PLAIN.test(value)) {
+      this.add(prefix);
+      this.add('"');
+      this.add(value);
+      this.add('"');
+      return true;
+    }
+    const text = canonicalString(value);
+    if (text === undefined) return false;
+    this.add(prefix);
+    this.add(text);
+    return true;
+  }
+
+  /** Member `key` with the canonical text of the number `value`; false when it is not finite. */
+  addNumber(key: (typeof RECORD_MEMBERS)[number], value: unknown): boolean {
+    if (typeof value !== 'number' || !Number.isFinite(value)) return false;
+    this.add(MEMBER_PREFIXES[key][this.first ? 0 : 1]);
+    this.add(JSON.stringify(value));
+    return true;
+  }
+
+  /** The text so far, joined once; the slots are emptied for the next record. */
+  joined(): string {
+    const text = this.#parts.join('');
+    this.clear();
+    return text;
+  }
+
+  /** Empties the slots written (after a join, or a record given up half way). */
+  clear(): void {
+    for (let i = 0; i < this.#count; i++) this.#parts[i] = '';
+    this.#count = 0;
+  }
+}
+
+const pieces = new Pieces();
+
+/**
  * The canonical text of a record whose members are all in {@link RECORD_MEMBERS}, written member
  * by member in that order straight from the entry (no intermediate record object). Undefined
  * when a member is not I-JSON or not of its declared type (the caller then canonicalises the
  * whole record, which names the offending path). The pieces are collected and joined once: one
- * flat string, not a rope of partial texts (the hash and the database read it flat).
+ * flat string, not a rope of partial texts (the hash and the database read it flat); a string
+ * that needs no escaping goes in as itself between quotes, not as a quoted copy.
  */
 function canonicalRecord(entry: AuditEntry, seq: number, prev: string, digest: string | undefined): string | undefined {
-  const out: string[] = ['{'];
-  const member = (key: (typeof RECORD_MEMBERS)[number], text: string | undefined): boolean => {
-    if (text === undefined) return false;
-    out.push(MEMBER_PREFIXES[key][out.length > 1 ? 1 : 0], text);
-    return true;
-  };
-  if (digest !== undefined) out.push(MEMBER_PREFIXES.argumentsDigest[0], '"', digest, '"');
+  const out = pieces;
+  out.clear();
+  out.add('{');
+  if (digest !== undefined) {
+    out.add(MEMBER_PREFIXES.argumentsDigest[0]);
+    out.add('"');
+    out.add(digest);
+    out.add('"');
+  }
   const decisions = entry.decisions;
   if (decisions !== undefined) {
     if (!Array.isArray(decisions)) return undefined;
-    out.push(MEMBER_PREFIXES.decisions[out.length > 1 ? 1 : 0], '[');
+    out.add(MEMBER_PREFIXES.decisions[out.first ? 0 : 1]);
+    out.add('[');
     for (let i = 0; i < decisions.length; i++) {
       const d: unknown = decisions[i];
       const text = d !== null && typeof d === 'object' && !Array.isArray(d) ? decisionText(d) : undefined;
       if (text === undefined) return undefined;
-      if (i > 0) out.push(',');
-      out.push(text);
+      if (i > 0) out.add(',');
+      out.add(text);
     }
-    out.push(']');
+    out.add(']');
   }
-  if (entry.error !== undefined && !member('error', stringText(entry.error))) return undefined;
-  if (entry.kind !== undefined && !member('kind', stringText(entry.kind))) return undefined;
-  if (entry.latencyMs !== undefined && !member('latencyMs', typeof entry.latencyMs === 'number' && Number.isFinite(entry.latencyMs) ? JSON.stringify(entry.latencyMs) : undefined)) return undefined;
-  if (entry.method !== undefined && !member('method', stringText(entry.method))) return undefined;
-  if (entry.name !== undefined && !member('name', stringText(entry.name))) return undefined;
-  if (entry.outcome !== undefined && !member('outcome', stringText(entry.outcome))) return undefined;
-  if (!member('prev', stringText(prev))) return undefined;
-  if (entry.principal !== undefined && !member('principal', stringText(entry.principal))) return undefined;
-  if (!member('seq', Number.isFinite(seq) ? JSON.stringify(seq) : undefined)) return undefined;
-  if (entry.server !== undefined && !member('server', stringText(entry.server))) return undefined;
-  if (entry.serverMethod !== undefined && !member('serverMethod', stringText(entry.serverMethod))) return undefined;
-  if (entry.session !== undefined && !member('session', stringText(entry.session))) return undefined;
-  if (entry.time !== undefined && !member('time', stringText(entry.time))) return undefined;
-  out.push('}');
-  return out.join('');
+  if (entry.error !== undefined && !out.addString('error', entry.error)) return undefined;
+  if (entry.kind !== undefined && !out.addString('kind', entry.kind)) return undefined;
+  if (entry.latencyMs !== undefined && !out.addNumber('latencyMs', entry.latencyMs)) return undefined;
+  if (entry.method !== undefined && !out.addString('method', entry.method)) return undefined;
+  if (entry.name !== undefined && !out.addString('name', entry.name)) return undefined;
+  if (entry.outcome !== undefined && !out.addString('outcome', entry.outcome)) return undefined;
+  if (!out.addString('prev', prev)) return undefined;
+  if (entry.principal !== undefined && !out.addString('principal', entry.principal)) return undefined;
+  if (!out.addNumber('seq', seq)) return undefined;
+  if (entry.server !== undefined && !out.addString('server', entry.server)) return undefined;
+  if (entry.serverMethod !== undefined && !out.addString('serverMethod', entry.serverMethod)) return undefined;
+  if (entry.session !== undefined && !out.addString('session', entry.session)) return undefined;
+  if (entry.time !== undefined && !out.addString('time', entry.time)) return undefined;
+  out.add('}');
+  return out.joined();
 }
 
 /** The record a row holds. */

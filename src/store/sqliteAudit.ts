@@ -38,12 +38,13 @@
  *
  * @module
  */
-import { chmodSync, closeSync, fdatasync, fdatasyncSync, fsyncSync, mkdirSync, openSync } from 'node:fs';
+import { chmodSync, closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import type { AuditDurability, AuditEntry, AuditLog, AuditReader, AuditRecord, AuditVerification } from '../host/audit.js';
 import { AUDIT_GENESIS, ChainVerifier, chainRecord, parseAuditRow, type AuditRow } from './auditChain.js';
 import { McpError, McpErrorCode, describeError } from '../util/errors.js';
+import { WalSync } from './sqliteFile.js';
 
 export { AUDIT_GENESIS } from './auditChain.js';
 
@@ -105,16 +106,14 @@ export class SqliteAuditLog implements AuditLog, AuditReader {
   #seq: number;
   #closed = false;
   #commits = 0;
-  /** Whether commits need {@link #sync} (WAL mode); otherwise SQLite synced them at commit. */
-  readonly #syncsWal: boolean;
-  /** The WAL file, opened after the first commit, to sync it ourselves (undefined in memory). */
-  #walFd: number | undefined;
+  /** The WAL's sync (WAL mode on a file); undefined where SQLite synced the commits itself (or in memory). */
+  readonly #wal: WalSync | undefined;
   /** The sync in flight (its group resolves when it returns), or undefined. */
   #syncing: Promise<void> | undefined;
 
   private constructor(file: string, db: Database.Database, options: SqliteAuditOptions, wal: boolean) {
     this.file = file;
-    this.#syncsWal = wal;
+    this.#wal = wal ? new WalSync(file) : undefined;
     this.#db = db;
     this.#retryMs = options.retryMs ?? 1000;
     this.#batch = options.durability === 'batch';
@@ -221,7 +220,7 @@ export class SqliteAuditLog implements AuditLog, AuditReader {
       }
     }
     if (written) for (const p of left) p.resolve(p.record as AuditRecord);
-    if (this.#walFd !== undefined) closeSync(this.#walFd);
+    this.#wal?.close();
     this.#db.close();
     if (!written) throw new McpError(McpErrorCode.StoreWriteFailed, `${left.length} audit records could not be written before closing ${this.file}: ${this.#problem ?? 'write failed'}`);
   }
@@ -355,40 +354,14 @@ export class SqliteAuditLog implements AuditLog, AuditReader {
     return statement;
   }
 
-  /** The WAL's descriptor, opened on first use (after a commit created the file); its folder is synced then, once. */
-  #wal(): number | undefined {
-    if (!this.#syncsWal) return undefined;
-    if (this.#walFd === undefined) {
-      this.#walFd = openSync(`${this.file}-wal`, 'r+');
-      const folder = openSync(dirname(this.file), 'r');
-      try {
-        fsyncSync(folder);
-      } finally {
-        closeSync(folder);
-      }
-    }
-    return this.#walFd;
-  }
-
-  /** Syncs the WAL on the thread pool: the commits written so far are durable when it resolves. */
+  /** Syncs the WAL on the thread pool (see {@link WalSync}): the commits written so far are durable when it resolves. */
   #sync(): Promise<void> {
-    return new Promise((resolve, reject) => {
-      let fd: number | undefined;
-      try {
-        fd = this.#wal();
-      } catch (error) {
-        reject(error);
-        return;
-      }
-      if (fd === undefined) resolve();
-      else fdatasync(fd, (error) => (error === null ? resolve() : reject(error)));
-    });
+    return this.#wal === undefined ? Promise.resolve() : this.#wal.sync();
   }
 
   /** {@link #sync}, blocking (closing, retrying). */
   #syncNow(): void {
-    const fd = this.#wal();
-    if (fd !== undefined) fdatasyncSync(fd);
+    this.#wal?.syncNow();
   }
 
   #scheduleRetry(): void {

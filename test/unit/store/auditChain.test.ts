@@ -60,6 +60,24 @@ describe('store/auditChain: chainRecord', () => {
     }
   });
 
+  it('writes every string member as JSON.stringify would: quotes, backslashes, control characters, pairs of surrogates, U+2028; and more pieces than its first array holds', () => {
+    const odd = 'a"b\\c\u0001d\u001f e\u2028f\u{1F600}g/h';
+    const many = Array.from({ length: 70 }, (_, i) => ({ interceptor: `i${i}`, outcome: 'observe' as const, reason: `r${i}` }));
+    for (const entry of [
+      { ...FULL, kind: odd, method: odd, name: odd, outcome: odd, principal: odd, server: odd, serverMethod: odd, session: odd, error: odd, time: odd },
+      { ...FULL, decisions: many },
+      FULL,
+    ] as AuditEntry[]) {
+      for (const prev of [AUDIT_GENESIS, odd]) assert.equal(chainRecord(entry, 3, prev).line, expectedLine(entry, 3, prev));
+    }
+  });
+
+  it('a record given up half way (a lone surrogate in a member) leaves nothing behind for the next one', () => {
+    assert.throws(() => chainRecord({ ...FULL, name: 'x\ud800' }, 1, AUDIT_GENESIS));
+    const minimal: AuditEntry = { time: FULL.time, kind: 'request', method: 'tools/list', decisions: [], outcome: 'ok', latencyMs: 0 };
+    assert.equal(chainRecord(minimal, 2, AUDIT_GENESIS).line, expectedLine(minimal, 2, AUDIT_GENESIS));
+  });
+
   it('writes a decision object recorded again after a change with its new text (only frozen decisions are remembered)', () => {
     const frozen = Object.freeze({ interceptor: 'policy', outcome: 'allow', detail: Object.freeze({ rule: 'default', reasons: Object.freeze([]) }) });
     const mutable: { interceptor: string; outcome: string; reason?: string } = { interceptor: 'scanner', outcome: 'observe', reason: 'first' };

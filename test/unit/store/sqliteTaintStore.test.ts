@@ -1,9 +1,12 @@
-// The taint snapshot in the state folder: round trip, expiry, and damaged files refused.
+// The taint snapshot in the state folder: round trip, expiry, damaged files refused, and the
+// save's disk sync off the event loop (a failed sync reported, never lost).
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
+import { syncBuiltinESMExports } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { after, afterEach, before, describe, it, mock } from 'node:test';
 import Database from 'better-sqlite3';
 import { PersistentTaintStore } from '../../../src/host/policy/taintPersistence.js';
 import { SqliteTaintSnapshot } from '../../../src/store/sqliteTaintStore.js';
@@ -56,5 +59,69 @@ describe('store/sqliteTaintStore', () => {
     const snapshot = SqliteTaintSnapshot.open(file);
     assert.throws(() => snapshot.load(Date.now()), (e: unknown) => isMcpError(e) && e.code === 'ERR_MCP_STORE_CORRUPT' && /principal:p/.test(e.message));
     snapshot.close();
+  });
+
+  it('a save does not wait for the disk: WAL with synchronous NORMAL, and what it wrote is read by a second connection before close (what a killed gateway leaves)', () => {
+    const file = fresh();
+    const snapshot = SqliteTaintSnapshot.open(file);
+    snapshot.save([{ key: 'principal:p', expires: Date.now() + 60_000, sources: [source] }], Date.now());
+    const other = new Database(file, { readonly: true });
+    try {
+      assert.equal(other.pragma('journal_mode', { simple: true }), 'wal');
+      assert.deepEqual(other.prepare('SELECT key FROM taint').all(), [{ key: 'principal:p' }]);
+    } finally {
+      other.close();
+      snapshot.close();
+    }
+  });
+});
+
+describe('store/sqliteTaintStore: a failed sync of the WAL', () => {
+  afterEach(() => {
+    mock.restoreAll();
+    syncBuiltinESMExports();
+  });
+  const ioError = (): NodeJS.ErrnoException => Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' });
+
+  it('is reported by the next save, which fails (its rows stay dirty and are saved again once the disk syncs)', async () => {
+    const file = fresh();
+    const errors: unknown[] = [];
+    const store = new PersistentTaintStore(SqliteTaintSnapshot.open(file), { flushMs: 60_000, onError: (e) => errors.push(e) });
+    mock.method(fs, 'fdatasync', (_fd: number, callback: (error: NodeJS.ErrnoException | null) => void) => setImmediate(() => callback(ioError())));
+    syncBuiltinESMExports();
+    store.addSource('principal:a', source, 3_600_000, Date.now());
+    store.flush();
+    assert.deepEqual(errors, [], 'the save itself does not wait for the sync');
+    await new Promise((resolve) => setImmediate(resolve));
+    await new Promise((resolve) => setImmediate(resolve));
+    // The next save syncs first; the disk still fails: reported, and principal:b stays dirty.
+    mock.method(fs, 'fdatasyncSync', () => {
+      throw ioError();
+    });
+    syncBuiltinESMExports();
+    store.addSource('principal:b', source, 3_600_000, Date.now());
+    store.flush();
+    assert.equal(errors.length, 1);
+    assert.match(String(errors[0]), /EIO/);
+    mock.restoreAll();
+    syncBuiltinESMExports();
+    store.close();
+    const reopened = new PersistentTaintStore(SqliteTaintSnapshot.open(file));
+    assert.deepEqual(reopened.get('principal:a', Date.now())?.sources, [source]);
+    assert.deepEqual(reopened.get('principal:b', Date.now())?.sources, [source]);
+    reopened.close();
+  });
+
+  it('is reported by close when no save came after it', async () => {
+    const snapshot = SqliteTaintSnapshot.open(fresh());
+    mock.method(fs, 'fdatasync', (_fd: number, callback: (error: NodeJS.ErrnoException | null) => void) => setImmediate(() => callback(ioError())));
+    mock.method(fs, 'fdatasyncSync', () => {
+      throw ioError();
+    });
+    syncBuiltinESMExports();
+    snapshot.save([{ key: 'principal:p', expires: Date.now() + 60_000, sources: [source] }], Date.now());
+    await new Promise((resolve) => setImmediate(resolve));
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.throws(() => snapshot.close(), /EIO/);
   });
 });
