@@ -102,9 +102,12 @@ const FULL_CHAIN_POLICY = {
 /**
  * The full chain: the audit log (group commit, synced at each commit), pins, the scanner in
  * `block` mode, every guard with limits the load never reaches (so each is evaluated on every
- * call and none refuses), and the policy engine ({@link FULL_CHAIN_POLICY}).
+ * call and none refuses), and the policy engine ({@link FULL_CHAIN_POLICY}). The console is
+ * off, as in {@link EMPTY_CHAIN}: the lane compares chains on the same gateway (the console's
+ * own cost is the `gw-console` lane).
  */
 const FULL_CHAIN = {
+  console: false,
   audit: true,
   pins: true,
   servers: { echo: { scan: 'block', labels: ['private-data'] } },
