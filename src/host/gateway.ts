@@ -37,7 +37,7 @@ import type { HandlerContext } from '../server/types.js';
 import type { CallToolResult } from '../protocol/model/tools.js';
 import type { GetPromptResult } from '../protocol/model/prompts.js';
 import type { ReadResourceResult } from '../protocol/model/resources.js';
-import { isMcpError, McpErrorCode } from '../util/errors.js';
+import { isMcpError, McpError, McpErrorCode } from '../util/errors.js';
 import { silentLogger } from '../util/logger.js';
 import { signalOf } from '../util/lazyAbort.js';
 import { PendingCalls, type Attempt, type Driver, type LaunchRound as Round, type PendingCall, type PendingCallsOptions, type Step } from './bridge.js';
@@ -334,20 +334,50 @@ export class Gateway {
         return Promise.reject(wire);
       }
     }
-    return stepping.then((step) => {
-      try {
-        if (step.kind === 'complete') return step.value;
-        const missing = missingCapabilities(step.inputRequests, ctx.clientCapabilities);
-        if (missing !== undefined) {
-          call.abandon('The upstream client cannot answer the server’s question');
-          throw missingRequiredClientCapability(missing);
-        }
-        this.#pending.park(call);
-        return { resultType: 'input_required', inputRequests: step.inputRequests as Record<string, InputRequest>, requestState: call.id };
-      } catch (error) {
-        return failed(error);
+    return stepping.then((step) => (step.kind === 'complete' ? step.value : this.#ask(call, method, params, ctx, step.inputRequests).catch(failed)), failed);
+  }
+
+  /**
+   * The server's questions of a forwarded call (a stateful server's real requests, or a
+   * 2026-07-28 server's own input round), on their way to the upstream: each passes the chain
+   * as a `server/request` (the sanitiser strips what it hides, the policy's server-request
+   * rule may ask a person or deny, the audit log records it), and goes out as vetted. A
+   * question refused, or a server that can no longer be named, abandons the call.
+   *
+   * @see https://modelcontextprotocol.io/specification/2025-11-25/client/elicitation#security-considerations
+   */
+  async #ask(
+    call: PendingCall,
+    method: 'tools/call' | 'prompts/get' | 'resources/read',
+    params: Readonly<Record<string, unknown>>,
+    ctx: HandlerContext,
+    requests: Readonly<Record<string, InputRequest>>,
+  ): Promise<Record<string, unknown>> {
+    try {
+      const missing = missingCapabilities(requests, ctx.clientCapabilities);
+      if (missing !== undefined) throw missingRequiredClientCapability(missing);
+      const serverId = this.#serverOf(method, params);
+      if (serverId === undefined) throw new McpError(McpErrorCode.ServerUnavailable, 'The server of this call is no longer configured');
+      const scope = scopeOf(ctx);
+      const vetted: Record<string, InputRequest> = {};
+      for (const [key, request] of Object.entries(requests)) {
+        const asked = { ...(request.params as Record<string, unknown> | undefined) };
+        const sent = await this.#host.serverRequest(serverId, request.method, asked, scope, (out) => Promise.resolve(out));
+        vetted[key] = { ...request, params: sent } as InputRequest;
       }
-    }, failed);
+      this.#pending.park(call);
+      return { resultType: 'input_required', inputRequests: vetted, requestState: call.id };
+    } catch (error) {
+      call.abandon('The server’s question was not sent upstream');
+      throw error;
+    }
+  }
+
+  /** The server a forwarded call went to, by what the upstream named. */
+  #serverOf(method: 'tools/call' | 'prompts/get' | 'resources/read', params: Readonly<Record<string, unknown>>): string | undefined {
+    if (method === 'tools/call') return this.#host.tool(String(params['name']))?.serverId;
+    if (method === 'prompts/get') return this.#host.prompt(String(params['name']))?.serverId;
+    return this.#host.resolveUri(String(params['uri']))?.serverId;
   }
 
   // ---- exposure: "search" --------------------------------------------------------------
