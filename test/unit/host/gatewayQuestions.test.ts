@@ -8,13 +8,13 @@
 import assert from 'node:assert/strict';
 import { afterEach, describe, it } from 'node:test';
 import { McpClient } from '../../../src/client/mcpClient.js';
-import { Gateway, GATEWAY_CLIENT_CAPABILITIES } from '../../../src/host/gateway.js';
+import { GATEWAY_CLIENT_CAPABILITIES } from '../../../src/host/gateway.js';
 import { Host } from '../../../src/host/host.js';
 import { DeniedError, type InterceptContext, type Interceptor } from '../../../src/host/interceptors.js';
 import { sanitizeRequestInterceptor } from '../../../src/host/sanitize/sanitizeRequests.js';
 import type { ProtocolRevision } from '../../../src/protocol/revisions.js';
 import { McpServer } from '../../../src/server/mcpServer.js';
-import { createInMemoryPair } from '../../../src/transport/memory.js';
+import { throughGateway } from './support/gatewayRig.js';
 import { memoryServers, memorySpec } from './support/memoryServers.js';
 
 const ESC = '\u001b';
@@ -46,8 +46,8 @@ async function rig(down: ProtocolRevision, up: ProtocolRevision, extra: Intercep
       return answer.action;
     });
     s.tool('summarise', {}, async (_args, ctx) => {
-      const answer = await ctx.sample({ systemPrompt: 'Summarise.', messages: [{ role: 'user', content: { type: 'text', text: 'the page' } }], maxTokens: 10 });
-      return answer.content.type === 'text' ? answer.content.text : '';
+      await ctx.sample({ systemPrompt: 'Summarise.', messages: [{ role: 'user', content: { type: 'text', text: 'the page' } }], maxTokens: 10 });
+      return 'summarised';
     });
     return s;
   });
@@ -62,9 +62,6 @@ async function rig(down: ProtocolRevision, up: ProtocolRevision, extra: Intercep
   };
   const host = await Host.open({ servers: [memorySpec('web')], namespacing: 'never', transport: servers.factory, interceptors: [watcher, sanitizeRequestInterceptor(), ...extra], capabilities: GATEWAY_CLIENT_CAPABILITIES });
   await host.start();
-  const gateway = new Gateway(host);
-  const [clientSide, serverSide] = createInMemoryPair();
-  await gateway.server.connect(serverSide);
   const client = new McpClient(
     { name: 'up', version: '1' },
     {
@@ -82,12 +79,7 @@ async function rig(down: ProtocolRevision, up: ProtocolRevision, extra: Intercep
       },
     },
   );
-  await client.connect(clientSide);
-  open.push(async () => {
-    await client.close();
-    await gateway.close();
-    await host.close();
-  });
+  open.push((await throughGateway(host, client)).close);
   return { client, seen };
 }
 

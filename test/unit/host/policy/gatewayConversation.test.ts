@@ -3,12 +3,12 @@
 import assert from 'node:assert/strict';
 import { afterEach, describe, it } from 'node:test';
 import { McpClient } from '../../../../src/client/mcpClient.js';
-import { Gateway, GATEWAY_CLIENT_CAPABILITIES } from '../../../../src/host/gateway.js';
+import { GATEWAY_CLIENT_CAPABILITIES } from '../../../../src/host/gateway.js';
 import { Host } from '../../../../src/host/host.js';
 import type { Interceptor } from '../../../../src/host/interceptors.js';
 import { policyInterceptor } from '../../../../src/host/policy/policyEngine.js';
 import { CONVERSATION_META_KEY } from '../../../../src/host/policy/taint.js';
-import { createInMemoryPair } from '../../../../src/transport/memory.js';
+import { throughGateway } from '../support/gatewayRig.js';
 import { trifectaServer } from '../../../fixtures/attacks/trifectaServers.js';
 import { memoryServers, memorySpec } from '../support/memoryServers.js';
 
@@ -24,16 +24,8 @@ async function rig(): Promise<{ client: McpClient; seen: (string | undefined)[] 
   const servers = memoryServers((id) => trifectaServer(id));
   const host = await Host.open({ servers: [memorySpec('notes'), memorySpec('web'), memorySpec('chat')], transport: servers.factory, capabilities: GATEWAY_CLIENT_CAPABILITIES, interceptors: [policy, probe] });
   await host.start();
-  const gateway = new Gateway(host);
-  const [clientSide, serverSide] = createInMemoryPair();
-  await gateway.server.connect(serverSide);
   const client = new McpClient({ name: 'up', version: '1.0.0' }, { versions: ['2026-07-28'], defaultTimeoutMs: 5000 });
-  await client.connect(clientSide);
-  open.push(async () => {
-    await client.close();
-    await gateway.close();
-    await host.close();
-  });
+  open.push((await throughGateway(host, client)).close);
   return { client, seen };
 }
 

@@ -9,8 +9,8 @@ import { sanitizeInterceptor, SANITIZE_INTERCEPTOR_ID } from '../../../../src/ho
 import { sanitizeRequestInterceptor, SANITIZE_REQUEST_INTERCEPTOR_ID } from '../../../../src/host/sanitize/sanitizeRequests.js';
 import { McpServer } from '../../../../src/server/mcpServer.js';
 import { McpClient } from '../../../../src/client/mcpClient.js';
-import { Gateway, GATEWAY_CLIENT_CAPABILITIES } from '../../../../src/host/gateway.js';
-import { createInMemoryPair } from '../../../../src/transport/memory.js';
+import { GATEWAY_CLIENT_CAPABILITIES } from '../../../../src/host/gateway.js';
+import { throughGateway } from '../support/gatewayRig.js';
 import { memoryServers, memorySpec } from '../support/memoryServers.js';
 
 const ESC = '\u001b';
@@ -99,20 +99,15 @@ for (const upVersion of ['2026-07-28', '2025-11-25'] as const) {
     const servers = smugglingServers();
     const host = await Host.open({ servers: [memorySpec('web')], namespacing: 'never', transport: servers.factory, interceptors: [sanitizeInterceptor()], capabilities: GATEWAY_CLIENT_CAPABILITIES });
     await host.start();
-    const gateway = new Gateway(host);
-    const [clientSide, serverSide] = createInMemoryPair();
-    await gateway.server.connect(serverSide);
     const logs: unknown[] = [];
     const client = new McpClient({ name: 'up', version: '1' }, { versions: [upVersion], on: { logMessage: (l) => void logs.push(l.data) } });
     const progress: unknown[] = [];
+    const rig = await throughGateway(host, client);
     try {
-      await client.connect(clientSide);
       await client.setLoggingLevel('info');
       await client.callTool('fetch', {}, { onProgress: (p) => progress.push(p.message) });
     } finally {
-      await client.close();
-      await gateway.close();
-      await host.close();
+      await rig.close();
     }
     assert.deepEqual(progress, ['Reading page']);
     assert.deepEqual(logs, ['fetched']);
