@@ -209,6 +209,21 @@ describe('nodeFetch POST on the HTTP/1.1 pool: framings and keep-alive', () => {
     assert.equal(socketsOf(from).size, 2);
   });
 
+  it('writes a request at the end of its turn: one aborted in the turn it was made is never sent, the others of that turn are', async () => {
+    const g = nodeFetch();
+    // Three connected idle sockets: a request on a connecting one is held back by the socket anyway.
+    await Promise.all([1, 2, 3].map(async () => (await post(g, '/echo')).text()));
+    const from = seen.length;
+    const withdrawn = new AbortController();
+    const kept = post(g, '/echo', { body: '{"n":1}' });
+    const dropped = post(g, '/echo', { body: '{"n":2}', signal: withdrawn.signal });
+    const also = post(g, '/echo', { body: '{"n":3}' });
+    withdrawn.abort(new Error('withdrawn'));
+    await assert.rejects(dropped, /withdrawn/);
+    assert.deepEqual(await Promise.all([(await kept).json(), (await also).json()]), [{ body: '{"n":1}' }, { body: '{"n":3}' }]);
+    assert.deepEqual(seen.slice(from).map((s) => s.body.toString('utf8')).sort(), ['{"n":1}', '{"n":3}']);
+  });
+
   it('does not reuse a connection after Connection: close, an answer read to the close, or a keep-alive hint of 1 s', async () => {
     for (const path of ['/close', '/until-close', '/short-keepalive']) {
       const g = nodeFetch();
