@@ -74,7 +74,6 @@ export interface Http1PoolOptions {
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 /** What a header value may not hold (Node's own check: control characters but tab, and DEL). */
 const INVALID_VALUE = /[^\t\x20-\x7e\x80-\xff]/;
-const STATUS_LINE = /^HTTP\/1\.([01]) (\d{3})(?: (.*))?$/;
 const MAX_HEAD = 64 * 1024;
 const CRLF2 = Buffer.from('\r\n\r\n');
 const KEEP_ALIVE_TIMEOUT = /timeout=(\d+)/i;
@@ -94,6 +93,49 @@ const READ_BUFFER = Buffer.allocUnsafe(64 * 1024);
 /** A protocol failure of the server's answer. */
 function protocolError(message: string): Error {
   return new Error(`Invalid HTTP answer: ${message}`);
+}
+
+/**
+ * The status code of the status line `text.slice(0, eol)` (`HTTP/1.0` or `HTTP/1.1`, a space,
+ * three digits, then the end or a space and a reason without CR or LF), or -1 when it is
+ * malformed. Read in place: no match array nor substrings per answer.
+ */
+function statusCode(text: string, eol: number): number {
+  if (eol < 12 || !text.startsWith('HTTP/1.') || text.charCodeAt(8) !== 0x20) return -1;
+  const minor = text.charCodeAt(7);
+  if (minor !== 0x30 && minor !== 0x31) return -1;
+  let code = 0;
+  for (let i = 9; i < 12; i++) {
+    const digit = text.charCodeAt(i) - 0x30;
+    if (digit < 0 || digit > 9) return -1;
+    code = code * 10 + digit;
+  }
+  if (eol === 12) return code;
+  if (text.charCodeAt(12) !== 0x20) return -1;
+  for (let i = 13; i < eol; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x0d || c === 0x0a) return -1;
+  }
+  return code;
+}
+
+/** The last `Keep-Alive` value read and its timeout: a server sends the same one on every answer. */
+let keepAliveSeen = '';
+let keepAliveSeenMs: number | undefined;
+
+/** The `timeout=` of a `Keep-Alive` value, in ms (undefined without one). */
+function keepAliveTimeoutMs(value: string): number | undefined {
+  if (value !== keepAliveSeen) {
+    const match = KEEP_ALIVE_TIMEOUT.exec(value);
+    keepAliveSeen = value;
+    keepAliveSeenMs = match === null ? undefined : Number(match[1]) * 1000;
+  }
+  return keepAliveSeenMs;
+}
+
+/** What `String.prototype.trim` removes, within Latin-1 (how heads are decoded): tab, LF, VT, FF, CR, space, NBSP. */
+function isTrimmed(c: number): boolean {
+  return (c >= 0x09 && c <= 0x0d) || c === 0x20 || c === 0xa0;
 }
 
 /** The request head; throws the `TypeError` `http.request` throws for an invalid header. */
@@ -269,14 +311,13 @@ class Connection {
     const text = data.toString('latin1', 0, end);
     let eol = text.indexOf('\r\n');
     if (eol < 0) eol = text.length;
-    const status = STATUS_LINE.exec(eol === text.length ? text : text.slice(0, eol));
-    if (status === null) throw protocolError('the status line is malformed');
-    const code = Number(status[2]);
+    const code = statusCode(text, eol);
+    if (code < 0) throw protocolError('the status line is malformed');
     const raw: string[] = [];
     let length: string | undefined;
     let chunked = false;
     let encoded = false;
-    let close = status[1] === '0';
+    let close = text.charCodeAt(7) === 0x30; // HTTP/1.0
     let keepAliveMs: number | undefined;
     // One field a line, up to the head's end: no array of lines is made.
     for (let start = eol + 2; start < text.length; ) {
@@ -287,7 +328,11 @@ class Connection {
       if (colon <= start || colon > next) throw protocolError('a header line is malformed');
       const name = text.slice(start, colon);
       if (!TOKEN.test(name)) throw protocolError('a header line is malformed');
-      const value = text.slice(colon + 1, next).trim();
+      let from = colon + 1;
+      let to = next;
+      while (from < to && isTrimmed(text.charCodeAt(from))) from++;
+      while (to > from && isTrimmed(text.charCodeAt(to - 1))) to--;
+      const value = text.slice(from, to);
       const lower = name.toLowerCase();
       raw.push(lower, value);
       start = next + 2;
@@ -304,8 +349,8 @@ class Connection {
           if (CLOSE_TOKEN.test(value)) close = true;
           break;
         case 'keep-alive': {
-          const match = KEEP_ALIVE_TIMEOUT.exec(value);
-          if (match !== null) keepAliveMs = Number(match[1]) * 1000;
+          const ms = keepAliveTimeoutMs(value);
+          if (ms !== undefined) keepAliveMs = ms;
           break;
         }
       }
@@ -322,7 +367,7 @@ class Connection {
     else if (length !== undefined) this.#framing = Number(length) === 0 ? { kind: 'none' } : { kind: 'length', left: Number(length) };
     else this.#framing = { kind: 'close' };
     if (this.#framing.kind === 'close') this.#reusable = false;
-    this.#handler?.head(code, status[3] ?? '', raw);
+    this.#handler?.head(code, eol > 13 ? text.slice(13, eol) : '', raw);
     return rest;
   }
 

@@ -75,6 +75,17 @@ function answer(path: string, body: Buffer): string | Buffer | ((socket: Socket)
       return json('{"first":true}') + json('{"smuggled":true}');
     case '/bad-status':
       return 'HTTP/1.1 2xx Fine\r\ncontent-length: 2\r\n\r\n{}';
+    case '/bad-version':
+      return 'HTTP/1.2 200 OK\r\ncontent-length: 2\r\n\r\n{}';
+    case '/long-code':
+      return 'HTTP/1.1 2000 OK\r\ncontent-length: 2\r\n\r\n{}';
+    case '/split-reason':
+      // A lone LF in the reason phrase: the status line ends at the first CRLF, so it is malformed.
+      return 'HTTP/1.1 200 O\nK\r\ncontent-length: 2\r\n\r\n{}';
+    case '/no-reason':
+      return 'HTTP/1.1 201\r\nx-padded: \t  spaced out \t\r\ncontent-length: 2\r\n\r\n{}';
+    case '/http10':
+      return 'HTTP/1.0 200 Fine Thanks\r\ncontent-length: 2\r\n\r\n{}';
     case '/folded':
       return 'HTTP/1.1 200 OK\r\nx-a: one\r\n  folded\r\ncontent-length: 2\r\n\r\n{}';
     case '/huge-head':
@@ -224,6 +235,22 @@ describe('nodeFetch POST on the HTTP/1.1 pool: framings and keep-alive', () => {
     assert.deepEqual(seen.slice(from).map((s) => s.body.toString('utf8')).sort(), ['{"n":1}', '{"n":3}']);
   });
 
+  it('status lines without a reason and HTTP/1.0 answers are read; header values lose their surrounding white space', async () => {
+    const g = nodeFetch();
+    const bare = await post(g, '/no-reason');
+    assert.equal(bare.status, 201);
+    assert.equal(bare.statusText, '');
+    assert.equal(bare.headers.get('x-padded'), 'spaced out');
+    assert.deepEqual(await bare.json(), {});
+    const from = seen.length;
+    const old = await post(g, '/http10');
+    assert.equal(old.statusText, 'Fine Thanks');
+    await old.text();
+    // HTTP/1.0 without keep-alive: the connection is not reused.
+    await (await post(g, '/echo')).text();
+    assert.equal(socketsOf(from).size, 2);
+  });
+
   it('does not reuse a connection after Connection: close, an answer read to the close, or a keep-alive hint of 1 s', async () => {
     for (const path of ['/close', '/until-close', '/short-keepalive']) {
       const g = nodeFetch();
@@ -349,7 +376,7 @@ describe('nodeFetch POST on the HTTP/1.1 pool: attacks', () => {
   });
 
   it('malformed answers fail the call: bad status line, folded header, oversized head, unasked upgrade, bad chunk size, truncated body', async () => {
-    for (const path of ['/bad-status', '/folded', '/huge-head', '/upgrade', '/truncated']) {
+    for (const path of ['/bad-status', '/bad-version', '/long-code', '/split-reason', '/folded', '/huge-head', '/upgrade', '/truncated']) {
       await assert.rejects(post(nodeFetch(), path), failed, path);
     }
     // A chunked body is streamed: its framing error errors the stream.
