@@ -138,16 +138,41 @@ function isTrimmed(c: number): boolean {
   return (c >= 0x09 && c <= 0x0d) || c === 0x20 || c === 0xa0;
 }
 
+/**
+ * Checked `name: value` lines of the headers an MCP client repeats on every POST (a few
+ * values each), by name then value: a hit costs no check and no string. Bounded (cleared when
+ * full); other headers (credentials, `Mcp-Param-*` values) are checked and built each time.
+ */
+const headerLines = new Map<string, Map<string, string>>();
+const REPEATED_HEADERS = new Set(['accept', 'content-type', 'mcp-protocol-version', 'mcp-method', 'mcp-name', 'mcp-session-id']);
+const MAX_HEADER_LINES = 512;
+let headerLineCount = 0;
+
+/** `name: value` and CRLF; throws the `TypeError` `http.request` throws for an invalid header. */
+function headerLine(name: string, value: string): string {
+  const known = headerLines.get(name)?.get(value);
+  if (known !== undefined) return known;
+  if (!TOKEN.test(name)) throw new TypeError(`Header name must be a valid HTTP token ["${name}"]`);
+  if (INVALID_VALUE.test(value)) throw new TypeError(`Invalid character in header content ["${name}"]`);
+  const line = `${name}: ${value}\r\n`;
+  if (REPEATED_HEADERS.has(name)) {
+    if (headerLineCount >= MAX_HEADER_LINES) {
+      headerLines.clear();
+      headerLineCount = 0;
+    }
+    let values = headerLines.get(name);
+    if (values === undefined) headerLines.set(name, (values = new Map()));
+    values.set(value, line);
+    headerLineCount++;
+  }
+  return line;
+}
+
 /** The request head; throws the `TypeError` `http.request` throws for an invalid header. */
 export function requestHead(request: Http1Request, length: number | undefined): string {
   let head = `${request.method} ${request.path} HTTP/1.1\r\n`;
   if (request.headers['host'] === undefined) head += `host: ${request.authority}\r\n`;
-  for (const name in request.headers) {
-    const value = request.headers[name] as string;
-    if (!TOKEN.test(name)) throw new TypeError(`Header name must be a valid HTTP token ["${name}"]`);
-    if (INVALID_VALUE.test(value)) throw new TypeError(`Invalid character in header content ["${name}"]`);
-    head += `${name}: ${value}\r\n`;
-  }
+  for (const name in request.headers) head += headerLine(name, request.headers[name] as string);
   if (length !== undefined && request.headers['content-length'] === undefined) head += `content-length: ${length}\r\n`;
   return head + '\r\n';
 }

@@ -354,6 +354,13 @@ describe('nodeFetch POST on the HTTP/1.1 pool: attacks', () => {
     await assert.rejects(post(f, '/echo', { headers: { 'x-evil': 'v\nPOST /other HTTP/1.1' } }), TypeError);
     await assert.rejects(post(f, '/echo', { headers: { 'x-evil': 'nul\u0000byte' } }), TypeError);
     assert.equal(seen.length, from, 'nothing reached the server');
+    // A header whose checked lines are kept (Mcp-Name): a known good value does not vouch for a bad one.
+    await (await post(f, '/echo', { headers: { 'mcp-name': 'echo' } })).text();
+    const sent = seen.length;
+    await assert.rejects(post(f, '/echo', { headers: { 'mcp-name': 'echo\r\nx-injected: 1' } }), TypeError);
+    await assert.rejects(post(f, '/echo', { headers: { 'mcp-name': 'echo\r\n' } }), TypeError);
+    assert.equal(seen.length, sent, 'nothing more reached the server');
+    assert.equal(seen.at(-1)?.head.includes('mcp-name: echo\r\n'), true);
   });
 
   it('header injection: a header name that is not a token (space, colon, CRLF) is refused', () => {
