@@ -93,6 +93,22 @@ function headerRecord(headers: RequestInit['headers']): Record<string, string> {
   return out;
 }
 
+/**
+ * `headers` itself when it is a plain record whose names are all lower case (what our HTTP
+ * client passes): the pool only reads it, so no copy per request. Otherwise undefined.
+ */
+function lowerCaseRecord(headers: RequestInit['headers']): Readonly<Record<string, string>> | undefined {
+  if (headers === undefined || Object.getPrototypeOf(headers) !== Object.prototype) return undefined;
+  const record = headers as Record<string, string>;
+  for (const name in record) {
+    for (let i = 0; i < name.length; i++) {
+      const c = name.charCodeAt(i);
+      if (c >= 0x41 && c <= 0x5a) return undefined;
+    }
+  }
+  return record;
+}
+
 function bodyBytes(body: RequestInit['body']): string | Uint8Array | undefined {
   if (body === undefined || body === null) return undefined;
   if (typeof body === 'string' || body instanceof Uint8Array) return body;
@@ -384,7 +400,7 @@ function viaPool(
   target: Target,
   secure: boolean,
   input: string,
-  headers: Record<string, string>,
+  headers: Readonly<Record<string, string>>,
   body: string | Uint8Array | undefined,
   abort: FetchAbortHook | undefined,
   resolve: (response: Response) => void,
@@ -446,11 +462,11 @@ export function nodeFetch(options: NodeFetchOptions = {}): FetchLike {
         reject(new TypeError(`nodeFetch: unsupported protocol ${String(target.protocol)}`));
         return;
       }
-      const headers = headerRecord(init.headers);
       if (init.method === 'POST' && (target.auth ?? '') === '') {
-        viaPool(pool, target, secure, input, headers, body, abort, resolve, reject);
+        viaPool(pool, target, secure, input, lowerCaseRecord(init.headers) ?? headerRecord(init.headers), body, abort, resolve, reject);
         return;
       }
+      const headers = headerRecord(init.headers);
       if (body !== undefined && headers['content-length'] === undefined) {
         headers['content-length'] = String(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength);
       }

@@ -75,6 +75,17 @@ function answer(path: string, body: Buffer): string | Buffer | ((socket: Socket)
       return json('{"first":true}') + json('{"smuggled":true}');
     case '/bad-status':
       return 'HTTP/1.1 2xx Fine\r\ncontent-length: 2\r\n\r\n{}';
+    case '/bad-version':
+      return 'HTTP/1.2 200 OK\r\ncontent-length: 2\r\n\r\n{}';
+    case '/long-code':
+      return 'HTTP/1.1 2000 OK\r\ncontent-length: 2\r\n\r\n{}';
+    case '/split-reason':
+      // A lone LF in the reason phrase: the status line ends at the first CRLF, so it is malformed.
+      return 'HTTP/1.1 200 O\nK\r\ncontent-length: 2\r\n\r\n{}';
+    case '/no-reason':
+      return 'HTTP/1.1 201\r\nx-padded: \t  spaced out \t\r\ncontent-length: 2\r\n\r\n{}';
+    case '/http10':
+      return 'HTTP/1.0 200 Fine Thanks\r\ncontent-length: 2\r\n\r\n{}';
     case '/folded':
       return 'HTTP/1.1 200 OK\r\nx-a: one\r\n  folded\r\ncontent-length: 2\r\n\r\n{}';
     case '/huge-head':
@@ -209,6 +220,37 @@ describe('nodeFetch POST on the HTTP/1.1 pool: framings and keep-alive', () => {
     assert.equal(socketsOf(from).size, 2);
   });
 
+  it('writes a request at the end of its turn: one aborted in the turn it was made is never sent, the others of that turn are', async () => {
+    const g = nodeFetch();
+    // Three connected idle sockets: a request on a connecting one is held back by the socket anyway.
+    await Promise.all([1, 2, 3].map(async () => (await post(g, '/echo')).text()));
+    const from = seen.length;
+    const withdrawn = new AbortController();
+    const kept = post(g, '/echo', { body: '{"n":1}' });
+    const dropped = post(g, '/echo', { body: '{"n":2}', signal: withdrawn.signal });
+    const also = post(g, '/echo', { body: '{"n":3}' });
+    withdrawn.abort(new Error('withdrawn'));
+    await assert.rejects(dropped, /withdrawn/);
+    assert.deepEqual(await Promise.all([(await kept).json(), (await also).json()]), [{ body: '{"n":1}' }, { body: '{"n":3}' }]);
+    assert.deepEqual(seen.slice(from).map((s) => s.body.toString('utf8')).sort(), ['{"n":1}', '{"n":3}']);
+  });
+
+  it('status lines without a reason and HTTP/1.0 answers are read; header values lose their surrounding white space', async () => {
+    const g = nodeFetch();
+    const bare = await post(g, '/no-reason');
+    assert.equal(bare.status, 201);
+    assert.equal(bare.statusText, '');
+    assert.equal(bare.headers.get('x-padded'), 'spaced out');
+    assert.deepEqual(await bare.json(), {});
+    const from = seen.length;
+    const old = await post(g, '/http10');
+    assert.equal(old.statusText, 'Fine Thanks');
+    await old.text();
+    // HTTP/1.0 without keep-alive: the connection is not reused.
+    await (await post(g, '/echo')).text();
+    assert.equal(socketsOf(from).size, 2);
+  });
+
   it('does not reuse a connection after Connection: close, an answer read to the close, or a keep-alive hint of 1 s', async () => {
     for (const path of ['/close', '/until-close', '/short-keepalive']) {
       const g = nodeFetch();
@@ -312,6 +354,13 @@ describe('nodeFetch POST on the HTTP/1.1 pool: attacks', () => {
     await assert.rejects(post(f, '/echo', { headers: { 'x-evil': 'v\nPOST /other HTTP/1.1' } }), TypeError);
     await assert.rejects(post(f, '/echo', { headers: { 'x-evil': 'nul\u0000byte' } }), TypeError);
     assert.equal(seen.length, from, 'nothing reached the server');
+    // A header whose checked lines are kept (Mcp-Name): a known good value does not vouch for a bad one.
+    await (await post(f, '/echo', { headers: { 'mcp-name': 'echo' } })).text();
+    const sent = seen.length;
+    await assert.rejects(post(f, '/echo', { headers: { 'mcp-name': 'echo\r\nx-injected: 1' } }), TypeError);
+    await assert.rejects(post(f, '/echo', { headers: { 'mcp-name': 'echo\r\n' } }), TypeError);
+    assert.equal(seen.length, sent, 'nothing more reached the server');
+    assert.equal(seen.at(-1)?.head.includes('mcp-name: echo\r\n'), true);
   });
 
   it('header injection: a header name that is not a token (space, colon, CRLF) is refused', () => {
@@ -334,7 +383,7 @@ describe('nodeFetch POST on the HTTP/1.1 pool: attacks', () => {
   });
 
   it('malformed answers fail the call: bad status line, folded header, oversized head, unasked upgrade, bad chunk size, truncated body', async () => {
-    for (const path of ['/bad-status', '/folded', '/huge-head', '/upgrade', '/truncated']) {
+    for (const path of ['/bad-status', '/bad-version', '/long-code', '/split-reason', '/folded', '/huge-head', '/upgrade', '/truncated']) {
       await assert.rejects(post(nodeFetch(), path), failed, path);
     }
     // A chunked body is streamed: its framing error errors the stream.
