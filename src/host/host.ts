@@ -19,6 +19,7 @@ import type { Progress } from '../jsonrpc/connection.js';
 import type { ClientCapabilities } from '../protocol/model/capabilities.js';
 import type { Implementation } from '../protocol/model/common.js';
 import type { ElicitParams, ElicitResult } from '../protocol/model/elicitation.js';
+import type { CreateMessageParams } from '../protocol/model/sampling.js';
 import type { Prompt } from '../protocol/model/prompts.js';
 import type { Resource, ResourceTemplate } from '../protocol/model/resource.js';
 import type { Tool } from '../protocol/model/tool.js';
@@ -92,7 +93,12 @@ export interface HostOptions {
   readonly interceptors?: readonly Interceptor[];
   readonly logger?: Logger;
   readonly backoff?: BackoffOptions;
-  /** Answers what a server asks when no call-specific handler does (default: nothing is declared). */
+  /**
+   * Answers what a server asks when no call-specific handler does (default: nothing is
+   * declared). Elicitation and sampling requests pass the chain as a `server/request` first
+   * (the sanitiser, the policy's server-request rule, the audit log), and the handler gets
+   * them as vetted; they carry no caller's scope (principal, session).
+   */
   readonly handlers?: ClientHandlers;
   /**
    * The capabilities each server's client declares (default: derived from `handlers`). A
@@ -521,7 +527,7 @@ export class Host {
       logger: this.#logger,
       ...(this.#options.backoff !== undefined ? { backoff: this.#options.backoff } : {}),
       handlers: {
-        ...this.#options.handlers,
+        ...this.#vettedHandlers(spec.id),
         // Asked outside a call, the host answers with the configured roots (through the chain).
         roots: this.#options.handlers?.roots ?? ((): Promise<ListRootsResult> => this.serverRequest(spec.id, 'roots/list', {}, {}, () => Promise.resolve({ roots: [...(server.spec.options.roots ?? [])] }))),
       },
@@ -677,6 +683,23 @@ export class Host {
       const out = chain.notify(method, params as unknown as Record<string, unknown>, ctx);
       if (out !== undefined) deliver(out as unknown as P);
     };
+  }
+
+  /** The host's own elicitation and sampling handlers, each behind the chain as a `server/request` of server `serverId`. */
+  #vettedHandlers(serverId: string): ClientHandlers {
+    const own = this.#options.handlers;
+    if (own === undefined) return {};
+    const handlers: { -readonly [K in keyof ClientHandlers]: ClientHandlers[K] } = { ...own };
+    const { elicitation, sampling } = own;
+    if (elicitation !== undefined) {
+      handlers.elicitation = (params, context) =>
+        this.serverRequest(serverId, 'elicitation/create', { ...params }, {}, async (vetted) => elicitation.call(own, vetted as unknown as ElicitParams, context));
+    }
+    if (sampling !== undefined) {
+      handlers.sampling = (params, context) =>
+        this.serverRequest(serverId, 'sampling/createMessage', { ...params }, {}, async (vetted) => sampling.call(own, vetted as unknown as CreateMessageParams, context));
+    }
+    return handlers;
   }
 
   #context(
