@@ -192,9 +192,9 @@ export class PendingCall {
    */
   #drive(driver: Driver): Promise<Step> {
     if (this.#done) return Promise.reject(new McpError(McpErrorCode.RequestCancelled, 'The call was abandoned'));
-    this.#driver = driver;
     // A driver still waiting (a retry that raced its predecessor) is released, not left hanging.
     if (this.#waiter !== undefined) this.#release(this.#waiter, new McpError(McpErrorCode.RequestCancelled, 'Another request now drives the call'));
+    this.#driver = driver;
     return new Promise<Step>((resolve, reject) => {
       this.#waiter = { driver, resolve, reject, off: driver.onAbort(() => this.abandon('The upstream request was cancelled')) };
       this.#pump();

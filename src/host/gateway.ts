@@ -435,17 +435,14 @@ export class Gateway {
  * from `round` to the upstream.
  */
 function manual(o: RouteOptions, round: Round): CallOptions & { input: 'manual' } {
-  return {
-    signal: o.signal,
-    timeoutMs: o.timeoutMs,
-    ...(o.onProgress !== undefined ? { onProgress: o.onProgress } : {}),
-    ...(o.onLog !== undefined ? { onLog: o.onLog } : {}),
-    ...(o.capabilities !== undefined ? { capabilities: o.capabilities } : {}),
-    handlers: round.handlers,
-    input: 'manual',
-    ...(round.inputResponses !== undefined ? { inputResponses: round.inputResponses } : {}),
-    ...(round.requestState !== undefined ? { requestState: round.requestState } : {}),
-  };
+  // Built by assignment, not conditional spreads: this runs for every forwarded call.
+  const options: { -readonly [K in keyof CallOptions]: CallOptions[K] } & { input: 'manual' } = { signal: o.signal, timeoutMs: o.timeoutMs, handlers: round.handlers, input: 'manual' };
+  if (o.onProgress !== undefined) options.onProgress = o.onProgress;
+  if (o.onLog !== undefined) options.onLog = o.onLog;
+  if (o.capabilities !== undefined) options.capabilities = o.capabilities;
+  if (round.inputResponses !== undefined) options.inputResponses = round.inputResponses;
+  if (round.requestState !== undefined) options.requestState = round.requestState;
+  return options;
 }
 
 /** The capabilities the upstream lacks to answer `requests` (a downstream 2026-07-28 server asked the host's client, which declares them all). */

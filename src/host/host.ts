@@ -671,7 +671,8 @@ export class Host {
     };
     // Read from the scope, not `ctx.signal`, which would make a lazy abort's signal.
     const signal = options.signal;
-    const runOptions: RunOptions = options.abort !== undefined && signal !== undefined ? { signal, abort: options.abort } : signal !== undefined ? { signal } : {};
+    let runOptions: RunOptions = {};
+    if (signal !== undefined) runOptions = options.abort === undefined ? { signal } : { signal, abort: options.abort };
     return observeCall(this.#logger, { method, serverId, target }, () => this.#chain.run(ctx, () => server.run(task, runOptions)));
   }
 

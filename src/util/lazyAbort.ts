@@ -44,11 +44,7 @@ export class LazyAbort {
    * before (check {@link aborted}). Returns the function that removes the listener.
    */
   onAbort(listener: () => void): () => void {
-    const controller = this.#controller;
-    if (controller !== undefined) {
-      controller.signal.addEventListener('abort', listener, ONCE);
-      return () => controller.signal.removeEventListener('abort', listener);
-    }
+    if (this.#controller !== undefined) return listenAbort(this.#controller.signal, listener);
     if (this.#aborted) return noop;
     const listeners = (this.#listeners ??= []);
     listeners.push(listener);
