@@ -7,7 +7,9 @@
  *
  * `npx tsx bench/chainAB.ts <treeA> <treeB> <stateless|session> <calls a round> <rounds> [full|empty]`
  * (a tree is a checkout's root; `git worktree add` one at the commit to compare with).
- * `B_AUDIT='{"durability":"batch"}'` (or `false`) sets B's `switchboard.audit`, to see what the log costs.
+ * `B_AUDIT='{"durability":"batch"}'` (or `false`) sets B's `switchboard.audit`, to see what the log costs
+ * (`A_AUDIT` A's);
+ * `B_DROP=pins,scan,...` runs B without those parts (see {@link DROP}).
  *
  * @module
  */
@@ -25,7 +27,9 @@ const FULL = {
 };
 const EMPTY = { audit: false, pins: false, servers: { echo: { scan: 'off' } }, sanitize: false, redact: false, policy: { trifecta: 'off', valueTaint: 'off', serverRequests: 'off' } };
 
-async function setup(root: string, auditSetting: unknown = FULL.audit) {
+/** `B_DROP=pins,scan,policy,consent,guards,sanitize,redact,telemetry`: parts of the full chain tree B runs without. */
+const DROP = new Set((process.env['B_DROP'] ?? '').split(',').filter((x) => x !== ''));
+async function setup(root: string, auditSetting: unknown = FULL.audit, drop: ReadonlySet<string> = new Set()) {
   const im = (p: string) => import(join(root, p));
   const { Host } = await im('src/host/host.ts');
   const { ScanGuard } = await im('src/host/scanner/guard.ts');
@@ -54,8 +58,8 @@ async function setup(root: string, auditSetting: unknown = FULL.audit) {
   const logger = createLineLogger((line: string) => process.stderr.write(line), 'warn');
   const secretOptions = { entropy: config.redact.entropy };
   const audit = config.audit ? SqliteAuditLog.open(auditFile(config.stateDir), { durability: config.auditDurability }) : undefined;
-  const redacted = audit === undefined || !config.redact.audit ? audit : redactingAuditLog(audit, secretOptions);
-  const auditLog = redacted === undefined ? undefined : emittingAuditLog(redacted, {});
+  const redacted = audit === undefined || !config.redact.audit || drop.has('redact') ? audit : redactingAuditLog(audit, secretOptions);
+  const auditLog = redacted === undefined || drop.has('telemetry') ? redacted : emittingAuditLog(redacted, {});
   const callConsent = await gatewayConsent({ config, current: () => config, interactive: false, audit: auditLog, logger });
   const scanner = new ScanGuard({ modeOf: (id: string) => config.servers.find((s: { id: string }) => s.id === id)?.options.scan });
   const pins = config.pins ? await openPins(config, logger, () => config, 'x') : undefined;
@@ -73,12 +77,12 @@ async function setup(root: string, auditSetting: unknown = FULL.audit) {
   const servers = memoryServers(echo);
   const interceptors = [
     ...(auditLog !== undefined ? [auditInterceptor(auditLog)] : []),
-    ...(pins !== undefined ? [pins.guard.interceptor()] : []),
-    scanner.interceptor, policy.interceptor, callConsent.interceptor,
-    ...(config.guards !== undefined ? [guardInterceptor({ ...config.guards })] : []),
-    ...(config.sanitize.mode !== 'off' ? [sanitizeInterceptor(config.sanitize), sanitizeRequestInterceptor(config.sanitize)] : []),
+    ...(pins !== undefined && !drop.has('pins') ? [pins.guard.interceptor()] : []),
+    ...(drop.has('scan') ? [] : [scanner.interceptor]), ...(drop.has('policy') ? [] : [policy.interceptor]), ...(drop.has('consent') ? [] : [callConsent.interceptor]),
+    ...(config.guards !== undefined && !drop.has('guards') ? [guardInterceptor({ ...config.guards })] : []),
+    ...(config.sanitize.mode !== 'off' && !drop.has('sanitize') ? [sanitizeInterceptor(config.sanitize), sanitizeRequestInterceptor(config.sanitize)] : []),
   ];
-  const host = await Host.open({ servers: [memorySpec('echo')], namespacing: 'never', transport: servers.factory, logger, ...(pins !== undefined ? { trust: pins.guard } : {}), interceptors });
+  const host = await Host.open({ servers: [memorySpec('echo')], namespacing: 'never', transport: servers.factory, logger, ...(pins !== undefined && !drop.has('pins') ? { trust: pins.guard } : {}), interceptors });
   await host.start();
   return { host, audit };
 }
@@ -94,8 +98,8 @@ async function run(host: { callTool: (n: string, a: unknown, o: unknown) => Prom
     }
   }));
 }
-const A = await setup(rootA);
-const B = await setup(rootB, process.env['B_AUDIT'] !== undefined ? JSON.parse(process.env['B_AUDIT']) : FULL.audit);
+const A = await setup(rootA, process.env['A_AUDIT'] !== undefined ? JSON.parse(process.env['A_AUDIT']) : FULL.audit);
+const B = await setup(rootB, process.env['B_AUDIT'] !== undefined ? JSON.parse(process.env['B_AUDIT']) : FULL.audit, DROP);
 const calls = Number(callsArg);
 for (const x of [A, B, A, B]) await run(x.host, calls);
 const tot = { A: [] as number[], B: [] as number[] };

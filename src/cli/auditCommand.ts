@@ -8,7 +8,8 @@ import { existsSync } from 'node:fs';
 import { join, resolve as resolvePath } from 'node:path';
 import { loadConfig } from './hostSetup.js';
 import { auditSubject, type AuditReader, type AuditRecord } from '../host/audit.js';
-import { SqliteAuditLog } from '../store/sqliteAudit.js';
+import { SqliteAuditLog, type SqliteAuditOptions } from '../store/sqliteAudit.js';
+import type { HostConfig } from '../host/configTypes.js';
 import { CliFailure, parseArgs, UsageError } from './args.js';
 import { emitAuditRecords } from '../host/auditTelemetry.js';
 import { registeredLoggerProvider } from '../protocol/telemetry.js';
@@ -33,6 +34,11 @@ principal, server, tool, argument digest, decisions with their rule ids, outcome
                            the config's switchboard.store when set): verify checks the whole chain
   --json                   tail and verify print JSON
 `;
+
+/** The {@link SqliteAuditLog} options of a config's `switchboard.audit`. */
+export function auditStoreOptions(config: Pick<HostConfig, 'auditDurability' | 'auditSyncIntervalMs'>): SqliteAuditOptions {
+  return { durability: config.auditDurability, ...(config.auditSyncIntervalMs !== undefined ? { syncIntervalMs: config.auditSyncIntervalMs } : {}) };
+}
 
 /** The audit database of a state folder. */
 export function auditFile(stateDir: string): string {

@@ -40,7 +40,7 @@ import { hostOAuthHooks, loadConfig, openPins } from './hostSetup.js';
 import { openStateStores } from '../store/jsonFileStore.js';
 import { SqliteAuditLog } from '../store/sqliteAudit.js';
 import { SqliteTaintSnapshot } from '../store/sqliteTaintStore.js';
-import { auditFile } from './auditCommand.js';
+import { auditFile, auditStoreOptions } from './auditCommand.js';
 import { instanceName, openSharedStores, sharedGuardStores } from './sharedStores.js';
 import { ClusterPolicy } from '../host/clusterPolicy.js';
 import type { AuditEntry } from '../host/audit.js';
@@ -134,7 +134,7 @@ export async function gatewayCommand(argv: readonly string[]): Promise<void> {
   for (const line of shared.described) logger.info(`shared ${line}`);
   // Opened before any server starts: a corrupt audit log stops the gateway with a clear message.
   // `switchboard.audit: false` is the operator's choice to keep no trail; said once at start.
-  const audit = config.audit ? (shared.audit ?? SqliteAuditLog.open(auditFile(config.stateDir), { durability: config.auditDurability })) : undefined;
+  const audit = config.audit ? (shared.audit ?? SqliteAuditLog.open(auditFile(config.stateDir), auditStoreOptions(config))) : undefined;
   if (audit === undefined) logger.warn('switchboard.audit is false: requests are not recorded in the audit log (no trail of who called what, denials included)');
   // What reaches the log (requests and approvals alike) passes secret redaction first.
   const redacted = audit === undefined || !config.redact.audit ? audit : redactingAuditLog(audit, secretOptions);

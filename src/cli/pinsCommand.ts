@@ -13,7 +13,7 @@ import type { AuditLog } from '../host/audit.js';
 import { decidePending, formatPinDiff, formatPinList, selectRecords } from '../host/pins/pinReview.js';
 import { SqliteAuditLog } from '../store/sqliteAudit.js';
 import { openPinStore } from '../store/sqlitePinStore.js';
-import { auditFile } from './auditCommand.js';
+import { auditFile, auditStoreOptions } from './auditCommand.js';
 import type { PinStore } from '../host/pins/pinStore.js';
 import { openSharedStores } from './sharedStores.js';
 import { isMcpError } from '../util/errors.js';
@@ -64,7 +64,7 @@ export async function pinsCommand(argv: readonly string[]): Promise<void> {
     if (action === 'list') return void process.stdout.write(formatPinList(records));
     if (action === 'diff') return void process.stdout.write(formatPinDiff(records, item));
     const now = Date.now();
-    if (config.audit) audit = shared?.audit ?? SqliteAuditLog.open(auditFile(config.stateDir), { durability: config.auditDurability });
+    if (config.audit) audit = shared?.audit ?? SqliteAuditLog.open(auditFile(config.stateDir), auditStoreOptions(config));
     const decision = audit !== undefined ? { log: audit, by: `cli:${currentUser()}` } : undefined;
     for (const record of records) {
       const keys = await decidePending(store, record.identity, action === 'approve' ? 'approve' : 'reject', item, now, decision);

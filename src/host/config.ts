@@ -342,14 +342,20 @@ function readOAuth(read: ConfigReader, value: unknown, path: string): ServerOAut
   };
 }
 
-/** `switchboard.audit`: `true` / `false`, or `{ "durability": "sync" | "batch" }` (the log on). */
-function readAudit(read: ConfigReader, value: unknown): Pick<HostConfig, 'audit' | 'auditDurability'> {
+/**
+ * `switchboard.audit`: `true` / `false`, or `{ "durability": "sync" | "batch", "syncIntervalMs": n }`
+ * (the log on; `syncIntervalMs`, 0 to 60000, only with `batch`).
+ */
+function readAudit(read: ConfigReader, value: unknown): Pick<HostConfig, 'audit' | 'auditDurability' | 'auditSyncIntervalMs'> {
   if (value === undefined) return { audit: true, auditDurability: 'sync' };
   if (typeof value === 'boolean') return { audit: value, auditDurability: 'sync' };
   const raw = read.record(value, '$.switchboard.audit');
-  read.strictKeys(raw, ['durability'], '$.switchboard.audit');
+  read.strictKeys(raw, ['durability', 'syncIntervalMs'], '$.switchboard.audit');
   const durability = raw['durability'] === undefined ? 'sync' : read.choice<AuditDurability>(raw['durability'], ['sync', 'batch'], '$.switchboard.audit.durability');
-  return { audit: true, auditDurability: durability };
+  if (raw['syncIntervalMs'] === undefined) return { audit: true, auditDurability: durability };
+  const path = '$.switchboard.audit.syncIntervalMs';
+  if (durability !== 'batch') read.fail(path, 'applies only with "durability": "batch" (with "sync" every answer waits for its own sync)');
+  return { audit: true, auditDurability: durability, auditSyncIntervalMs: read.integer(raw['syncIntervalMs'], 0, 60_000, path) };
 }
 
 function readSeparator(read: ConfigReader, value: unknown): string {

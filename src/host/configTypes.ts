@@ -202,6 +202,11 @@ export interface HostConfig {
   readonly audit: boolean;
   /** `switchboard.audit.durability`: when an answer may go out relative to its record's sync (default `sync`; see `AuditDurability`). */
   readonly auditDurability: AuditDurability;
+  /**
+   * `switchboard.audit.syncIntervalMs` (`batch` only): the least time between two syncs of the
+   * log, which bounds what a power loss can take (undefined: the store's default, 10 ms).
+   */
+  readonly auditSyncIntervalMs?: number;
   /** Serve the web console under `/console` (`switchboard.console`, a boolean or `{ "enabled": bool }`; default true). */
   readonly console: boolean;
   /** Publisher keys whose signed manifests are trusted (and whose signed updates need no review). */

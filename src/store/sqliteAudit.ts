@@ -8,13 +8,14 @@
  *   hash `verify` prints with a copy kept elsewhere, or export the records regularly.)
  * - **Several writers.** Each write takes SQLite's write lock and continues the chain from the
  *   last record on disk, so processes sharing a state folder keep one chain.
- * - **Group commit, durable, without timers.** Appends arriving in the same turn of the event
- *   loop are written in one transaction (one `INSERT` per up to 32 records), and the WAL file
- *   is then synced with `fdatasync` on
- *   libuv's thread pool; every append resolves only once the sync that covers its record has
- *   returned. While one sync is in flight the event loop keeps serving, and the appends that
- *   arrive meanwhile form the next group, written the moment that sync returns: the group size
- *   follows the load, no timer waits for more. SQLite itself runs `synchronous = NORMAL`
+ * - **Group commit, durable, without timers.** Appends are written in one transaction (one
+ *   `INSERT` per up to 32 records) at the end of a turn of the event loop, and the WAL file is
+ *   then synced with `fdatasync` on libuv's thread pool; every append resolves only once the
+ *   sync that covers its record has returned. While one sync is in flight the event loop keeps
+ *   serving, and the appends that arrive meanwhile form the next group. A group still growing
+ *   from one turn to the next (under load, other calls' answers are arriving) waits another
+ *   turn, up to 4, so one sync covers them: the group size follows the load, no timer waits
+ *   for more, and a lone append (c=1) waits one turn. SQLite itself runs `synchronous = NORMAL`
  *   (it does not sync at commit; it still syncs the WAL before each checkpoint and the
  *   database after it), and our `fdatasync` of the WAL after each commit is exactly the sync
  *   that `FULL` would have made at commit (SQLite's own sync on Linux is `fdatasync` too), so a
@@ -25,12 +26,14 @@
  *   is only that the sync no longer blocks the event loop. An in-memory log has nothing to sync.
  * - **Durability `batch` (opt-in).** With `durability: 'batch'` an append resolves once its
  *   group is committed (written to the WAL, in the operating system's page cache), before the
- *   sync; the sync of the WAL still follows every commit, on the thread pool, and a failed sync
- *   sets `problem` (requests are refused until a retry syncs). What it keeps: a record whose
- *   answer went out survives the gateway being killed (SIGKILL, a crash): the kernel holds the
- *   committed WAL. What it gives up: a power loss or an operating-system crash in the window
- *   of one sync (about a millisecond to a few on common disks) can lose the records of answers
- *   already sent. The default `sync` waits for the sync and survives both.
+ *   sync. The WAL is synced on the thread pool at most once per `syncIntervalMs` (default
+ *   10 ms; 0: after every commit, one sync in flight at a time), so a burst of commits shares
+ *   one sync; a failed sync sets `problem` (requests are refused until a retry syncs), and
+ *   {@link SqliteAuditLog.synced} waits for the next one. What it keeps: a record whose answer
+ *   went out survives the gateway being killed (SIGKILL, a crash): the kernel holds the
+ *   committed WAL. What it gives up: a power loss or an operating-system crash can lose the
+ *   records of answers sent in the last interval and one sync (10 ms plus about a millisecond
+ *   on common disks, by default). The default `sync` waits for the sync and survives both.
  * - **Failures.** A write that fails (a full disk, an I/O error) rejects the appends of its
  *   batch, keeps their records in memory and retries them every second; meanwhile `problem`
  *   says why, and the audit interceptor refuses new requests. A file that is not a database, or
@@ -49,6 +52,8 @@ import { WalSync } from './sqliteFile.js';
 export { AUDIT_GENESIS } from './auditChain.js';
 
 const SCHEMA_VERSION = 1;
+/** Most turns of the event loop a `sync` group waits while it still grows (see {@link SqliteAuditLog#flush}). */
+const MAX_GROUP_TURNS = 4;
 /** Most records one `INSERT` statement writes (3 parameters each, well under SQLite's limit of 32766). */
 const MAX_ROWS_PER_INSERT = 32;
 
@@ -67,7 +72,17 @@ export interface SqliteAuditOptions {
    * follows (see the module comment).
    */
   readonly durability?: AuditDurability;
+  /**
+   * `batch` only: the least time, in ms, from the start of one sync of the WAL to the start of
+   * the next, so that a burst of commits shares one sync (default {@link DEFAULT_BATCH_SYNC_MS}).
+   * It bounds what a power loss can take: the records committed in one interval and one sync.
+   * 0 syncs after every commit (one sync in flight at a time).
+   */
+  readonly syncIntervalMs?: number;
 }
+
+/** {@link SqliteAuditOptions.syncIntervalMs}'s default. */
+export const DEFAULT_BATCH_SYNC_MS = 10;
 
 type Row = AuditRow;
 
@@ -95,12 +110,24 @@ export class SqliteAuditLog implements AuditLog, AuditReader {
   #writtenSeq = 0;
   readonly #retryMs: number;
   readonly #batch: boolean;
-  /** Batch mode: commits made while a sync was in flight, which the next sync must cover. */
+  /** Batch mode: commits made while a sync was in flight or waited, which the next sync must cover. */
   #unsynced = false;
+  readonly #syncIntervalMs: number;
+  /** Batch mode: when the last sync started (performance.now()), and the timer of the next one. */
+  #lastSyncAt = -Infinity;
+  #syncTimer: ReturnType<typeof setTimeout> | undefined;
+  /** Batch mode: who waits in {@link synced} for the commits made so far to be synced. */
+  #syncWaiters: { resolve: () => void; reject: (error: unknown) => void }[] = [];
+  /** Batch mode: the waiters the sync in flight settles (it covers every commit made before it started). */
+  #covered = this.#syncWaiters;
+  #syncs = 0;
   #queue: Pending[] = [];
   /** Records whose write failed, kept for the retry. */
   #unwritten: Pending[] = [];
   #scheduled = false;
+  /** Appends since {@link #flush} last looked, and the turns it has waited for the group to stop growing. */
+  #arrived = 0;
+  #waitedTurns = 0;
   #retry: ReturnType<typeof setTimeout> | undefined;
   #problem: string | undefined;
   #seq: number;
@@ -117,6 +144,7 @@ export class SqliteAuditLog implements AuditLog, AuditReader {
     this.#db = db;
     this.#retryMs = options.retryMs ?? 1000;
     this.#batch = options.durability === 'batch';
+    this.#syncIntervalMs = options.syncIntervalMs ?? DEFAULT_BATCH_SYNC_MS;
     this.#last = db.prepare('SELECT seq, line, hash FROM audit ORDER BY seq DESC LIMIT 1');
     this.#writeTransaction = db.transaction(() => this.#writeRows()).immediate;
     const last = this.#last.get() as Row | undefined;
@@ -176,10 +204,32 @@ export class SqliteAuditLog implements AuditLog, AuditReader {
     return this.#commits;
   }
 
+  /** Syncs of the WAL this instance started (`sync`: one per group; `batch`: at most one per interval, and one at close). */
+  get syncs(): number {
+    return this.#syncs;
+  }
+
+  /**
+   * Resolves once every record committed so far is synced to disk. With `sync` durability that
+   * is already true of every resolved append; with `batch` it waits for the next sync, at most
+   * {@link SqliteAuditOptions.syncIntervalMs} after the last. Rejects when that sync fails.
+   */
+  synced(): Promise<void> {
+    if (this.#problem !== undefined) return Promise.reject(new McpError(McpErrorCode.StoreWriteFailed, `The audit log ${this.file} cannot be synced to disk: ${this.#problem}`));
+    if (!this.#batch) return this.#syncing ?? Promise.resolve();
+    if (!this.#unsynced) {
+      if (this.#syncing === undefined) return Promise.resolve();
+      // Nothing committed since the sync in flight started: it covers everything.
+      return new Promise((resolve, reject) => this.#covered.push({ resolve, reject }));
+    }
+    return new Promise((resolve, reject) => this.#syncWaiters.push({ resolve, reject }));
+  }
+
   append(entry: AuditEntry): Promise<AuditRecord> {
     if (this.#closed) return Promise.reject(new McpError(McpErrorCode.StoreWriteFailed, `The audit log ${this.file} is closed`));
     return new Promise((resolve, reject) => {
       this.#queue.push({ entry, resolve, reject });
+      this.#arrived++;
       if (!this.#scheduled) {
         this.#scheduled = true;
         setImmediate(() => this.#flush());
@@ -208,6 +258,10 @@ export class SqliteAuditLog implements AuditLog, AuditReader {
     if (this.#closed) return;
     this.#closed = true;
     if (this.#retry !== undefined) clearTimeout(this.#retry);
+    if (this.#syncTimer !== undefined) {
+      clearTimeout(this.#syncTimer);
+      this.#syncTimer = undefined;
+    }
     await this.#syncing;
     const left = [...this.#unwritten.splice(0), ...this.#queue.splice(0)];
     let written = this.#write(left);
@@ -220,6 +274,10 @@ export class SqliteAuditLog implements AuditLog, AuditReader {
       }
     }
     if (written) for (const p of left) p.resolve(p.record as AuditRecord);
+    for (const w of this.#syncWaiters.splice(0)) {
+      if (written) w.resolve();
+      else w.reject(new McpError(McpErrorCode.StoreWriteFailed, `The audit log ${this.file} cannot be synced to disk: ${this.#problem ?? 'write failed'}`));
+    }
     this.#wal?.close();
     this.#db.close();
     if (!written) throw new McpError(McpErrorCode.StoreWriteFailed, `${left.length} audit records could not be written before closing ${this.file}: ${this.#problem ?? 'write failed'}`);
@@ -230,6 +288,18 @@ export class SqliteAuditLog implements AuditLog, AuditReader {
     if (this.#batch) return this.#flushBatch();
     // A sync in flight: what is queued forms the next group, written when it returns.
     if (this.#closed || this.#syncing !== undefined) return;
+    // While the group still grows from one turn of the event loop to the next (under load the
+    // answers of other calls are arriving), wait a turn, up to MAX_GROUP_TURNS: one sync then
+    // covers them all. Alone (c=1) it waits one turn, in which nothing else arrives.
+    if (this.#arrived > 0 && this.#waitedTurns < MAX_GROUP_TURNS) {
+      this.#arrived = 0;
+      this.#waitedTurns++;
+      this.#scheduled = true;
+      setImmediate(() => this.#flush());
+      return;
+    }
+    this.#arrived = 0;
+    this.#waitedTurns = 0;
     const batch = this.#queue.splice(0);
     if (batch.length === 0) return;
     if (this.#unwritten.length > 0) {
@@ -255,7 +325,12 @@ export class SqliteAuditLog implements AuditLog, AuditReader {
     );
     void this.#syncing.then(() => {
       this.#syncing = undefined;
-      this.#flush();
+      // The next group is written at the end of this turn of the event loop, not now: the
+      // appends of the other I/O this turn delivers (answers from downstream) join it.
+      if (!this.#scheduled) {
+        this.#scheduled = true;
+        setImmediate(() => this.#flush());
+      }
     });
   }
 
@@ -278,22 +353,39 @@ export class SqliteAuditLog implements AuditLog, AuditReader {
     this.#syncBatch();
   }
 
-  /** Starts a sync of the WAL, or marks that the one in flight missed a commit. */
+  /**
+   * Starts a sync of the WAL, or marks that the next one must cover a commit: when one is in
+   * flight, or the last started less than {@link #syncIntervalMs} ago (then a timer starts it).
+   */
   #syncBatch(): void {
-    if (this.#syncing !== undefined) {
+    if (this.#syncing !== undefined || this.#syncTimer !== undefined) {
       this.#unsynced = true;
       return;
     }
+    const wait = this.#lastSyncAt + this.#syncIntervalMs - performance.now();
+    if (wait > 0) {
+      this.#unsynced = true;
+      this.#syncTimer = setTimeout(() => {
+        this.#syncTimer = undefined;
+        if (this.#unsynced && !this.#closed) this.#syncBatch();
+      }, wait);
+      return;
+    }
     this.#unsynced = false;
+    this.#lastSyncAt = performance.now();
+    const waiters = this.#syncWaiters.splice(0);
+    this.#covered = waiters;
     this.#syncing = this.#sync().then(
       () => {
         this.#syncing = undefined;
+        for (const w of waiters) w.resolve();
         if (this.#unsynced && !this.#closed) this.#syncBatch();
       },
       (error: unknown) => {
         this.#syncing = undefined;
         // Answers already went out; refuse new requests until the retry syncs.
         this.#problem = writeProblem(error);
+        for (const w of waiters) w.reject(error);
         if (this.#retry === undefined) this.#scheduleRetry();
       },
     );
@@ -356,11 +448,13 @@ export class SqliteAuditLog implements AuditLog, AuditReader {
 
   /** Syncs the WAL on the thread pool (see {@link WalSync}): the commits written so far are durable when it resolves. */
   #sync(): Promise<void> {
+    this.#syncs++;
     return this.#wal === undefined ? Promise.resolve() : this.#wal.sync();
   }
 
   /** {@link #sync}, blocking (closing, retrying). */
   #syncNow(): void {
+    this.#syncs++;
     this.#wal?.syncNow();
   }
 

@@ -238,6 +238,14 @@ describe('host/config: the audit switch', () => {
     assert.deepEqual([read(true).auditDurability, read({}).auditDurability, read({}).audit], ['sync', 'sync', true]);
     assert.deepEqual([read({ durability: 'batch' }).audit, read({ durability: 'batch' }).auditDurability], [true, 'batch']);
   });
+  it('reads audit.syncIntervalMs with batch; refuses it with sync (every answer there waits for its own sync) and out of range', () => {
+    const read = (audit: unknown) => parseConfig(withAudit(audit), { file: '/c/switchboard.json', env: {} });
+    assert.equal(read({ durability: 'batch', syncIntervalMs: 50 }).auditSyncIntervalMs, 50);
+    assert.equal(read({ durability: 'batch' }).auditSyncIntervalMs, undefined);
+    assert.throws(() => read({ syncIntervalMs: 50 }), /\$\.switchboard\.audit\.syncIntervalMs.*only with "durability": "batch"/);
+    assert.throws(() => read({ durability: 'sync', syncIntervalMs: 0 }), /\$\.switchboard\.audit\.syncIntervalMs/);
+    for (const bad of [-1, 60_001, 1.5, '10']) assert.throws(() => read({ durability: 'batch', syncIntervalMs: bad }), /\$\.switchboard\.audit\.syncIntervalMs/);
+  });
   it('a weaker durability by a typo ("none", "async", an unknown key): refused, naming its path', () => {
     assert.throws(() => parseConfig(withAudit({ durability: 'none' }), { file: '/c/switchboard.json', env: {} }), /\$\.switchboard\.audit\.durability/);
     assert.throws(() => parseConfig(withAudit({ durability: 'async' }), { file: '/c/switchboard.json', env: {} }), /\$\.switchboard\.audit\.durability/);

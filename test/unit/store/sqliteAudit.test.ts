@@ -79,7 +79,9 @@ describe('store/sqliteAudit: the hash chain', () => {
   it('group commit without timers: appends arriving while a group is being synced form the next group', async () => {
     const log = SqliteAuditLog.open(fresh());
     const first = log.append(entry(1));
-    // The first group is written and its sync started on this turn's check phase.
+    // A lone append waits one turn (nothing else arrives in it); the group is then written and its sync started.
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    assert.equal(log.commits, 0);
     await new Promise<void>((resolve) => setImmediate(resolve));
     assert.equal(log.commits, 1);
     const rest = Array.from({ length: 50 }, (_, i) => log.append(entry(i + 2)));
@@ -253,6 +255,39 @@ describe('store/sqliteAudit: failures fail closed', () => {
   });
 });
 
+/** Appends one record in each of `turns` turns of the event loop; resolves after the last with the appends' promises. */
+async function appendOverTurns(log: SqliteAuditLog, turns: number): Promise<Promise<unknown>[]> {
+  const appends: Promise<unknown>[] = [];
+  await new Promise<void>((done) => {
+    const next = (): void => {
+      appends.push(log.append(entry(appends.length + 1)));
+      if (appends.length < turns) setImmediate(next);
+      else done();
+    };
+    next();
+  });
+  return appends;
+}
+
+describe('store/sqliteAudit: group commit (sync durability)', () => {
+  it('appends that keep arriving over a few turns of the event loop share one commit and one sync', async () => {
+    const log = SqliteAuditLog.open(fresh());
+    await Promise.all(await appendOverTurns(log, 3));
+    assert.deepEqual([log.commits, log.syncs, log.size], [1, 1, 3]);
+    await log.close();
+  });
+
+  it('a group that keeps growing is still written after a bounded number of turns (no starvation)', async () => {
+    const log = SqliteAuditLog.open(fresh());
+    // One append in each of 10 turns: the group may wait at most 4 turns for more, so it is written before the flood ends.
+    const appends = await appendOverTurns(log, 10);
+    assert.ok(log.commits >= 1, 'no commit while appends kept arriving for 10 turns');
+    await Promise.all(appends);
+    assert.deepEqual([log.size, log.verify().ok], [10, true]);
+    await log.close();
+  });
+});
+
 describe('store/sqliteAudit: durability batch (the answer waits for the commit, not the sync)', () => {
   it('an append resolves once its group is committed: a second connection (what is left after the process is killed) reads the record', async () => {
     const file = fresh();
@@ -279,6 +314,47 @@ describe('store/sqliteAudit: durability batch (the answer waits for the commit, 
     const reopened = SqliteAuditLog.open(file);
     assert.deepEqual([reopened.verify().ok, reopened.size], [true, 40]);
     await reopened.close();
+  });
+
+  it('syncIntervalMs: a burst of commits shares one sync, every record is readable by another connection at once, and close syncs the rest', async () => {
+    const file = fresh();
+    const log = SqliteAuditLog.open(file, { durability: 'batch', syncIntervalMs: 60_000 });
+    for (let i = 1; i <= 5; i++) await log.append(entry(i));
+    assert.deepEqual([log.commits, log.syncs], [5, 1]);
+    const other = new Database(file, { readonly: true });
+    try {
+      assert.equal((other.prepare('SELECT count(*) AS n FROM audit').get() as { n: number }).n, 5);
+    } finally {
+      other.close();
+    }
+    await log.close();
+    assert.equal(log.syncs, 2);
+    const reopened = SqliteAuditLog.open(file);
+    assert.deepEqual([reopened.verify().ok, reopened.size], [true, 5]);
+    await reopened.close();
+  });
+
+  it('synced() resolves once the commits made so far are synced: the interval timer starts the sync that was held back', async () => {
+    const log = SqliteAuditLog.open(fresh(), { durability: 'batch', syncIntervalMs: 5 });
+    await log.append(entry(1));
+    await log.synced();
+    await log.append(entry(2));
+    assert.equal(log.syncs, 1, 'the second commit came within the interval: its sync waits for the timer');
+    await log.synced();
+    assert.equal(log.syncs, 2);
+    await log.synced();
+    assert.equal(log.syncs, 2, 'nothing new was committed: no sync');
+    await log.close();
+  });
+
+  it('syncIntervalMs 0 syncs after every commit that no sync in flight covers', async () => {
+    const log = SqliteAuditLog.open(fresh(), { durability: 'batch', syncIntervalMs: 0 });
+    await log.append(entry(1));
+    await log.synced();
+    await log.append(entry(2));
+    await log.synced();
+    assert.equal(log.syncs, 2);
+    await log.close();
   });
 
   it('a full disk under a batch log still refuses (fail closed): no answer goes out without its record', async () => {
