@@ -26,7 +26,7 @@
  *   is only that the sync no longer blocks the event loop. An in-memory log has nothing to sync.
  * - **Durability `batch` (opt-in).** With `durability: 'batch'` an append resolves once its
  *   group is committed (written to the WAL, in the operating system's page cache), before the
- *   sync. The WAL is synced on the thread pool at most once per `syncIntervalMs` (default
+ *   sync; groups form as above (one growing over turns waits up to 4). The WAL is synced on the thread pool at most once per `syncIntervalMs` (default
  *   10 ms; 0: after every commit, one sync in flight at a time), so a burst of commits shares
  *   one sync; a failed sync sets `problem` (requests are refused until a retry syncs), and
  *   {@link SqliteAuditLog.synced} waits for the next one. What it keeps: a record whose answer
@@ -285,9 +285,8 @@ export class SqliteAuditLog implements AuditLog, AuditReader {
 
   #flush(): void {
     this.#scheduled = false;
-    if (this.#batch) return this.#flushBatch();
-    // A sync in flight: what is queued forms the next group, written when it returns.
-    if (this.#closed || this.#syncing !== undefined) return;
+    // A sync in flight (sync durability): what is queued forms the next group, written when it returns.
+    if (this.#closed || (!this.#batch && this.#syncing !== undefined)) return;
     // While the group still grows from one turn of the event loop to the next (under load the
     // answers of other calls are arriving), wait a turn, up to MAX_GROUP_TURNS: one sync then
     // covers them all. Alone (c=1) it waits one turn, in which nothing else arrives.
@@ -300,6 +299,7 @@ export class SqliteAuditLog implements AuditLog, AuditReader {
     }
     this.#arrived = 0;
     this.#waitedTurns = 0;
+    if (this.#batch) return this.#flushBatch();
     const batch = this.#queue.splice(0);
     if (batch.length === 0) return;
     if (this.#unwritten.length > 0) {

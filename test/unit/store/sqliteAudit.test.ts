@@ -316,6 +316,13 @@ describe('store/sqliteAudit: durability batch (the answer waits for the commit, 
     await reopened.close();
   });
 
+  it('appends arriving over a few turns share one commit here too (fewer SQLite transactions under load)', async () => {
+    const log = SqliteAuditLog.open(fresh(), { durability: 'batch' });
+    await Promise.all(await appendOverTurns(log, 3));
+    assert.deepEqual([log.commits, log.size], [1, 3]);
+    await log.close();
+  });
+
   it('syncIntervalMs: a burst of commits shares one sync, every record is readable by another connection at once, and close syncs the rest', async () => {
     const file = fresh();
     const log = SqliteAuditLog.open(file, { durability: 'batch', syncIntervalMs: 60_000 });
