@@ -26,9 +26,9 @@
  *   is only that the sync no longer blocks the event loop. An in-memory log has nothing to sync.
  * - **Durability `batch` (opt-in).** With `durability: 'batch'` an append resolves once its
  *   group is committed (written to the WAL, in the operating system's page cache), before the
- *   sync; groups form as above (one growing over turns waits up to 4). The WAL is synced on the thread pool at most once per `syncIntervalMs` (default
- *   10 ms; 0: after every commit, one sync in flight at a time), so a burst of commits shares
- *   one sync; a failed sync sets `problem` (requests are refused until a retry syncs), and
+ *   sync; groups form as above (one growing over turns waits up to 4). The WAL is synced on
+ *   the thread pool at most once per `syncIntervalMs` (default 10 ms; 0: after every commit,
+ *   one sync in flight at a time), so a burst of commits shares one sync; a failed sync sets `problem` (requests are refused until a retry syncs), and
  *   {@link SqliteAuditLog.synced} waits for the next one. What it keeps: a record whose answer
  *   went out survives the gateway being killed (SIGKILL, a crash): the kernel holds the
  *   committed WAL. What it gives up: a power loss or an operating-system crash can lose the
@@ -52,7 +52,7 @@ import { WalSync } from './sqliteFile.js';
 export { AUDIT_GENESIS } from './auditChain.js';
 
 const SCHEMA_VERSION = 1;
-/** Most turns of the event loop a `sync` group waits while it still grows (see {@link SqliteAuditLog#flush}). */
+/** Most turns of the event loop a group of appends waits while it still grows (either durability; see the module comment). */
 const MAX_GROUP_TURNS = 4;
 /** Most records one `INSERT` statement writes (3 parameters each, well under SQLite's limit of 32766). */
 const MAX_ROWS_PER_INSERT = 32;
