@@ -325,8 +325,9 @@ export class SqliteAuditLog implements AuditLog, AuditReader {
     );
     void this.#syncing.then(() => {
       this.#syncing = undefined;
-      // The next group is written at the end of this turn of the event loop, not now: the
-      // appends of the other I/O this turn delivers (answers from downstream) join it.
+      // The next group is looked at the end of this turn of the event loop, not now: the appends
+      // of the other I/O this turn delivers (answers from downstream) join it. Having grown while
+      // the sync ran, it then waits at least one more turn (#flush's growth wait).
       if (!this.#scheduled) {
         this.#scheduled = true;
         setImmediate(() => this.#flush());
@@ -334,9 +335,8 @@ export class SqliteAuditLog implements AuditLog, AuditReader {
     });
   }
 
-  /** Batch durability: commit what is queued and resolve it now; the sync follows (one in flight, then one for what it missed). */
+  /** Batch durability ({@link #flush} checked `closed`): commit what is queued and resolve it now; the sync follows (at most one per interval). */
   #flushBatch(): void {
-    if (this.#closed) return;
     const batch = this.#queue.splice(0);
     if (batch.length === 0) return;
     if (this.#unwritten.length > 0 || this.#problem !== undefined) {
