@@ -71,11 +71,31 @@ export interface AuditRecord extends Omit<AuditEntry, 'arguments'> {
 export interface AuditLog {
   /**
    * Resolves with the stored record (numbered, chained) once it is durable; rejects (and the
-   * caller fails closed) when it cannot be.
+   * caller fails closed) when it cannot be. `announced`: this is the append an earlier
+   * {@link announce} promised (it settles that announcement).
    */
-  append(entry: AuditEntry): Promise<AuditRecord>;
+  append(entry: AuditEntry, announced?: boolean): Promise<AuditRecord>;
   /** Why the log cannot write right now (e.g. "disk full"), or undefined while it can. */
   readonly problem: string | undefined;
+  /**
+   * Optional grouping hint: a request has started that will call `append(entry, true)` when it
+   * ends, or {@link withdraw} when it ends without a record. A log that groups appends can then
+   * write a group as soon as the last announced append has arrived (no request in flight is
+   * left to join it) instead of waiting for the group to grow; at c=1 that is at once. Nothing
+   * else depends on it: a log without it groups as it always does.
+   */
+  announce?(): void;
+  /** Settles an {@link announce} whose append will not come. */
+  withdraw?(): void;
+}
+
+/**
+ * The members of `inner`'s grouping hint ({@link AuditLog.announce}, {@link AuditLog.withdraw}),
+ * forwarded, for a log that wraps `inner` (none when `inner` has none).
+ */
+export function forwardAnnouncements(inner: AuditLog): Pick<AuditLog, 'announce' | 'withdraw'> {
+  if (inner.announce === undefined) return {};
+  return { announce: () => inner.announce?.(), withdraw: () => inner.withdraw?.() };
 }
 
 /** What {@link AuditReader.verify} found. */
@@ -129,6 +149,8 @@ export function auditInterceptor(log: AuditLog, options: AuditInterceptorOptions
     async intercept(ctx, next) {
       const problem = log.problem;
       if (problem !== undefined) throw new DeniedError(AUDIT_INTERCEPTOR_ID, `the audit log cannot be written (${problem}); requests are refused until it can`);
+      // The append below always comes (every path reaches it), so it settles the announcement.
+      log.announce?.();
       const start = now();
       let outcome: AuditOutcome = 'ok';
       let error: string | undefined;
@@ -144,9 +166,12 @@ export function auditInterceptor(log: AuditLog, options: AuditInterceptorOptions
         outcome = caught instanceof DeniedError ? 'denied' : 'error';
         error = errorText(caught);
       }
+      let entry: AuditEntry | undefined;
       try {
-        await log.append(entryOf(ctx, start, now() - start, outcome, error));
+        entry = entryOf(ctx, start, now() - start, outcome, error);
+        await log.append(entry, true);
       } catch (writeError) {
+        if (entry === undefined) log.withdraw?.();
         // The request ran, but its record is not durable: the answer is withheld.
         throw new McpError(McpErrorCode.StoreWriteFailed, `The audit record could not be written (${describeError(writeError)}); the answer is withheld`, { cause: writeError });
       }

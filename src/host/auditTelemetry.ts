@@ -18,7 +18,7 @@
 import type { LogAttributes, Logger as OtelLogger, LoggerProvider, LogRecord, SeverityNumber } from '@opentelemetry/api-logs';
 import { registeredLoggerProvider } from '../protocol/telemetry.js';
 import { describeError } from '../util/errors.js';
-import { auditSubject, type AuditLog, type AuditOutcome, type AuditRecord } from './audit.js';
+import { auditSubject, forwardAnnouncements, type AuditLog, type AuditOutcome, type AuditRecord } from './audit.js';
 
 /** The instrumentation scope of the audit logger. */
 export const AUDIT_LOGGER_SCOPE = 'switchboard.audit';
@@ -125,13 +125,14 @@ export function emittingAuditLog(inner: AuditLog, options: EmittingAuditLogOptio
     }
   };
   return {
-    async append(entry) {
-      const record = await inner.append(entry);
+    async append(entry, announced) {
+      const record = await inner.append(entry, announced);
       emit(record);
       return record;
     },
     get problem() {
       return inner.problem;
     },
+    ...forwardAnnouncements(inner),
   };
 }

@@ -15,7 +15,10 @@
  *   serving, and the appends that arrive meanwhile form the next group. A group still growing
  *   from one turn to the next (under load, other calls' answers are arriving) waits another
  *   turn, up to 4, so one sync covers them: the group size follows the load, no timer waits
- *   for more, and a lone append (c=1) waits one turn. SQLite itself runs `synchronous = NORMAL`
+ *   for more, and a lone append (c=1) waits one turn. Where requests announce their appends
+ *   ({@link SqliteAuditLog.announce}: the audit interceptor does), a group waits only while an
+ *   announced append is still out, and the last one to arrive writes the group at once: alone
+ *   (c=1) an append is written without waiting a turn. SQLite itself runs `synchronous = NORMAL`
  *   (it does not sync at commit; it still syncs the WAL before each checkpoint and the
  *   database after it), and our `fdatasync` of the WAL after each commit is exactly the sync
  *   that `FULL` would have made at commit (SQLite's own sync on Linux is `fdatasync` too), so a
@@ -128,6 +131,9 @@ export class SqliteAuditLog implements AuditLog, AuditReader {
   /** Appends since {@link #flush} last looked, and the turns it has waited for the group to stop growing. */
   #arrived = 0;
   #waitedTurns = 0;
+  /** Announced appends ({@link announce}) not yet arrived or withdrawn; whether anything ever announced. */
+  #expected = 0;
+  #announcing = false;
   #retry: ReturnType<typeof setTimeout> | undefined;
   #problem: string | undefined;
   #seq: number;
@@ -225,11 +231,28 @@ export class SqliteAuditLog implements AuditLog, AuditReader {
     return new Promise((resolve, reject) => this.#syncWaiters.push({ resolve, reject }));
   }
 
-  append(entry: AuditEntry): Promise<AuditRecord> {
+  /**
+   * A request that will append when it ends has started (see {@link AuditLog.announce}): while
+   * announced appends are outstanding a group waits for them as it grows; when the last one
+   * arrives the group is written at once (alone, at c=1, no turn of the event loop is waited).
+   */
+  announce(): void {
+    this.#expected++;
+    this.#announcing = true;
+  }
+
+  withdraw(): void {
+    if (this.#expected > 0) this.#expected--;
+  }
+
+  append(entry: AuditEntry, announced = false): Promise<AuditRecord> {
+    if (announced && this.#expected > 0) this.#expected--;
     if (this.#closed) return Promise.reject(new McpError(McpErrorCode.StoreWriteFailed, `The audit log ${this.file} is closed`));
     return new Promise((resolve, reject) => {
       this.#queue.push({ entry, resolve, reject });
       this.#arrived++;
+      // The last announced append: no request in flight is left to join the group, so it is written now.
+      if (announced && this.#expected === 0 && this.#writable()) return this.#writeGroup();
       if (!this.#scheduled) {
         this.#scheduled = true;
         setImmediate(() => this.#flush());
@@ -283,20 +306,30 @@ export class SqliteAuditLog implements AuditLog, AuditReader {
     if (!written) throw new McpError(McpErrorCode.StoreWriteFailed, `${left.length} audit records could not be written before closing ${this.file}: ${this.#problem ?? 'write failed'}`);
   }
 
+  /** Whether a group can be written now: open, and (sync durability) no sync in flight (what is queued then forms the next group, written when it returns). */
+  #writable(): boolean {
+    return !this.#closed && (this.#batch || this.#syncing === undefined);
+  }
+
   #flush(): void {
     this.#scheduled = false;
-    // A sync in flight (sync durability): what is queued forms the next group, written when it returns.
-    if (this.#closed || (!this.#batch && this.#syncing !== undefined)) return;
+    if (!this.#writable()) return;
     // While the group still grows from one turn of the event loop to the next (under load the
     // answers of other calls are arriving), wait a turn, up to MAX_GROUP_TURNS: one sync then
-    // covers them all. Alone (c=1) it waits one turn, in which nothing else arrives.
-    if (this.#arrived > 0 && this.#waitedTurns < MAX_GROUP_TURNS) {
+    // covers them all. Alone (c=1) it waits one turn, in which nothing else arrives. Where
+    // requests announce their appends, it waits only while some announced append is still out.
+    if (this.#arrived > 0 && this.#waitedTurns < MAX_GROUP_TURNS && (!this.#announcing || this.#expected > 0)) {
       this.#arrived = 0;
       this.#waitedTurns++;
       this.#scheduled = true;
       setImmediate(() => this.#flush());
       return;
     }
+    this.#writeGroup();
+  }
+
+  /** Writes what is queued as one group ({@link #writable} holds). */
+  #writeGroup(): void {
     this.#arrived = 0;
     this.#waitedTurns = 0;
     if (this.#batch) return this.#flushBatch();
@@ -335,7 +368,7 @@ export class SqliteAuditLog implements AuditLog, AuditReader {
     });
   }
 
-  /** Batch durability ({@link #flush} checked `closed`): commit what is queued and resolve it now; the sync follows (at most one per interval). */
+  /** Batch durability ({@link #writable} holds): commit what is queued and resolve it now; the sync follows (at most one per interval). */
   #flushBatch(): void {
     const batch = this.#queue.splice(0);
     if (batch.length === 0) return;

@@ -7,7 +7,7 @@
  * @module
  */
 import type { Logger } from '../../util/logger.js';
-import type { AuditEntry, AuditLog } from '../audit.js';
+import { forwardAnnouncements, type AuditEntry, type AuditLog } from '../audit.js';
 import type { Decision } from '../interceptors.js';
 import { redactSecrets, type SecretScanOptions } from './findSecrets.js';
 import { deepFrozen } from '../../util/deepFrozen.js';
@@ -109,9 +109,19 @@ function auditRedactor(options: SecretScanOptions): (entry: AuditEntry) => Audit
 export function redactingAuditLog(inner: AuditLog, options: SecretScanOptions = {}): AuditLog {
   const redact = auditRedactor(options);
   return {
-    append: (entry) => inner.append(redact(entry)),
+    append: (entry, announced) => {
+      let redacted: AuditEntry;
+      try {
+        redacted = redact(entry);
+      } catch (error) {
+        if (announced === true) inner.withdraw?.();
+        throw error;
+      }
+      return inner.append(redacted, announced);
+    },
     get problem() {
       return inner.problem;
     },
+    ...forwardAnnouncements(inner),
   };
 }

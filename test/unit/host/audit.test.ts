@@ -10,6 +10,7 @@ import { McpServer } from '../../../src/server/mcpServer.js';
 import { SqliteAuditLog } from '../../../src/store/sqliteAudit.js';
 import { isMcpError } from '../../../src/util/errors.js';
 import { memoryServers, memorySpec } from './support/memoryServers.js';
+import { announcingLog } from './support/announcingLog.js';
 
 /** A log that keeps entries in memory and can be told to fail. */
 class RecordingLog implements AuditLog {
@@ -126,6 +127,27 @@ describe('host/audit: the audit interceptor', () => {
     const host = await hostWith(log);
     log.failWrites = true;
     await assert.rejects(host.callTool('ok', { v: 'x' }), (e: unknown) => isMcpError(e) && e.code === 'ERR_MCP_STORE_WRITE_FAILED' && /answer is withheld/.test(e.message));
+    await host.close();
+  });
+
+  it('announces each request to the log and settles it with its append (so a grouping log need not wait for a request not in flight)', async () => {
+    const events: string[] = [];
+    const host = await hostWith(announcingLog(events));
+    await host.callTool('ok', { v: 'x' });
+    await assert.rejects(host.callTool('throws', {}));
+    assert.deepEqual(events.slice(-4), ['announce', 'append ok announced=true', 'announce', 'append throws announced=true']);
+    await host.close();
+  });
+
+  it('a request whose record cannot even be made withdraws its announcement (the answer is still withheld)', async () => {
+    const events: string[] = [];
+    const log = announcingLog(events, true);
+    const servers = memoryServers(build);
+    // A clock that yields no valid time: the record's time cannot be written.
+    const host = await Host.open({ servers: [memorySpec('s')], namespacing: 'never', transport: servers.factory, interceptors: [auditInterceptor(log, { now: () => Number.NaN })] });
+    await host.start();
+    await assert.rejects(host.callTool('ok', { v: 'x' }), (e: unknown) => isMcpError(e) && /answer is withheld/.test(e.message));
+    assert.deepEqual(events.slice(-2), ['announce', 'withdraw']);
     await host.close();
   });
 

@@ -15,6 +15,7 @@ import { McpServer } from '../../../src/server/mcpServer.js';
 import { SqliteAuditLog } from '../../../src/store/sqliteAudit.js';
 import { installLogRecorder, recordingLoggerProvider, type LogRecorder } from '../../fixtures/otelLogRecorder.js';
 import { memoryServers, memorySpec } from './support/memoryServers.js';
+import { announcingLog } from './support/announcingLog.js';
 
 const GITHUB = `ghp_${'a1B2c3D4e5'.repeat(3)}xY9zW8`;
 
@@ -125,6 +126,21 @@ describe('host/auditTelemetry: audit records as OpenTelemetry log records', () =
     assert.equal(denied.attributes?.['switchboard.audit.error'], store.read().find((r) => r.outcome === 'denied')?.error);
     await host.close();
     await store.close();
+  });
+
+  it('the wrappers (telemetry over redaction, as the gateway stacks them) pass announcements and the announced flag through to the store', async () => {
+    const events: string[] = [];
+    const wrapped = emittingAuditLog(redactingAuditLog(announcingLog(events)), { provider: recordingLoggerProvider(() => undefined) });
+    const host = await hostWith(wrapped);
+    await host.callTool('ok', { v: 'x' });
+    assert.deepEqual(events, ['announce', 'append ok announced=true']);
+    wrapped.withdraw?.();
+    assert.deepEqual(events.slice(-1), ['withdraw']);
+    await host.close();
+    // A store without announcements: neither wrapper makes one up.
+    const plain: AuditLog = { problem: undefined, append: (entry) => Promise.resolve({ ...entry, seq: 1, prev: '', hash: '' }) };
+    const plainWrapped = emittingAuditLog(redactingAuditLog(plain), { provider: recordingLoggerProvider(() => undefined) });
+    assert.deepEqual([plainWrapped.announce, plainWrapped.withdraw], [undefined, undefined]);
   });
 
   it('nothing registered: the log is returned as it is and nothing is emitted', async () => {

@@ -288,6 +288,84 @@ describe('store/sqliteAudit: group commit (sync durability)', () => {
   });
 });
 
+describe('store/sqliteAudit: announced appends (the audit interceptor says which requests are in flight)', () => {
+  const turn = (): Promise<void> => new Promise<void>((resolve) => setImmediate(resolve));
+
+  for (const durability of ['sync', 'batch'] as const) {
+    it(`${durability}: the last announced append is written at once, without waiting a turn of the event loop (c=1)`, async () => {
+      const log = SqliteAuditLog.open(fresh(), { durability });
+      log.announce();
+      const appended = log.append(entry(1), true);
+      // Written inside append: no other request is in flight to join the group.
+      assert.equal(log.commits, 1);
+      assert.equal((await appended).seq, 1);
+      assert.equal(log.syncs, 1);
+      await log.close();
+    });
+  }
+
+  it('while announced appends are still out, the group waits for them over turns and is written when the last one arrives', async () => {
+    const log = SqliteAuditLog.open(fresh(), { durability: 'batch' });
+    for (let i = 0; i < 3; i++) log.announce();
+    const appends = [log.append(entry(1), true)];
+    await turn();
+    appends.push(log.append(entry(2), true));
+    assert.equal(log.commits, 0);
+    await turn();
+    appends.push(log.append(entry(3), true));
+    assert.equal(log.commits, 1, 'the third (last announced) append wrote the group at once');
+    await Promise.all(appends);
+    assert.deepEqual([log.commits, log.size, log.verify().ok], [1, 3, true]);
+    await log.close();
+  });
+
+  it('withdraw settles an announcement whose append will not come: the group is then written without waiting for it', async () => {
+    const withdrawn = SqliteAuditLog.open(fresh(), { durability: 'batch' });
+    withdrawn.announce();
+    withdrawn.announce();
+    const a = withdrawn.append(entry(1), true);
+    withdrawn.withdraw();
+    await turn();
+    assert.equal(withdrawn.commits, 1, 'nothing announced is out: no growth wait');
+    await a;
+    await withdrawn.close();
+    // The same without the withdraw: the second announcement is still out, so the group waits a turn for it to grow.
+    const waiting = SqliteAuditLog.open(fresh(), { durability: 'batch' });
+    waiting.announce();
+    waiting.announce();
+    const b = waiting.append(entry(1), true);
+    await turn();
+    assert.equal(waiting.commits, 0);
+    await b;
+    assert.equal(waiting.commits, 1);
+    await waiting.close();
+  });
+
+  it('sync: announced appends that arrive while a sync is in flight form the next group, written when it returns', async () => {
+    const log = SqliteAuditLog.open(fresh());
+    log.announce();
+    log.announce();
+    const first = log.append(entry(1), true);
+    assert.equal(log.commits, 0, 'one announced append is still out');
+    const second = log.append(entry(2), true);
+    assert.equal(log.commits, 1);
+    log.announce();
+    // The group's sync is in flight: this one cannot be written yet; it is, once the sync returns.
+    const third = log.append(entry(3), true);
+    assert.equal(log.commits, 1);
+    await Promise.all([first, second, third]);
+    assert.deepEqual([log.commits, log.syncs, log.size, log.verify().ok], [2, 2, 3, true]);
+    await log.close();
+  });
+
+  it('a closed log rejects an announced append', async () => {
+    const log = SqliteAuditLog.open(fresh(), { durability: 'batch' });
+    log.announce();
+    await log.close();
+    await assert.rejects(log.append(entry(1), true), /closed/);
+  });
+});
+
 describe('store/sqliteAudit: durability batch (the answer waits for the commit, not the sync)', () => {
   it('an append resolves once its group is committed: a second connection (what is left after the process is killed) reads the record', async () => {
     const file = fresh();
