@@ -46,7 +46,7 @@ async function setup(root: string, auditSetting: unknown = FULL.audit, drop: Rea
   const { loadConfig, openPins } = await im('src/cli/hostSetup.ts');
   const { SqliteAuditLog } = await im('src/store/sqliteAudit.ts');
   const { SqliteTaintSnapshot } = await im('src/store/sqliteTaintStore.ts');
-  const { auditFile } = await im('src/cli/auditCommand.ts');
+  const { auditFile, auditStoreOptions } = await im('src/cli/auditCommand.ts');
   const { gatewayConsent } = await im('src/cli/gatewayConsent.ts');
   const { McpServer } = await im('src/server/mcpServer.ts');
   const { createLineLogger } = await im('src/util/logger.ts');
@@ -57,7 +57,8 @@ async function setup(root: string, auditSetting: unknown = FULL.audit, drop: Rea
   const config = await loadConfig(file);
   const logger = createLineLogger((line: string) => process.stderr.write(line), 'warn');
   const secretOptions = { entropy: config.redact.entropy };
-  const audit = config.audit ? SqliteAuditLog.open(auditFile(config.stateDir), { durability: config.auditDurability }) : undefined;
+  // As the gateway opens it (its durability, sync interval and process), where the tree has auditStoreOptions.
+  const audit = config.audit ? SqliteAuditLog.open(auditFile(config.stateDir), auditStoreOptions?.(config) ?? { durability: config.auditDurability }) : undefined;
   const redacted = audit === undefined || !config.redact.audit || drop.has('redact') ? audit : redactingAuditLog(audit, secretOptions);
   const auditLog = redacted === undefined || drop.has('telemetry') ? redacted : emittingAuditLog(redacted, {});
   const callConsent = await gatewayConsent({ config, current: () => config, interactive: false, audit: auditLog, logger });

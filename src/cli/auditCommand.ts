@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs';
 import { join, resolve as resolvePath } from 'node:path';
 import { loadConfig } from './hostSetup.js';
 import { auditSubject, type AuditReader, type AuditRecord } from '../host/audit.js';
-import { SqliteAuditLog, type SqliteAuditOptions } from '../store/sqliteAudit.js';
+import { SqliteAuditLog, type AuditProcess, type SqliteAuditOptions } from '../store/sqliteAudit.js';
 import type { HostConfig } from '../host/configTypes.js';
 import { CliFailure, parseArgs, UsageError } from './args.js';
 import { emitAuditRecords } from '../host/auditTelemetry.js';
@@ -37,8 +37,25 @@ principal, server, tool, argument digest, decisions with their rule ids, outcome
 
 /** The {@link SqliteAuditLog} options of a config's `switchboard.audit`. */
 export function auditStoreOptions(config: Pick<HostConfig, 'auditDurability' | 'auditSyncIntervalMs'>): SqliteAuditOptions {
-  return { durability: config.auditDurability, ...(config.auditSyncIntervalMs !== undefined ? { syncIntervalMs: config.auditSyncIntervalMs } : {}) };
+  return { durability: config.auditDurability, process: THIS_PROCESS, ...(config.auditSyncIntervalMs !== undefined ? { syncIntervalMs: config.auditSyncIntervalMs } : {}) };
 }
+
+/**
+ * This process, as the audit log's pending files need it (`batch`: each open also commits what
+ * a killed gateway left in its file). Signal 0 tells whether another pid runs: `EPERM` means it
+ * exists but is not ours to signal.
+ */
+export const THIS_PROCESS: AuditProcess = {
+  pid: process.pid,
+  isRunning(pid: number): boolean {
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch (error) {
+      return (error as { code?: unknown }).code === 'EPERM';
+    }
+  },
+};
 
 /** The audit database of a state folder. */
 export function auditFile(stateDir: string): string {
@@ -138,7 +155,8 @@ async function openReader(options: Readonly<Record<string, unknown>>): Promise<A
   }
   const path = file as string;
   if (!existsSync(path)) throw new CliFailure(`no audit log at ${path} (the gateway writes it on its first request)`);
-  return SqliteAuditLog.open(path);
+  // Opening commits what a killed gateway answered but left in its pending file.
+  return SqliteAuditLog.open(path, { process: THIS_PROCESS });
 }
 
 function positiveInteger(value: unknown, name: string): number {

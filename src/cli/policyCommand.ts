@@ -17,7 +17,7 @@ import { compileRules, RuleCompileError, type CompiledRule } from '../host/polic
 import { replayPolicy, type ReplayReport } from '../host/policy/replay.js';
 import { trifectaReport } from '../host/policy/trifecta.js';
 import { SqliteAuditLog } from '../store/sqliteAudit.js';
-import { auditFile, formatAuditRecord } from './auditCommand.js';
+import { THIS_PROCESS, auditFile, formatAuditRecord } from './auditCommand.js';
 import { CliFailure, parseArgs, UsageError } from './args.js';
 import { loadConfig } from './hostSetup.js';
 
@@ -50,7 +50,7 @@ export async function policyCommand(argv: readonly string[]): Promise<number> {
   const rules = typeof options['rules'] === 'string' ? await rulesFile(resolvePath(options['rules'])) : config.policy.compiled;
   const file = typeof options['audit'] === 'string' ? resolvePath(options['audit']) : auditFile(config.stateDir);
   if (!existsSync(file)) throw new CliFailure(`no audit log at ${file} (the gateway writes it on its first request)`);
-  const log = SqliteAuditLog.open(file);
+  const log = SqliteAuditLog.open(file, { process: THIS_PROCESS });
   let records: AuditRecord[] = [];
   try {
     for (let from = 1; ; ) {

@@ -20,7 +20,7 @@ import { completedResult, DeniedError, type Decision, type InterceptContext, typ
 /**
  * How durable a record is when its append resolves, and so when the answer goes out:
  * `sync` (default) after the disk sync that makes it survive a power loss; `batch` once it is
- * committed to the operating system (it survives the gateway being killed; the sync follows
+ * written to the operating system (it survives the gateway being killed; the sync follows
  * within one sync time, and a power loss in that window can lose records of answers sent).
  */
 export type AuditDurability = 'sync' | 'batch';

@@ -203,8 +203,9 @@ export interface HostConfig {
   /** `switchboard.audit.durability`: when an answer may go out relative to its record's sync (default `sync`; see `AuditDurability`). */
   readonly auditDurability: AuditDurability;
   /**
-   * `switchboard.audit.syncIntervalMs` (`batch` only): the least time between two syncs of the
-   * log, which bounds what a power loss can take (undefined: the store's default, 10 ms).
+   * `switchboard.audit.syncIntervalMs` (`batch` only): the least time between two commits of
+   * answered records and between two syncs of the log, which bounds what a power loss can take
+   * (undefined: the store's default, 10 ms).
    */
   readonly auditSyncIntervalMs?: number;
   /** Serve the web console under `/console` (`switchboard.console`, a boolean or `{ "enabled": bool }`; default true). */

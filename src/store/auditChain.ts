@@ -201,6 +201,22 @@ function canonicalRecord(entry: AuditEntry, seq: number, prev: string, digest: s
   return out.joined();
 }
 
+/**
+ * The row of an already chained record's canonical text `line` moved to number `seq` after
+ * `prev`: the same content with a new number and link (a pending row committed after another
+ * writer extended the chain; see `auditPending.ts`).
+ */
+export function rechainLine(line: string, seq: number, prev: string): ChainedRow {
+  const record = JSON.parse(line) as Record<string, unknown>;
+  record['seq'] = seq;
+  record['prev'] = prev;
+  delete record['hash'];
+  const text = canonicalize(record);
+  const hash = sha256Text(text);
+  record['hash'] = hash;
+  return { seq, line: text, hash, record: record as unknown as AuditRecord };
+}
+
 /** The record a row holds. */
 export function parseAuditRow(row: AuditRow): AuditRecord {
   return { ...(JSON.parse(row.line) as Omit<AuditRecord, 'hash'>), hash: row.hash };

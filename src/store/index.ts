@@ -8,7 +8,7 @@
  */
 export { JsonFile, type FileOps, type JsonFileOptions } from './jsonFile.js';
 export { JsonFileNameAssignmentStore, JsonFileLaunchApprovalStore, openStateStores } from './jsonFileStore.js';
-export { SqliteAuditLog, AUDIT_GENESIS, type SqliteAuditOptions } from './sqliteAudit.js';
+export { SqliteAuditLog, AUDIT_GENESIS, type AuditProcess, type SqliteAuditOptions } from './sqliteAudit.js';
 export { OAuthTokenFiles, type ServerTokenOptions } from './oauthTokenFiles.js';
 export { SqlitePinStore, openPinStore, type SqlitePinStoreOptions } from './sqlitePinStore.js';
 export { SqliteGrantStore, openGrantStore } from './sqliteGrantStore.js';

@@ -28,15 +28,30 @@
  *   appears). What changes
  *   is only that the sync no longer blocks the event loop. An in-memory log has nothing to sync.
  * - **Durability `batch` (opt-in).** With `durability: 'batch'` an append resolves once its
- *   group is committed (written to the WAL, in the operating system's page cache), before the
- *   sync; groups form as above (one growing over turns waits up to 4). The WAL is synced on
+ *   record survives the gateway being killed (SIGKILL, a crash), before any sync. On a file,
+ *   that is once its group's rows, chained, are written with one `write` to this process's
+ *   pending file beside the database (see `auditPending.ts`): no transaction and no lock on the
+ *   answer's path. The rows are committed to SQLite after the answers went out, in one
+ *   transaction with the file's `committed` mark, at most once per `syncIntervalMs` (a commit
+ *   costs a dozen system calls whatever it holds, and system calls are what a lone call pays
+ *   for most): two checks of the event loop after the group when the last commit is older,
+ *   else when the interval ends. Other processes read the rows from then; the log's own reads
+ *   commit first. A process killed in between leaves the rows in its file, and
+ *   the next open of the log (by any process on the host) commits them, re-chained after the
+ *   end when another writer has extended the chain meanwhile (then the appends had resolved
+ *   with numbers the rows no longer have: a telemetry record emitted for them names the old
+ *   ones). A live process's file is left to it; an open log also looks for dead processes'
+ *   files every 30 s. In memory there is no file: a group is committed, then resolved. Groups
+ *   form as above (one growing over turns waits up to 4). The WAL is synced on
  *   the thread pool at most once per `syncIntervalMs` (default 10 ms; 0: after every commit,
  *   one sync in flight at a time), so a burst of commits shares one sync; a failed sync sets `problem` (requests are refused until a retry syncs), and
- *   {@link SqliteAuditLog.synced} waits for the next one. What it keeps: a record whose answer
- *   went out survives the gateway being killed (SIGKILL, a crash): the kernel holds the
- *   committed WAL. What it gives up: a power loss or an operating-system crash can lose the
- *   records of answers sent in the last interval and one sync (10 ms plus about a millisecond
- *   on common disks, by default). The default `sync` waits for the sync and survives both.
+ *   {@link SqliteAuditLog.synced} commits and waits for the next one. A commit that fails (a
+ *   full disk) sets `problem` too: the rows it held were answered and stay in the pending file
+ *   (and in memory for the retry, which commits them before anything else), and `close` leaves
+ *   them there for the next open. What it gives up: a power loss or an operating-system crash
+ *   can lose the records of answers sent in the last interval and one sync (10 ms plus about a
+ *   millisecond on common disks, by default). The default `sync` waits for the sync and
+ *   survives both.
  * - **Failures.** A write that fails (a full disk, an I/O error) rejects the appends of its
  *   batch, keeps their records in memory and retries them every second; meanwhile `problem`
  *   says why, and the audit interceptor refuses new requests. A file that is not a database, or
@@ -45,10 +60,14 @@
  * @module
  */
 import { chmodSync, closeSync, mkdirSync, openSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { hostname } from 'node:os';
+import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import type { AuditDurability, AuditEntry, AuditLog, AuditReader, AuditRecord, AuditVerification } from '../host/audit.js';
-import { AUDIT_GENESIS, ChainVerifier, chainRecord, parseAuditRow, type AuditRow } from './auditChain.js';
+import { AUDIT_GENESIS, ChainVerifier, chainRecord, parseAuditRow, rechainLine, sha256Text, type AuditRow, type ChainedRow } from './auditChain.js';
+import { PendingFile, newPendingName, pendingFileNames, readPendingRows, removePendingFile, type AuditProcess } from './auditPending.js';
+
+export type { AuditProcess } from './auditPending.js';
 import { McpError, McpErrorCode, describeError } from '../util/errors.js';
 import { WalSync } from './sqliteFile.js';
 
@@ -59,6 +78,12 @@ const SCHEMA_VERSION = 1;
 const MAX_GROUP_TURNS = 4;
 /** Most records one `INSERT` statement writes (3 parameters each, well under SQLite's limit of 32766). */
 const MAX_ROWS_PER_INSERT = 32;
+/** `batch`: a pending file fully committed and this large is replaced by a new one. */
+const PENDING_ROTATE_BYTES = 4 * 1024 * 1024;
+/** `batch`: how often an open log looks for dead processes' pending files to commit (also done at open). */
+const PEER_CHECK_MS = 30_000;
+/** The pending files open in this process (their owners are alive, whatever their pid says). */
+const OPEN_PENDING = new Set<string>();
 
 /** Options of {@link SqliteAuditLog.open}. */
 export interface SqliteAuditOptions {
@@ -77,11 +102,19 @@ export interface SqliteAuditOptions {
   readonly durability?: AuditDurability;
   /**
    * `batch` only: the least time, in ms, from the start of one sync of the WAL to the start of
-   * the next, so that a burst of commits shares one sync (default {@link DEFAULT_BATCH_SYNC_MS}).
-   * It bounds what a power loss can take: the records committed in one interval and one sync.
-   * 0 syncs after every commit (one sync in flight at a time).
+   * the next, so that a burst of commits shares one sync (default {@link DEFAULT_BATCH_SYNC_MS});
+   * on a file, also the least time between two commits of answered rows from the pending file.
+   * It bounds what a power loss can take: the records answered in one interval and one sync.
+   * 0 commits at the end of every turn and syncs after every commit (one sync in flight at a time).
    */
   readonly syncIntervalMs?: number;
+  /**
+   * The process this log runs in (`switchboard`'s commands pass theirs). With it, `batch` on a
+   * file answers from the pending file and commits after the answers, and every open commits
+   * what dead processes left in theirs (see `auditPending.ts`). Without it, `batch` commits
+   * each group before its answers and other processes' pending files are left alone.
+   */
+  readonly process?: AuditProcess;
 }
 
 /** {@link SqliteAuditOptions.syncIntervalMs}'s default. */
@@ -111,6 +144,7 @@ export class SqliteAuditLog implements AuditLog, AuditReader {
   /** The group {@link #writeTransaction} writes, and the number of the last record it wrote. */
   #writing: readonly Pending[] = NOTHING;
   #writtenSeq = 0;
+  #writtenHead = AUDIT_GENESIS;
   readonly #retryMs: number;
   readonly #batch: boolean;
   /** Batch mode: commits made while a sync was in flight or waited, which the next sync must cover. */
@@ -143,6 +177,22 @@ export class SqliteAuditLog implements AuditLog, AuditReader {
   readonly #wal: WalSync | undefined;
   /** The sync in flight (its group resolves when it returns), or undefined. */
   #syncing: Promise<void> | undefined;
+  /** The hash of record {@link #seq} (the head this process chains its next group from). */
+  #headHash: string;
+  /** Groups written (to the pending file, or committed). */
+  #groups = 0;
+  /** `batch` on a file: this process's pending file (see `auditPending.ts`), and its rows not yet committed. */
+  #pending: PendingFile | undefined;
+  #uncommitted: ChainedRow[] = [];
+  #commitScheduled = false;
+  /** When the last commit of pending rows was made (performance.now()), and the timer of the next. */
+  #lastCommitAt = -Infinity;
+  #commitTimer: ReturnType<typeof setTimeout> | undefined;
+  /** The commit transaction (`BEGIN IMMEDIATE`), made once: it commits {@link #uncommitted}. */
+  readonly #commitTransaction: () => void;
+  readonly #markCommitted: Database.Statement;
+  #peerTimer: ReturnType<typeof setInterval> | undefined;
+  readonly #process: AuditProcess | undefined;
 
   private constructor(file: string, db: Database.Database, options: SqliteAuditOptions, wal: boolean) {
     this.file = file;
@@ -151,10 +201,88 @@ export class SqliteAuditLog implements AuditLog, AuditReader {
     this.#retryMs = options.retryMs ?? 1000;
     this.#batch = options.durability === 'batch';
     this.#syncIntervalMs = options.syncIntervalMs ?? DEFAULT_BATCH_SYNC_MS;
+    this.#process = options.process;
     this.#last = db.prepare('SELECT seq, line, hash FROM audit ORDER BY seq DESC LIMIT 1');
     this.#writeTransaction = db.transaction(() => this.#writeRows()).immediate;
+    this.#commitTransaction = db.transaction(() => this.#commitRows()).immediate;
+    this.#markCommitted = db.prepare('UPDATE audit_pending SET committed = ? WHERE name = ?');
     const last = this.#last.get() as Row | undefined;
     this.#seq = last?.seq ?? 0;
+    this.#headHash = last?.hash ?? AUDIT_GENESIS;
+  }
+
+  /**
+   * `batch` on a file: commits what dead processes left in their pending files, then registers
+   * this log's own (the row first: a file without one counts as fully committed), and looks for
+   * dead processes' files again every {@link PEER_CHECK_MS}.
+   */
+  #startPending(me: AuditProcess): void {
+    this.#recoverPeers(me);
+    const name = newPendingName(this.file, me.pid);
+    this.#db.prepare('INSERT INTO audit_pending (name, host, pid, committed) VALUES (?, ?, ?, 0)').run(name, hostname(), me.pid);
+    this.#pending = new PendingFile(this.file, name);
+    OPEN_PENDING.add(this.#pending.path);
+    this.#peerTimer = setInterval(() => this.#checkPeers(), PEER_CHECK_MS);
+    this.#peerTimer.unref?.();
+  }
+
+  /**
+   * Commits the rows that processes which are gone left past their `committed` mark, re-chained
+   * at the end where the chain has moved on, and removes their files and rows; removes files
+   * that have no row (fully committed). A process counts as gone when it ran on this host (by
+   * name) and its pid is not running, or is this process's pid without the file being open
+   * here (a restart that got the same pid). Throws when a file cannot be read or committed.
+   */
+  #recoverPeers(me: AuditProcess): void {
+    const rows = this.#db.prepare('SELECT name, host, pid, committed FROM audit_pending').all() as { name: string; host: string; pid: number; committed: number }[];
+    const dir = dirname(this.file);
+    const registered = new Set(rows.map((r) => r.name));
+    for (const name of pendingFileNames(this.file)) if (!registered.has(name) && !OPEN_PENDING.has(join(dir, name))) removePendingFile(join(dir, name));
+    const here = hostname();
+    for (const row of rows) {
+      const path = join(dir, row.name);
+      if (OPEN_PENDING.has(path) || row.host !== here || (row.pid !== me.pid && me.isRunning(row.pid))) continue;
+      let lines: string[];
+      try {
+        lines = readPendingRows(path, row.committed);
+        this.#db.transaction(() => {
+          const last = this.#last.get() as Row | undefined;
+          let seq = last?.seq ?? 0;
+          let head = last?.hash ?? AUDIT_GENESIS;
+          for (const line of lines) {
+            const parsed = JSON.parse(line) as { seq?: unknown; prev?: unknown };
+            // A row continues the chain at its own number when nothing was written since; else it is re-chained.
+            const chained = parsed.seq === seq + 1 && parsed.prev === head ? { seq: seq + 1, line, hash: sha256Text(line) } : rechainLine(line, seq + 1, head);
+            seq = chained.seq;
+            head = chained.hash;
+            this.#insertOf(1).run(seq, chained.line, head);
+          }
+          this.#db.prepare('DELETE FROM audit_pending WHERE name = ?').run(row.name);
+        }).immediate();
+      } catch (error) {
+        throw new McpError(McpErrorCode.StoreWriteFailed, `The audit log ${this.file} holds answered records in ${row.name} that cannot be committed: ${writeProblem(error)}`, { cause: error });
+      }
+      removePendingFile(path);
+      if (lines.length > 0) this.#refreshHead();
+    }
+  }
+
+  /** The timer's look for dead processes' pending files: first this log's own rows go in, so its chain is ahead of theirs. */
+  #checkPeers(): void {
+    if (this.#closed || this.#problem !== undefined || this.#process === undefined || !this.#commitPending()) return;
+    try {
+      this.#recoverPeers(this.#process);
+    } catch (error) {
+      this.#problem = writeProblem(error);
+      if (this.#retry === undefined) this.#scheduleRetry();
+    }
+  }
+
+  /** Reads the head of the chain on disk into {@link #seq} and {@link #headHash} (nothing of this log's is pending). */
+  #refreshHead(): void {
+    const last = this.#last.get() as Row | undefined;
+    this.#seq = last?.seq ?? 0;
+    this.#headHash = last?.hash ?? AUDIT_GENESIS;
   }
 
   /**
@@ -170,11 +298,12 @@ export class SqliteAuditLog implements AuditLog, AuditReader {
       chmodSync(file, 0o600);
     }
     let db: Database.Database | undefined;
+    let wal = false;
     try {
       db = new Database(file);
       // In WAL mode commits are synced by #sync (fdatasync of the WAL before any append of the group
       // resolves); where WAL is not available SQLite syncs at commit itself (FULL).
-      const wal = db.pragma('journal_mode = WAL', { simple: true }) === 'wal' && file !== ':memory:';
+      wal = db.pragma('journal_mode = WAL', { simple: true }) === 'wal' && file !== ':memory:';
       db.pragma(wal ? 'synchronous = NORMAL' : 'synchronous = FULL');
       const version = db.pragma('user_version', { simple: true }) as number;
       const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'audit'").all();
@@ -185,15 +314,27 @@ export class SqliteAuditLog implements AuditLog, AuditReader {
       } else if (version !== SCHEMA_VERSION) {
         throw new Error(`unknown audit schema version ${version}`);
       }
+      // The pending files' marks (`batch`; see auditPending.ts). Not part of the chain, so no new schema version.
+      db.exec('CREATE TABLE IF NOT EXISTS audit_pending (name TEXT PRIMARY KEY, host TEXT NOT NULL, pid INTEGER NOT NULL, committed INTEGER NOT NULL) STRICT');
       if (options.maxBytes !== undefined) {
         const pageSize = db.pragma('page_size', { simple: true }) as number;
         db.pragma(`max_page_count = ${Math.max(1, Math.ceil(options.maxBytes / pageSize))}`);
       }
-      return new SqliteAuditLog(file, db, options, wal);
     } catch (error) {
       db?.close();
       throw new McpError(McpErrorCode.StoreCorrupt, `The audit log ${file} cannot be opened: ${describeError(error)}`, { cause: error });
     }
+    const log = new SqliteAuditLog(file, db, options, wal);
+    try {
+      // Answered records that a killed process left uncommitted go in before anything else is written or read.
+      const me = options.process;
+      if (me !== undefined && log.#batch && log.#wal !== undefined) log.#startPending(me);
+      else if (me !== undefined && file !== ':memory:') log.#recoverPeers(me);
+    } catch (error) {
+      log.#dispose();
+      throw error instanceof McpError ? error : new McpError(McpErrorCode.StoreWriteFailed, `The audit log ${file} cannot be opened: ${describeError(error)}`, { cause: error });
+    }
+    return log;
   }
 
   get problem(): string | undefined {
@@ -205,9 +346,17 @@ export class SqliteAuditLog implements AuditLog, AuditReader {
     return this.#seq;
   }
 
-  /** Transactions committed by this instance (one per group of appends). */
+  /**
+   * Transactions committed by this instance: one per group of appends, except with `batch` on a
+   * file, where the groups written to the pending file in one turn share one.
+   */
   get commits(): number {
     return this.#commits;
+  }
+
+  /** Groups of appends written (committed, or with `batch` on a file written to the pending file). */
+  get groups(): number {
+    return this.#groups;
   }
 
   /** Syncs of the WAL this instance started (`sync`: one per group; `batch`: at most one per interval, and one at close). */
@@ -221,7 +370,7 @@ export class SqliteAuditLog implements AuditLog, AuditReader {
    * {@link SqliteAuditOptions.syncIntervalMs} after the last. Rejects when that sync fails.
    */
   synced(): Promise<void> {
-    if (this.#problem !== undefined) return Promise.reject(new McpError(McpErrorCode.StoreWriteFailed, `The audit log ${this.file} cannot be synced to disk: ${this.#problem}`));
+    if (this.#problem !== undefined || !this.#commitPending()) return Promise.reject(new McpError(McpErrorCode.StoreWriteFailed, `The audit log ${this.file} cannot be synced to disk: ${this.#problem ?? 'commit failed'}`));
     if (!this.#batch) return this.#syncing ?? Promise.resolve();
     if (!this.#unsynced) {
       if (this.#syncing === undefined) return Promise.resolve();
@@ -261,22 +410,33 @@ export class SqliteAuditLog implements AuditLog, AuditReader {
   }
 
   read(options: { readonly from?: number; readonly limit?: number } = {}): AuditRecord[] {
+    this.#commitForReading();
     const rows = this.#db.prepare('SELECT seq, line, hash FROM audit WHERE seq >= ? ORDER BY seq LIMIT ?').all(options.from ?? 1, options.limit ?? -1) as Row[];
     return rows.map(parseAuditRow);
   }
 
   tail(count: number): AuditRecord[] {
+    this.#commitForReading();
     const rows = this.#db.prepare('SELECT seq, line, hash FROM audit ORDER BY seq DESC LIMIT ?').all(count) as Row[];
     return rows.reverse().map(parseAuditRow);
   }
 
   verify(): AuditVerification {
+    this.#commitForReading();
     const verifier = new ChainVerifier();
     for (const row of this.#db.prepare('SELECT seq, line, hash FROM audit ORDER BY seq').iterate() as IterableIterator<Row>) verifier.add(row);
     return verifier.result();
   }
 
-  /** Writes what is queued, then closes the database. */
+  /** Before a read: this log's own answered rows go in first, so it reads what it wrote (a failure leaves them pending). */
+  #commitForReading(): void {
+    if (!this.#closed && this.#problem === undefined) this.#commitPending();
+  }
+
+  /**
+   * Writes what is queued, then closes the database. With `batch`, rows that cannot be committed
+   * now stay in the pending file: the next open commits them.
+   */
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
@@ -285,9 +445,14 @@ export class SqliteAuditLog implements AuditLog, AuditReader {
       clearTimeout(this.#syncTimer);
       this.#syncTimer = undefined;
     }
+    if (this.#peerTimer !== undefined) clearInterval(this.#peerTimer);
+    if (this.#commitTimer !== undefined) clearTimeout(this.#commitTimer);
     await this.#syncing;
+    const pendingError = this.#tryCommit();
+    if (pendingError !== undefined) this.#problem = writeProblem(pendingError);
     const left = [...this.#unwritten.splice(0), ...this.#queue.splice(0)];
-    let written = this.#write(left);
+    const stillPending = this.#uncommitted.length;
+    let written = pendingError === undefined && this.#write(left);
     if (written && (left.length > 0 || this.#unsynced)) {
       try {
         this.#syncNow();
@@ -301,9 +466,39 @@ export class SqliteAuditLog implements AuditLog, AuditReader {
       if (written) w.resolve();
       else w.reject(new McpError(McpErrorCode.StoreWriteFailed, `The audit log ${this.file} cannot be synced to disk: ${this.#problem ?? 'write failed'}`));
     }
+    if (!written && pendingError !== undefined) for (const p of left) p.reject(new McpError(McpErrorCode.StoreWriteFailed, `The audit log ${this.file} cannot be written: ${this.#problem ?? 'write failed'}`));
+    this.#dispose(pendingError === undefined);
+    if (stillPending > 0) throw new McpError(McpErrorCode.StoreWriteFailed, `${stillPending} answered audit records could not be committed before closing ${this.file} (${this.#problem ?? 'write failed'}); they stay in ${this.#pendingPath ?? 'its pending file'} and are committed when the log is next opened`);
+    if (!written) throw new McpError(McpErrorCode.StoreWriteFailed, `${left.length} audit records could not be written before closing ${this.file}: ${this.#problem ?? 'write failed'}`);
+  }
+
+  /** The pending file's path (`batch` on a file), kept for messages after close. */
+  #pendingPath: string | undefined;
+
+  /**
+   * Releases the database, the WAL's descriptor, the timers and the pending file: removed with
+   * its row when everything in it is committed (`committed`), else left for the next open.
+   */
+  #dispose(committed = false): void {
+    this.#closed = true;
+    if (this.#peerTimer !== undefined) clearInterval(this.#peerTimer);
+    const pending = this.#pending;
+    if (pending !== undefined) {
+      this.#pendingPath = pending.path;
+      this.#pending = undefined;
+      OPEN_PENDING.delete(pending.path);
+      pending.close();
+      if (committed) {
+        try {
+          this.#db.prepare('DELETE FROM audit_pending WHERE name = ?').run(pending.name);
+          removePendingFile(pending.path);
+        } catch {
+          // Left for the next open: the file's mark says it is fully committed, so nothing is committed twice.
+        }
+      }
+    }
     this.#wal?.close();
     this.#db.close();
-    if (!written) throw new McpError(McpErrorCode.StoreWriteFailed, `${left.length} audit records could not be written before closing ${this.file}: ${this.#problem ?? 'write failed'}`);
   }
 
   /** Whether a group can be written now: open, and (sync durability) no sync in flight (what is queued then forms the next group, written when it returns). */
@@ -378,12 +573,162 @@ export class SqliteAuditLog implements AuditLog, AuditReader {
       for (const p of batch) p.reject(new McpError(McpErrorCode.StoreWriteFailed, `The audit log cannot be written: ${this.#problem ?? 'an earlier write failed'}`));
       return;
     }
+    if (this.#pending !== undefined) return this.#pendGroup(batch, this.#pending);
     if (!this.#write(batch)) {
       if (this.#retry === undefined) this.#scheduleRetry();
       return;
     }
     for (const p of batch) p.resolve(p.record as AuditRecord);
     this.#syncBatch();
+  }
+
+  /**
+   * `batch` on a file: chains the group from this process's head, writes its rows to the pending
+   * file with one `write` (now they survive the process being killed), resolves the appends,
+   * and commits after the answers went out ({@link #scheduleCommit}).
+   * A failed write withholds the group's answers and keeps its records for the retry.
+   */
+  #pendGroup(batch: Pending[], file: PendingFile): void {
+    const rows: ChainedRow[] = [];
+    let seq = this.#seq;
+    let head = this.#headHash;
+    let text = '';
+    try {
+      for (const p of batch) {
+        const row = chainRecord(p.entry, ++seq, head);
+        head = row.hash;
+        text += `${row.line}\n`;
+        p.record = row.record;
+        rows.push(row);
+      }
+      file.append(text);
+    } catch (error) {
+      this.#fail(batch, error);
+      if (this.#retry === undefined) this.#scheduleRetry();
+      return;
+    }
+    this.#seq = seq;
+    this.#headHash = head;
+    this.#groups++;
+    for (const row of rows) this.#uncommitted.push(row);
+    for (const p of batch) p.resolve(p.record as AuditRecord);
+    this.#scheduleCommit();
+  }
+
+  /**
+   * Commits the pending rows after the answers went out, at most once per
+   * {@link #syncIntervalMs} (the sync that follows a commit has the same bound): a commit costs
+   * SQLite's locks and page writes, a dozen system calls whatever it holds, so under load one
+   * commit covers the rows of many answers. When the last commit is older than that, the
+   * commit runs two checks of the event loop later, since a writer that batches its output to
+   * the end of the turn (stdio) schedules it after this.
+   */
+  #scheduleCommit(): void {
+    if (this.#commitScheduled) return;
+    this.#commitScheduled = true;
+    const wait = this.#lastCommitAt + this.#syncIntervalMs - performance.now();
+    if (wait > 0) this.#commitTimer = setTimeout(this.#scheduledCommit, wait);
+    else setImmediate(() => setImmediate(this.#scheduledCommit));
+  }
+
+  readonly #scheduledCommit = (): void => {
+    this.#commitScheduled = false;
+    this.#commitTimer = undefined;
+    if (this.#problem === undefined && !this.#closed) this.#commitPending();
+  };
+
+  /**
+   * Commits {@link #uncommitted} (answered, in the pending file) and moves the file's mark; then
+   * the batch sync follows. On failure the rows stay pending (in memory and in the file), the
+   * problem refuses new requests, and the retry commits them. True when nothing is left pending.
+   */
+  #commitPending(): boolean {
+    const error = this.#tryCommit();
+    if (error === undefined) return true;
+    this.#problem = writeProblem(error);
+    if (this.#retry === undefined) this.#scheduleRetry();
+    return false;
+  }
+
+  /** {@link #commitPending} without the failure's handling: the error, or undefined when nothing is left pending. */
+  #tryCommit(): unknown {
+    if (this.#uncommitted.length === 0) return undefined;
+    try {
+      this.#commitTransaction();
+    } catch (error) {
+      return error ?? new Error('commit failed');
+    }
+    this.#uncommitted = [];
+    this.#commits++;
+    this.#lastCommitAt = performance.now();
+    // Closing syncs once at its end (it sees #unsynced); otherwise the batch sync follows as after any commit.
+    if (this.#closed) this.#unsynced = true;
+    else this.#syncBatch();
+    if ((this.#pending?.size ?? 0) >= PENDING_ROTATE_BYTES) this.#rotatePending();
+    return undefined;
+  }
+
+  /**
+   * The body of {@link #commitTransaction}: inserts the pending rows as chained when the chain on
+   * disk still ends where this process chained them from, re-chained after its end when another
+   * writer has extended it meanwhile (then the appends resolved with numbers the rows no longer
+   * have), and marks the pending file committed up to its end.
+   */
+  #commitRows(): void {
+    let rows = this.#uncommitted;
+    const first = rows[0] as ChainedRow;
+    const last = this.#last.get() as Row | undefined;
+    const seq = last?.seq ?? 0;
+    const head = last?.hash ?? AUDIT_GENESIS;
+    if (first.seq !== seq + 1 || first.record.prev !== head) {
+      let prev = head;
+      rows = rows.map((row, i) => {
+        const moved = rechainLine(row.line, seq + 1 + i, prev);
+        prev = moved.hash;
+        return moved;
+      });
+    }
+    for (let from = 0; from < rows.length; from += MAX_ROWS_PER_INSERT) {
+      const count = Math.min(MAX_ROWS_PER_INSERT, rows.length - from);
+      const values: (number | string)[] = [];
+      for (let i = from; i < from + count; i++) {
+        const row = rows[i] as ChainedRow;
+        values.push(row.seq, row.line, row.hash);
+      }
+      this.#insertOf(count).run(...values);
+    }
+    const file = this.#pending as PendingFile;
+    if (this.#markCommitted.run(file.size, file.name).changes !== 1) {
+      throw new Error(`the pending file ${file.name} is no longer registered (another process took it over)`);
+    }
+    const end = rows[rows.length - 1] as ChainedRow;
+    this.#seq = end.seq;
+    this.#headHash = end.hash;
+  }
+
+  /** Replaces a large, fully committed pending file by a new one (registered first); a failure keeps the old one. */
+  #rotatePending(): void {
+    const old = this.#pending as PendingFile;
+    const pid = (this.#process as AuditProcess).pid;
+    const name = newPendingName(this.file, pid);
+    try {
+      this.#db.transaction(() => {
+        this.#db.prepare('INSERT INTO audit_pending (name, host, pid, committed) VALUES (?, ?, ?, 0)').run(name, hostname(), pid);
+        this.#db.prepare('DELETE FROM audit_pending WHERE name = ?').run(old.name);
+      }).immediate();
+    } catch {
+      return;
+    }
+    try {
+      this.#pending = new PendingFile(this.file, name);
+    } catch {
+      // The old file's row is gone (it is fully committed): later groups are committed before their answers, as with no pending file.
+      this.#pending = undefined;
+    }
+    OPEN_PENDING.delete(old.path);
+    if (this.#pending !== undefined) OPEN_PENDING.add(this.#pending.path);
+    old.close();
+    removePendingFile(old.path);
   }
 
   /**
@@ -431,16 +776,23 @@ export class SqliteAuditLog implements AuditLog, AuditReader {
     try {
       this.#writeTransaction();
     } catch (error) {
-      this.#problem = writeProblem(error);
-      this.#unwritten.push(...batch);
-      for (const p of batch) p.reject(new McpError(McpErrorCode.StoreWriteFailed, `The audit log ${this.file} cannot be written: ${this.#problem}`, { cause: error }));
+      this.#fail(batch, error);
       return false;
     } finally {
       this.#writing = NOTHING;
     }
     this.#seq = this.#writtenSeq;
+    this.#headHash = this.#writtenHead;
     this.#commits++;
+    this.#groups++;
     return true;
+  }
+
+  /** A group that could not be written: the problem is set, its appends rejected, its records kept for the retry. */
+  #fail(batch: Pending[], error: unknown): void {
+    this.#problem = writeProblem(error);
+    this.#unwritten.push(...batch);
+    for (const p of batch) p.reject(new McpError(McpErrorCode.StoreWriteFailed, `The audit log ${this.file} cannot be written: ${this.#problem}`, { cause: error }));
   }
 
   /**
@@ -467,6 +819,7 @@ export class SqliteAuditLog implements AuditLog, AuditReader {
       this.#insertOf(rows).run(...values);
     }
     this.#writtenSeq = seq;
+    this.#writtenHead = head;
   }
 
   /** The statement inserting `rows` records. */
@@ -494,6 +847,13 @@ export class SqliteAuditLog implements AuditLog, AuditReader {
   #scheduleRetry(): void {
     this.#retry = setTimeout(() => {
       this.#retry = undefined;
+      // Answered rows still pending go in first: they come before the rejected ones.
+      const pendingError = this.#tryCommit();
+      if (pendingError !== undefined) {
+        this.#problem = writeProblem(pendingError);
+        if (!this.#closed) this.#scheduleRetry();
+        return;
+      }
       const records = this.#unwritten.splice(0);
       // Already rejected: a success now only records them (and syncs what an earlier sync may have missed).
       let ok = this.#write(records.map((p) => ({ entry: p.entry, resolve: () => undefined, reject: () => undefined })));

@@ -10,6 +10,8 @@ import { after, before, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import { nodeFetch } from '../../src/adapters/nodeFetch.js';
 import { McpClient } from '../../src/client/mcpClient.js';
+import { SqliteAuditLog } from '../../src/store/sqliteAudit.js';
+import { THIS_PROCESS } from '../../src/cli/auditCommand.js';
 import { StreamableHttpClientTransport } from '../../src/transport/http/client/client.js';
 import { MAIN, everythingEntry, startGateway, writeConfig, type GatewayConfig, type RunningGateway } from './fixtures/gatewayHarness.js';
 
@@ -54,9 +56,12 @@ async function burstThenKill(target: RunningGateway, dbFile: string): Promise<vo
   await client.close().catch(() => undefined);
   assert.ok(answered.length >= 300 && answered.length < 1000, `answered ${answered.length}`);
 
-  const db = new Database(dbFile, { readonly: true });
-  const lines = (db.prepare("SELECT line FROM audit WHERE line LIKE '%\"method\":\"tools/call\"%'").all() as { line: string }[]).map((r) => JSON.parse(r.line) as { outcome: string; argumentsDigest?: string });
-  db.close();
+  // Opened as `switchboard audit` opens it: with `batch`, rows answered but not yet committed when the
+  // gateway died are in its pending file, and opening the log commits them.
+  const log = SqliteAuditLog.open(dbFile, { process: THIS_PROCESS });
+  const lines = log.read().filter((r) => r.method === 'tools/call');
+  assert.equal(log.verify().ok, true);
+  await log.close();
   const ok = lines.filter((l) => l.outcome === 'ok');
   assert.ok(ok.length >= answered.length, `${ok.length} records for ${answered.length} answers`);
   // Every answered call is there by its argument digest.

@@ -1,12 +1,16 @@
 import assert from 'node:assert/strict';
 import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { readdirSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import type { AuditEntry } from '../../../src/host/audit.js';
 import { AUDIT_GENESIS, SqliteAuditLog } from '../../../src/store/sqliteAudit.js';
 import { isMcpError } from '../../../src/util/errors.js';
+import { THIS_PROCESS } from '../../../src/cli/auditCommand.js';
 
 let dir: string;
 before(async () => {
@@ -18,6 +22,16 @@ after(async () => {
 
 let n = 0;
 const fresh = (): string => join(dir, `audit-${++n}.db`);
+/** `sha256:` of the canonical text of a small flat object of numbers (the arguments in these tests). */
+const digestOf = (args: Record<string, number>): string => `sha256:${createHash('sha256').update(JSON.stringify(args)).digest('hex')}`;
+/** The pending files (`batch`) beside the database `file`. */
+const pendingFilesOf = (file: string): string[] => readdirSync(dir).filter((name) => name.startsWith(`${basename(file)}-pending-`));
+/** The one pending file of `file`. */
+function pendingNameOf(file: string): string {
+  const [name, ...more] = pendingFilesOf(file);
+  assert.ok(name !== undefined && more.length === 0, `pending files: ${String(name)} ${more.join(' ')}`);
+  return name;
+}
 
 function entry(i: number, extra: Partial<AuditEntry> = {}): AuditEntry {
   return { time: new Date(1_700_000_000_000 + i).toISOString(), kind: 'request', method: 'tools/call', server: 'fs', name: `tool${i}`, arguments: { i }, decisions: [], outcome: 'ok', latencyMs: 1, ...extra };
@@ -293,51 +307,52 @@ describe('store/sqliteAudit: announced appends (the audit interceptor says which
 
   for (const durability of ['sync', 'batch'] as const) {
     it(`${durability}: the last announced append is written at once, without waiting a turn of the event loop (c=1)`, async () => {
-      const log = SqliteAuditLog.open(fresh(), { durability });
+      const log = SqliteAuditLog.open(fresh(), { durability, process: THIS_PROCESS });
       log.announce();
       const appended = log.append(entry(1), true);
       // Written inside append: no other request is in flight to join the group.
-      assert.equal(log.commits, 1);
+      assert.equal(log.groups, 1);
       assert.equal((await appended).seq, 1);
-      assert.equal(log.syncs, 1);
+      // sync: committed and synced before it resolved; batch: in the pending file, committed after the answer's turn.
+      if (durability === 'sync') assert.deepEqual([log.commits, log.syncs], [1, 1]);
       await log.close();
     });
   }
 
   it('while announced appends are still out, the group waits for them over turns and is written when the last one arrives', async () => {
-    const log = SqliteAuditLog.open(fresh(), { durability: 'batch' });
+    const log = SqliteAuditLog.open(fresh(), { durability: 'batch', process: THIS_PROCESS });
     for (let i = 0; i < 3; i++) log.announce();
     const appends = [log.append(entry(1), true)];
     await turn();
     appends.push(log.append(entry(2), true));
-    assert.equal(log.commits, 0);
+    assert.equal(log.groups, 0);
     await turn();
     appends.push(log.append(entry(3), true));
-    assert.equal(log.commits, 1, 'the third (last announced) append wrote the group at once');
+    assert.equal(log.groups, 1, 'the third (last announced) append wrote the group at once');
     await Promise.all(appends);
-    assert.deepEqual([log.commits, log.size, log.verify().ok], [1, 3, true]);
+    assert.deepEqual([log.groups, log.size, log.verify().ok], [1, 3, true]);
     await log.close();
   });
 
   it('withdraw settles an announcement whose append will not come: the group is then written without waiting for it', async () => {
-    const withdrawn = SqliteAuditLog.open(fresh(), { durability: 'batch' });
+    const withdrawn = SqliteAuditLog.open(fresh(), { durability: 'batch', process: THIS_PROCESS });
     withdrawn.announce();
     withdrawn.announce();
     const a = withdrawn.append(entry(1), true);
     withdrawn.withdraw();
     await turn();
-    assert.equal(withdrawn.commits, 1, 'nothing announced is out: no growth wait');
+    assert.equal(withdrawn.groups, 1, 'nothing announced is out: no growth wait');
     await a;
     await withdrawn.close();
     // The same without the withdraw: the second announcement is still out, so the group waits a turn for it to grow.
-    const waiting = SqliteAuditLog.open(fresh(), { durability: 'batch' });
+    const waiting = SqliteAuditLog.open(fresh(), { durability: 'batch', process: THIS_PROCESS });
     waiting.announce();
     waiting.announce();
     const b = waiting.append(entry(1), true);
     await turn();
-    assert.equal(waiting.commits, 0);
+    assert.equal(waiting.groups, 0);
     await b;
-    assert.equal(waiting.commits, 1);
+    assert.equal(waiting.groups, 1);
     await waiting.close();
   });
 
@@ -359,7 +374,7 @@ describe('store/sqliteAudit: announced appends (the audit interceptor says which
   });
 
   it('a closed log rejects an announced append', async () => {
-    const log = SqliteAuditLog.open(fresh(), { durability: 'batch' });
+    const log = SqliteAuditLog.open(fresh(), { durability: 'batch', process: THIS_PROCESS });
     log.announce();
     await log.close();
     await assert.rejects(log.append(entry(1), true), /closed/);
@@ -367,10 +382,33 @@ describe('store/sqliteAudit: announced appends (the audit interceptor says which
 });
 
 describe('store/sqliteAudit: durability batch (the answer waits for the commit, not the sync)', () => {
-  it('an append resolves once its group is committed: a second connection (what is left after the process is killed) reads the record', async () => {
+  const twoTurns = (): Promise<void> => new Promise<void>((resolve) => setImmediate(() => setImmediate(resolve)));
+
+  it('an append resolves once its row is in the pending file; the commit follows after the turn, and a second connection then reads the record', async () => {
+    const file = fresh();
+    const log = SqliteAuditLog.open(file, { durability: 'batch', process: THIS_PROCESS });
+    const record = await log.append(entry(1));
+    const other = new Database(file, { readonly: true });
+    try {
+      const count = (): unknown => other.prepare('SELECT count(*) AS n FROM audit').get();
+      assert.deepEqual([log.commits, count()], [0, { n: 0 }], 'not committed while the answer is on its way');
+      const pending = await readFile(join(dir, pendingNameOf(file)), 'utf8');
+      assert.equal(pending.trimEnd().split('\n').length, 1);
+      await twoTurns();
+      assert.equal(log.commits, 1);
+      assert.deepEqual(other.prepare('SELECT seq, hash FROM audit').all(), [{ seq: 1, hash: record.hash }]);
+    } finally {
+      other.close();
+    }
+    await log.close();
+    assert.deepEqual(pendingFilesOf(file), [], 'a closed log leaves no pending file');
+  });
+
+  it('without the process it runs in, batch commits each group before its answers (no pending file)', async () => {
     const file = fresh();
     const log = SqliteAuditLog.open(file, { durability: 'batch' });
     const record = await log.append(entry(1));
+    assert.deepEqual([log.commits, pendingFilesOf(file)], [1, []]);
     const other = new Database(file, { readonly: true });
     try {
       assert.deepEqual(other.prepare('SELECT seq, hash FROM audit').all(), [{ seq: 1, hash: record.hash }]);
@@ -380,47 +418,86 @@ describe('store/sqliteAudit: durability batch (the answer waits for the commit, 
     await log.close();
   });
 
-  it('groups still form: appends made while a sync is in flight are committed and synced by the next one', async () => {
-    const file = fresh();
-    const log = SqliteAuditLog.open(file, { durability: 'batch' });
-    await Promise.all(Array.from({ length: 20 }, (_, i) => log.append(entry(i + 1))));
-    assert.equal(log.commits, 1);
-    // The first group's sync is in flight now; these commit at once and are synced after it.
-    await Promise.all(Array.from({ length: 20 }, (_, i) => log.append(entry(i + 21))));
-    assert.equal(log.commits, 2);
+  it('its own reads see what it answered at once (read, tail and verify commit first)', async () => {
+    const log = SqliteAuditLog.open(fresh(), { durability: 'batch', process: THIS_PROCESS });
+    await log.append(entry(1));
+    assert.deepEqual(log.tail(5).map((r) => r.seq), [1]);
+    await log.append(entry(2));
+    assert.deepEqual([log.verify().records, log.read().length, log.commits], [2, 2, 2]);
     await log.close();
-    const reopened = SqliteAuditLog.open(file);
+  });
+
+  it('groups still form: appends made while a sync is in flight are written and synced by the next one', async () => {
+    const file = fresh();
+    const log = SqliteAuditLog.open(file, { durability: 'batch', process: THIS_PROCESS });
+    await Promise.all(Array.from({ length: 20 }, (_, i) => log.append(entry(i + 1))));
+    assert.equal(log.groups, 1);
+    // The first group's sync is in flight now; these are written at once and synced after it.
+    await Promise.all(Array.from({ length: 20 }, (_, i) => log.append(entry(i + 21))));
+    assert.equal(log.groups, 2);
+    await log.close();
+    const reopened = SqliteAuditLog.open(file, { process: THIS_PROCESS });
     assert.deepEqual([reopened.verify().ok, reopened.size], [true, 40]);
     await reopened.close();
   });
 
-  it('appends arriving over a few turns share one commit here too (fewer SQLite transactions under load)', async () => {
-    const log = SqliteAuditLog.open(fresh(), { durability: 'batch' });
+  it('appends arriving over a few turns share one group here too (fewer writes under load)', async () => {
+    const log = SqliteAuditLog.open(fresh(), { durability: 'batch', process: THIS_PROCESS });
     await Promise.all(await appendOverTurns(log, 3));
-    assert.deepEqual([log.commits, log.size], [1, 3]);
+    assert.deepEqual([log.groups, log.size], [1, 3]);
     await log.close();
   });
 
-  it('syncIntervalMs: a burst of commits shares one sync, every record is readable by another connection at once, and close syncs the rest', async () => {
+  it('syncIntervalMs: a burst of answers shares one commit and one sync; another connection reads them after the commit, and close commits and syncs the rest', async () => {
     const file = fresh();
-    const log = SqliteAuditLog.open(file, { durability: 'batch', syncIntervalMs: 60_000 });
+    const log = SqliteAuditLog.open(file, { durability: 'batch', process: THIS_PROCESS, syncIntervalMs: 60_000 });
     for (let i = 1; i <= 5; i++) await log.append(entry(i));
-    assert.deepEqual([log.commits, log.syncs], [5, 1]);
+    await twoTurns();
+    // The first group was committed (and synced) at the end of its turn; the rest wait for the interval.
+    assert.deepEqual([log.groups, log.commits, log.syncs], [5, 1, 1]);
+    const other = new Database(file, { readonly: true });
+    const count = (): number => (other.prepare('SELECT count(*) AS n FROM audit').get() as { n: number }).n;
+    try {
+      assert.equal(count(), 1);
+      // The log's own read commits first.
+      assert.equal(log.read().length, 5);
+      assert.deepEqual([count(), log.commits], [5, 2]);
+    } finally {
+      other.close();
+    }
+    await log.append(entry(6));
+    await log.close();
+    assert.deepEqual([log.commits, log.syncs], [3, 2]);
+    const reopened = SqliteAuditLog.open(file, { process: THIS_PROCESS });
+    assert.deepEqual([reopened.verify().ok, reopened.size], [true, 6]);
+    await reopened.close();
+  });
+
+  it('pending rows are committed at most once per syncIntervalMs: the interval\'s timer commits what was answered within it', async (t) => {
+    const file = fresh();
+    const log = SqliteAuditLog.open(file, { durability: 'batch', process: THIS_PROCESS, syncIntervalMs: 50 });
+    await log.append(entry(1));
+    await twoTurns();
+    assert.equal(log.commits, 1);
+    t.mock.timers.enable({ apis: ['setTimeout'] });
+    await log.append(entry(2));
+    await log.append(entry(3));
+    await twoTurns();
+    assert.deepEqual([log.groups, log.commits], [3, 1], 'within the interval: answered, not yet committed');
+    t.mock.timers.tick(50);
+    assert.deepEqual([log.commits, log.size], [2, 3]);
+    t.mock.timers.reset();
     const other = new Database(file, { readonly: true });
     try {
-      assert.equal((other.prepare('SELECT count(*) AS n FROM audit').get() as { n: number }).n, 5);
+      assert.equal((other.prepare('SELECT count(*) AS n FROM audit').get() as { n: number }).n, 3);
     } finally {
       other.close();
     }
     await log.close();
-    assert.equal(log.syncs, 2);
-    const reopened = SqliteAuditLog.open(file);
-    assert.deepEqual([reopened.verify().ok, reopened.size], [true, 5]);
-    await reopened.close();
   });
 
   it('synced() resolves once the commits made so far are synced: the interval timer starts the sync that was held back', async () => {
-    const log = SqliteAuditLog.open(fresh(), { durability: 'batch', syncIntervalMs: 5 });
+    const log = SqliteAuditLog.open(fresh(), { durability: 'batch', process: THIS_PROCESS, syncIntervalMs: 5 });
     await log.append(entry(1));
     await log.synced();
     await log.append(entry(2));
@@ -433,7 +510,7 @@ describe('store/sqliteAudit: durability batch (the answer waits for the commit, 
   });
 
   it('syncIntervalMs 0 syncs after every commit that no sync in flight covers', async () => {
-    const log = SqliteAuditLog.open(fresh(), { durability: 'batch', syncIntervalMs: 0 });
+    const log = SqliteAuditLog.open(fresh(), { durability: 'batch', process: THIS_PROCESS, syncIntervalMs: 0 });
     await log.append(entry(1));
     await log.synced();
     await log.append(entry(2));
@@ -442,20 +519,170 @@ describe('store/sqliteAudit: durability batch (the answer waits for the commit, 
     await log.close();
   });
 
-  it('a full disk under a batch log still refuses (fail closed): no answer goes out without its record', async () => {
-    const log = SqliteAuditLog.open(fresh(), { durability: 'batch', maxBytes: 64 * 1024, retryMs: 60_000 });
+  it('a full disk under a batch log refuses (fail closed) once a commit fails; what was answered stays in the pending file and goes in when the log is next opened with room', async () => {
+    const file = fresh();
+    const log = SqliteAuditLog.open(file, { durability: 'batch', process: THIS_PROCESS, maxBytes: 64 * 1024, retryMs: 60_000 });
     const big = 'x'.repeat(2000);
     let failure: unknown;
+    let answered = 0;
     for (let i = 1; i <= 200 && failure === undefined; i++) {
       try {
         await log.append(entry(i, { name: big }));
+        answered++;
       } catch (error) {
         failure = error;
       }
     }
     assert.ok(isMcpError(failure) && failure.code === 'ERR_MCP_STORE_WRITE_FAILED' && /disk full/.test(failure.message), String(failure));
+    assert.equal(log.problem, 'disk full');
     await assert.rejects(log.append(entry(999)), /disk full/);
     assert.equal(log.verify().ok, true);
-    await assert.rejects(log.close(), /could not be written before closing/);
+    await assert.rejects(log.close(), /answered audit records could not be committed before closing .*stay in .*pending/);
+    assert.equal(pendingFilesOf(file).length, 1);
+    const roomy = SqliteAuditLog.open(file, { process: THIS_PROCESS });
+    assert.deepEqual([roomy.size, roomy.verify().ok], [answered, true], 'every answered record is in the chain');
+    await roomy.close();
+    assert.deepEqual(pendingFilesOf(file), []);
+  });
+});
+
+describe('store/sqliteAudit: batch pending files (answered before the commit; a killed process loses nothing)', () => {
+  const MODULE = new URL('../../../src/store/sqliteAudit.ts', import.meta.url).href;
+  const CLI_MODULE = new URL('../../../src/cli/auditCommand.ts', import.meta.url).href;
+  /**
+   * A child process that opens `file` with `batch`, appends `names`, prints the hashes its appends
+   * resolved with (the answers it could have sent), then `after`: killed before the commit, or blocked.
+   */
+  function child(file: string, names: readonly string[], after: 'kill' | 'block'): { child: ChildProcess; answered: Promise<string[]> } {
+    const code = `
+      import { SqliteAuditLog } from ${JSON.stringify(MODULE)};
+      import { THIS_PROCESS } from ${JSON.stringify(CLI_MODULE)};
+      const log = SqliteAuditLog.open(${JSON.stringify(file)}, { durability: 'batch', process: THIS_PROCESS });
+      const records = await Promise.all(${JSON.stringify(names)}.map((name, i) => log.append({ time: new Date(1_700_000_000_000 + i).toISOString(), kind: 'request', method: 'tools/call', server: 'peer', name, arguments: { i }, decisions: [], outcome: 'ok', latencyMs: 1 })));
+      process.stdout.write(JSON.stringify(records.map((r) => r.hash)) + '\\n');
+      // The commit waits for the end of the turn: this process never gets there.
+      if (${JSON.stringify(after)} === 'kill') process.kill(process.pid, 'SIGKILL');
+      else Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 120_000);
+    `;
+    const proc = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const answered = new Promise<string[]>((resolve, reject) => {
+      let out = '';
+      proc.stdout?.on('data', (chunk: Buffer) => {
+        out += chunk.toString('utf8');
+        if (out.includes('\n')) resolve(JSON.parse(out.slice(0, out.indexOf('\n'))) as string[]);
+      });
+      proc.once('exit', (code, signal) => reject(new Error(`the child ended (${String(code)} ${String(signal)}) before answering: ${out}`)));
+    });
+    return { child: proc, answered };
+  }
+  const exited = (proc: ChildProcess): Promise<void> => (proc.exitCode !== null || proc.signalCode !== null ? Promise.resolve() : new Promise((resolve) => proc.once('exit', () => resolve())));
+
+  it('killed with SIGKILL after its answers and before its commit: the next open commits every answered record, with the hashes the appends resolved with', async () => {
+    const file = fresh();
+    const run = child(file, ['a', 'b', 'c'], 'kill');
+    const answered = await run.answered;
+    await exited(run.child);
+    const raw = new Database(file, { readonly: true });
+    const committed = raw.prepare('SELECT count(*) AS n FROM audit').get();
+    raw.close();
+    assert.deepEqual(committed, { n: 0 }, 'the process died before its commit');
+    assert.equal(pendingFilesOf(file).length, 1);
+    const log = SqliteAuditLog.open(file, { process: THIS_PROCESS });
+    assert.deepEqual(log.read().map((r) => r.hash), answered);
+    assert.equal(log.verify().ok, true);
+    await log.close();
+    assert.deepEqual(pendingFilesOf(file), [], 'recovered files are removed');
+  });
+
+  it('a live peer\'s pending file is left alone; once it is killed, its answered rows are re-chained after what others wrote meanwhile, content unchanged', async () => {
+    const file = fresh();
+    const run = child(file, ['p1', 'p2', 'p3'], 'block');
+    try {
+      const answered = await run.answered;
+      // Another process (here: this one) writes meanwhile; the peer is alive, so its rows are not taken.
+      const other = SqliteAuditLog.open(file, { process: THIS_PROCESS });
+      await other.append(entry(1));
+      await other.append(entry(2));
+      await other.close();
+      assert.equal(pendingFilesOf(file).length, 1, 'the live peer keeps its file');
+      run.child.kill('SIGKILL');
+      await exited(run.child);
+      const log = SqliteAuditLog.open(file, { process: THIS_PROCESS });
+      const records = log.read();
+      assert.deepEqual(records.map((r) => [r.seq, r.name]), [[1, 'tool1'], [2, 'tool2'], [3, 'p1'], [4, 'p2'], [5, 'p3']]);
+      assert.equal(log.verify().ok, true);
+      // Re-chained: new numbers and links, so new hashes; the digests of the arguments are those the peer made.
+      assert.equal(records.slice(2).some((r) => answered.includes(r.hash)), false);
+      assert.deepEqual(records.slice(2).map((r) => r.argumentsDigest), [0, 1, 2].map((i) => digestOf({ i })));
+      await log.close();
+    } finally {
+      run.child.kill('SIGKILL');
+    }
+  });
+
+  it('another writer extends the chain between a group\'s answers and its commit: the group is re-chained after it', async () => {
+    const file = fresh();
+    const log = SqliteAuditLog.open(file, { durability: 'batch', process: THIS_PROCESS });
+    const answered = await log.append(entry(1));
+    assert.equal(answered.seq, 1);
+    // A second writer (a CLI approving a pin, say) commits first; this log's file is open, so it is not taken.
+    const cli = SqliteAuditLog.open(file, { process: THIS_PROCESS });
+    cli.announce();
+    // Announced and alone: written inside append, before this turn ends.
+    const pin = cli.append(entry(2, { kind: 'pin' }), true);
+    assert.equal(cli.commits, 1);
+    await pin;
+    await cli.close();
+    const records = log.read();
+    assert.deepEqual(records.map((r) => [r.seq, r.kind, r.name]), [[1, 'pin', 'tool2'], [2, 'request', 'tool1']]);
+    assert.equal(log.verify().ok, true);
+    // The next group chains from the new head.
+    await log.append(entry(3));
+    assert.deepEqual([log.read().map((r) => r.seq), log.verify().ok], [[1, 2, 3], true]);
+    await log.close();
+  });
+
+  it('a torn last line (its write never completed, so no answer went out) is dropped; the whole lines before it are committed', async () => {
+    const file = fresh();
+    const run = child(file, ['x', 'y'], 'kill');
+    const answered = await run.answered;
+    await exited(run.child);
+    const pending = join(dir, pendingNameOf(file));
+    await writeFile(pending, '{"argumentsDigest":"sha256:00","decisions":[],"kind":"req', { flag: 'a' });
+    const log = SqliteAuditLog.open(file, { process: THIS_PROCESS });
+    assert.deepEqual([log.read().map((r) => r.hash), log.verify().ok], [answered, true]);
+    await log.close();
+  });
+
+  it('a pending file with no row is fully committed (replaced, or closed by its process) and is removed at open', async () => {
+    const file = fresh();
+    const log = SqliteAuditLog.open(file, { durability: 'batch', process: THIS_PROCESS });
+    await log.append(entry(1));
+    await log.close();
+    const stray = join(dir, `${basename(file)}-pending-1-0123456789ab`);
+    await writeFile(stray, `${JSON.stringify({ seq: 2 })}\n`);
+    const reopened = SqliteAuditLog.open(file, { process: THIS_PROCESS });
+    assert.deepEqual([reopened.size, pendingFilesOf(file)], [1, []]);
+    await reopened.close();
+  });
+
+  it('a pending file past its size limit is replaced by a new one once everything in it is committed', async () => {
+    const file = fresh();
+    const log = SqliteAuditLog.open(file, { durability: 'batch', process: THIS_PROCESS });
+    const first = pendingNameOf(file);
+    const big = 'x'.repeat(4000);
+    // About 4.2 MB of rows in groups of 50.
+    for (let i = 0; i < 21; i++) await Promise.all(Array.from({ length: 50 }, (_, j) => log.append(entry(i * 50 + j + 1, { name: big }))));
+    assert.equal(log.verify().ok, true);
+    const now = pendingNameOf(file);
+    assert.notEqual(now, first);
+    const rows = new Database(file, { readonly: true });
+    assert.deepEqual(rows.prepare('SELECT name FROM audit_pending').all(), [{ name: now }]);
+    rows.close();
+    await log.append(entry(9999));
+    await log.close();
+    const reopened = SqliteAuditLog.open(file, { process: THIS_PROCESS });
+    assert.deepEqual([reopened.size, reopened.verify().ok], [1051, true]);
+    await reopened.close();
   });
 });
