@@ -521,7 +521,9 @@ describe('store/sqliteAudit: durability batch (the answer waits for the commit, 
 
   it('a full disk under a batch log refuses (fail closed) once a commit fails; what was answered stays in the pending file and goes in when the log is next opened with room', async () => {
     const file = fresh();
-    const log = SqliteAuditLog.open(file, { durability: 'batch', process: THIS_PROCESS, maxBytes: 64 * 1024, retryMs: 60_000 });
+    // syncIntervalMs 0: a commit at the end of every turn, so the one that fills the disk comes within the loop
+    // (with an interval, 200 appends can all be answered before the second commit).
+    const log = SqliteAuditLog.open(file, { durability: 'batch', process: THIS_PROCESS, maxBytes: 64 * 1024, retryMs: 60_000, syncIntervalMs: 0 });
     const big = 'x'.repeat(2000);
     let failure: unknown;
     let answered = 0;
