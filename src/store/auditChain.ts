@@ -210,7 +210,6 @@ export function rechainLine(line: string, seq: number, prev: string): ChainedRow
   const record = JSON.parse(line) as Record<string, unknown>;
   record['seq'] = seq;
   record['prev'] = prev;
-  delete record['hash'];
   const text = canonicalize(record);
   const hash = sha256Text(text);
   record['hash'] = hash;

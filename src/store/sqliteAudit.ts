@@ -191,6 +191,9 @@ export class SqliteAuditLog implements AuditLog, AuditReader {
   /** The commit transaction (`BEGIN IMMEDIATE`), made once: it commits {@link #uncommitted}. */
   readonly #commitTransaction: () => void;
   readonly #markCommitted: Database.Statement;
+  /** A pending file's row: added before anything is written to the file, removed once it is fully committed. */
+  readonly #register: Database.Statement;
+  readonly #unregister: Database.Statement;
   #peerTimer: ReturnType<typeof setInterval> | undefined;
   readonly #process: AuditProcess | undefined;
 
@@ -206,6 +209,8 @@ export class SqliteAuditLog implements AuditLog, AuditReader {
     this.#writeTransaction = db.transaction(() => this.#writeRows()).immediate;
     this.#commitTransaction = db.transaction(() => this.#commitRows()).immediate;
     this.#markCommitted = db.prepare('UPDATE audit_pending SET committed = ? WHERE name = ?');
+    this.#register = db.prepare('INSERT INTO audit_pending (name, host, pid, committed) VALUES (?, ?, ?, 0)');
+    this.#unregister = db.prepare('DELETE FROM audit_pending WHERE name = ?');
     const last = this.#last.get() as Row | undefined;
     this.#seq = last?.seq ?? 0;
     this.#headHash = last?.hash ?? AUDIT_GENESIS;
@@ -219,7 +224,7 @@ export class SqliteAuditLog implements AuditLog, AuditReader {
   #startPending(me: AuditProcess): void {
     this.#recoverPeers(me);
     const name = newPendingName(this.file, me.pid);
-    this.#db.prepare('INSERT INTO audit_pending (name, host, pid, committed) VALUES (?, ?, ?, 0)').run(name, hostname(), me.pid);
+    this.#register.run(name, hostname(), me.pid);
     this.#pending = new PendingFile(this.file, name);
     OPEN_PENDING.add(this.#pending.path);
     this.#peerTimer = setInterval(() => this.#checkPeers(), PEER_CHECK_MS);
@@ -249,15 +254,17 @@ export class SqliteAuditLog implements AuditLog, AuditReader {
           const last = this.#last.get() as Row | undefined;
           let seq = last?.seq ?? 0;
           let head = last?.hash ?? AUDIT_GENESIS;
+          const rows: AuditRow[] = [];
           for (const line of lines) {
             const parsed = JSON.parse(line) as { seq?: unknown; prev?: unknown };
             // A row continues the chain at its own number when nothing was written since; else it is re-chained.
             const chained = parsed.seq === seq + 1 && parsed.prev === head ? { seq: seq + 1, line, hash: sha256Text(line) } : rechainLine(line, seq + 1, head);
             seq = chained.seq;
             head = chained.hash;
-            this.#insertOf(1).run(seq, chained.line, head);
+            rows.push(chained);
           }
-          this.#db.prepare('DELETE FROM audit_pending WHERE name = ?').run(row.name);
+          this.#insertRows(rows);
+          this.#unregister.run(row.name);
         }).immediate();
       } catch (error) {
         throw new McpError(McpErrorCode.StoreWriteFailed, `The audit log ${this.file} holds answered records in ${row.name} that cannot be committed: ${writeProblem(error)}`, { cause: error });
@@ -490,7 +497,7 @@ export class SqliteAuditLog implements AuditLog, AuditReader {
       pending.close();
       if (committed) {
         try {
-          this.#db.prepare('DELETE FROM audit_pending WHERE name = ?').run(pending.name);
+          this.#unregister.run(pending.name);
           removePendingFile(pending.path);
         } catch {
           // Left for the next open: the file's mark says it is fully committed, so nothing is committed twice.
@@ -688,15 +695,7 @@ export class SqliteAuditLog implements AuditLog, AuditReader {
         return moved;
       });
     }
-    for (let from = 0; from < rows.length; from += MAX_ROWS_PER_INSERT) {
-      const count = Math.min(MAX_ROWS_PER_INSERT, rows.length - from);
-      const values: (number | string)[] = [];
-      for (let i = from; i < from + count; i++) {
-        const row = rows[i] as ChainedRow;
-        values.push(row.seq, row.line, row.hash);
-      }
-      this.#insertOf(count).run(...values);
-    }
+    this.#insertRows(rows);
     const file = this.#pending as PendingFile;
     if (this.#markCommitted.run(file.size, file.name).changes !== 1) {
       throw new Error(`the pending file ${file.name} is no longer registered (another process took it over)`);
@@ -713,8 +712,8 @@ export class SqliteAuditLog implements AuditLog, AuditReader {
     const name = newPendingName(this.file, pid);
     try {
       this.#db.transaction(() => {
-        this.#db.prepare('INSERT INTO audit_pending (name, host, pid, committed) VALUES (?, ?, ?, 0)').run(name, hostname(), pid);
-        this.#db.prepare('DELETE FROM audit_pending WHERE name = ?').run(old.name);
+        this.#register.run(name, hostname(), pid);
+        this.#unregister.run(old.name);
       }).immediate();
     } catch {
       return;
@@ -805,21 +804,29 @@ export class SqliteAuditLog implements AuditLog, AuditReader {
     const last = this.#last.get() as Row | undefined;
     let seq = last?.seq ?? 0;
     let head = last?.hash ?? AUDIT_GENESIS;
-    // One statement per up to MAX_ROWS_PER_INSERT records: a group costs a few statement runs, not one per record.
-    for (let from = 0; from < batch.length; from += MAX_ROWS_PER_INSERT) {
-      const rows = Math.min(MAX_ROWS_PER_INSERT, batch.length - from);
-      const values: (number | string)[] = [];
-      for (let i = from; i < from + rows; i++) {
-        const p = batch[i] as Pending;
-        const row = chainRecord(p.entry, ++seq, head);
-        head = row.hash;
-        values.push(seq, row.line, head);
-        p.record = row.record;
-      }
-      this.#insertOf(rows).run(...values);
+    const rows: AuditRow[] = [];
+    for (const p of batch) {
+      const row = chainRecord(p.entry, ++seq, head);
+      head = row.hash;
+      rows.push(row);
+      p.record = row.record;
     }
+    this.#insertRows(rows);
     this.#writtenSeq = seq;
     this.#writtenHead = head;
+  }
+
+  /** Inserts chained rows, one statement per up to {@link MAX_ROWS_PER_INSERT}: a group costs a few statement runs, not one per record. */
+  #insertRows(rows: readonly AuditRow[]): void {
+    for (let from = 0; from < rows.length; from += MAX_ROWS_PER_INSERT) {
+      const count = Math.min(MAX_ROWS_PER_INSERT, rows.length - from);
+      const values: (number | string)[] = [];
+      for (let i = from; i < from + count; i++) {
+        const row = rows[i] as AuditRow;
+        values.push(row.seq, row.line, row.hash);
+      }
+      this.#insertOf(count).run(...values);
+    }
   }
 
   /** The statement inserting `rows` records. */
