@@ -1,8 +1,10 @@
 /**
  * `npm run bench:instructions`: instructions per HTTP `tools/call` of compiled targets,
  * counted by valgrind's callgrind, every thread of the server process included (the JIT
- * compiler's and the GC's too). Unlike req/s or CPU µs per request, the count hardly moves
- * with the other work on the machine, so two checkouts can be compared on a busy one: build
+ * compiler's and the GC's too), and the main thread's alone. Unlike req/s or CPU µs per
+ * request, the count hardly moves with the other work on the machine, so two checkouts can be
+ * compared on a busy one (compare the main thread's counts when the totals of one build differ
+ * between runs: a compile still under way after the warm-up lands in the total): build
  * each (`npm run build` and `tsc -p bench/tsconfig.json`), then name their target entries.
  *
  * Each target runs under callgrind; after `--warmup` requests (JIT tier-up takes ~15,000
@@ -148,11 +150,23 @@ async function connect(port: number): Promise<{ conns: HttpConnection[]; headers
   return { conns, headers: conns.map((_, i) => httpHeaders('tools/call', mode === 'stateless', sids[i])) };
 }
 
-/** Instructions per request of one target (callgrind's `totals` of the measured dump ÷ requests). */
-async function count(entry: string): Promise<number> {
+/** What {@link count} found, per request: every thread's instructions, and the main thread's alone. */
+interface Counted {
+  readonly total: number;
+  readonly main: number;
+}
+
+/**
+ * Instructions per request of one target (callgrind's `totals` of the measured dump ÷ requests):
+ * every thread's, and the main thread's alone (`--separate-threads`: one file per thread, the
+ * main thread's ending in `-01`). The main thread's count is the steadier of the two: V8's
+ * optimising compiler and its garbage collector's helpers run on other threads, and a compile
+ * still under way after the warm-up can add a third to the total.
+ */
+async function count(entry: string): Promise<Counted> {
   const dir = mkdtempSync(join(tmpdir(), 'sb-instr-'));
   const target = await launch(entry);
-  const child = spawn('valgrind', ['--tool=callgrind', '--smc-check=all-non-file', `--callgrind-out-file=${dir}/cg.%p`, process.execPath, ...target.args], {
+  const child = spawn('valgrind', ['--tool=callgrind', '--smc-check=all-non-file', '--separate-threads=yes', `--callgrind-out-file=${dir}/cg.%p`, process.execPath, ...target.args], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   child.stderr.resume();
@@ -165,11 +179,18 @@ async function count(entry: string): Promise<number> {
     await drive(conns, headers, requests);
     execFileSync('callgrind_control', ['--dump=measured', String(child.pid)], { stdio: 'ignore' });
     for (const conn of conns) conn.close();
-    const measured = readdirSync(dir).find((f) => f.endsWith('.2'));
-    if (measured === undefined) throw new Error(`no second callgrind dump in ${dir}`);
-    const totals = /^(?:totals|summary): (\d+)/m.exec(readFileSync(join(dir, measured), 'utf8'));
-    if (totals === null) throw new Error(`no totals in ${join(dir, measured)}`);
-    return Number(totals[1]) / requests;
+    // The second dump, one file per thread: `cg.<pid>.2-<thread>`.
+    const measured = readdirSync(dir).filter((f) => /\.2-\d+$/.test(f));
+    if (!measured.some((f) => f.endsWith('.2-01'))) throw new Error(`no second callgrind dump of the main thread in ${dir}`);
+    let total = 0;
+    let main = 0;
+    for (const f of measured) {
+      const totals = /^(?:totals|summary): (\d+)/m.exec(readFileSync(join(dir, f), 'utf8'));
+      if (totals === null) throw new Error(`no totals in ${join(dir, f)}`);
+      total += Number(totals[1]);
+      if (f.endsWith('.2-01')) main = Number(totals[1]);
+    }
+    return { total: total / requests, main: main / requests };
   } finally {
     await stop(child);
     await target.cleanup();
@@ -209,8 +230,9 @@ async function allocated(entry: string): Promise<{ perRequest: number; top: [str
 process.stdout.write(`${alloc ? (survivors ? 'bytes surviving a scavenge' : 'bytes allocated') : 'callgrind'}, ${mode}, c=${concurrency}: ${warmup} warm-up requests, then ${requests} counted\n`);
 const run = async (t: { label: string; entry: string }): Promise<void> => {
   if (!alloc) {
-    const perRequest = await count(t.entry);
-    process.stdout.write(`${t.label.padEnd(12)} ${Math.round(perRequest).toLocaleString('en-US')} instructions/request\n`);
+    const counted = await count(t.entry);
+    const n = (x: number): string => Math.round(x).toLocaleString('en-US');
+    process.stdout.write(`${t.label.padEnd(12)} ${n(counted.total)} instructions/request (main thread ${n(counted.main)})\n`);
     return;
   }
   const { perRequest, top } = await allocated(t.entry);
