@@ -5,7 +5,7 @@
  * With `batch` an answer may go out once its record survives the gateway being killed; the
  * kernel holding the record's bytes is enough for that. So {@link SqliteAuditLog} writes a
  * group's chained rows to this file with one `write` (no transaction, no lock, no sync), lets
- * the answers go, and commits the rows to SQLite after them, at the end of the turn. Each
+ * the answers go, and commits the rows to SQLite after them, at most once per `syncIntervalMs`. Each
  * process that writes has a file of its own beside the database, `<db>-pending-<pid>-<random>`,
  * and a row in the table `audit_pending` (the file's name, its process, and how many of its
  * bytes are committed). That row is updated in the same transaction that commits the file's
