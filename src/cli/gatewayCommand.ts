@@ -226,7 +226,7 @@ export async function gatewayCommand(argv: readonly string[]): Promise<void> {
   // With --cache, MRTR single-use nonces are shared: a state consumed on one instance is a replay on every other.
   // With --store, so is the sealing key: a state sealed on one instance opens on every other.
   const requestState = { ...(shared.nonceStore !== undefined ? { nonceStore: shared.nonceStore } : {}), ...(shared.requestStateKeys !== undefined ? { keys: shared.requestStateKeys } : {}) };
-  const gateway = new Gateway(host, { exposure: config.exposure, server: { logger, ...(Object.keys(requestState).length > 0 ? { requestState } : {}) }, filters: [scanner] });
+  const gateway = new Gateway(host, { exposure: config.exposure, server: { logger, ...(Object.keys(requestState).length > 0 ? { requestState } : {}) } });
   const watcher = watchConfig(file, logger, async (next) => {
     current = next;
     await host.reconcile(await consentFor(options['yes'] === true, interactive, stores.launches, next, launches)(next.servers));

@@ -46,7 +46,11 @@ import { CONVERSATION_META_KEY } from './policy/taint.js';
 import { UpstreamSubscriptions } from './gatewaySubscriptions.js';
 import { GatewayTasks, withTasksExtension, type GatewayTasksOptions } from './gatewayTasks.js';
 import { driveTask, requiresTask } from './taskDriver.js';
-import { DeniedError } from './interceptors.js';
+import { DeniedError, RECORDED_METHODS, type RecordedMethod } from './interceptors.js';
+import type { ListRequest } from '../server/core.js';
+import type { MiddlewareContext } from '../server/middleware.js';
+import type { Principal } from '../transport/principal.js';
+import type { AbortLike } from '../util/lazyAbort.js';
 import { ToolSearchIndex } from './toolSearch.js';
 
 /** Options of a {@link Gateway}. */
@@ -60,20 +64,10 @@ export interface GatewayOptions {
   /** Calls waiting for the upstream's answers (era bridging). */
   readonly pending?: PendingCallsOptions;
   /**
-   * Trust-layer filters applied to what is served (listed and searchable), in order: the
-   * scanner's `ScanGuard` hides blocked items here. Calls are still checked by the interceptors.
-   */
-  readonly filters?: readonly ExposureFilter[];
-  /**
    * The tasks extension, passed through to the servers that create tasks (see
    * `gatewayTasks.ts`); `false` turns it off (no task is ever asked for downstream). Default on.
    */
   readonly tasks?: GatewayTasksOptions | false;
-}
-
-/** Hides entries of the host's registry from what the gateway serves (the trust layer's list-time seam). */
-export interface ExposureFilter {
-  filter<T extends ExposedTool | ExposedPrompt | ExposedResource | ExposedTemplate>(listed: readonly T[]): readonly T[];
 }
 
 const DEFAULT_INFO = { name: 'switchboard-gateway', version: '0.1.0' } as const;
@@ -112,20 +106,23 @@ export class Gateway {
   };
   readonly #unsubscribe: (() => void)[] = [];
   readonly #subscriptions: UpstreamSubscriptions;
-  #search: ToolSearchIndex | undefined;
-  readonly #filters: readonly ExposureFilter[];
+  /** The search index of `exposure: "search"`, for the host's tool list it was built from. */
+  #search: { readonly listed: readonly ExposedTool[]; readonly index: ToolSearchIndex } | undefined;
+  /** The tools of `exposure: "search"` (what its `tools/list` serves). */
+  readonly #searchTools: Tool[] = [];
   readonly #tasks: GatewayTasks | undefined;
 
   constructor(host: Host, options: GatewayOptions = {}) {
     this.#host = host;
     this.#exposure = options.exposure ?? 'all';
-    this.#filters = options.filters ?? [];
     this.#pending = new PendingCalls(options.pending);
     const logger = options.server?.logger ?? silentLogger;
     const tasks = options.tasks === false ? undefined : new GatewayTasks(host, { logger, ...options.tasks });
     this.#tasks = tasks;
     this.server = new McpServer(options.info ?? DEFAULT_INFO, {
       ...options.server,
+      // One registry: every list is the host's, decided by its chain for this caller.
+      lists: (kind, request) => this.#list(kind, request),
       ...(tasks !== undefined ? { forwardedTasks: { serve: (method, params, ctx) => tasks.serve(method, params, scopeOf(ctx)).catch((error: unknown) => Promise.reject(toWireError(error))) } } : {}),
       capabilities: {
         tools: { listChanged: true },
@@ -136,31 +133,10 @@ export class Gateway {
       },
     });
     this.#subscriptions = new UpstreamSubscriptions(host, logger, toWireError);
+    this.server.use((ctx, next) => this.#recordOrRefuse(ctx, next));
     this.server.use(this.#subscriptions.middleware());
     this.server.addListenSource(this.#subscriptions.listenSource());
     if (tasks !== undefined) this.server.addListenSource(tasks.listenSource());
-    // Not `async` (no promise of its own on every request): a refusal is a settled promise.
-    this.server.use((ctx, next) => {
-      // A withheld (quarantined) tool, prompt or resource is not listed; a call or read by its
-      // name gets the reason (what changed, how to review it) and never reaches the server.
-      // A URI something served still resolves (another server's, an approved template's) goes on:
-      // the trust interceptors judge it there.
-      if (ctx.method === 'tools/call' || ctx.method === 'prompts/get' || ctx.method === 'resources/read') {
-        try {
-          const name = ctx.params[ctx.method === 'resources/read' ? 'uri' : 'name'];
-          const kind = ctx.method === 'tools/call' ? 'tool' : ctx.method === 'prompts/get' ? 'prompt' : 'resource';
-          const reason = typeof name !== 'string' || (kind === 'resource' && host.resolveUri(name) !== undefined) ? undefined : host.withheldReason(kind, name);
-          if (reason !== undefined) {
-            const denied = new DeniedError('trust.pins', reason);
-            if (ctx.method === 'tools/call') return Promise.resolve({ content: [{ type: 'text', text: denied.message }], isError: true });
-            return Promise.reject(toWireError(denied));
-          }
-        } catch (error) {
-          return Promise.reject(error);
-        }
-      }
-      return next();
-    });
     if (this.#exposure === 'search') this.#registerSearchTools();
     this.#unsubscribe.push(
       host.onChange((change) => {
@@ -192,7 +168,7 @@ export class Gateway {
       if (this.#exposure === 'all') {
         this.#reconcile(
           'tool',
-          this.#visible(this.#host.tools).map((t) => [t.name, t.tool]),
+          this.#host.tools.map((t) => [t.name, t.tool]),
           (tool) => this.server.forwardTool(tool as Tool, (params, ctx) => this.#callTool((tool as Tool).name, params, ctx) as Promise<CallToolResult>),
         );
       } else {
@@ -200,7 +176,7 @@ export class Gateway {
       }
       this.#reconcile(
         'prompt',
-        this.#visible(this.#host.prompts).map((p) => [p.name, p.prompt]),
+        this.#host.prompts.map((p) => [p.name, p.prompt]),
         (prompt) =>
           this.server.forwardPrompt(prompt as never, (params, ctx) => this.#getPrompt((prompt as { name: string }).name, params, ctx) as Promise<GetPromptResult>, {
             complete: (params, ctx) => this.#complete(params, ctx) as never,
@@ -208,12 +184,12 @@ export class Gateway {
       );
       this.#reconcile(
         'resource',
-        this.#visible(this.#host.resources).map((r) => [r.uri, r.resource]),
+        this.#host.resources.map((r) => [r.uri, r.resource]),
         (resource) => this.server.forwardResource(resource as never, (params, ctx) => this.#readResource(params, ctx) as Promise<ReadResourceResult>),
       );
       this.#reconcile(
         'template',
-        this.#visible(this.#host.templates).map((t) => [t.uriTemplate, t.template]),
+        this.#host.templates.map((t) => [t.uriTemplate, t.template]),
         (template) =>
           this.server.forwardTemplate(template as never, (params, ctx) => this.#readResource(params, ctx) as Promise<ReadResourceResult>, {
             complete: (params, ctx) => this.#complete(params, ctx) as never,
@@ -222,9 +198,64 @@ export class Gateway {
     });
   }
 
-  /** `listed` without what the trust filters hide. */
-  #visible<T extends ExposedTool | ExposedPrompt | ExposedResource | ExposedTemplate>(listed: readonly T[]): readonly T[] {
-    return this.#filters.reduce((list, f) => f.filter(list), listed);
+  /**
+   * A list request: the host's list for this caller, through the chain (the scanner hides what
+   * it blocks, the policy what a rule denies for this principal; the audit log records it).
+   * With `exposure: "search"` the tools are the two search tools, once the chain allowed the list.
+   */
+  #list(kind: Kind, request: ListRequest): Promise<readonly Readonly<Record<string, unknown>>[]> {
+    const scope = scopeOfRequest(request.principal, request.session, request.meta, undefined, request.clientCapabilities);
+    const host = this.#host;
+    if (kind === 'tool') return host.listTools(scope).then((tools) => (this.#exposure === 'search' ? this.#searchTools : tools.map((t) => t.tool)));
+    if (kind === 'prompt') return host.listPrompts(scope).then((prompts) => prompts.map((p) => p.prompt));
+    if (kind === 'resource') return host.listResources(scope).then((resources) => resources.map((r) => r.resource));
+    return host.listTemplates(scope).then((templates) => templates.map((t) => t.template));
+  }
+
+  /**
+   * Outermost middleware. A request no server is routed for (`initialize`, `ping`, ...) is
+   * recorded by the host's chain; a call, get, read or completion by a name the routing table
+   * lacks (withheld by trust, or unknown) goes to the host, which records it and refuses it with
+   * the trust layer's reason (never "Unknown tool" for a tool that exists), or with the server
+   * layer's own not-found answer.
+   */
+  #recordOrRefuse(ctx: MiddlewareContext, next: () => Promise<Record<string, unknown>>): Promise<Record<string, unknown>> {
+    const method = ctx.method;
+    if (RECORDED_METHODS.has(method)) return this.#host.record(method as RecordedMethod, this.#scope(ctx), next, { ...ctx.params });
+    const unrouted = this.#unrouted(method, ctx.params);
+    if (unrouted === undefined) return next();
+    const [kind, name] = unrouted;
+    const refused = this.#host.refuse(method as 'tools/call', kind, name, { ...ctx.params }, this.#scope(ctx), next);
+    return refused.catch((error: unknown) => {
+      if (method === 'tools/call' && isToolLevel(error)) return { content: [{ type: 'text', text: (error as Error).message }], isError: true };
+      throw toWireError(error);
+    });
+  }
+
+  /** The kind and name of a use the routing table cannot route, or undefined (the common case: a map lookup). */
+  #unrouted(method: string, params: Readonly<Record<string, unknown>>): readonly ['tool' | 'prompt' | 'resource', string] | undefined {
+    if (method === 'tools/call') {
+      const name = params['name'];
+      return typeof name === 'string' && !this.#handles.tool.has(name) && !this.#searchTools.some((t) => t.name === name) ? ['tool', name] : undefined;
+    }
+    if (method === 'prompts/get') {
+      const name = params['name'];
+      return typeof name === 'string' && !this.#handles.prompt.has(name) ? ['prompt', name] : undefined;
+    }
+    if (method === 'resources/read') {
+      const uri = params['uri'];
+      return typeof uri === 'string' && this.#host.resolveUri(uri) === undefined ? ['resource', uri] : undefined;
+    }
+    if (method === 'completion/complete') {
+      const ref = params['ref'] as Record<string, unknown> | undefined;
+      if (ref?.['type'] === 'ref/prompt' && typeof ref['name'] === 'string' && !this.#handles.prompt.has(ref['name'])) return ['prompt', ref['name']];
+      if (ref?.['type'] === 'ref/resource' && typeof ref['uri'] === 'string' && !this.#handles.template.has(ref['uri'])) return ['resource', ref['uri']];
+    }
+    return undefined;
+  }
+
+  #scope(ctx: MiddlewareContext): HostCallOptions {
+    return scopeOfRequest(ctx.principal, ctx.session, metaOf(ctx.params), ctx.signal, undefined);
   }
 
   #reconcile(kind: Kind, wanted: readonly (readonly [string, unknown])[], register: (definition: unknown) => ForwardedHandle<never>): void {
@@ -383,49 +414,50 @@ export class Gateway {
   // ---- exposure: "search" --------------------------------------------------------------
 
   #registerSearchTools(): void {
-    this.server.tool(
-      SEARCH_TOOL,
-      {
-        title: 'Search tools',
-        description:
-          'Finds tools of the connected servers by what they do. Returns their full definitions (name, description, input schema); call one with call_tool.',
-        inputSchema: {
-          type: 'object',
-          properties: {
-            query: { type: 'string', description: 'What the tool should do, in a few words' },
-            limit: { type: 'integer', minimum: 1, maximum: 50, description: 'Most results (default 5)' },
-          },
-          required: ['query'],
+    const search: Tool = {
+      name: SEARCH_TOOL,
+      title: 'Search tools',
+      description: 'Finds tools of the connected servers by what they do. Returns their full definitions (name, description, input schema); call one with call_tool.',
+      inputSchema: {
+        type: 'object',
+        properties: {
+          query: { type: 'string', description: 'What the tool should do, in a few words' },
+          limit: { type: 'integer', minimum: 1, maximum: 50, description: 'Most results (default 5)' },
         },
+        required: ['query'],
       },
-      async (args) => {
-        this.#search ??= new ToolSearchIndex(this.#visible(this.#host.tools).map((t) => ({ name: t.name, tool: t.tool })));
-        const hits = this.#search.search(String(args['query']), { limit: typeof args['limit'] === 'number' ? args['limit'] : 5 });
+    } as Tool;
+    const dispatch = {
+      name: CALL_TOOL,
+      title: 'Call a tool',
+      description: 'Calls a tool found with search_tools, by its exact name, with its arguments.',
+      inputSchema: {
+        type: 'object',
+        properties: { name: { type: 'string', description: 'The tool name search_tools returned' }, arguments: { type: 'object', description: 'The tool arguments' } },
+        required: ['name'],
+      },
+    } as Tool;
+    this.#searchTools.push(search, dispatch);
+    // A search is answered by the gateway: it is recorded as the call it is, and searches only
+    // what the chain lists for this caller (the listing is recorded as the tools/list it is).
+    this.server.forwardTool(search, (params, ctx): Promise<CallToolResult> => {
+      const args = (params['arguments'] ?? {}) as Record<string, unknown>;
+      const scope = scopeOf(ctx);
+      return this.#host.record('tools/call', scope, async () => {
+        const listed = await this.#host.listTools(scope);
+        if (this.#search?.listed !== listed) this.#search = { listed, index: new ToolSearchIndex(listed.map((t) => ({ name: t.name, tool: t.tool }))) };
+        const hits = this.#search.index.search(String(args['query']), { limit: typeof args['limit'] === 'number' ? args['limit'] : 5 });
         const tools = hits.map((h) => h.tool);
         return { content: [{ type: 'text', text: JSON.stringify(tools) }], structuredContent: { tools } };
-      },
-    );
-    this.server.forwardTool(
-      {
-        name: CALL_TOOL,
-        title: 'Call a tool',
-        description: 'Calls a tool found with search_tools, by its exact name, with its arguments.',
-        inputSchema: {
-          type: 'object',
-          properties: { name: { type: 'string', description: 'The tool name search_tools returned' }, arguments: { type: 'object', description: 'The tool arguments' } },
-          required: ['name'],
-        },
-      } as Tool,
-      (params, ctx): Promise<CallToolResult> => {
-        const args = (params['arguments'] ?? {}) as Record<string, unknown>;
-        const name = String(args['name']);
-        const inner = { ...params, arguments: (args['arguments'] ?? {}) as Record<string, unknown> };
-        if (this.#host.tool(name) === undefined) {
-          return Promise.resolve({ content: [{ type: 'text', text: `Unknown tool: ${name}. Use ${SEARCH_TOOL} to find tools.` }], isError: true });
-        }
-        return this.#callTool(name, inner, ctx) as Promise<CallToolResult>;
-      },
-    );
+      }, { name: SEARCH_TOOL, arguments: args });
+    });
+    this.server.forwardTool(dispatch, (params, ctx): Promise<CallToolResult> => {
+      const args = (params['arguments'] ?? {}) as Record<string, unknown>;
+      const name = String(args['name']);
+      const inner = { ...params, arguments: (args['arguments'] ?? {}) as Record<string, unknown> };
+      // A name the host does not route is still the host's to refuse and record (withheld or unknown).
+      return this.#callTool(name, inner, ctx) as Promise<CallToolResult>;
+    });
   }
 }
 
@@ -485,14 +517,7 @@ function sessionId(session: ServerSession | undefined): string | undefined {
  * `AbortSignal` is never created.
  */
 function scopeOf(ctx: HandlerContext, own?: Round): HostCallOptions {
-  const scope: { -readonly [K in keyof HostCallOptions]: HostCallOptions[K] } = {
-    principal: ctx.principal,
-    session: sessionId(ctx.session),
-    signal: own === undefined ? ctx.signal : own.signal,
-    clientCapabilities: ctx.clientCapabilities,
-  };
-  const conversation = conversationOf(ctx);
-  if (conversation !== undefined) scope.conversation = conversation;
+  const scope = scopeOfRequest(ctx.principal, ctx.session, ctx.meta, own === undefined ? ctx.signal : own.signal, ctx.clientCapabilities);
   if (ctx.clientCapabilities.elicitation !== undefined) scope.elicit = (p) => ctx.elicit(p);
   if (own !== undefined) {
     scope.abort = own.abort;
@@ -537,13 +562,35 @@ class UpstreamDriver implements Driver {
 
 const ignore = (): void => undefined;
 
+/** The scope of an upstream request: who asks, in which session and conversation. */
+function scopeOfRequest(
+  principal: Principal | undefined,
+  session: ServerSession | undefined,
+  meta: Readonly<Record<string, unknown>>,
+  signal: AbortLike | undefined,
+  clientCapabilities: ClientCapabilities | undefined,
+): { -readonly [K in keyof HostCallOptions]: HostCallOptions[K] } {
+  const scope: { -readonly [K in keyof HostCallOptions]: HostCallOptions[K] } = { principal, session: sessionId(session) };
+  if (signal !== undefined) scope.signal = signal;
+  if (clientCapabilities !== undefined) scope.clientCapabilities = clientCapabilities;
+  const conversation = conversationOf(meta);
+  if (conversation !== undefined) scope.conversation = conversation;
+  return scope;
+}
+
+/** A request's `_meta` (empty when absent or malformed). */
+function metaOf(params: Readonly<Record<string, unknown>>): Readonly<Record<string, unknown>> {
+  const meta = params['_meta'];
+  return typeof meta === 'object' && meta !== null && !Array.isArray(meta) ? (meta as Record<string, unknown>) : {};
+}
+
 /**
  * The conversation id a client carries in `_meta["io.switchboard/conversation"]` (a string of
  * 1 to 128 characters; anything else is ignored). Policy joins the principal's taint anyway,
  * so dropping or changing it sheds nothing (see `policy/taint.ts`).
  */
-function conversationOf(ctx: HandlerContext): string | undefined {
-  const value = ctx.meta[CONVERSATION_META_KEY];
+function conversationOf(meta: Readonly<Record<string, unknown>>): string | undefined {
+  const value = meta[CONVERSATION_META_KEY];
   return typeof value === 'string' && value.length > 0 && value.length <= 128 ? value : undefined;
 }
 

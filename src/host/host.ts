@@ -32,7 +32,7 @@ import { observeCall } from './callMetrics.js';
 import type { NamespacingMode } from './configTypes.js';
 import { Downstream, type RunOptions, type BackoffOptions, type Catalog, type ServerHealth, type TransportFactory } from './downstream.js';
 import type { CatalogVetter, QuarantinedItem } from './catalogVetting.js';
-import { DeniedError, InterceptorChain, interceptContext, type InterceptedMethod, type InterceptContext, type Interceptor, type NotificationMethod, type ServerIdentity } from './interceptors.js';
+import { DeniedError, InterceptorChain, interceptContext, type InterceptedMethod, type RoutedMethod, type InterceptContext, type Interceptor, type NotificationMethod, type ServerIdentity } from './interceptors.js';
 import { Namespacer, type NameAssignmentStore } from './namespacing.js';
 import type { DownstreamSpec } from './spec.js';
 import { compileToolFilter } from './toolFilter.js';
@@ -153,6 +153,9 @@ export interface HostCallOptions extends RequestScope {
 
 const DEFAULT_CLIENT_INFO: Implementation = Object.freeze({ name: 'switchboard', version: '0.1.0' });
 
+/** Who a request for a withheld item is refused by, when no trust interceptor refused it first: the trust layer that withheld it (the pins). */
+const WITHHELD_INTERCEPTOR_ID = 'trust.pins';
+
 /** Many servers behind one guarded, namespaced view. */
 export class Host {
   readonly #options: HostOptions;
@@ -176,8 +179,8 @@ export class Host {
   #toolIndex = new Map<string, ExposedTool>();
   #promptIndex = new Map<string, ExposedPrompt>();
   #withheld: readonly WithheldItem[] = [];
-  /** `<kind>:<exposed name>` → the refusal reason. */
-  #withheldIndex = new Map<string, string>();
+  /** `<kind>:<exposed name>` → the withheld item. */
+  #withheldByName = new Map<string, WithheldItem>();
   #closed = false;
   /** During {@link start}: catalogs are exposed together once every server settled, so name assignment follows config order, not start-up speed. */
   #starting = false;
@@ -318,12 +321,7 @@ export class Host {
    * withheld templates (asked only for a URI nothing served resolves).
    */
   withheldReason(kind: 'tool' | 'prompt' | 'resource', exposedName: string): string | undefined {
-    const reason = this.#withheldIndex.get(`${kind}:${exposedName}`);
-    if (reason !== undefined || kind !== 'resource') return reason;
-    for (const w of this.#withheld) {
-      if (w.kind === 'template' && parseTemplate(w.exposedName)?.match(exposedName) !== undefined) return w.reason;
-    }
-    return undefined;
+    return this.#withheldItem(kind, exposedName)?.reason;
   }
 
   /** Vets every server's last lists again (after a person approved or rejected a pin). */
@@ -386,7 +384,7 @@ export class Host {
   ): Promise<R> {
     // Not `async` (one promise less per call); a throw still becomes a rejection.
     const exposed = this.#toolIndex.get(name);
-    if (exposed === undefined) return Promise.reject(this.#unknown('tool', name));
+    if (exposed === undefined) return this.#refuse('tools/call', 'tool', name, args === undefined ? {} : { arguments: args }, options);
     const params: Record<string, unknown> = { name: exposed.definition.name, ...(args !== undefined ? { arguments: args } : {}) };
     try {
       return this.#route('tools/call', exposed.serverId, name, exposed.definition, params, options, route);
@@ -403,7 +401,7 @@ export class Host {
     route: DownstreamRoute<R> = (client, params, o) => client.getPrompt(params['name'] as string, params['arguments'] as Record<string, string> | undefined, o) as Promise<R>,
   ): Promise<R> {
     const exposed = this.#promptIndex.get(name);
-    if (exposed === undefined) throw this.#unknown('prompt', name);
+    if (exposed === undefined) return this.#refuse('prompts/get', 'prompt', name, args === undefined ? {} : { arguments: args }, options);
     const params: Record<string, unknown> = { name: exposed.definition.name, ...(args !== undefined ? { arguments: args } : {}) };
     return this.#route('prompts/get', exposed.serverId, name, exposed.definition, params, options, route);
   }
@@ -415,7 +413,7 @@ export class Host {
     route: DownstreamRoute<R> = (client, params, o) => client.readResource(params['uri'] as string, o) as Promise<R>,
   ): Promise<R> {
     const owner = this.#uris.resolve(uri);
-    if (owner === undefined) throw this.#unknown('resource', uri);
+    if (owner === undefined) return this.#refuse('resources/read', 'resource', uri, {}, options);
     const definition = this.#resources.find((r) => r.uri === uri)?.definition;
     return this.#route('resources/read', owner.serverId, uri, definition, { uri: owner.uri }, options, route);
   }
@@ -431,19 +429,20 @@ export class Host {
     let exposedName: string;
     if (ref?.['type'] === 'ref/prompt' && typeof ref['name'] === 'string') {
       const prompt = this.#promptIndex.get(ref['name']);
-      if (prompt === undefined) throw new McpError(McpErrorCode.InvalidArgument, `Unknown prompt: ${ref['name']}`);
+      if (prompt === undefined) return this.#refuse('completion/complete', 'prompt', ref['name'], { ...params }, options);
       serverId = prompt.serverId;
       exposedName = ref['name'];
       ownRef = { ...ref, name: prompt.definition.name };
     } else if (ref?.['type'] === 'ref/resource' && typeof ref['uri'] === 'string') {
       const template = this.#templates.find((t) => t.uriTemplate === ref['uri']);
       const owner = template === undefined ? this.#uris.resolve(ref['uri']) : { serverId: template.serverId, uri: template.definition.uriTemplate };
-      if (owner === undefined) throw new McpError(McpErrorCode.InvalidArgument, `Unknown resource: ${String(ref['uri'])}`);
+      if (owner === undefined) return this.#refuse('completion/complete', 'resource', ref['uri'], { ...params }, options);
       serverId = owner.serverId;
       exposedName = ref['uri'];
       ownRef = { ...ref, uri: owner.uri };
     } else {
-      throw new McpError(McpErrorCode.InvalidArgument, 'completion/complete needs a ref of type ref/prompt (with name) or ref/resource (with uri)');
+      const invalid = new McpError(McpErrorCode.InvalidArgument, 'completion/complete needs a ref of type ref/prompt (with name) or ref/resource (with uri)');
+      return this.#chain.run(this.#context('completion/complete', undefined, undefined, undefined, { ...params }, options), () => Promise.reject(invalid), 'trust');
     }
     const defaultRoute: DownstreamRoute<R> = (client, p, o) => client.request('completion/complete', p, o) as Promise<R>;
     return this.#route('completion/complete', serverId, exposedName, undefined, { ...params, ref: ownRef }, options, route ?? defaultRoute);
@@ -456,17 +455,38 @@ export class Host {
    * last one ended ends the server's subscription; held ones are renewed after a restart.
    * Updates arrive through {@link onResourceUpdated}.
    */
-  async subscribeResource(uri: string): Promise<() => void> {
+  async subscribeResource(uri: string, scope: RequestScope = {}): Promise<() => void> {
     const owner = this.#uris.resolve(uri);
-    if (owner === undefined) throw new McpError(McpErrorCode.InvalidArgument, `Unknown resource: ${uri}`);
+    if (owner === undefined) return this.#refuse('resources/subscribe', 'resource', uri, {}, scope);
     const server = this.#downstream(owner.serverId);
-    await server.subscribeResource(owner.uri);
+    const definition = this.#resources.find((r) => r.uri === uri)?.definition;
+    const ctx = this.#context('resources/subscribe', owner.serverId, uri, definition, { uri: owner.uri }, scope);
+    await this.#chain.run(ctx, () => server.subscribeResource(owner.uri));
     let released = false;
     return () => {
       if (released) return;
       released = true;
       server.unsubscribeResource(owner.uri);
     };
+  }
+
+  /**
+   * Records an upstream request no server is routed for (`initialize`, `ping`,
+   * `logging/setLevel`, ...: a {@link RecordedMethod}): it passes the `audit` phase only, so
+   * every request a client sends leaves one record, and `run` answers it.
+   */
+  record<T>(method: InterceptedMethod, scope: RequestScope, run: () => Promise<T>, params: Record<string, unknown> = {}): Promise<T> {
+    const name = params['name'];
+    return this.#chain.run(this.#context(method, undefined, typeof name === 'string' ? name : undefined, undefined, params, scope), run, 'audit');
+  }
+
+  /**
+   * A use of a name the caller's routing could not resolve (the gateway's server has no entry
+   * for it): recorded and refused through the chain like {@link callTool} refuses an unknown
+   * name, but an unknown one is answered by `notFound` (the server layer's own answer).
+   */
+  refuse<R>(method: 'tools/call' | 'prompts/get' | 'resources/read' | 'completion/complete', kind: 'tool' | 'prompt' | 'resource', exposedName: string, params: Record<string, unknown>, scope: RequestScope, notFound: () => Promise<R>): Promise<R> {
+    return this.#refuse(method, kind, exposedName, params, scope, notFound);
   }
 
   /**
@@ -513,11 +533,31 @@ export class Host {
 
   // ---- internals ------------------------------------------------------------------------
 
-  /** An unknown name: refused with the trust layer's reason when it withholds it. */
-  #unknown(kind: 'tool' | 'prompt' | 'resource', name: string): Error {
-    const reason = this.withheldReason(kind, name);
-    if (reason !== undefined) return new DeniedError('trust.pins', reason);
-    return new McpError(McpErrorCode.InvalidArgument, `Unknown ${kind}: ${name}`);
+  /**
+   * A request for a name nothing serves: it passes the `audit` and `trust` phases (so it is
+   * recorded, and the trust layer refuses a withheld item with its own reason), then is refused
+   * with the withholding reason, or as unknown. Policy, consent and guards never see it: there is
+   * nothing to route.
+   */
+  #refuse<R>(method: RoutedMethod, kind: 'tool' | 'prompt' | 'resource', exposedName: string, params: Record<string, unknown>, scope: RequestScope, notFound?: () => Promise<R>): Promise<R> {
+    const held = this.#withheldItem(kind, exposedName);
+    // The withheld item's own name or URI, as the trust layer keyed its verdict.
+    const own = held === undefined ? exposedName : held.name;
+    const named: Record<string, unknown> = method === 'completion/complete' ? params : kind === 'resource' ? { ...params, uri: own } : { ...params, name: own };
+    const refusal = held === undefined ? new McpError(McpErrorCode.InvalidArgument, `Unknown ${kind}: ${exposedName}`) : new DeniedError(WITHHELD_INTERCEPTOR_ID, held.reason);
+    try {
+      const ctx = this.#context(method, held?.serverId, exposedName, undefined, named, scope);
+      return this.#chain.run(ctx, held === undefined && notFound !== undefined ? notFound : () => Promise.reject(refusal), 'trust');
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  /** The withheld item behind an exposed name or URI (a withheld template matches a URI). */
+  #withheldItem(kind: 'tool' | 'prompt' | 'resource', exposedName: string): WithheldItem | undefined {
+    const direct = this.#withheldByName.get(`${kind}:${exposedName}`);
+    if (direct !== undefined || kind !== 'resource') return direct;
+    return this.#withheld.find((w) => w.kind === 'template' && parseTemplate(w.exposedName)?.match(exposedName) !== undefined);
   }
 
   #add(spec: DownstreamSpec): Downstream {
@@ -627,7 +667,7 @@ export class Host {
     this.#toolIndex = new Map(tools.map((t) => [t.name, t]));
     this.#promptIndex = new Map(prompts.map((p) => [p.name, p]));
     this.#withheld = Object.freeze(withheld);
-    this.#withheldIndex = new Map(withheld.filter((w) => w.kind !== 'template').map((w) => [`${w.kind}:${w.exposedName}`, w.reason]));
+    this.#withheldByName = new Map(withheld.filter((w) => w.kind !== 'template').map((w) => [`${w.kind}:${w.exposedName}`, w]));
     for (const change of changed) this.#emit(change);
   }
 

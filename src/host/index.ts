@@ -121,7 +121,7 @@ export { sanitizeRequestInterceptor, SANITIZE_REQUEST_INTERCEPTOR_ID } from './s
 export { findSecrets, redactSecrets, type SecretMatch, type SecretScanOptions } from './secrets/findSecrets.js';
 export { redactAuditEntry, redactingAuditLog, redactingLogger, redactValue } from './secrets/redact.js';
 export { SECRET_RULES, type SecretRule } from './secrets/rules.js';
-export { Gateway, GATEWAY_CLIENT_CAPABILITIES, SEARCH_TOOL, CALL_TOOL, type GatewayOptions, type ExposureFilter } from './gateway.js';
+export { Gateway, GATEWAY_CLIENT_CAPABILITIES, SEARCH_TOOL, CALL_TOOL, type GatewayOptions } from './gateway.js';
 export { GatewayTasks, withTasksExtension, type GatewayTasksOptions } from './gatewayTasks.js';
 export { PendingCall, PendingCalls, type PendingCallsOptions, type Attempt, type Launch, type LaunchRound, type Step, type Driver } from './bridge.js';
 export { agentTools, type AgentTools, type AnthropicToolUse, type OpenAIToolCall, type OpenAIToolMessage } from './agentTools.js';

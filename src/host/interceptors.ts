@@ -36,7 +36,10 @@ export type InterceptorPhase = (typeof INTERCEPTOR_PHASES)[number];
  * questions, and the tasks extension's `tasks/get|update|cancel` about a task a `tools/call`
  * created (routed to the server that owns it, `exposedName` = that tool; see `gatewayTasks.ts`).
  */
-export type InterceptedMethod =
+export type InterceptedMethod = RoutedMethod | RecordedMethod;
+
+/** The methods the chain decides in full: lists, uses of an item, task requests, a server's questions. */
+export type RoutedMethod =
   | 'tools/list'
   | 'tools/call'
   | 'tasks/get'
@@ -47,8 +50,20 @@ export type InterceptedMethod =
   | 'resources/list'
   | 'resources/templates/list'
   | 'resources/read'
+  | 'resources/subscribe'
   | 'completion/complete'
   | 'server/request';
+
+/**
+ * The upstream requests no server is routed for (the session's own: `initialize`, `ping`,
+ * `logging/setLevel`, discovery, listen streams, task listings). They pass the `audit` phase
+ * only ({@link InterceptorChain.record}): every request leaves a record, and nothing else
+ * has anything to decide on them.
+ */
+export type RecordedMethod = 'initialize' | 'ping' | 'logging/setLevel' | 'server/discover' | 'subscriptions/listen' | 'resources/unsubscribe' | 'tasks/list' | 'tasks/result';
+
+/** The methods that pass the `audit` phase only (see {@link RecordedMethod}). */
+export const RECORDED_METHODS: ReadonlySet<string> = new Set<RecordedMethod>(['initialize', 'ping', 'logging/setLevel', 'server/discover', 'subscriptions/listen', 'resources/unsubscribe', 'tasks/list', 'tasks/result']);
 
 /** A decision an interceptor recorded. */
 export interface Decision {
@@ -144,7 +159,7 @@ export class DeniedError extends McpError {
 export class InterceptorChain {
   /** The interceptors in the order they run. */
   readonly interceptors: readonly Interceptor[];
-  readonly #byMethod = new Map<InterceptedMethod, readonly Interceptor[]>();
+  readonly #byMethod = new Map<string, readonly Interceptor[]>();
   readonly #notified: readonly Interceptor[];
 
   constructor(interceptors: readonly Interceptor[] = []) {
@@ -164,9 +179,14 @@ export class InterceptorChain {
     this.#notified = this.interceptors.filter((i) => i.notification !== undefined);
   }
 
-  /** Runs `ctx` through the interceptors that see its method, then `route`. With none, `route` runs directly. */
-  run<T>(ctx: InterceptContext, route: () => Promise<T>): Promise<T> {
-    const steps = this.#steps(ctx.method);
+  /**
+   * Runs `ctx` through the interceptors that see its method, then `route`. With none, `route`
+   * runs directly. `through` ends the chain after that phase: a request that cannot be routed
+   * (an unknown or withheld name) passes `audit` and `trust` only, so it is recorded and the
+   * trust layer names its reason, while policy, consent and guards never see it.
+   */
+  run<T>(ctx: InterceptContext, route: () => Promise<T>, through: InterceptorPhase = 'guard'): Promise<T> {
+    const steps = this.#steps(ctx.method, through);
     if (steps.length === 0) return route();
     const at = (index: number): Promise<unknown> => {
       if (index === steps.length) return route();
@@ -204,11 +224,13 @@ export class InterceptorChain {
     return out;
   }
 
-  #steps(method: InterceptedMethod): readonly Interceptor[] {
-    let steps = this.#byMethod.get(method);
+  #steps(method: InterceptedMethod, through: InterceptorPhase): readonly Interceptor[] {
+    const key = through === 'guard' ? method : `${method}\u0000${through}`;
+    let steps = this.#byMethod.get(key);
     if (steps === undefined) {
-      steps = this.interceptors.filter((i) => i.methods === undefined || i.methods.includes(method));
-      this.#byMethod.set(method, steps);
+      const last = INTERCEPTOR_PHASES.indexOf(through);
+      steps = this.interceptors.filter((i) => INTERCEPTOR_PHASES.indexOf(i.phase) <= last && (i.methods === undefined || i.methods.includes(method)));
+      this.#byMethod.set(key, steps);
     }
     return steps;
   }

@@ -8,7 +8,7 @@
  */
 import type { RequestId } from '../jsonrpc/messages.js';
 import { TASKS_EXTENSION_ID } from '../protocol/meta.js';
-import type { ServerCapabilities } from '../protocol/model/capabilities.js';
+import type { ClientCapabilities, ServerCapabilities } from '../protocol/model/capabilities.js';
 import type { Implementation } from '../protocol/model/common.js';
 import { isStateless, supportedRevisions, type ProtocolRevision } from '../protocol/revisions.js';
 import { isCancellation } from '../util/errors.js';
@@ -23,7 +23,8 @@ import { CORE_TASKS_CAPABILITY } from './tasks/methods.js';
 import type { TaskManager, TasksOptions } from './tasks/manager.js';
 import type { CompiledTool } from './tools.js';
 import type { CacheHints, ForwardedTasks, ServerInfo } from './types.js';
-import { Views, type Visibility } from './visibility.js';
+import { Views, type EntryKind, type Visibility } from './visibility.js';
+import type { Principal } from '../transport/types.js';
 import { ManifestPublisher, type ServerSigningOptions } from './manifestPublisher.js';
 
 /** Options of an {@link McpServer}. */
@@ -72,12 +73,34 @@ export interface McpServerOptions {
    */
   readonly visibility?: Visibility;
   /**
+   * Serves the list methods from a catalog kept elsewhere (a gateway's host, which decides each
+   * list through its interceptor chain for the caller): called once per list request with who is
+   * asking, it resolves with the items (wire definitions) that caller sees, and the server pages
+   * over them as over its own registry (cursor, page size, cache hints). Undefined from the hook:
+   * the registry's own list. The registries then serve routing only: a call by a name the hook
+   * did not list still reaches its entry, whose handler decides.
+   */
+  readonly lists?: ListProvider;
+  /**
    * Sign the lists: a JWS over the digests of the tools, prompts and resource templates is
    * published in the `_meta` of their list results and, over HTTP, at
    * `/.well-known/mcp-manifest` (see `docs/signing.md`). Default: unsigned.
    */
   readonly signing?: ServerSigningOptions;
 }
+
+/** What a {@link McpServerOptions.lists} hook sees of one list request. */
+export interface ListRequest {
+  readonly method: string;
+  readonly principal: Principal | undefined;
+  readonly session: ServerSession | undefined;
+  readonly revision: ProtocolRevision;
+  readonly meta: Readonly<Record<string, unknown>>;
+  readonly clientCapabilities: ClientCapabilities;
+}
+
+/** See {@link McpServerOptions.lists}. */
+export type ListProvider = (kind: EntryKind, request: ListRequest) => Promise<readonly Readonly<Record<string, unknown>>[]> | undefined;
 
 /** The shared state of one server (see the module comment). */
 export class ServerCore {
@@ -98,6 +121,8 @@ export class ServerCore {
   readonly hub: SubscriptionHub;
   /** The `visibility` option applied. */
   readonly views: Views;
+  /** The `lists` option. */
+  readonly lists: ListProvider | undefined;
   /** The signed manifest, when a signing key was given. */
   readonly manifest: ManifestPublisher | undefined;
   /** Tasks, when enabled (see `src/server/tasks`); set once by the server's constructor. */
@@ -129,6 +154,7 @@ export class ServerCore {
     this.onRootsListChanged = options.onRootsListChanged;
     this.#stateOptions = options.requestState ?? {};
     this.views = new Views(options.visibility, this.logger);
+    this.lists = options.lists;
     this.manifest = options.signing === undefined ? undefined : new ManifestPublisher(this.info.name, { tools: this.tools, prompts: this.prompts, templates: this.templates }, options.signing);
     this.hub = new SubscriptionHub(this.tools, this.prompts, this.resources, this.templates);
     for (const registry of [this.tools, this.resources, this.templates, this.prompts] as const) {

@@ -67,6 +67,11 @@ export function viewOf(call: Call): VisibilityContext {
 }
 
 async function list<T extends Listed>(core: ServerCore, call: Call, registry: Registry<T>, kind: EntryKind, member: string): Result {
+  const provided = core.lists?.(kind, { method: call.method, principal: call.principal, session: call.session, revision: call.revision, meta: call.meta, clientCapabilities: call.caps });
+  return provided === undefined ? listPage(core, call, registry, kind, member) : listPage(core, call, listedRegistry(kind, await provided), kind, member);
+}
+
+async function listPage<T extends Listed>(core: ServerCore, call: Call, registry: Registry<T>, kind: EntryKind, member: string): Result {
   const cursor = call.params['cursor'];
   const view = viewOf(call);
   // Filtered before paging: every page is full.
@@ -77,7 +82,16 @@ async function list<T extends Listed>(core: ServerCore, call: Call, registry: Re
   return result;
 }
 
+/** The items a `lists` hook served, as a registry to page over (keys as the entries' own). */
+function listedRegistry(kind: EntryKind, items: readonly Readonly<Record<string, unknown>>[]): Registry<Listed> {
+  const registry = new Registry<Listed>(kind === 'template' ? 'resource template' : kind);
+  const field = kind === 'resource' ? 'uri' : kind === 'template' ? 'uriTemplate' : 'name';
+  for (const wire of items) registry.set({ key: String(wire[field]), disabled: false, wire });
+  return registry;
+}
+
 async function listResources(core: ServerCore, call: Call): Result {
+  if (core.lists !== undefined) return list(core, call, core.resources, 'resource', 'resources');
   const templates = core.templates.all().filter((t) => !t.disabled && t.definition.list !== undefined);
   if (templates.length === 0) return list(core, call, core.resources, 'resource', 'resources');
   // Template listings are dynamic: gather everything, then page over the combined list.

@@ -300,12 +300,13 @@ export function policyInterceptor(options: PolicyOptions): Interceptor {
       const verdict = rules.length === 0 ? undefined : evaluateRules(rules, variables(ctx, keys, state, serverId, name, definition, labels, args));
       const candidates: Candidate[] = [];
       if (verdict?.outcome !== undefined) candidates.push({ outcome: verdict.outcome, rule: verdict.rule as string, reasons: verdict.reasons });
-      if (trifecta !== 'off' && ctx.method !== 'server/request') {
+      // A subscription reads nothing and sends nothing: rules decide it, the flow checks do not.
+      if (trifecta !== 'off' && ctx.method !== 'server/request' && ctx.method !== 'resources/subscribe') {
         const reasons = trifectaReasons(state, labels, serverId, ctx.exposedName);
         if (reasons !== undefined) candidates.push({ outcome: trifecta, rule: TRIFECTA_RULE, reasons });
       }
       // Value taint guards what goes out to a server; a server's own request goes to the upstream client.
-      if (valueTaint !== 'off' && ctx.method !== 'server/request' && state !== undefined && state.secrets.size > 0 && options.detectSecrets !== undefined) {
+      if (valueTaint !== 'off' && ctx.method !== 'server/request' && ctx.method !== 'resources/subscribe' && state !== undefined && state.secrets.size > 0 && options.detectSecrets !== undefined) {
         const origin = findTaintedValue(ctx.params, state.secrets, fingerprints, options.detectSecrets);
         if (origin !== undefined && origin.server !== serverId) {
           candidates.push({

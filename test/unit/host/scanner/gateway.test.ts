@@ -19,7 +19,7 @@ describe('host/scanner: the gateway serves what the scanner allows', () => {
     const guard = new ScanGuard();
     host = await Host.open({ servers: [memorySpec('calc')], transport: servers.factory, interceptors: [guard.interceptor] });
     await host.start();
-    gateway = new Gateway(host, { filters: [guard] });
+    gateway = new Gateway(host);
     const [up, down] = createInMemoryPair();
     await gateway.server.connect(down);
     client = new McpClient({ name: 'model', version: '0.0.1' });
