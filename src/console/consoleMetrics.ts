@@ -7,7 +7,7 @@
  * @module
  */
 import { describeError } from '../util/errors.js';
-import { completedResult, type InterceptedMethod, type Interceptor } from '../host/interceptors.js';
+import { type InterceptedMethod, type Interceptor } from '../host/interceptors.js';
 
 /** Width of a bucket. */
 export const BUCKET_MS = 10_000;
@@ -123,7 +123,7 @@ export class ConsoleMetrics {
         const name = ctx.exposedName;
         return next().then(
           (value) => {
-            const result = completedResult(value) as { isError?: unknown } | null;
+            const result = value as { isError?: unknown } | null;
             const toolError = ctx.method === 'tools/call' && typeof result === 'object' && result !== null && result.isError === true;
             this.record(serverId, performance.now() - begun, toolError ? { method: ctx.method, name, error: 'the tool reported an error (isError)' } : undefined);
             return value;

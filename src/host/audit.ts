@@ -15,7 +15,7 @@
  */
 import { McpError, McpErrorCode, describeError } from '../util/errors.js';
 import { isoTime } from '../util/time.js';
-import { completedResult, DeniedError, type Decision, type InterceptContext, type InterceptedMethod, type Interceptor } from './interceptors.js';
+import { DeniedError, type Decision, type InterceptContext, type InterceptedMethod, type Interceptor } from './interceptors.js';
 
 /**
  * How durable a record is when its append resolves, and so when the answer goes out:
@@ -159,7 +159,7 @@ export function auditInterceptor(log: AuditLog, options: AuditInterceptorOptions
       let failed = false;
       try {
         result = await next();
-        if (ctx.method === 'tools/call' && (completedResult(result) as { isError?: unknown } | null)?.isError === true) outcome = 'tool-error';
+        if (ctx.method === 'tools/call' && (result as { isError?: unknown } | null)?.isError === true) outcome = 'tool-error';
       } catch (caught) {
         failed = true;
         failure = caught;

@@ -19,7 +19,7 @@
 import { counter, durationHistogram, errorType, isToolError, operationAttributes, telemetryActive } from '../protocol/telemetry.js';
 import { describeError } from '../util/errors.js';
 import type { Logger } from '../util/logger.js';
-import { completedResult, DeniedError } from './interceptors.js';
+import { DeniedError } from './interceptors.js';
 
 /** The attribute naming the downstream server of a host call or client span. */
 export const SERVER_ID_ATTRIBUTE = 'switchboard.server.id';
@@ -49,7 +49,7 @@ export function observeCall<R>(logger: Logger, call: RoutedCall, run: () => Prom
   };
   return started(run).then(
     (value) => {
-      done(isToolError(call.method, completedResult(value)) ? 'tool_error' : undefined);
+      done(isToolError(call.method, value) ? 'tool_error' : undefined);
       return value;
     },
     (error: unknown) => {

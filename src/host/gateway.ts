@@ -132,7 +132,7 @@ export class Gateway {
         ...options.server?.capabilities,
       },
     });
-    this.#subscriptions = new UpstreamSubscriptions(host, logger, toWireError);
+    this.#subscriptions = new UpstreamSubscriptions(host, logger, toWireError, (ctx) => this.#scope(ctx));
     this.server.use((ctx, next) => this.#recordOrRefuse(ctx, next));
     this.server.use(this.#subscriptions.middleware());
     this.server.addListenSource(this.#subscriptions.listenSource());
@@ -285,35 +285,34 @@ export class Gateway {
     // (gatewayTasks.ts), or to run a task-only tool for a 2025-11-25 caller (taskDriver.ts).
     const tasks = this.#tasks !== undefined && hasExtension(ctx.clientCapabilities, TASKS_EXTENSION_ID) ? this.#tasks : undefined;
     const drive = this.#tasks !== undefined && tasks === undefined && !isStateless(ctx.protocolVersion) && requiresTask(this.#host.tool(name)?.definition);
+    // The chain sees the method's own result; the era bridge's attempt is made outside it.
     return this.#bridge(params, ctx, 'tools/call', (scope, round) =>
-      this.#host.callTool(name, args, scope, (client, p, o) => {
-        const options = tasks === undefined && !drive ? o : { ...o, capabilities: withTasksExtension(o.capabilities) };
-        const call = client.callTool(p['name'] as string, p['arguments'] as Record<string, unknown> | undefined, manual(options, round));
-        if (tasks !== undefined) return call.then((result) => attempt(result.resultType === 'task' ? tasks.adopt(client, name, scope, result) : result));
-        if (drive) {
-          return call.then(async (result) =>
-            attempt(result.resultType === 'task' ? await driveTask(client, result, { signal: signalOf(o.signal), capabilities: options.capabilities as ClientCapabilities, handlers: round.handlers }) : result),
-          );
-        }
-        return call.then(attempt);
-      }),
+      this.#host
+        .callTool(name, args, scope, (client, p, o) => {
+          const options = tasks === undefined && !drive ? o : { ...o, capabilities: withTasksExtension(o.capabilities) };
+          const call = client.callTool(p['name'] as string, p['arguments'] as Record<string, unknown> | undefined, manual(options, round));
+          if (tasks !== undefined) return call.then((result) => (result.resultType === 'task' ? tasks.adopt(client, name, scope, result) : result));
+          if (drive) {
+            return call.then(async (result) =>
+              result.resultType === 'task' ? await driveTask(client, result, { signal: signalOf(o.signal), capabilities: options.capabilities as ClientCapabilities, handlers: round.handlers }) : result,
+            );
+          }
+          return call;
+        })
+        .then(attempt),
     );
   }
 
   #getPrompt(name: string, params: Readonly<Record<string, unknown>>, ctx: HandlerContext): Promise<Record<string, unknown>> {
     const args = params['arguments'] as Record<string, string> | undefined;
     return this.#bridge(params, ctx, 'prompts/get', (scope, round) =>
-      this.#host.getPrompt(name, args, scope, (client, p, o) =>
-        client.getPrompt(p['name'] as string, p['arguments'] as Record<string, string> | undefined, manual(o, round)).then(attempt),
-      ),
+      this.#host.getPrompt(name, args, scope, (client, p, o) => client.getPrompt(p['name'] as string, p['arguments'] as Record<string, string> | undefined, manual(o, round))).then(attempt),
     );
   }
 
   #readResource(params: Readonly<Record<string, unknown>>, ctx: HandlerContext): Promise<Record<string, unknown>> {
     const uri = params['uri'] as string;
-    return this.#bridge(params, ctx, 'resources/read', (scope, round) =>
-      this.#host.readResource(uri, scope, (client, p, o) => client.readResource(p['uri'] as string, manual(o, round)).then(attempt)),
-    );
+    return this.#bridge(params, ctx, 'resources/read', (scope, round) => this.#host.readResource(uri, scope, (client, p, o) => client.readResource(p['uri'] as string, manual(o, round))).then(attempt));
   }
 
   async #complete(params: Readonly<Record<string, unknown>>, ctx: HandlerContext): Promise<Record<string, unknown>> {

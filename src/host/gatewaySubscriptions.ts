@@ -16,25 +16,27 @@
  * @see https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/subscriptions
  * @module
  */
-import type { Middleware } from '../server/middleware.js';
+import type { Middleware, MiddlewareContext } from '../server/middleware.js';
 import type { ServerSession } from '../server/session.js';
 import type { ListenSource } from '../server/subscriptions.js';
 import { describeError } from '../util/errors.js';
 import type { Logger } from '../util/logger.js';
-import type { Host } from './host.js';
+import type { Host, RequestScope } from './host.js';
 
 /** The downstream side of the upstream clients' resource subscriptions. */
 export class UpstreamSubscriptions {
   readonly #host: Host;
   readonly #logger: Logger;
   readonly #toWireError: (error: unknown) => unknown;
+  readonly #scopeOf: (ctx: MiddlewareContext) => RequestScope;
   /** Per stateful session: the URIs it subscribed to, with the function that ends each. */
   readonly #sessions = new Map<ServerSession, Map<string, () => void>>();
   /** The releases of open listen streams. */
   readonly #streams = new Set<() => void>();
 
-  constructor(host: Host, logger: Logger, toWireError: (error: unknown) => unknown) {
+  constructor(host: Host, logger: Logger, toWireError: (error: unknown) => unknown, scopeOf: (ctx: MiddlewareContext) => RequestScope) {
     this.#host = host;
+    this.#scopeOf = scopeOf;
     this.#logger = logger;
     this.#toWireError = toWireError;
   }
@@ -53,7 +55,7 @@ export class UpstreamSubscriptions {
       const uri = ctx.params['uri'];
       const session = ctx.session;
       if ((ctx.method !== 'resources/subscribe' && ctx.method !== 'resources/unsubscribe') || typeof uri !== 'string' || session === undefined) return next();
-      return this.#subscription(ctx.method, uri, session, next);
+      return this.#subscription(ctx.method, uri, session, ctx, next);
     };
   }
 
@@ -62,16 +64,21 @@ export class UpstreamSubscriptions {
     method: 'resources/subscribe' | 'resources/unsubscribe',
     uri: string,
     session: ServerSession,
+    ctx: MiddlewareContext,
     next: () => Promise<Record<string, unknown>>,
   ): Promise<Record<string, unknown>> {
     const held = this.#held(session);
     if (method === 'resources/unsubscribe') {
       held.get(uri)?.();
       held.delete(uri);
-    } else if (!held.has(uri)) {
+    } else if (held.has(uri)) {
+      // Already held for this session: nothing goes downstream, but the request is recorded.
+      return this.#host.record('resources/subscribe', this.#scopeOf(ctx), next, { uri });
+    } else {
       let release: () => void;
       try {
-        release = await this.#host.subscribeResource(uri);
+        // Through the chain: a rule that denies the resource refuses its subscription, and it is recorded.
+        release = await this.#host.subscribeResource(uri, this.#scopeOf(ctx));
       } catch (error) {
         throw this.#toWireError(error);
       }
@@ -90,13 +97,15 @@ export class UpstreamSubscriptions {
    */
   listenSource(): ListenSource {
     return {
-      grant: async (requested) => {
+      grant: async (requested, request) => {
+        // Each URI passes the chain as a subscription of this caller (recorded; a denying rule refuses it).
+        const scope: RequestScope = { principal: request.env.principal };
         const uris = Array.isArray(requested['resourceSubscriptions']) ? requested['resourceSubscriptions'].filter((u): u is string => typeof u === 'string') : [];
         const known = [...new Set(uris)].filter((uri) => this.#host.resolveUri(uri) !== undefined);
         if (known.length === 0) return undefined;
         const releases = await Promise.all(
           known.map((uri) =>
-            this.#host.subscribeResource(uri).catch((error: unknown) => {
+            this.#host.subscribeResource(uri, scope).catch((error: unknown) => {
               this.#logger.warn(`could not subscribe to ${uri} for a listener`, { error: describeError(error) });
               return undefined;
             }),

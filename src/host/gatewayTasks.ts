@@ -145,8 +145,14 @@ export class GatewayTasks {
    */
   async serve(method: ForwardedTaskMethod, params: Readonly<Record<string, unknown>>, scope: RequestScope): Promise<Record<string, unknown>> {
     const id = params['taskId'];
-    if (typeof id !== 'string') throw JsonRpcError.invalidParams('taskId is required');
-    const entry = this.#owned(id, ownerOf(scope));
+    let entry: Entry;
+    try {
+      if (typeof id !== 'string') throw JsonRpcError.invalidParams('taskId is required');
+      entry = this.#owned(id, ownerOf(scope));
+    } catch (error) {
+      // Not this caller's task (or none): nothing is routed, but the request is recorded.
+      return this.#host.record(method, scope, () => Promise.reject(error), { taskId: id });
+    }
     const own: Record<string, unknown> = { taskId: entry.taskId };
     if (method === 'tasks/update') own['inputResponses'] = params['inputResponses'];
     let result: Record<string, unknown>;

@@ -77,7 +77,6 @@ export {
   DeniedError,
   interceptContext,
   INTERCEPTOR_PHASES,
-  completedResult,
   type Interceptor,
   type InterceptorPhase,
   type InterceptContext,

@@ -292,13 +292,3 @@ export type InterceptContextInit = Omit<InterceptContext, 'decisions' | 'record'
 export function interceptContext(init: InterceptContextInit): InterceptContext {
   return new Context(init);
 }
-
-/**
- * The result a `next()` resolved with, as the server sent it: through a gateway a
- * forwarded call resolves with the era bridge's attempt, `{ kind: 'complete', value }`, whose
- * `value` is the result; anything else is returned as it is.
- */
-export function completedResult(value: unknown): unknown {
-  const attempt = value as { kind?: unknown; value?: unknown } | null;
-  return typeof attempt === 'object' && attempt !== null && attempt.kind === 'complete' ? attempt.value : value;
-}

@@ -86,12 +86,10 @@ function block(fn: TextMap): (v: unknown) => unknown {
 
 /**
  * `result` with `fn` applied to every model-visible text (see the module comment); `result`
- * itself when nothing changed. The gateway's interceptors see a forwarded call's answer as an
- * attempt, `{ kind: 'complete', value: <result> }`: its value is mapped the same way.
+ * itself when nothing changed.
  */
 export function mapResultText<T>(result: T, fn: TextMap): T {
   if (!isObj(result)) return result;
-  if (result['kind'] === 'complete' && isObj(result['value'])) return field(result, 'value', (v) => mapResultText(v, fn)) as T;
   let out: Obj = result;
   out = field(out, 'content', array(block(fn)));
   out = field(out, 'structuredContent', deep(fn));
