@@ -22,6 +22,7 @@ import { createInMemoryPair } from '../../../src/transport/memory.js';
 import { poisonedTool } from '../../fixtures/attacks/poisonedTool.js';
 import { spec } from './pins/support.js';
 import { memoryServers } from './support/memoryServers.js';
+import { refusalText } from '../../fixtures/refusal.js';
 
 const TIMEOUT = { timeout: 20_000 };
 const SECRET_URI = 'file:///secret.txt';
@@ -127,22 +128,6 @@ async function rig(rules: readonly PolicyRule[] = []): Promise<Rig> {
   };
 }
 
-/**
- * The text of a refusal, whether it came as a JSON-RPC error or as a tool result with
- * `isError: true`; fails when the request succeeded.
- */
-async function refusal(request: Promise<unknown>): Promise<string> {
-  let result: unknown;
-  try {
-    result = await request;
-  } catch (error) {
-    return error instanceof Error ? error.message : String(error);
-  }
-  const r = result as { isError?: boolean; content?: readonly { text?: string }[] };
-  assert.equal(r.isError, true, `expected a refusal, got ${JSON.stringify(result)}`);
-  return (r.content ?? []).map((c) => c.text ?? '').join('');
-}
-
 /** Records of `method` (and `name`, when given). */
 const of = (records: readonly AuditRecord[], method: string, name?: string): AuditRecord[] => records.filter((r) => r.method === method && (name === undefined || r.name === name));
 
@@ -157,7 +142,7 @@ describe('host: one guarded path through the gateway', () => {
     const bobTools = (await bob.listTools()).map((t) => t.name);
     assert.ok(bobTools.includes('delete_file'), `the rule is alice's only: bob still lists delete_file (${bobTools.join(', ')})`);
 
-    const text = await refusal(alice.callTool('delete_file', { path: 'a.txt' }));
+    const text = await refusalText(alice.callTool('delete_file', { path: 'a.txt' }));
     assert.match(text, /no-delete/, 'the refusal names the rule');
     assert.ok(!r.reached.includes('files tools/call delete_file'), 'alice’s call never reached the server');
     assert.equal(await bob.callTool('delete_file', { path: 'b.txt' }).then((x) => x.isError), undefined, 'bob’s call goes through');
@@ -176,7 +161,7 @@ describe('host: one guarded path through the gateway', () => {
     const alice = await r.connect('alice');
     await alice.callTool('weather', { city: 'Oslo' });
     await r.rugPull();
-    const text = await refusal(alice.callTool('weather', { city: 'Oslo' }));
+    const text = await refusalText(alice.callTool('weather', { city: 'Oslo' }));
     assert.match(text, /weather/, 'the refusal names the tool');
     assert.match(text, /switchboard pins (diff|approve)/, 'the refusal names the review command');
     assert.equal(r.reached.filter((x) => x === 'weather tools/call weather').length, 1, 'only the call before the rug pull reached the server');
@@ -196,7 +181,7 @@ describe('host: one guarded path through the gateway', () => {
     const alice = await r.connect('alice');
     const names = (await alice.listTools()).map((t) => t.name);
     assert.ok(names.includes('difference') && !names.includes('sum'), `the poisoned sum is hidden: ${names.join(', ')}`);
-    const text = await refusal(alice.callTool('sum', { x: 1, y: 2 }));
+    const text = await refusalText(alice.callTool('sum', { x: 1, y: 2 }));
     assert.doesNotMatch(text, /Unknown tool/, 'a tool that exists is refused with the reason, not as unknown');
     assert.match(text, /poisoning scanner|trust\.scanner/, 'the scanner’s reason reaches the caller');
     assert.ok(!r.reached.includes('calculator tools/call sum'), 'the call never reached the server');
@@ -230,7 +215,7 @@ describe('host: one guarded path through the gateway', () => {
   it('an unknown tool’s call is recorded', TIMEOUT, async () => {
     const r = await rig();
     const alice = await r.connect('alice');
-    assert.match(await refusal(alice.callTool('no_such_tool', {})), /Unknown tool/);
+    assert.match(await refusalText(alice.callTool('no_such_tool', {})), /Unknown tool/);
     const records = of(await r.requests(), 'tools/call', 'no_such_tool');
     assert.equal(records.length, 1, `one audit record of the call (got ${records.length})`);
     assert.equal(records[0]?.principal, 'alice');
