@@ -19,21 +19,13 @@ import { watch, type FSWatcher } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { basename, dirname, join, resolve as resolvePath } from 'node:path';
 import type { HostConfig, ServerConfig } from '../host/configTypes.js';
-import { Gateway, GATEWAY_CLIENT_CAPABILITIES } from '../host/gateway.js';
-import { Host } from '../host/host.js';
-import { ScanGuard } from '../host/scanner/guard.js';
+import { openGateway } from '../host/openGateway.js';
 import { checkLaunch, LaunchNotApprovedError, launchSpecOf, type LaunchApprovalStore } from '../host/launchConsent.js';
 import { defaultTransportFactory } from '../adapters/hostTransports.js';
-import { auditInterceptor } from '../host/audit.js';
-import { guardInterceptor } from '../host/guards.js';
-import { sanitizeInterceptor, redactResult } from '../host/sanitize/sanitize.js';
-import { sanitizeRequestInterceptor } from '../host/sanitize/sanitizeRequests.js';
-import { findSecretValues } from '../host/secrets/findSecrets.js';
-import { redactingAuditLog, redactingLogger } from '../host/secrets/redact.js';
-import { emittingAuditLog } from '../host/auditTelemetry.js';
+import { redactResult } from '../host/sanitize/sanitize.js';
+import { redactingLogger } from '../host/secrets/redact.js';
 import { loadTelemetry } from './telemetrySetup.js';
-import { serverLabelsOf } from '../host/configPolicy.js';
-import { describePolicyChange, policyChangeEntry, refusedReloadEntry, ReloadablePolicy } from '../host/policy/policyReload.js';
+import { refusedReloadEntry } from '../host/policy/policyReload.js';
 import { PersistentTaintStore } from '../host/policy/taintPersistence.js';
 import { SecretFingerprints } from '../host/policy/valueTaint.js';
 import { hostOAuthHooks, loadConfig, openPins } from './hostSetup.js';
@@ -42,15 +34,13 @@ import { SqliteAuditLog } from '../store/sqliteAudit.js';
 import { SqliteTaintSnapshot } from '../store/sqliteTaintStore.js';
 import { auditFile, auditStoreOptions } from './auditCommand.js';
 import { instanceName, openSharedStores, sharedGuardStores } from './sharedStores.js';
-import { ClusterPolicy } from '../host/clusterPolicy.js';
-import type { AuditEntry } from '../host/audit.js';
 import { StdioServerTransport } from '../transport/stdio/server.js';
 import type { ListeningServer } from '../adapters/nodeHttp.js';
 import { describeError } from '../util/errors.js';
 import { createLineLogger, type Logger } from '../util/logger.js';
 import { parseArgs, portOption, UsageError } from './args.js';
 import { stateSecret, type StateSecret } from './stateSecret.js';
-import { gatewayConsent } from './gatewayConsent.js';
+import { gatewayConsent, type GatewayConsent } from './gatewayConsent.js';
 import { ConsoleMetrics } from '../console/consoleMetrics.js';
 import { gatewayConsole, PendingLaunches, publishConsole } from './gatewayConsole.js';
 
@@ -133,110 +123,63 @@ export async function gatewayCommand(argv: readonly string[]): Promise<void> {
   const shared = await openSharedStores(typeof options['store'] === 'string' ? options['store'] : config.store, typeof options['cache'] === 'string' ? options['cache'] : config.cache);
   for (const line of shared.described) logger.info(`shared ${line}`);
   // Opened before any server starts: a corrupt audit log stops the gateway with a clear message.
-  // `switchboard.audit: false` is the operator's choice to keep no trail; said once at start.
   const audit = config.audit ? (shared.audit ?? SqliteAuditLog.open(auditFile(config.stateDir), auditStoreOptions(config))) : undefined;
-  if (audit === undefined) logger.warn('switchboard.audit is false: requests are not recorded in the audit log (no trail of who called what, denials included)');
-  // What reaches the log (requests and approvals alike) passes secret redaction first.
-  const redacted = audit === undefined || !config.redact.audit ? audit : redactingAuditLog(audit, secretOptions);
-  // With a logger provider registered (--telemetry), each durable record is also an OTel log record (the redacted one).
-  const auditLog = redacted === undefined ? undefined : emittingAuditLog(redacted, { onError: (message) => logger.warn(message) });
   // Over --stdio, stdin is the protocol: nobody can be asked there.
   const interactive = options['stdio'] !== true && process.stdin.isTTY === true && process.stderr.isTTY === true;
   // The web console (switchboard.console): its call metrics and the launches waiting for a person.
   const metrics = config.console ? new ConsoleMetrics() : undefined;
   const launches = config.console ? new PendingLaunches(stores.launches) : undefined;
-  const consent = consentFor(options['yes'] === true, interactive, stores.launches, config, launches);
-  let current = config;
   const oauth = config.gateway.auth.kind === 'oauth' && !noAuth ? config.gateway.auth : undefined;
   const token = options['stdio'] === true || noAuth || oauth !== undefined ? undefined : await gatewayToken(config.stateDir);
-  // Consent to calls the policy asks about (and the admin API the person answers through).
-  const callConsent = await gatewayConsent({ config, current: () => current, interactive, audit: auditLog, logger, shared: { ...(shared.grants !== undefined ? { grants: shared.grants } : {}), ...(shared.consentRequests !== undefined ? { requests: shared.consentRequests } : {}) } });
-  // The poisoning scanner (trust phase): per-server mode from the config, read live so a reload applies.
-  const scanner = new ScanGuard({
-    modeOf: (id) => current.servers.find((s) => s.id === id)?.options.scan,
-    onReport: (id, r) => logger.warn(`scanner: ${r.kind} ${id}/${r.item}: ${r.verdict} (${r.findings.map((f) => f.rule).join(', ')})`),
-  });
+  let callConsent: GatewayConsent | undefined;
   // A damaged pin store stops the gateway here, before any server starts (fail closed).
+  let current = config;
   const pins = config.pins ? await openPins(config, logger, () => current, 'The gateway did not start.', shared.pins) : undefined;
-  // The policy engine (rules compiled at load, labels, taint), reloaded with the config (taint kept).
-  // With no rule and every built-in off it has nothing to decide and passes requests straight on.
   // Taint outlives a restart (label sources in stateDir/taint.db, written behind the calls; fingerprints stay in memory).
   // With --cache it is shared by every instance in Redis, fingerprints and their key included (docs/scaling.md).
-  const taint =
-    shared.taint === undefined
-      ? new PersistentTaintStore(SqliteTaintSnapshot.open(join(config.stateDir, 'taint.db')), {
-          maxKeys: config.policy.maxTrackedSessions,
-          onError: (error) => logger.warn(`taint could not be saved (kept in memory, retried): ${describeError(error)}`),
-        })
-      : undefined;
   for (const warning of shared.taint?.warnings ?? []) logger.warn(`shared taint: ${warning}`);
   if (shared.taint === undefined && shared.pins !== undefined) logger.warn('--store without --cache: the policy\'s taint is kept per instance; behind a load balancer a session can shed it by reaching another instance (give --cache)');
-  const policy = new ReloadablePolicy(
-    {
-      // An `ask` goes to the consent interceptor below (which fails closed when nobody answers).
-      canAsk: true,
-      // Value taint: the secrets the sanitize layer's rules find in results, fingerprinted.
-      detectSecrets: (text) => findSecretValues(text, secretOptions),
-      redact: (result) => redactResult(result, secretOptions),
-      findingsOf: (definition) => scanner.verdictOf(definition)?.findings,
-      ...(shared.taint !== undefined ? { store: shared.taint.store, fingerprints: new SecretFingerprints(shared.taint.fingerprintKey) } : taint !== undefined ? { store: taint } : {}),
-    },
-    config.policy,
-    serverLabelsOf(config.servers),
-  );
-  // With --store, one versioned policy for the cluster: a stale file never rolls it back (docs/scaling.md).
-  const cluster =
-    shared.policy === undefined
-      ? undefined
-      : new ClusterPolicy(shared.policy, policy, {
-          instance: instanceName(),
-          warn: (line) => logger.warn(line),
-          ...(auditLog !== undefined ? { audit: async (entry: AuditEntry) => void (await auditLog.append(entry)) } : {}),
-        });
-  await cluster?.start(config.policy, serverLabelsOf(config.servers), options['publish-policy'] === true);
-  const host = await Host.open({
-    servers: await consent(config.servers),
-    namespacing: config.namespacing,
-    separator: config.separator,
-    nameStore: stores.names,
-    transport: defaultTransportFactory({ environment: process.env, logger, auth: hostOAuthHooks(config, shared.oauthTokens) }),
-    logger,
-    clientInfo: { name: 'switchboard-gateway', version: '0.1.0' },
-    capabilities: GATEWAY_CLIENT_CAPABILITIES,
-    // Phases order them: audit (outermost), trust (pins, scanner), policy, consent, guard (innermost: the sanitiser last, first on the result).
-    ...(pins !== undefined ? { trust: pins.guard } : {}),
-    interceptors: [
-      ...(metrics !== undefined ? [metrics.interceptor()] : []),
-      ...(auditLog !== undefined ? [auditInterceptor(auditLog)] : []),
-      ...(pins !== undefined ? [pins.guard.interceptor()] : []),
-      scanner.interceptor,
-      policy.interceptor,
-      callConsent.interceptor,
-      ...(config.guards !== undefined ? [guardInterceptor({ ...config.guards, ...sharedGuardStores(shared) })] : []),
-      ...(config.sanitize.mode !== 'off' ? [sanitizeInterceptor(config.sanitize), sanitizeRequestInterceptor(config.sanitize)] : []),
-    ],
-  });
-  // `switchboard pins approve|reject` in another process or another instance: reload and vet every server's lists again.
-  const unwatchPins = pins?.store.watch?.(() => void pins.guard.reload().then(() => host.refreshTrust()));
-  await host.start();
-  for (const h of host.health()) {
-    if (h.state !== 'ready') logger.warn(`server ${h.id} is not ready: ${h.problem ?? h.lastError ?? h.state}`);
-    else if (h.problem !== undefined) logger.warn(`server ${h.id}: ${h.problem}`);
-  }
+  const taint =
+    shared.taint !== undefined
+      ? { store: shared.taint.store, fingerprints: new SecretFingerprints(shared.taint.fingerprintKey) }
+      : (() => {
+          const store = new PersistentTaintStore(SqliteTaintSnapshot.open(join(config.stateDir, 'taint.db')), {
+            maxKeys: config.policy.maxTrackedSessions,
+            onError: (error) => logger.warn(`taint could not be saved (kept in memory, retried): ${describeError(error)}`),
+          });
+          return { store, close: () => store.close() };
+        })();
   // With --cache, MRTR single-use nonces are shared: a state consumed on one instance is a replay on every other.
   // With --store, so is the sealing key: a state sealed on one instance opens on every other.
   const requestState = { ...(shared.nonceStore !== undefined ? { nonceStore: shared.nonceStore } : {}), ...(shared.requestStateKeys !== undefined ? { keys: shared.requestStateKeys } : {}) };
-  const gateway = new Gateway(host, { exposure: config.exposure, server: { logger, ...(Object.keys(requestState).length > 0 ? { requestState } : {}) } });
+  const admit = launchConsent(options['yes'] === true, interactive, stores.launches, launches);
+  const opened = await openGateway(config, {
+    logger,
+    transport: defaultTransportFactory({ environment: process.env, logger, auth: hostOAuthHooks(config, shared.oauthTokens) }),
+    admit,
+    names: stores.names,
+    ...(audit !== undefined ? { audit } : {}),
+    ...(pins !== undefined ? { pins } : {}),
+    taint,
+    ...(shared.policy !== undefined ? { cluster: { store: shared.policy, instance: instanceName(), publish: options['publish-policy'] === true } } : {}),
+    // Consent to calls the policy asks about (and the admin API the person answers through).
+    consent: async (auditLog, live) => {
+      callConsent = await gatewayConsent({ config, current: live, interactive, audit: auditLog, logger, shared: { ...(shared.grants !== undefined ? { grants: shared.grants } : {}), ...(shared.consentRequests !== undefined ? { requests: shared.consentRequests } : {}) } });
+      return callConsent;
+    },
+    guardStores: sharedGuardStores(shared),
+    ...(metrics !== undefined ? { observers: [metrics.interceptor()] } : {}),
+    gateway: { server: { logger, ...(Object.keys(requestState).length > 0 ? { requestState } : {}) } },
+  }).catch(async (error: unknown) => {
+    await closeStores(audit, pins, shared, logger);
+    throw error;
+  });
+  const { host, gateway, scanner, policy } = opened;
+  const consent = callConsent as GatewayConsent;
+  const auditLog = opened.audit;
   const watcher = watchConfig(file, logger, async (next) => {
     current = next;
-    await host.reconcile(await consentFor(options['yes'] === true, interactive, stores.launches, next, launches)(next.servers));
-    // Atomic: the new rules were compiled by loadConfig; a config that fails to compile never gets here.
-    if (cluster !== undefined) return cluster.fileChanged(next.policy, serverLabelsOf(next.servers));
-    const change = policy.reload(next.policy, serverLabelsOf(next.servers));
-    if (change !== undefined) {
-      logger.warn(describePolicyChange(change));
-      await auditLog?.append(policyChangeEntry(change, Date.now())).catch((error: unknown) => logger.error(`the policy change could not be audited: ${describeError(error)}`));
-    }
+    await opened.apply(next);
   }, (error) => void auditLog?.append(refusedReloadEntry(error, Date.now())).catch(() => undefined));
   let gatewayUrl: string | undefined;
   const webConsole =
@@ -248,7 +191,7 @@ export async function gatewayCommand(argv: readonly string[]): Promise<void> {
           metrics,
           gateway: { transport: options['stdio'] === true ? 'stdio' : 'http', version: '0.1.0', startedAt: Date.now(), url: () => gatewayUrl },
           ...(host_ !== '0.0.0.0' && host_ !== '::' ? { allowedHosts: ['localhost', '127.0.0.1', '[::1]', host_] } : {}),
-          consent: { queue: callConsent.queue, grants: callConsent.grants, queued: callConsent.queued },
+          consent: { queue: consent.queue, grants: consent.grants, queued: consent.queued },
           ...(pins !== undefined ? { pins } : {}),
           scanner,
           ...(audit !== undefined && auditLog !== undefined ? { audit: { log: auditLog, reader: audit } } : {}),
@@ -268,32 +211,21 @@ export async function gatewayCommand(argv: readonly string[]): Promise<void> {
           },
         });
   launches?.attach(
-    async () => host.reconcile(await consentFor(options['yes'] === true, interactive, stores.launches, current, launches)(current.servers)),
+    () => opened.readmit(),
     (id) => host.health().some((h) => h.id === id),
   );
   const shutdown = async (): Promise<void> => {
     watcher?.close();
-    unwatchPins?.();
-    cluster?.stop();
     webConsole?.api.close();
-    await gateway.close();
-    await callConsent.close();
-    try {
-      taint?.close();
-    } catch (error) {
-      logger.error(`taint store: ${describeError(error)}`);
-    }
-    await host.close();
-    await audit?.close().catch((error: unknown) => logger.error(`audit log: ${describeError(error)}`));
-    await pins?.store.close?.();
-    await shared.close();
+    await opened.close();
+    await closeStores(audit, pins, shared, logger);
   };
 
   if (options['stdio'] === true) {
     const transport = new StdioServerTransport({ input: process.stdin, output: process.stdout, logger });
     const connection = await gateway.server.connect(transport);
     // No HTTP port over stdio: the consent API and the console get their own loopback listener.
-    const adminUrl = await callConsent.publish(undefined, webConsole?.api);
+    const adminUrl = await consent.publish(undefined, webConsole?.api);
     if (webConsole !== undefined && adminUrl !== undefined) await publishConsole(config.stateDir, adminUrl, webConsole.adminTokenFile);
     await new Promise<void>((resolve) => connection.onClose(() => resolve()));
     await shutdown();
@@ -312,12 +244,12 @@ export async function gatewayCommand(argv: readonly string[]): Promise<void> {
       path: config.gateway.path,
       logger,
       auth,
-      ...(callConsent.api !== undefined ? { consent: callConsent.api } : {}),
+      ...(consent.api !== undefined ? { consent: consent.api } : {}),
       ...(webConsole !== undefined ? { console: webConsole.api } : {}),
       ...(shared.sessions !== undefined ? { sessions: shared.sessions } : {}),
     });
     gatewayUrl = new URL(config.gateway.path, running.url).href;
-    await callConsent.publish(running.url);
+    await consent.publish(running.url);
     if (webConsole !== undefined) await publishConsole(config.stateDir, running.url, webConsole.adminTokenFile);
   } catch (error) {
     // The servers are running: stop them, or the process would outlive its failure.
@@ -339,11 +271,11 @@ export async function gatewayCommand(argv: readonly string[]): Promise<void> {
   process.once('SIGTERM', stop);
 }
 
-/** The servers that may start: enabled, and for stdio servers an approved launch. */
-function consentFor(yes: boolean, interactive: boolean, store: LaunchApprovalStore, config: HostConfig, pending?: PendingLaunches): (servers: readonly ServerConfig[]) => Promise<ServerConfig[]> {
-  return async (servers) => {
+/** The servers of a config that may start: enabled, and for stdio servers an approved launch. */
+function launchConsent(yes: boolean, interactive: boolean, store: LaunchApprovalStore, pending?: PendingLaunches): (config: HostConfig) => Promise<ServerConfig[]> {
+  return async (config) => {
     const allowed: ServerConfig[] = [];
-    for (const server of servers) {
+    for (const server of config.servers) {
       if (server.disabled) continue;
       const spec = launchSpecOf(server);
       if (spec !== undefined) {
@@ -368,6 +300,13 @@ function consentFor(yes: boolean, interactive: boolean, store: LaunchApprovalSto
     }
     return allowed;
   };
+}
+
+/** Closes the stores the command opened (after the gateway closed): the audit log, the pins, the shared connections. */
+async function closeStores(audit: { close(): Promise<void> } | undefined, pins: { store: { close?(): Promise<void> | void } } | undefined, shared: { close(): Promise<void> }, logger: Logger): Promise<void> {
+  await audit?.close().catch((error: unknown) => logger.error(`audit log: ${describeError(error)}`));
+  await pins?.store.close?.();
+  await shared.close();
 }
 
 async function askYesNo(text: string): Promise<boolean> {

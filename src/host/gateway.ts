@@ -41,7 +41,7 @@ import { isMcpError, McpError, McpErrorCode } from '../util/errors.js';
 import { silentLogger } from '../util/logger.js';
 import { signalOf } from '../util/lazyAbort.js';
 import { PendingCalls, type Attempt, type Driver, type LaunchRound as Round, type PendingCall, type PendingCallsOptions, type Step } from './bridge.js';
-import type { ExposedPrompt, ExposedResource, ExposedTemplate, ExposedTool, Host, HostCallOptions, RouteOptions } from './host.js';
+import type { ExposedTool, Host, HostCallOptions, RouteOptions } from './host.js';
 import { CONVERSATION_META_KEY } from './policy/taint.js';
 import { UpstreamSubscriptions } from './gatewaySubscriptions.js';
 import { GatewayTasks, withTasksExtension, type GatewayTasksOptions } from './gatewayTasks.js';

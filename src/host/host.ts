@@ -476,7 +476,7 @@ export class Host {
    * every request a client sends leaves one record, and `run` answers it.
    */
   record<T>(method: InterceptedMethod, scope: RequestScope, run: () => Promise<T>, params: Record<string, unknown> = {}): Promise<T> {
-    const name = params['name'];
+    const name = typeof params['name'] === 'string' ? params['name'] : params['uri'];
     return this.#chain.run(this.#context(method, undefined, typeof name === 'string' ? name : undefined, undefined, params, scope), run, 'audit');
   }
 

@@ -238,7 +238,10 @@ describe('gateway: tasks extension pass-through', () => {
     }
     const still = await alice.req('tasks/get', { taskId });
     assert.equal(still.status, 'input_required', 'neither answered nor cancelled');
-    assert.equal(r.seen.filter((c) => c.method.startsWith('tasks/') && c.principal?.id !== 'alice').length, 0, 'no refused request reached a server');
+    const refused = r.seen.filter((c) => c.method.startsWith('tasks/') && c.principal?.id !== 'alice');
+    // Each refusal passes the audit phase (it is recorded), and none is routed to a server.
+    assert.equal(refused.length, 7, 'every refused task request is recorded');
+    assert.equal(refused.filter((c) => c.server !== undefined).length, 0, 'no refused request reached a server');
   });
 
   it('a forged gateway task id, or a server’s own task id sent to the gateway: unknown (-32602)', async () => {

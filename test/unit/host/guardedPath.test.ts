@@ -91,7 +91,7 @@ async function rig(rules: readonly PolicyRule[] = []): Promise<Rig> {
     interceptors: [auditInterceptor(audit), pins.interceptor(), scanner.interceptor, policyInterceptor({ rules, canAsk: false })],
   });
   await host.start();
-  const gateway = new Gateway(host, { filters: [scanner] });
+  const gateway = new Gateway(host);
   open.push(async () => {
     await gateway.close();
     await host.close();

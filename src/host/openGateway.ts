@@ -1,0 +1,213 @@
+/**
+ * `openGateway(config, deps)`: the whole gateway `switchboard gateway` runs, composed in the
+ * host layer, so a reader of `host/` knows what runs and an embedder gets the same gateway
+ * with the same chain. The CLI opens what needs the platform (files, SQLite, PostgreSQL,
+ * Redis, child processes, the terminal) and passes it in as {@link GatewayDeps}; this module
+ * decides the order of everything else:
+ *
+ * 1. the audit log, wrapped for redaction (`switchboard.redact.audit`) and telemetry;
+ * 2. call consent (built by `deps.consent`, given that log);
+ * 3. the scanner and the policy (reloadable; with a cluster store, the cluster's policy);
+ * 4. the chain ({@link buildChain}), the host on the admitted servers, and their start;
+ * 5. the {@link Gateway} over the host.
+ *
+ * {@link OpenedGateway.apply} applies a reloaded config (servers reconciled, policy
+ * reloaded and audited); {@link OpenedGateway.close} stops everything in reverse order.
+ *
+ * @module
+ */
+import type { AuditEntry, AuditLog } from './audit.js';
+import { auditInterceptor } from './audit.js';
+import { emittingAuditLog } from './auditTelemetry.js';
+import { ClusterPolicy } from './clusterPolicy.js';
+import { serverLabelsOf } from './configPolicy.js';
+import type { HostConfig, ServerConfig } from './configTypes.js';
+import type { TransportFactory } from './downstream.js';
+import { Gateway, GATEWAY_CLIENT_CAPABILITIES, type GatewayOptions } from './gateway.js';
+import { buildChain } from './gatewayChain.js';
+import { guardInterceptor, type ConcurrencyStore, type RateLimitStore } from './guards.js';
+import { Host } from './host.js';
+import type { Interceptor } from './interceptors.js';
+import type { NameAssignmentStore } from './namespacing.js';
+import type { PinGuard } from './pins/pinGuard.js';
+import type { PinStore } from './pins/pinStore.js';
+import type { SharedPolicyStore } from './clusterPolicy.js';
+import { describePolicyChange, policyChangeEntry, ReloadablePolicy } from './policy/policyReload.js';
+import type { TaintStore } from './policy/taint.js';
+import type { SecretFingerprints } from './policy/valueTaint.js';
+import { redactResult, sanitizeInterceptor } from './sanitize/sanitize.js';
+import { sanitizeRequestInterceptor } from './sanitize/sanitizeRequests.js';
+import { ScanGuard } from './scanner/guard.js';
+import { findSecretValues } from './secrets/findSecrets.js';
+import { redactingAuditLog } from './secrets/redact.js';
+import { describeError } from '../util/errors.js';
+import type { Logger } from '../util/logger.js';
+import type { Implementation } from '../protocol/model/common.js';
+
+/** Call consent as the gateway runs it: the `consent` interceptor and what it must close. */
+export interface GatewayCallConsent {
+  readonly interceptor: Interceptor;
+  close(): Promise<void>;
+}
+
+/** What the platform opens for {@link openGateway}. */
+export interface GatewayDeps {
+  readonly logger: Logger;
+  /** Builds each server's transport (`defaultTransportFactory` of `switchboard/adapters/node-host`). */
+  readonly transport: TransportFactory;
+  /** The servers of `config` that may start: enabled, and each stdio launch approved (launch consent). */
+  readonly admit: (config: HostConfig) => Promise<readonly ServerConfig[]>;
+  /** Persisted name assignments. */
+  readonly names?: NameAssignmentStore;
+  /** The audit store; undefined when `switchboard.audit` is false (then nothing is recorded, and the log says so). */
+  readonly audit?: AuditLog;
+  /** The pins (opened and checked before any server starts); undefined when `switchboard.pins` is false. */
+  readonly pins?: { readonly guard: PinGuard; readonly store: PinStore };
+  /** Where the policy keeps taint; `fingerprints` when it is shared (then its fingerprint key is too). */
+  readonly taint?: { readonly store: TaintStore; readonly fingerprints?: SecretFingerprints; close?(): void };
+  /** The cluster's policy (PostgreSQL, `--store`): followed instead of the file's; `publish` publishes the file's at start. */
+  readonly cluster?: { readonly store: SharedPolicyStore; readonly instance: string; readonly publish: boolean };
+  /** Builds call consent, given the (wrapped) audit log answers are recorded in and the live config. */
+  readonly consent: (audit: AuditLog | undefined, current: () => HostConfig) => Promise<GatewayCallConsent>;
+  /** Shared stores of the guards (Redis, `--cache`). */
+  readonly guardStores?: { readonly rateLimitStore?: RateLimitStore; readonly concurrencyStore?: ConcurrencyStore };
+  /** Observers in the `audit` phase, before the log (the console's metrics). */
+  readonly observers?: readonly Interceptor[];
+  /** The host's identity towards each server. */
+  readonly clientInfo?: Implementation;
+  /** Options of the {@link Gateway} beyond the config's (`server`: logger, sealed state keys, ...). */
+  readonly gateway?: Omit<GatewayOptions, 'exposure'>;
+}
+
+/** A running gateway (see the module comment). */
+export interface OpenedGateway {
+  readonly host: Host;
+  readonly gateway: Gateway;
+  readonly scanner: ScanGuard;
+  readonly policy: ReloadablePolicy;
+  /** The audit log as the chain writes it (redacted, emitting); undefined when auditing is off. */
+  readonly audit: AuditLog | undefined;
+  /** The config in force (the last one {@link apply} took). */
+  readonly config: () => HostConfig;
+  /** Applies a reloaded config: servers reconciled (launches admitted again), the policy reloaded and audited. */
+  apply(next: HostConfig): Promise<void>;
+  /** Admits the current config's servers again (a launch was approved elsewhere). */
+  readmit(): Promise<void>;
+  /** Stops the gateway, consent, the servers and the stores the gateway opened, in reverse order. */
+  close(): Promise<void>;
+}
+
+/** Opens the gateway on `config` (see the module comment); rejects, with nothing left running, when a part cannot start. */
+export async function openGateway(config: HostConfig, deps: GatewayDeps): Promise<OpenedGateway> {
+  const { logger } = deps;
+  let current = config;
+  const secretOptions = { entropy: config.redact.entropy };
+  if (deps.audit === undefined) logger.warn('switchboard.audit is false: requests are not recorded in the audit log (no trail of who called what, denials included)');
+  // What reaches the log (requests and approvals alike) passes secret redaction first; with a
+  // logger provider registered (telemetry), each durable record is also an OTel log record.
+  const redacted = deps.audit === undefined || !config.redact.audit ? deps.audit : redactingAuditLog(deps.audit, secretOptions);
+  const audit = redacted === undefined ? undefined : emittingAuditLog(redacted, { onError: (message) => logger.warn(message) });
+  const consent = await deps.consent(audit, () => current);
+  const closers: (() => Promise<void> | void)[] = [() => consent.close()];
+  const closeAll = async (): Promise<void> => {
+    for (const close of closers.splice(0).reverse()) {
+      try {
+        await close();
+      } catch (error) {
+        logger.error(`closing the gateway: ${describeError(error)}`);
+      }
+    }
+  };
+  try {
+    // The poisoning scanner (trust phase): per-server mode from the config, read live so a reload applies.
+    const scanner = new ScanGuard({
+      modeOf: (id) => current.servers.find((s) => s.id === id)?.options.scan,
+      onReport: (id, r) => logger.warn(`scanner: ${r.kind} ${id}/${r.item}: ${r.verdict} (${r.findings.map((f) => f.rule).join(', ')})`),
+    });
+    if (deps.taint?.close !== undefined) closers.push(() => deps.taint?.close?.());
+    const policy = new ReloadablePolicy(
+      {
+        // An `ask` goes to the consent interceptor (which fails closed when nobody answers).
+        canAsk: true,
+        // Value taint: the secrets the sanitize layer's rules find in results, fingerprinted.
+        detectSecrets: (text) => findSecretValues(text, secretOptions),
+        redact: (result) => redactResult(result, secretOptions),
+        findingsOf: (definition) => scanner.verdictOf(definition)?.findings,
+        ...(deps.taint !== undefined ? { store: deps.taint.store, ...(deps.taint.fingerprints !== undefined ? { fingerprints: deps.taint.fingerprints } : {}) } : {}),
+      },
+      config.policy,
+      serverLabelsOf(config.servers),
+    );
+    const cluster =
+      deps.cluster === undefined
+        ? undefined
+        : new ClusterPolicy(deps.cluster.store, policy, {
+            instance: deps.cluster.instance,
+            warn: (line) => logger.warn(line),
+            ...(audit !== undefined ? { audit: async (entry: AuditEntry) => void (await audit.append(entry)) } : {}),
+          });
+    await cluster?.start(config.policy, serverLabelsOf(config.servers), deps.cluster?.publish === true);
+    if (cluster !== undefined) closers.push(() => cluster.stop());
+    const interceptors = buildChain({
+      ...(deps.observers !== undefined ? { observers: deps.observers } : {}),
+      ...(audit !== undefined ? { audit: auditInterceptor(audit) } : {}),
+      ...(deps.pins !== undefined ? { pins: deps.pins.guard.interceptor() } : {}),
+      scanner: scanner.interceptor,
+      policy: policy.interceptor,
+      consent: consent.interceptor,
+      ...(config.guards !== undefined ? { guards: guardInterceptor({ ...config.guards, ...deps.guardStores }) } : {}),
+      ...(config.sanitize.mode !== 'off' ? { sanitize: { results: sanitizeInterceptor(config.sanitize), requests: sanitizeRequestInterceptor(config.sanitize) } } : {}),
+    });
+    const host = await Host.open({
+      servers: await deps.admit(config),
+      namespacing: config.namespacing,
+      separator: config.separator,
+      ...(deps.names !== undefined ? { nameStore: deps.names } : {}),
+      transport: deps.transport,
+      logger,
+      clientInfo: deps.clientInfo ?? { name: 'switchboard-gateway', version: '0.1.0' },
+      capabilities: GATEWAY_CLIENT_CAPABILITIES,
+      ...(deps.pins !== undefined ? { trust: deps.pins.guard } : {}),
+      interceptors,
+    });
+    closers.push(() => host.close());
+    // `switchboard pins approve|reject` in another process or another instance: reload and vet every server's lists again.
+    const pins = deps.pins;
+    const unwatchPins = pins?.store.watch?.(() => void pins.guard.reload().then(() => host.refreshTrust()));
+    if (unwatchPins !== undefined) closers.push(unwatchPins);
+    await host.start();
+    for (const h of host.health()) {
+      if (h.state !== 'ready') logger.warn(`server ${h.id} is not ready: ${h.problem ?? h.lastError ?? h.state}`);
+      else if (h.problem !== undefined) logger.warn(`server ${h.id}: ${h.problem}`);
+    }
+    const gateway = new Gateway(host, { ...deps.gateway, exposure: config.exposure });
+    closers.push(() => gateway.close());
+    const opened: OpenedGateway = {
+      host,
+      gateway,
+      scanner,
+      policy,
+      audit,
+      config: () => current,
+      async apply(next) {
+        current = next;
+        await host.reconcile(await deps.admit(next));
+        // Atomic: the new rules were compiled when the config was read; a config that fails to compile never gets here.
+        if (cluster !== undefined) return cluster.fileChanged(next.policy, serverLabelsOf(next.servers));
+        const change = policy.reload(next.policy, serverLabelsOf(next.servers));
+        if (change === undefined) return;
+        logger.warn(describePolicyChange(change));
+        await audit?.append(policyChangeEntry(change, Date.now())).catch((error: unknown) => logger.error(`the policy change could not be audited: ${describeError(error)}`));
+      },
+      async readmit() {
+        await host.reconcile(await deps.admit(current));
+      },
+      close: closeAll,
+    };
+    return opened;
+  } catch (error) {
+    // Whatever started is stopped: a gateway that failed to open leaves nothing running.
+    await closeAll();
+    throw error;
+  }
+}
