@@ -8,7 +8,8 @@
  *   kept in `raw` and reported in `warnings`, never fatal; unknown top-level keys likewise.
  * - `switchboard` is strict: an unknown key is an error naming its JSON path.
  * - `${env:NAME}` / `${env:NAME:-default}` are expanded in `command`, `args[]`, `env`
- *   values, `cwd`, `url` and `headers` values (see `configEnv.ts`).
+ *   values, `cwd`, `url`, `headers` values and `gateway.auth.tokens[].token` (see `configEnv.ts`;
+ *   a token is hashed at load, `configTokens.ts`).
  *
  * Checks beyond the JSON Schema (which checks shape only): `switchboard.servers` and
  * `approvedLaunches` keys must name configured servers (a stale approval is a warning),

@@ -17,6 +17,8 @@
  * | `Authorization: DPoP` without the server nonce (when the verifier demands one) | 401 `DPoP …, error="use_dpop_nonce"` plus `DPoP-Nonce` |
  * | token lacks a scope the method, tool, prompt or resource needs | 403 `error="insufficient_scope", scope="<all needed>"` |
  * | the verifier cannot check tokens (JWKS/introspection down) | 503, no challenge |
+ * | `tokens` set: `Bearer` with one of the static named tokens (`staticTokens.ts`) | accepted without the verifier (`auth.subject` = the name); a missing scope is 403 |
+ * | no `verifier` (static tokens only): no token / another token | 401 `Bearer realm="…"` / plus `error="invalid_token"` |
  * | accepted | dispatched with `DispatchEnv.principal` = `{ id, auth }` (`auth` the frozen {@link VerifiedPrincipal}) |
  *
  * POST bodies are authenticated after they are decoded, so the required scopes can depend on
