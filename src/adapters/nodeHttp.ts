@@ -6,7 +6,8 @@
  * - The body is read with the handler's size limit: 413 up front when `Content-Length` is too
  *   big, and as soon as a streamed body outgrows it (the rest is discarded and the
  *   connection closed).
- * - Headers are read in place from `req.headers`, never copied.
+ * - Headers are read in place from `req.headers`, never copied; `Host` from `rawHeaders`, so a
+ *   repeated `Host` reaches the handler (which refuses it) instead of being dropped.
  * - JSON answers go out with `Content-Length` in a single `res.end`; SSE answers are written
  *   event by event right after the headers are flushed.
  * - A closed response or socket before the answer is complete aborts `DispatchEnv.signal`
@@ -163,6 +164,24 @@ function writeResponse(req: IncomingMessage, res: ServerResponse, response: Http
   });
 }
 
+/**
+ * The request's `Host` field: Node's parser keeps only the first of repeated `Host` lines in
+ * `req.headers`, so they are read from `rawHeaders` and joined with `, ` (which the handler
+ * answers with 400, RFC 9112 section 3.2) instead of silently dropped.
+ *
+ * @see https://www.rfc-editor.org/rfc/rfc9112#section-3.2
+ */
+function hostOf(req: IncomingMessage): string | undefined {
+  const raw = req.rawHeaders;
+  let found: string | undefined;
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i] as string;
+    if (name.length !== 4 || name.toLowerCase() !== 'host') continue;
+    found = found === undefined ? (raw[i + 1] as string) : `${found}, ${raw[i + 1] as string}`;
+  }
+  return found;
+}
+
 /** The abort reason of a request whose client disconnected (an ordinary end, see `isCancellation`). */
 const clientGone = (): McpError => new McpError(McpErrorCode.ConnectionClosed, 'The client closed the connection');
 
@@ -197,6 +216,7 @@ export function toNodeHandler(handler: StreamableHttpHandler, options: NodeHandl
         path: pathOf(target),
         query: q < 0 ? undefined : target.slice(q + 1),
         header: (name) => {
+          if (name === 'host') return hostOf(req);
           const value = headers[name];
           return typeof value === 'string' ? value : value === undefined ? undefined : value.join(', ');
         },

@@ -43,6 +43,8 @@ import { stateSecret, type StateSecret } from './stateSecret.js';
 import { gatewayConsent, type GatewayConsent } from './gatewayConsent.js';
 import { ConsoleMetrics } from '../console/consoleMetrics.js';
 import { gatewayConsole, PendingLaunches, publishConsole } from './gatewayConsole.js';
+import { tokenDigest } from '../auth/resource/staticTokens.js';
+import { allowedHostsFor } from '../host/frontDoor.js';
 
 /** Help text of the command. */
 export const gatewayHelp = `Usage: switchboard gateway [--config FILE] [--port N] [--host H] [--stdio] [--yes] [--no-auth] [--telemetry FILE]
@@ -130,7 +132,8 @@ export async function gatewayCommand(argv: readonly string[]): Promise<void> {
   const metrics = config.console ? new ConsoleMetrics() : undefined;
   const launches = config.console ? new PendingLaunches(stores.launches) : undefined;
   const oauth = config.gateway.auth.kind === 'oauth' && !noAuth ? config.gateway.auth : undefined;
-  const token = options['stdio'] === true || noAuth || oauth !== undefined ? undefined : await gatewayToken(config.stateDir);
+  const named = noAuth ? undefined : config.gateway.auth.tokens;
+  const token = options['stdio'] === true || noAuth || oauth !== undefined || named !== undefined ? undefined : await gatewayToken(config.stateDir);
   let callConsent: GatewayConsent | undefined;
   // A damaged pin store stops the gateway here, before any server starts (fail closed).
   let current = config;
@@ -190,7 +193,6 @@ export async function gatewayCommand(argv: readonly string[]): Promise<void> {
           config: () => current,
           metrics,
           gateway: { transport: options['stdio'] === true ? 'stdio' : 'http', version: '0.1.0', startedAt: Date.now(), url: () => gatewayUrl },
-          ...(host_ !== '0.0.0.0' && host_ !== '::' ? { allowedHosts: ['localhost', '127.0.0.1', '[::1]', host_] } : {}),
           consent: { queue: consent.queue, grants: consent.grants, queued: consent.queued },
           ...(pins !== undefined ? { pins } : {}),
           scanner,
@@ -237,15 +239,17 @@ export async function gatewayCommand(argv: readonly string[]): Promise<void> {
     const { serveGatewayHttp } = await import('./gatewayHttp.js');
     // With --cache, the DPoP replay cache and nonces are shared: a proof used on one instance is a replay on every other.
     const oauthAuth = oauth === undefined ? undefined : { ...oauth, dpop: oauth.dpop === undefined ? undefined : { ...oauth.dpop, ...shared.dpop } };
-    const auth = oauthAuth !== undefined ? oauthAuth : token !== undefined ? { kind: 'token' as const, token: token.value } : { kind: 'none' as const };
+    // Named tokens from the config, else the state folder's token as `default` (none with --no-auth).
+    const tokens = named ?? (token !== undefined ? [{ name: 'default', sha256: tokenDigest(token.value), scopes: [] }] : undefined);
+    const hint = named !== undefined ? 'a valid bearer token is required (one of gateway.auth.tokens)' : `a valid bearer token is required (see the gateway-token file in the state folder)`;
     running = await serveGatewayHttp(gateway, host, {
       host: host_,
       port,
       path: config.gateway.path,
       logger,
-      auth,
-      ...(consent.api !== undefined ? { consent: consent.api } : {}),
-      ...(webConsole !== undefined ? { console: webConsole.api } : {}),
+      auth: { ...(tokens !== undefined ? { tokens, hint } : {}), ...(oauthAuth !== undefined ? { oauth: oauthAuth } : {}) },
+      allowedHosts: allowedHostsFor(host_),
+      mounts: [...(consent.api !== undefined ? [consent.api] : []), ...(webConsole !== undefined ? [webConsole.api] : [])],
       ...(shared.sessions !== undefined ? { sessions: shared.sessions } : {}),
     });
     gatewayUrl = new URL(config.gateway.path, running.url).href;
@@ -260,6 +264,7 @@ export async function gatewayCommand(argv: readonly string[]): Promise<void> {
   process.stderr.write(`Switchboard gateway: ${url} (${host.serverIds.length} servers)\n`);
   if (noAuth) process.stderr.write('WARNING: --no-auth: any local process can use this gateway without a token.\n');
   else if (oauth !== undefined) process.stderr.write(`OAuth: access tokens from ${oauth.issuer} for audience ${oauth.audience}\n`);
+  else if (named !== undefined) process.stderr.write(`Bearer tokens: ${named.map((t) => t.name).join(', ')} (gateway.auth.tokens)\n`);
   else if (token?.created === true) process.stderr.write(`Bearer token (shown once; stored in ${token.file}):\n  ${token.value}\n`);
   else process.stderr.write(`Bearer token: in ${token?.file}\n`);
   const stop = (): void => {

@@ -31,6 +31,7 @@ import { WebhookSigner } from '../host/consent/webhookSignature.js';
 import type { Interceptor } from '../host/interceptors.js';
 import { serverIdentity } from '../host/pins/serverIdentity.js';
 import { listen, type ListeningServer } from '../adapters/nodeHttp.js';
+import { allowedHostsFor, createAdminDoor } from '../host/frontDoor.js';
 import type { HttpRequestLike, HttpResponseLike } from '../transport/http/server/types.js';
 import type { Logger } from '../util/logger.js';
 import { openGrantStore } from '../store/sqliteGrantStore.js';
@@ -135,7 +136,7 @@ export async function gatewayConsent(options: {
       if (api === undefined && extra === undefined) return undefined;
       let url = baseUrl;
       if (url === undefined) {
-        const handler = apiOnly(api, extra);
+        const handler = apiOnly(api, extra, config.gateway.host);
         own = await listen(handler, { host: config.gateway.host, port: 0, logger: options.logger });
         url = own.url;
       }
@@ -153,14 +154,7 @@ export async function gatewayConsent(options: {
   };
 }
 
-/** A handler serving only the admin side: the consent API and the console (for a gateway on stdio). */
-function apiOnly(api: ConsentHttpApi | undefined, extra: AdminHandler | undefined): Parameters<typeof listen>[0] {
-  const notFound = { status: 404, headers: { 'content-type': 'application/json' }, body: '{"error":"not found"}' };
-  return {
-    handle: async (request) => (extra !== undefined && extra.owns(request.path) ? await extra.handle(request) : await api?.handle(request)) ?? notFound,
-    fetch: () => Promise.resolve(new Response(null, { status: 404 })),
-    maxBodyBytes: 64 * 1024,
-    sessionCount: 0,
-    close: () => Promise.resolve(),
-  };
+/** A handler serving only the admin side: the consent API and the console (for a gateway on stdio), behind the front door's Host/Origin policy. */
+function apiOnly(api: ConsentHttpApi | undefined, extra: AdminHandler | undefined, bindHost: string): Parameters<typeof listen>[0] {
+  return createAdminDoor({ mounts: [...(extra !== undefined ? [extra] : []), ...(api !== undefined ? [api] : [])], allowedHosts: allowedHostsFor(bindHost) });
 }

@@ -1,14 +1,15 @@
 /**
  * The web console's HTTP handler, served under `/console` on the gateway's HTTP port (and on
  * the loopback admin listener of a gateway on stdio). Same shape as the consent admin API:
- * {@link ConsoleHttpApi.owns} and {@link ConsoleHttpApi.handle}, mounted BEFORE the MCP
- * credential check because it has its own credential.
+ * {@link ConsoleHttpApi.owns} and {@link ConsoleHttpApi.handle}, mounted behind the front door
+ * (`host/frontDoor.ts`) but not behind the MCP credential check: it has its own credential.
  *
  * In this order, for every request under `/console`:
- * 1. the `Host` must be on the allow-list (loopback names by default: DNS rebinding);
+ * 1. the front door's Host/Origin policy (one allow-list for every route: DNS rebinding), and
+ *    a `Host` must be present (the same-origin rule below compares with it);
  * 2. a state-changing request (anything but GET/HEAD) must carry an `Origin` equal to the
  *    gateway's own (`http(s)://<Host>`) and no `Sec-Fetch-Site: cross-site`, before any
- *    routing: a cross-origin POST to any console path is 403;
+ *    routing (`host/sameOrigin.ts`): a cross-origin POST to any console path is 403;
  * 3. page files (`/console/`, `/console/assets/*`) are served without a session;
  * 4. the API (`/console/api/*`) needs a session cookie from `POST /console/api/session` (the
  *    admin token; the MCP bearer token is refused by name), or `Authorization: Bearer <admin
@@ -21,7 +22,7 @@
  */
 import { readBody } from '../transport/http/server/exchange.js';
 import type { HttpRequestLike, HttpResponseLike } from '../transport/http/server/types.js';
-import { compileHostAllowList, isAllowedHost, localhostNames, type HostAllowList } from '../transport/http/server/validate.js';
+import { crossOriginChange } from '../host/sameOrigin.js';
 import { describeError } from '../util/errors.js';
 import { ConsoleEvents } from './consoleEvents.js';
 import { ConsoleRequestError, failure, json, secured } from './consoleResponses.js';
@@ -38,13 +39,11 @@ const MAX_BODY = 1024 * 1024;
 /** The console as a request handler. */
 export class ConsoleHttpApi {
   readonly #o: ConsoleOptions;
-  readonly #hosts: HostAllowList;
   readonly #sessions: ConsoleSessions;
   readonly #events: ConsoleEvents;
 
   constructor(options: ConsoleOptions) {
     this.#o = options;
-    this.#hosts = compileHostAllowList(options.allowedHosts ?? localhostNames);
     this.#sessions = new ConsoleSessions({ adminToken: options.adminToken, mcpToken: options.mcpToken, ...(options.now !== undefined ? { now: options.now } : {}) });
     this.#events = new ConsoleEvents(options, this.#sessions);
   }
@@ -82,14 +81,12 @@ export class ConsoleHttpApi {
 
   async #handle(request: HttpRequestLike): Promise<HttpResponseLike> {
     const host = request.header('host');
-    if (host === undefined || !isAllowedHost(host, this.#hosts)) return failure(403, `host ${JSON.stringify(host ?? '')} is not one this console answers to`);
+    if (host === undefined) return failure(400, 'the console needs a Host header');
     const changing = request.method !== 'GET' && request.method !== 'HEAD';
-    // Before routing: a cross-origin state change is refused whatever the path.
+    // Before routing: a cross-origin state change is refused whatever the path (only a script with the admin bearer token may omit Origin).
     const bearer = bearerOf(request);
-    if (changing) {
-      const refused = crossOrigin(request, host, bearer !== undefined);
-      if (refused !== undefined) return failure(403, refused);
-    }
+    const refused = crossOriginChange(request, bearer === undefined);
+    if (refused !== undefined) return failure(403, refused);
     if (request.path === CONSOLE_PREFIX) return { status: 308, headers: { location: '/console/' } };
     if (!request.path.startsWith(API_PREFIX)) return (await serveStatic(request, this.#o.assets)) ?? failure(404, 'no such console page');
     const rest = request.path.slice(API_PREFIX.length);
@@ -149,18 +146,6 @@ function bearerOf(request: HttpRequestLike): string | undefined {
   const header = request.header('authorization')?.trim();
   if (header === undefined || header === '') return undefined;
   return /^Bearer\s+(\S+)$/i.exec(header)?.[1] ?? '';
-}
-
-/**
- * Why a state-changing request is refused as cross-origin, or undefined. A browser always
- * sends `Origin` on these; only a script with the admin bearer token may leave it out.
- */
-function crossOrigin(request: HttpRequestLike, host: string, bearer: boolean): string | undefined {
-  if (request.header('sec-fetch-site') === 'cross-site') return 'cross-site requests to the console are refused';
-  const origin = request.header('origin');
-  if (origin === undefined) return bearer ? undefined : 'a state-changing console request needs an Origin header (cross-origin requests are refused)';
-  if (origin !== `http://${host}` && origin !== `https://${host}`) return `origin ${origin} is not this gateway's; cross-origin requests to the console are refused`;
-  return undefined;
 }
 
 /** Matches `a/:b/c` against path parts; the named parts, or undefined. */

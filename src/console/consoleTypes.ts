@@ -53,8 +53,6 @@ export interface ConsoleOptions {
   readonly metrics: ConsoleMetrics;
   /** What the overview says about the gateway itself. */
   readonly gateway: { readonly transport: 'http' | 'stdio'; readonly version: string; readonly startedAt: number; url(): string | undefined };
-  /** Host names the console answers to (bare names match any port). Default the loopback names. */
-  readonly allowedHosts?: readonly string[];
   readonly consent?: { readonly queue: ConsentQueue; readonly grants: ConsentGrantStore; readonly queued: boolean };
   readonly pins?: { readonly store: PinStore; readonly guard: PinGuard };
   readonly scanner?: { verdictOf(definition: object): ItemReport | undefined };

@@ -8,7 +8,8 @@
  *   kept in `raw` and reported in `warnings`, never fatal; unknown top-level keys likewise.
  * - `switchboard` is strict: an unknown key is an error naming its JSON path.
  * - `${env:NAME}` / `${env:NAME:-default}` are expanded in `command`, `args[]`, `env`
- *   values, `cwd`, `url` and `headers` values (see `configEnv.ts`).
+ *   values, `cwd`, `url`, `headers` values and `gateway.auth.tokens[].token` (see `configEnv.ts`;
+ *   a token is hashed at load, `configTokens.ts`).
  *
  * Checks beyond the JSON Schema (which checks shape only): `switchboard.servers` and
  * `approvedLaunches` keys must name configured servers (a stale approval is a warning),
@@ -25,6 +26,7 @@ import { readRedact, readSanitize } from './configSanitize.js';
 import { LABEL_OPTION_KEYS, readPolicy, readServerLabels } from './configPolicy.js';
 import { folderOf, pathToFileUri, resolvePath } from './configPaths.js';
 import { isLoopbackHttp } from './serverIdentity.js';
+import { readGatewayTokens } from './configTokens.js';
 import { ConfigReader, type JsonRecord, parseJsonText } from './configRead.js';
 import type { SignaturePolicy, TrustedKey } from './pins/signatureCheck.js';
 import {
@@ -117,7 +119,7 @@ export function parseConfig(text: string, options: ParseConfigOptions): HostConf
     exposure: section['exposure'] === undefined ? CONFIG_DEFAULTS.exposure : read.choice<Exposure>(section['exposure'], ['all', 'search'], '$.switchboard.exposure'),
     stateDir: resolvePath(folder, section['stateDir'] === undefined ? CONFIG_DEFAULTS.stateDir : read.string(section['stateDir'], '$.switchboard.stateDir', true)),
     ...readSharedStores(read, section),
-    gateway: readGateway(read, section['gateway']),
+    gateway: readGateway(read, section['gateway'], options.env),
     guards: readGuards(read, section['guards']),
     consent: readConsent(read, section['consent'], options.env, warnings),
     sanitize: readSanitize(read, section['sanitize']),
@@ -364,7 +366,7 @@ function readSeparator(read: ConfigReader, value: unknown): string {
   return separator;
 }
 
-function readGateway(read: ConfigReader, value: unknown): GatewayConfig {
+function readGateway(read: ConfigReader, value: unknown, env: Readonly<Record<string, string | undefined>>): GatewayConfig {
   const defaults = CONFIG_DEFAULTS.gateway;
   if (value === undefined) return { ...defaults, auth: { kind: 'token' } };
   const gateway = read.record(value, '$.switchboard.gateway');
@@ -373,20 +375,25 @@ function readGateway(read: ConfigReader, value: unknown): GatewayConfig {
   const port = gateway['port'] === undefined ? defaults.port : read.integer(gateway['port'], 0, 65535, '$.switchboard.gateway.port');
   const path = gateway['path'] === undefined ? defaults.path : read.string(gateway['path'], '$.switchboard.gateway.path');
   if (!path.startsWith('/')) read.fail('$.switchboard.gateway.path', `expected a path starting with "/", got ${JSON.stringify(path)}`);
-  const auth = readGatewayAuth(read, gateway['auth']);
+  const auth = readGatewayAuth(read, gateway['auth'], env);
   if (auth.kind === 'none' && !LOOPBACK.has(host)) {
     read.fail('$.switchboard.gateway.auth', `auth "none" is allowed only on a loopback host (127.0.0.1, ::1, localhost), but host is ${JSON.stringify(host)}`);
   }
   return { host, port, path, auth };
 }
 
-function readGatewayAuth(read: ConfigReader, value: unknown): GatewayAuth {
+function readGatewayAuth(read: ConfigReader, value: unknown, env: Readonly<Record<string, string | undefined>>): GatewayAuth {
   const path = '$.switchboard.gateway.auth';
   if (value === undefined || value === 'token') return { kind: 'token' };
   if (value === 'none') return { kind: 'none' };
-  if (typeof value === 'string') read.fail(path, `expected "token", "none" or { "oauth": { … } }, got ${JSON.stringify(value)}`);
+  if (typeof value === 'string') read.fail(path, `expected "token", "none" or { "tokens"?: [ … ], "oauth"?: { … } }, got ${JSON.stringify(value)}`);
   const auth = read.record(value, path);
-  read.strictKeys(auth, ['oauth'], path);
+  read.strictKeys(auth, ['tokens', 'oauth'], path);
+  const tokens = auth['tokens'] === undefined ? undefined : readGatewayTokens(read, auth['tokens'], `${path}.tokens`, env);
+  if (auth['oauth'] === undefined) {
+    if (tokens === undefined) read.fail(path, 'expected "tokens", "oauth" or both');
+    return { kind: 'token', tokens };
+  }
   const oauthPath = `${path}.oauth`;
   const oauth = read.record(auth['oauth'], oauthPath);
   read.strictKeys(oauth, ['issuer', 'audience', 'jwksUri', 'dpop'], oauthPath);
@@ -402,6 +409,7 @@ function readGatewayAuth(read: ConfigReader, value: unknown): GatewayAuth {
     audience: read.string(oauth['audience'], `${oauthPath}.audience`, true),
     jwksUri: oauth['jwksUri'] === undefined ? undefined : httpsUrl(oauth['jwksUri'], `${oauthPath}.jwksUri`),
     dpop: readGatewayDpop(read, oauth['dpop'], `${oauthPath}.dpop`),
+    ...(tokens !== undefined ? { tokens } : {}),
   };
 }
 

@@ -9,6 +9,7 @@
  *
  * @module
  */
+import type { NamedToken } from '../auth/resource/staticTokens.js';
 import { McpError, McpErrorCode } from '../util/errors.js';
 import type { AuditDurability } from './audit.js';
 import type { GuardOptions } from './guards.js';
@@ -125,11 +126,22 @@ export interface ServerConfig {
   readonly options: ServerOptions;
 }
 
-/** How clients authenticate to the gateway. */
+/**
+ * How clients authenticate to the gateway. `token`: named bearer tokens (`tokens`, known by
+ * digest; without it, the state folder's generated `gateway-token`, named `default`);
+ * `oauth`: an authorization server's access tokens, and the named `tokens` too when given.
+ */
 export type GatewayAuth =
-  | { readonly kind: 'token' }
+  | { readonly kind: 'token'; readonly tokens?: readonly NamedToken[] }
   | { readonly kind: 'none' }
-  | { readonly kind: 'oauth'; readonly issuer: string; readonly audience: string; readonly jwksUri: string | undefined; readonly dpop: GatewayDpopConfig | undefined };
+  | {
+      readonly kind: 'oauth';
+      readonly issuer: string;
+      readonly audience: string;
+      readonly jwksUri: string | undefined;
+      readonly dpop: GatewayDpopConfig | undefined;
+      readonly tokens?: readonly NamedToken[];
+    };
 
 /**
  * `gateway.auth.oauth.dpop`: DPoP-bound access tokens (RFC 9449) accepted too; `true` is `{}`.

@@ -55,7 +55,11 @@ const raw = (path: string, init: { method?: string; headers?: Record<string, str
     headers: { ...(init.body !== undefined ? { 'content-type': 'application/json' } : {}), ...init.headers },
     ...(init.body !== undefined ? { body: JSON.stringify(init.body) } : {}),
   });
-const errorOf = async (r: Response): Promise<string> => ((await r.json()) as { error: string }).error;
+/** The refusal's text: the console's `{ error }`, or the front door's JSON-RPC `{ error: { message } }`. */
+const errorOf = async (r: Response): Promise<string> => {
+  const error = ((await r.json()) as { error: string | { message: string } }).error;
+  return typeof error === 'string' ? error : error.message;
+};
 const connect = async (): Promise<McpClient> => {
   const client = new McpClient({ name: 'agent', version: '1' }, { era: 'stateful' });
   await client.connect(new StreamableHttpClientTransport({ url: gateway.url, headers: { authorization: `Bearer ${gateway.token}` } }));
@@ -94,9 +98,14 @@ describe('e2e: console attacks', () => {
   it('cross-origin POST to any console path: 403 before routing, even with a valid session and CSRF token', async () => {
     const paths = ['/console/api/session', '/console/api/consent/any-id/approve', '/console/api/review/approve', '/console/api/inspector/call', '/console/api/policy/dry-run', '/console/api/no-such-route', '/console/assets/app.js', '/console/'];
     for (const path of paths) {
+      // A foreign origin: refused by the front door's allow-list, the one Host/Origin policy of every route.
       const r = await console_.fetch(path, { method: 'POST', body: { token: admin }, headers: { origin: 'https://evil.example' } });
       assert.equal(r.status, 403, path);
-      assert.match(await errorOf(r), /origin https:\/\/evil\.example is not this gateway's/, path);
+      assert.match(await errorOf(r), /the Origin header is not allowed/, path);
+      // Another page on loopback (on the allow-list, another port): refused by the console's same-origin rule.
+      const sibling = await console_.fetch(path, { method: 'POST', body: { token: admin }, headers: { origin: 'http://127.0.0.1:1' } });
+      assert.equal(sibling.status, 403, path);
+      assert.match(await errorOf(sibling), /origin http:\/\/127\.0\.0\.1:1 is not this gateway's/, path);
     }
     const siteHeader = await console_.fetch('/console/api/inspector/call', { method: 'POST', body: { tool: 'echo' }, headers: { 'sec-fetch-site': 'cross-site' } });
     assert.equal(siteHeader.status, 403, 'Sec-Fetch-Site: cross-site with a forged same Origin');

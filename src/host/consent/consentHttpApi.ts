@@ -15,9 +15,11 @@
  *
  * Access needs the ADMIN token (`Authorization: Bearer <admin token>`), a per-install secret
  * kept apart from the MCP bearer token: the MCP token (the agent's credential) is refused
- * with 403 even where it would otherwise be the only credential. Every state-changing
- * request (anything but GET/HEAD) is refused with 403 when its `Origin` is not the gateway's
- * own or `Sec-Fetch-Site` says `cross-site`, before authentication and routing.
+ * with 403 even where it would otherwise be the only credential. It is mounted behind the
+ * front door (`frontDoor.ts`), whose Host/Origin policy every request passes first; then
+ * every state-changing request (anything but GET/HEAD) is refused with 403 when its `Origin`
+ * is not the gateway's own or `Sec-Fetch-Site` says `cross-site` (`sameOrigin.ts`), before
+ * authentication and routing.
  *
  * @module
  */
@@ -27,6 +29,7 @@ import { readBody } from '../../transport/http/server/exchange.js';
 import { PushSseStream } from '../../transport/http/server/sseStream.js';
 import type { HttpRequestLike, HttpResponseLike } from '../../transport/http/server/types.js';
 import { describeError } from '../../util/errors.js';
+import { crossOriginChange } from '../sameOrigin.js';
 import { parseScope, parseWebhookAnswer } from './consentAnswers.js';
 import type { ConsentGrantStore } from './consentGrants.js';
 import type { ConsentQueue, ConsentQueueEvent } from './consentQueue.js';
@@ -74,6 +77,11 @@ export class ConsentHttpApi {
     return path.startsWith(CONSENT_API_PREFIX) || path === '/consent';
   }
 
+  /** The same test on an instance (a mount of the front door). */
+  owns(path: string): boolean {
+    return ConsentHttpApi.owns(path);
+  }
+
   /** Ends every open event stream. */
   close(): void {
     for (const end of [...this.#streams]) end();
@@ -82,11 +90,8 @@ export class ConsentHttpApi {
   /** Answers a request under `/consent/`; undefined for any other path. */
   async handle(request: HttpRequestLike): Promise<HttpResponseLike | undefined> {
     if (!ConsentHttpApi.owns(request.path)) return undefined;
-    const changing = request.method !== 'GET' && request.method !== 'HEAD';
-    if (changing) {
-      const crossOrigin = this.#crossOrigin(request);
-      if (crossOrigin !== undefined) return json(403, { error: crossOrigin });
-    }
+    const crossOrigin = crossOriginChange(request, false);
+    if (crossOrigin !== undefined) return json(403, { error: crossOrigin });
     const parts = request.path.slice(CONSENT_API_PREFIX.length).split('/');
     if (request.path === '/consent/webhook') return request.method === 'POST' ? this.#webhookAnswer(request) : json(405, { error: 'POST only' });
     const refused = this.#refused(request);
@@ -109,15 +114,6 @@ export class ConsentHttpApi {
     return json(404, { error: 'unknown consent API path or method' });
   }
 
-  /** Why a state-changing request is cross-origin, or undefined. */
-  #crossOrigin(request: HttpRequestLike): string | undefined {
-    if (request.header('sec-fetch-site') === 'cross-site') return 'cross-site requests are refused';
-    const origin = request.header('origin');
-    if (origin === undefined) return undefined; // not a browser (curl, the CLI)
-    const host = request.header('host');
-    if (host === undefined || (origin !== `http://${host}` && origin !== `https://${host}`)) return `origin ${origin} is not this gateway's; cross-origin requests are refused`;
-    return undefined;
-  }
 
   /** 401/403 unless the admin token is presented. */
   #refused(request: HttpRequestLike): HttpResponseLike | undefined {

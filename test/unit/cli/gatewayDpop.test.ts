@@ -42,7 +42,7 @@ async function instance(dpop: GatewayDpopOptions, logger = silentLogger): Promis
     port: 0,
     path: '/mcp',
     logger,
-    auth: { kind: 'oauth', issuer: as.issuer, audience: AUDIENCE, jwksUri: undefined, now: time.now, dpop },
+    auth: { oauth: { issuer: as.issuer, audience: AUDIENCE, jwksUri: undefined, now: time.now, dpop } },
   });
   closers.push(() => running.close());
   return new URL('/mcp', running.url).href;

@@ -72,7 +72,7 @@ before(async () => {
     port: 0,
     path: '/mcp',
     logger: silentLogger,
-    auth: { kind: 'oauth', issuer: as.issuer, audience: 'https://gateway.example.test/mcp', jwksUri: undefined, now: time.now },
+    auth: { oauth: { issuer: as.issuer, audience: 'https://gateway.example.test/mcp', jwksUri: undefined, now: time.now } },
   });
   endpoint = new URL('/mcp', running.url).href;
   closers.push(async () => {

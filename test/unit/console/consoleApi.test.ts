@@ -1,5 +1,5 @@
 // The console handler in memory (a host without servers, page files from a map, a frozen
-// clock): the sign-in throttle, the host allow-list (DNS rebinding), path traversal on the
+// clock): the sign-in throttle, the host allow-list (DNS rebinding, behind the front door), path traversal on the
 // page files, the security headers on every kind of response, cookie flags, and the parts
 // that need no downstream server. The gateway-level attacks are in test/interop/gatewayConsole.test.ts.
 import assert from 'node:assert/strict';
@@ -8,6 +8,7 @@ import { ConsoleHttpApi } from '../../../src/console/consoleApi.js';
 import { ConsoleMetrics } from '../../../src/console/consoleMetrics.js';
 import { MAX_FAILURES } from '../../../src/console/consoleSession.js';
 import { ConfigError, parseConfig } from '../../../src/host/config.js';
+import { createAdminDoor } from '../../../src/host/frontDoor.js';
 import type { HttpRequestLike, HttpResponseLike } from '../../../src/transport/http/server/types.js';
 import { consoleOptions } from './support.js';
 
@@ -93,19 +94,24 @@ describe('console: sign-in', () => {
 });
 
 describe('console: requests it refuses', () => {
-  it('DNS rebinding: a Host that is not on the allow-list is refused (403) for pages and the API alike', async () => {
+  // The console is served behind a front door (the gateway's, or the admin listener's on stdio): its Host/Origin policy runs first.
+  it('DNS rebinding: a Host that is not on the allow-list is refused (403) by the front door for pages and the API alike', async () => {
     const { api } = await setup();
+    const door = createAdminDoor({ mounts: [api] });
     for (const path of ['/console/', '/console/assets/app.js', '/console/api/session']) {
-      const r = await call(api, req('GET', path, { host: 'attacker.example:8765' }));
+      const r = await door.handle(req('GET', path, { host: 'attacker.example:8765' }));
       assert.equal(r.status, 403, path);
-      assert.match(String(parsed(r)['error']), /not one this console answers to/);
+      assert.match(String(parsed(r)['error']), /Host header is not allowed/);
+      assert.equal((await door.handle(req('GET', path))).status === 403, false, `${path} with the gateway's own Host`);
     }
   });
 
   it('a rebinding page that also sends its own Origin (Origin equals the Host it uses) is still refused by the Host check', async () => {
     const { api } = await setup();
-    const r = await call(api, req('POST', '/console/api/session', { host: 'attacker.example:8765', origin: 'http://attacker.example:8765' }, { token: ADMIN }));
+    const door = createAdminDoor({ mounts: [api] });
+    const r = await door.handle(req('POST', '/console/api/session', { host: 'attacker.example:8765', origin: 'http://attacker.example:8765' }, { token: ADMIN }));
     assert.equal(r.status, 403);
+    assert.equal(r.headers['set-cookie'], undefined, 'no session was opened');
   });
 
   it('path traversal on the page files: encoded dots, hidden files, backslashes and unknown extensions are 404', async () => {

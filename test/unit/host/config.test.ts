@@ -3,6 +3,7 @@ import { describe, it } from 'node:test';
 import { ConfigError, parseConfig } from '../../../src/host/config.js';
 import { folderOf, isAbsolutePath, pathToFileUri, resolvePath } from '../../../src/host/configPaths.js';
 import { isMcpError } from '../../../src/util/errors.js';
+import { tokenDigest } from '../../../src/auth/resource/staticTokens.js';
 import { badSemanticConfigs, badShapeConfigs, goodConfigs } from '../../fixtures/host/configFixtures.js';
 
 const file = '/home/u/.config/switchboard/switchboard.json';
@@ -250,5 +251,34 @@ describe('host/config: the audit switch', () => {
     assert.throws(() => parseConfig(withAudit({ durability: 'none' }), { file: '/c/switchboard.json', env: {} }), /\$\.switchboard\.audit\.durability/);
     assert.throws(() => parseConfig(withAudit({ durability: 'async' }), { file: '/c/switchboard.json', env: {} }), /\$\.switchboard\.audit\.durability/);
     assert.throws(() => parseConfig(withAudit({ fsync: false }), { file: '/c/switchboard.json', env: {} }), /\$\.switchboard\.audit/);
+  });
+});
+
+describe('host/config: gateway.auth.tokens', () => {
+  const file = '/cfg/switchboard.json';
+  const ALICE = 'alice-secret-token-0123456789abcdef';
+
+  it('a ${env:…} token is expanded, hashed, and its clear value is nowhere in the parsed config', () => {
+    const config = parseConfig(JSON.stringify({ switchboard: { gateway: { auth: { tokens: [{ name: 'alice', token: '${env:ALICE_TOKEN}', scopes: ['tools:call'] }, { name: 'ci', sha256: 'AB'.repeat(32) }] } } } }), {
+      file,
+      env: { ALICE_TOKEN: ALICE },
+    });
+    const auth = config.gateway.auth;
+    assert.equal(auth.kind, 'token');
+    assert.deepEqual(auth.kind === 'token' ? auth.tokens : undefined, [
+      { name: 'alice', sha256: tokenDigest(ALICE), scopes: ['tools:call'] },
+      { name: 'ci', sha256: 'ab'.repeat(32), scopes: [] },
+    ]);
+    assert.equal(JSON.stringify(config).includes(ALICE), false);
+  });
+
+  it('an unset variable names the path; tokens beside oauth are kept on the oauth kind', () => {
+    assert.throws(
+      () => parseConfig(JSON.stringify({ switchboard: { gateway: { auth: { tokens: [{ name: 'alice', token: '${env:NOPE}' }] } } } }), { file, env: {} }),
+      (error: unknown) => error instanceof ConfigError && error.path === '$.switchboard.gateway.auth.tokens[0].token',
+    );
+    const both = parseConfig(JSON.stringify({ switchboard: { gateway: { auth: { tokens: [{ name: 'ci', sha256: 'ab'.repeat(32) }], oauth: { issuer: 'https://as.example.com', audience: 'a' } } } } }), { file, env: {} });
+    assert.equal(both.gateway.auth.kind, 'oauth');
+    assert.deepEqual(both.gateway.auth.kind === 'oauth' ? both.gateway.auth.tokens?.map((t) => t.name) : undefined, ['ci']);
   });
 });

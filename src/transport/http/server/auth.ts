@@ -17,6 +17,8 @@
  * | `Authorization: DPoP` without the server nonce (when the verifier demands one) | 401 `DPoP …, error="use_dpop_nonce"` plus `DPoP-Nonce` |
  * | token lacks a scope the method, tool, prompt or resource needs | 403 `error="insufficient_scope", scope="<all needed>"` |
  * | the verifier cannot check tokens (JWKS/introspection down) | 503, no challenge |
+ * | `tokens` set: `Bearer` with one of the static named tokens (`staticTokens.ts`) | accepted without the verifier (`auth.subject` = the name); a missing scope is 403 |
+ * | no `verifier` (static tokens only): no token / another token | 401 `Bearer realm="…"` / plus `error="invalid_token"` |
  * | accepted | dispatched with `DispatchEnv.principal` = `{ id, auth }` (`auth` the frozen {@link VerifiedPrincipal}) |
  *
  * POST bodies are authenticated after they are decoded, so the required scopes can depend on
@@ -34,24 +36,40 @@
 import { AuthError, AuthErrorCode, oauthErrorName } from '../../../auth/errors.js';
 import type { BearerVerifier } from '../../../auth/resource/bearerVerifier.js';
 import type { VerifiedPrincipal } from '../../../auth/resource/principal.js';
+import type { StaticTokenVerifier } from '../../../auth/resource/staticTokens.js';
 import { withPrincipal } from '../../principal.js';
 import type { ProtectedResourceMetadata } from '../../../auth/resource/protectedResourceMetadata.js';
 import { scopesForRequest, type ScopePolicy } from '../../../auth/resource/scopesForRequest.js';
-import { unionScopes } from '../../../auth/scopes.js';
+import { missingScopes, unionScopes } from '../../../auth/scopes.js';
 import type { MessageExtra } from '../../../jsonrpc/channel.js';
 import { decodeFrame, isBatchResult, type DecodeLimits, type DecodeResult, type DecodedItem } from '../../../jsonrpc/decode.js';
 import type { Logger } from '../../../util/logger.js';
 import type { HeaderGetter, HttpRequestLike, HttpResponseLike } from './types.js';
 
-/** The `auth` option of `createStreamableHttpHandler`. */
+/**
+ * The `auth` option of `createStreamableHttpHandler`: an OAuth `verifier` (with its
+ * `resourceMetadata`), static named `tokens`, or both (a bearer token that is one of the
+ * static ones is accepted without the verifier; any other goes to the verifier).
+ */
 export interface HttpAuthOptions {
   /**
-   * Verifies bearer tokens (`createBearerVerifier`); its audience must be this server. With its
+   * Verifies OAuth access tokens (`createBearerVerifier`); its audience must be this server. With its
    * `dpop` option, DPoP-bound tokens are accepted too; the metadata's DPoP members must agree.
+   * Needs `resourceMetadata`.
    */
-  readonly verifier: BearerVerifier;
+  readonly verifier?: BearerVerifier;
   /** This server's Protected Resource Metadata (`protectedResourceMetadata`), served at its well-known paths. */
-  readonly resourceMetadata: ProtectedResourceMetadata;
+  readonly resourceMetadata?: ProtectedResourceMetadata;
+  /**
+   * Static named bearer tokens (`createStaticTokenVerifier`): the token's name is the
+   * principal's `subject` (so its id), its scopes the principal's. Refusals without a
+   * `verifier` challenge with `Bearer realm="<realm>"`.
+   */
+  readonly tokens?: StaticTokenVerifier;
+  /** The `realm` of the static tokens' challenge. Default `mcp`. */
+  readonly realm?: string;
+  /** A sentence added to 401 bodies as `error_description`: where a client gets its credential. */
+  readonly refusalHint?: string;
   /**
    * Scopes per method, tool, prompt and resource (see `scopesForRequest`). Its `implies`
    * hierarchy is honoured next to the verifier's `scopeImplies`. Default: no per-request scopes.
@@ -152,35 +170,76 @@ function messagesOf(bytes: Uint8Array, decoded: DecodeResult, limits: DecodeLimi
  * `resource_metadata` URL is not one this handler serves (clients would be sent nowhere).
  */
 export function createHttpAuth(options: HttpAuthOptions, limits: DecodeLimits, logger: Logger): HttpAuth {
-  const { verifier, resourceMetadata } = options;
+  const { verifier, resourceMetadata, tokens } = options;
+  if (verifier === undefined && tokens === undefined) throw new TypeError('auth needs a verifier, static tokens, or both');
+  if ((verifier === undefined) !== (resourceMetadata === undefined)) throw new TypeError('auth: a verifier and its resourceMetadata go together');
   const policy: ScopePolicy = options.scopes ?? {};
   const implies = policy.implies;
   const always = unionScopes(policy.always ?? []);
   const publicMethods: ReadonlySet<string> = new Set(options.publicMethods ?? []);
   const principalId = options.principalId ?? ((p: VerifiedPrincipal) => p.subject);
-  const wellKnownPaths: ReadonlySet<string> = new Set(resourceMetadata.wellKnownPaths);
-  const document = JSON.stringify(resourceMetadata.document);
-  const baseline = resourceMetadata.document.scopes_supported ?? [];
+  const wellKnownPaths: ReadonlySet<string> = new Set(resourceMetadata?.wellKnownPaths ?? []);
+  const document = resourceMetadata === undefined ? '' : JSON.stringify(resourceMetadata.document);
+  const baseline = resourceMetadata?.document.scopes_supported ?? [];
   const verified = new WeakMap<HttpRequestLike, { readonly id: string; readonly principal: VerifiedPrincipal }>();
   // DPoP `htu` is checked against this origin plus the request path, never against `Host`.
-  const origin = new URL(resourceMetadata.document.resource).origin;
-  checkDpopAdvertisement(verifier, resourceMetadata);
-
-  const metadataPath = new URL(verifier.resourceMetadataUrl).pathname;
-  if (!wellKnownPaths.has(metadataPath)) {
-    throw new TypeError(`the verifier's resource_metadata URL ${verifier.resourceMetadataUrl} is not served by this handler (${[...wellKnownPaths].join(', ')})`);
+  const origin = resourceMetadata === undefined ? '' : new URL(resourceMetadata.document.resource).origin;
+  if (verifier !== undefined && resourceMetadata !== undefined) {
+    checkDpopAdvertisement(verifier, resourceMetadata);
+    const metadataPath = new URL(verifier.resourceMetadataUrl).pathname;
+    if (!wellKnownPaths.has(metadataPath)) {
+      throw new TypeError(`the verifier's resource_metadata URL ${verifier.resourceMetadataUrl} is not served by this handler (${[...wellKnownPaths].join(', ')})`);
+    }
   }
+  const realm = options.realm ?? 'mcp';
+  const hint = options.refusalHint;
 
   const refuse = (error: unknown): HttpResponseLike => {
     if (!(error instanceof AuthError)) throw error;
     logger.debug('http request not authorized', { status: error.status, code: error.code, detail: error.message });
-    return authErrorResponse(error);
+    const response = authErrorResponse(error);
+    if (hint === undefined || error.status !== 401) return response;
+    return { ...response, body: JSON.stringify({ error: oauthErrorName(error), error_description: hint }) };
+  };
+
+  /** The static tokens' refusal (no verifier): RFC 6750 section 3 challenge with the realm. */
+  const staticRefusal = (code: AuthErrorCode, message: string, error?: 'invalid_token' | 'invalid_request' | 'insufficient_scope', scopes?: readonly string[]): HttpResponseLike => {
+    const params = [`realm="${realm}"`, ...(error !== undefined ? [`error="${error}"`] : []), ...(scopes !== undefined && scopes.length > 0 ? [`scope="${scopes.join(' ')}"`] : [])];
+    return refuse(new AuthError(code, message, { wwwAuthenticate: `Bearer ${params.join(', ')}` }));
+  };
+
+  /**
+   * A static token's verdict: a principal (accepted, or refused for scope), or undefined when
+   * the request carries no static token (then the verifier, if any, decides).
+   */
+  const staticVerdict = (request: HttpRequestLike, authorization: string, required: readonly string[]): HttpResponseLike | 'accepted' | undefined => {
+    const m = /^Bearer +([^\s,]+)\s*$/i.exec(authorization.trim());
+    const principal = m === null ? undefined : tokens?.verify(m[1] as string);
+    if (principal === undefined) return undefined;
+    const missing = missingScopes(principal.scopes, required, implies);
+    if (missing.length > 0) return staticRefusal(AuthErrorCode.InsufficientScope, `insufficient scope: missing ${missing.join(' ')}`, 'insufficient_scope', required);
+    const id = principalId(principal);
+    if (id === undefined || id === '') return staticRefusal(AuthErrorCode.InvalidToken, 'the token names no subject', 'invalid_token');
+    verified.set(request, { id, principal });
+    return 'accepted';
   };
 
   const verify = async (request: HttpRequestLike, required: readonly string[], optional: boolean): Promise<HttpResponseLike | undefined> => {
     const authorization = request.header('authorization');
     const query = request.query;
-    if (optional && authorization === undefined && (query === undefined || !new URLSearchParams(query).has('access_token'))) return undefined;
+    const queryToken = query !== undefined && query.includes('access_token') && new URLSearchParams(query).has('access_token');
+    if (optional && authorization === undefined && !queryToken) return undefined;
+    if (tokens !== undefined && !queryToken && authorization !== undefined) {
+      const verdict = staticVerdict(request, authorization, required);
+      if (verdict === 'accepted') return undefined;
+      if (verdict !== undefined) return verdict;
+    }
+    if (verifier === undefined) {
+      // RFC 6750 section 2.3 is forbidden by MCP: tokens MUST NOT be in the query string.
+      if (queryToken) return staticRefusal(AuthErrorCode.InvalidRequest, 'access token in the query string', 'invalid_request');
+      if (authorization === undefined || authorization.trim() === '') return staticRefusal(AuthErrorCode.MissingToken, 'no bearer token');
+      return staticRefusal(AuthErrorCode.InvalidToken, 'the bearer token is not one of this server', 'invalid_token');
+    }
     let synthetic: Request;
     try {
       const headers = new Headers();
@@ -192,7 +251,7 @@ export function createHttpAuth(options: HttpAuthOptions, limits: DecodeLimits, l
       if (!request.path.startsWith('/') || url.origin !== origin) throw new TypeError('request path outside the resource origin');
       synthetic = new Request(url, { method: request.method, headers });
     } catch {
-      return authErrorResponse(new AuthError(AuthErrorCode.InvalidRequest, 'malformed request', { wwwAuthenticate: verifier.challenge({ error: 'invalid_request' }) }));
+      return refuse(new AuthError(AuthErrorCode.InvalidRequest, 'malformed request', { wwwAuthenticate: verifier.challenge({ error: 'invalid_request' }) }));
     }
     try {
       const principal = await verifier.authenticate(synthetic, {

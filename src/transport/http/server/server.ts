@@ -16,9 +16,10 @@
  *
  * | Check | Failure |
  * |---|---|
- * | `Host` on the allow-list (DNS rebinding) | 403 |
+ * | one `Host` (RFC 9112 section 3.2), on the allow-list (DNS rebinding) | 400 / 403 |
  * | `auth` set: GET/HEAD/OPTIONS on a Protected Resource Metadata well-known path | the document (public, CORS) |
  * | `Origin`, when present, on the allow-list | 403 |
+ * | `mounts`: a mount owning the path answers (health, admin API, console; their own credentials, no CORS) | its response, or 404 |
  * | OPTIONS with an allowed `Origin` (CORS preflight) | 204 + `Access-Control-Allow-*` (`cors.ts`) |
  * | GET on a `/.well-known/` path the dispatcher serves (`wellKnown`: the signed manifest) | the document (public) |
  * | `auth` set: non-POST requests (OPTIONS aside) carry a valid bearer token | 401/403/400 + `WWW-Authenticate` |
@@ -54,17 +55,18 @@ import { LegacySseEndpoint, type LegacySseOptions } from '../legacy/legacySse.js
 import { routePost, routeRequest, type RoutingConfig } from './routing.js';
 import { StatefulHttp, type StatefulOptions } from './stateful.js';
 import { DEFAULT_MAX_SSE_BUFFERED_BYTES, PushSseStream } from './sseStream.js';
-import type { HttpExtra, HttpRequestLike, HttpResponseLike } from './types.js';
+import type { HttpExtra, HttpRequestLike, HttpResponseLike, MountedRoutes } from './types.js';
 import {
   acceptsJsonAndSse,
   checkParamHeaders,
   checkStandardHeaders,
   compileHostAllowList,
   compileOriginAllowList,
-  isAllowedHost,
+  hostRefusal,
   isAllowedOrigin,
   isJsonContentType,
   localhostNames,
+  originRefusal,
 } from './validate.js';
 import { fromWebRequest, toWebResponse } from './webEntry.js';
 
@@ -159,6 +161,12 @@ export interface StreamableHttpServerOptions extends StatefulOptions {
   /** See {@link HttpRoute}. */
   readonly route?: HttpRoute;
   /**
+   * Extra endpoints ({@link MountedRoutes}), tried in order after the `Host`/`Origin` checks
+   * and before the MCP routing and `auth`: the same DNS-rebinding policy guards them, and they
+   * bring their own credentials. Their responses get no CORS headers from this handler.
+   */
+  readonly mounts?: readonly MountedRoutes[];
+  /**
    * OAuth 2.1 protection (see `auth.ts`): serves the Protected Resource Metadata at its
    * well-known paths and authenticates every MCP request (POST, GET stream, DELETE) before
    * dispatch. The verified principal reaches the dispatcher as `DispatchEnv.principal`
@@ -243,6 +251,8 @@ export function createStreamableHttpHandler(dispatcher: McpDispatcher, options: 
   const supported = options.supportedVersions === undefined ? undefined : new Set(options.supportedVersions);
   const extraHook = options.extra;
   const route = options.route;
+  const mounts = options.mounts !== undefined && options.mounts.length > 0 ? options.mounts : undefined;
+  const mountOf = (path: string): MountedRoutes | undefined => mounts?.find((m) => m.owns(path));
   const endpoint = options.path;
   const auth = options.auth === undefined ? undefined : createHttpAuth(options.auth, limits, logger);
 
@@ -367,18 +377,18 @@ export function createStreamableHttpHandler(dispatcher: McpDispatcher, options: 
   async function handleInner(req: HttpRequestLike): Promise<HttpResponseLike> {
     const get = req.header;
     // DNS-rebinding defence first: nothing else is revealed to a foreign page.
-    if (hosts !== undefined) {
-      const host = get('host');
-      if (host !== undefined && !isAllowedHost(trimOws(host), hosts)) return reject(403, 'the Host header is not allowed');
-    }
+    const badHost = hostRefusal(get('host'), hosts);
+    if (badHost !== undefined) return reject(badHost.status, badHost.detail);
     if (auth !== undefined) {
       // The metadata is public and CORS-enabled: served before the Origin check.
       const metadata = auth.wellKnown(req);
       if (metadata !== undefined) return metadata;
     }
-    if (origins !== undefined) {
-      const origin = get('origin');
-      if (origin !== undefined && !isAllowedOrigin(trimOws(origin), origins)) return reject(403, 'the Origin header is not allowed');
+    const badOrigin = originRefusal(get('origin'), origins);
+    if (badOrigin !== undefined) return reject(badOrigin.status, badOrigin.detail);
+    if (mounts !== undefined) {
+      const mount = mountOf(req.path);
+      if (mount !== undefined) return (await mount.handle(req)) ?? reject(404, `nothing at ${req.path}`);
     }
     if (req.method === 'GET' && req.path.startsWith('/.well-known/') && dispatcher.wellKnown !== undefined) {
       const document = await dispatcher.wellKnown(req.path);
@@ -449,7 +459,12 @@ export function createStreamableHttpHandler(dispatcher: McpDispatcher, options: 
       let response = await handleInner(req);
       // CORS on actual responses, only for an allowed Origin (a refused one stays bare).
       const origin = req.header('origin');
-      if (origin !== undefined && response.headers['access-control-allow-origin'] === undefined && (origins === undefined || isAllowedOrigin(trimOws(origin), origins))) {
+      if (
+        origin !== undefined &&
+        response.headers['access-control-allow-origin'] === undefined &&
+        (origins === undefined || isAllowedOrigin(trimOws(origin), origins)) &&
+        mountOf(req.path) === undefined
+      ) {
         response = withCorsHeaders(response, trimOws(origin));
       }
       // A stream outlives the request that opened it: it must not outlive the token either.

@@ -103,3 +103,15 @@ export interface HttpExtra {
   /** The URL path. */
   readonly path: string;
 }
+
+/**
+ * Extra endpoints served beside the MCP endpoint (health checks, an admin API, a web page):
+ * the handler's `mounts` option. They run after the handler's `Host`/`Origin` policy and
+ * before its MCP routing and MCP authentication (a mount has its own credential, or none).
+ */
+export interface MountedRoutes {
+  /** True for a path this mount answers (then no other route sees the request). */
+  owns(path: string): boolean;
+  /** Answers a request whose path it owns; undefined is a 404. */
+  handle(request: HttpRequestLike): Promise<HttpResponseLike | undefined>;
+}

@@ -102,6 +102,34 @@ export function isAllowedOrigin(origin: string, list: OriginAllowList): boolean 
   return split !== undefined && list.hosts.has(split.name);
 }
 
+/** Why a request is refused by the Host/Origin policy: its status and a one-line reason. */
+export interface PolicyRefusal {
+  readonly status: 400 | 403;
+  readonly detail: string;
+}
+
+/**
+ * The `Host` half of the one Host/Origin policy (DNS rebinding), shared by every route a
+ * server answers: a request with more than one `Host` (adapters join repeated fields with
+ * `, `; a host name never contains a comma) is 400, as RFC 9112 section 3.2 requires even
+ * when any host is allowed; an unlisted host is 403. `list` undefined allows any host. A
+ * request without `Host` passes (HTTP/1.0).
+ *
+ * @see https://www.rfc-editor.org/rfc/rfc9112#section-3.2
+ */
+export function hostRefusal(host: string | undefined, list: HostAllowList | undefined): PolicyRefusal | undefined {
+  if (host === undefined) return undefined;
+  if (host.includes(',')) return { status: 400, detail: 'the request has more than one Host header' };
+  if (list !== undefined && !isAllowedHost(trimOws(host), list)) return { status: 403, detail: 'the Host header is not allowed' };
+  return undefined;
+}
+
+/** The `Origin` half of the policy: a present `Origin` must be on `list` (undefined allows any). */
+export function originRefusal(origin: string | undefined, list: OriginAllowList | undefined): PolicyRefusal | undefined {
+  if (origin === undefined || list === undefined || isAllowedOrigin(trimOws(origin), list)) return undefined;
+  return { status: 403, detail: 'the Origin header is not allowed' };
+}
+
 // ---------------------------------------------------------------------------------------
 // Media types
 
