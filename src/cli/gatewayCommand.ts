@@ -242,7 +242,7 @@ export async function gatewayCommand(argv: readonly string[]): Promise<void> {
     // Named tokens from the config, else the state folder's token as `default` (none with --no-auth).
     const tokens = named ?? (token !== undefined ? [{ name: 'default', sha256: tokenDigest(token.value), scopes: [] }] : undefined);
     const hint = named !== undefined ? 'a valid bearer token is required (one of gateway.auth.tokens)' : `a valid bearer token is required (see the gateway-token file in the state folder)`;
-    running = await serveGatewayHttp(gateway, host, {
+    running = await serveGatewayHttp(opened, {
       host: host_,
       port,
       path: config.gateway.path,

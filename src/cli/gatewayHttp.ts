@@ -11,9 +11,8 @@
  * @module
  */
 import { listen, type ListeningServer } from '../adapters/nodeHttp.js';
-import type { Gateway } from '../host/gateway.js';
-import { createFrontDoor, type FrontDoorOptions, type MountedRoutes, type NamedToken } from '../host/frontDoor.js';
-import type { Host } from '../host/host.js';
+import type { FrontDoorOptions, MountedRoutes, NamedToken } from '../host/frontDoor.js';
+import type { OpenedGateway } from '../host/openGateway.js';
 import type { StreamableHttpHandler } from '../transport/http/server/server.js';
 import type { Logger } from '../util/logger.js';
 import { gatewayResourceAuth, type GatewayOAuthOptions } from './gatewayOAuth.js';
@@ -43,7 +42,7 @@ export interface GatewayHttpAuth {
 }
 
 /** Serves `gateway` over Streamable HTTP. */
-export async function serveGatewayHttp(gateway: Gateway, host: Host, options: GatewayHttpOptions): Promise<ListeningServer> {
+export async function serveGatewayHttp(gateway: Pick<OpenedGateway, 'frontDoor'>, options: GatewayHttpOptions): Promise<ListeningServer> {
   // The OAuth resource URL may name the bound port: the front door is built once it is bound.
   const late: { door?: StreamableHttpHandler } = {};
   const starting = { status: 503, headers: { 'content-type': 'application/json' }, body: '{"status":"starting"}' };
@@ -60,11 +59,10 @@ export async function serveGatewayHttp(gateway: Gateway, host: Host, options: Ga
   try {
     const { oauth, ...auth } = options.auth;
     const verifier = oauth === undefined ? undefined : await gatewayResourceAuth(oauth, new URL(options.path, running.url).href, options.logger);
-    late.door = createFrontDoor(gateway.server, {
+    late.door = gateway.frontDoor({
       path: options.path,
       logger: options.logger,
       auth: { ...auth, ...(verifier !== undefined ? { oauth: verifier } : {}) },
-      health: () => host.health(),
       ...(options.allowedHosts !== undefined ? { allowedHosts: options.allowedHosts } : {}),
       ...(options.mounts !== undefined ? { mounts: options.mounts } : {}),
       ...(options.sessions !== undefined ? { sessions: options.sessions } : {}),

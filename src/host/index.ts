@@ -181,3 +181,7 @@ export {
 export { TRIFECTA_RULE, trifectaReasons, trifectaReport, serverCapabilities, type TrifectaCombination } from './policy/trifecta.js';
 export { SecretFingerprints, findTaintedValue, decodedForms, type DetectSecrets } from './policy/valueTaint.js';
 export { readPolicy, readRules, readServerLabels, serverLabelsOf, type PolicyConfig } from './configPolicy.js';
+export { openGateway, gatewayFrontDoor, type GatewayDeps, type GatewayCallConsent, type OpenedGateway } from './openGateway.js';
+export { buildChain, type ChainParts } from './gatewayChain.js';
+export { createFrontDoor, createAdminDoor, allowedHostsFor, type FrontDoorOptions, type FrontDoorAuth, type NamedToken, type MountedRoutes } from './frontDoor.js';
+export { RECORDED_METHODS, type RecordedMethod, type RoutedMethod } from './interceptors.js';

@@ -25,6 +25,8 @@ import type { HostConfig, ServerConfig } from './configTypes.js';
 import type { TransportFactory } from './downstream.js';
 import { Gateway, GATEWAY_CLIENT_CAPABILITIES, type GatewayOptions } from './gateway.js';
 import { buildChain } from './gatewayChain.js';
+import { createFrontDoor, type FrontDoorOptions } from './frontDoor.js';
+import type { StreamableHttpHandler } from '../transport/http/server/server.js';
 import { guardInterceptor, type ConcurrencyStore, type RateLimitStore } from './guards.js';
 import { Host } from './host.js';
 import type { Interceptor } from './interceptors.js';
@@ -93,8 +95,19 @@ export interface OpenedGateway {
   apply(next: HostConfig): Promise<void>;
   /** Admits the current config's servers again (a launch was approved elsewhere). */
   readmit(): Promise<void>;
+  /**
+   * The gateway's one front door over HTTP (`frontDoor.ts`): MCP, health and readiness (this
+   * host's), and the mounted admin routes, behind one Host/Origin rule and the given verifiers.
+   * Any runtime serves it (`listen` of `switchboard/adapters/node` on Node).
+   */
+  frontDoor(options: Omit<FrontDoorOptions, 'health'>): StreamableHttpHandler;
   /** Stops the gateway, consent, the servers and the stores the gateway opened, in reverse order. */
   close(): Promise<void>;
+}
+
+/** The front door of `gateway` over `host` (see {@link OpenedGateway.frontDoor}), for a gateway assembled by hand. */
+export function gatewayFrontDoor(gateway: Gateway, host: Host): Pick<OpenedGateway, 'frontDoor'> {
+  return { frontDoor: (options) => createFrontDoor(gateway.server, { ...options, health: () => host.health() }) };
 }
 
 /** Opens the gateway on `config` (see the module comment); rejects, with nothing left running, when a part cannot start. */
@@ -202,6 +215,7 @@ export async function openGateway(config: HostConfig, deps: GatewayDeps): Promis
       async readmit() {
         await host.reconcile(await deps.admit(current));
       },
+      frontDoor: gatewayFrontDoor(gateway, host).frontDoor,
       close: closeAll,
     };
     return opened;

@@ -19,6 +19,7 @@ import { Gateway, GATEWAY_CLIENT_CAPABILITIES } from '../../src/host/gateway.js'
 import { Host } from '../../src/host/host.js';
 import { serverIdentity } from '../../src/host/serverIdentity.js';
 import { serveGatewayHttp } from '../../src/cli/gatewayHttp.js';
+import { gatewayFrontDoor } from '../../src/host/openGateway.js';
 import { tokenDigest } from '../../src/auth/resource/staticTokens.js';
 import { hostOAuthHooks } from '../../src/cli/hostSetup.js';
 import { login, logout } from '../../src/cli/loginCommand.js';
@@ -123,7 +124,7 @@ describe('e2e: remote servers with OAuth (login, token files, refresh, identity)
     const host = await openHost(cfg);
     const gateway = new Gateway(host);
     const upstreamToken = 'upstream-gateway-token-0123456789abcdef0123456789';
-    const running = await serveGatewayHttp(gateway, host, { host: '127.0.0.1', port: 0, path: '/mcp', logger: silentLogger, auth: { tokens: [{ name: 'upstream', sha256: tokenDigest(upstreamToken), scopes: [] }] } });
+    const running = await serveGatewayHttp(gatewayFrontDoor(gateway, host), { host: '127.0.0.1', port: 0, path: '/mcp', logger: silentLogger, auth: { tokens: [{ name: 'upstream', sha256: tokenDigest(upstreamToken), scopes: [] }] } });
     const client = new McpClient({ name: 'upstream', version: '1' }, { logger: silentLogger });
     try {
       assert.equal(stateOf(host, 'remote')?.state, 'ready');

@@ -11,6 +11,7 @@ import type { ListeningServer } from '../../../src/adapters/nodeHttp.js';
 import { createDpopProofer, generateDpopKey, type DpopProofer } from '../../../src/auth/client/dpop.js';
 import type { DevAuthorizationServer } from '../../../src/auth/dev/devAuthorizationServer.js';
 import { serveGatewayHttp } from '../../../src/cli/gatewayHttp.js';
+import { gatewayFrontDoor } from '../../../src/host/openGateway.js';
 import type { GatewayDpopOptions } from '../../../src/cli/gatewayOAuth.js';
 import { Gateway } from '../../../src/host/gateway.js';
 import { Host } from '../../../src/host/host.js';
@@ -37,7 +38,7 @@ let redisGate: TcpGate;
 const gatedLog: string[] = [];
 
 async function instance(dpop: GatewayDpopOptions, logger = silentLogger): Promise<string> {
-  const running: ListeningServer = await serveGatewayHttp(gateway, host, {
+  const running: ListeningServer = await serveGatewayHttp(gatewayFrontDoor(gateway, host), {
     host: '127.0.0.1',
     port: 0,
     path: '/mcp',

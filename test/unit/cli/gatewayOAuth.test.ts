@@ -8,6 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import type { ListeningServer } from '../../../src/adapters/nodeHttp.js';
 import type { DevAuthorizationServer } from '../../../src/auth/dev/devAuthorizationServer.js';
 import { serveGatewayHttp } from '../../../src/cli/gatewayHttp.js';
+import { gatewayFrontDoor } from '../../../src/host/openGateway.js';
 import { Gateway } from '../../../src/host/gateway.js';
 import { Host } from '../../../src/host/host.js';
 import type { InterceptContext } from '../../../src/host/interceptors.js';
@@ -67,7 +68,7 @@ before(async () => {
   await host.start();
   gateway = new Gateway(host);
   // The audience is the gateway's public URL: known before it listens, so a fixed name is used.
-  running = await serveGatewayHttp(gateway, host, {
+  running = await serveGatewayHttp(gatewayFrontDoor(gateway, host), {
     host: '127.0.0.1',
     port: 0,
     path: '/mcp',
