@@ -20,6 +20,9 @@ import type { AuditEntry, AuditLog } from './audit.js';
 import { auditInterceptor } from './audit.js';
 import { emittingAuditLog } from './auditTelemetry.js';
 import { ClusterPolicy } from './clusterPolicy.js';
+import { consentInterceptor } from './consent/consentInterceptor.js';
+import { elicitationProvider } from './consent/elicitationProvider.js';
+import { serverIdentity } from './pins/serverIdentity.js';
 import { serverLabelsOf } from './configPolicy.js';
 import type { HostConfig, ServerConfig } from './configTypes.js';
 import type { TransportFactory } from './downstream.js';
@@ -69,8 +72,12 @@ export interface GatewayDeps {
   readonly taint?: { readonly store: TaintStore; readonly fingerprints?: SecretFingerprints; close?(): void };
   /** The cluster's policy (PostgreSQL, `--store`): followed instead of the file's; `publish` publishes the file's at start. */
   readonly cluster?: { readonly store: SharedPolicyStore; readonly instance: string; readonly publish: boolean };
-  /** Builds call consent, given the (wrapped) audit log answers are recorded in and the live config. */
-  readonly consent: (audit: AuditLog | undefined, current: () => HostConfig) => Promise<GatewayCallConsent>;
+  /**
+   * Builds call consent, given the (wrapped) audit log answers are recorded in and the live
+   * config. Default: the `consent` interceptor with the upstream client's elicitation as the only
+   * way to ask (a call the policy asks about, from a client that cannot be asked, is denied).
+   */
+  readonly consent?: (audit: AuditLog | undefined, current: () => HostConfig) => Promise<GatewayCallConsent>;
   /** Shared stores of the guards (Redis, `--cache`). */
   readonly guardStores?: { readonly rateLimitStore?: RateLimitStore; readonly concurrencyStore?: ConcurrencyStore };
   /** Observers in the `audit` phase, before the log (the console's metrics). */
@@ -105,6 +112,19 @@ export interface OpenedGateway {
   close(): Promise<void>;
 }
 
+/** The default call consent: asked through the upstream client's elicitation, answers recorded in the audit log. */
+function elicitedConsent(audit: AuditLog | undefined, current: () => HostConfig): Promise<GatewayCallConsent> {
+  const interceptor = consentInterceptor({
+    providers: [elicitationProvider()],
+    identityOf: (id) => {
+      const spec = current().servers.find((s) => s.id === id);
+      return spec === undefined ? undefined : serverIdentity(spec);
+    },
+    ...(audit !== undefined ? { audit: async (entry: AuditEntry) => void (await audit.append(entry)) } : {}),
+  });
+  return Promise.resolve({ interceptor, close: () => Promise.resolve() });
+}
+
 /** The front door of `gateway` over `host` (see {@link OpenedGateway.frontDoor}), for a gateway assembled by hand. */
 export function gatewayFrontDoor(gateway: Gateway, host: Host): Pick<OpenedGateway, 'frontDoor'> {
   return { frontDoor: (options) => createFrontDoor(gateway.server, { ...options, health: () => host.health() }) };
@@ -120,7 +140,7 @@ export async function openGateway(config: HostConfig, deps: GatewayDeps): Promis
   // logger provider registered (telemetry), each durable record is also an OTel log record.
   const redacted = deps.audit === undefined || !config.redact.audit ? deps.audit : redactingAuditLog(deps.audit, secretOptions);
   const audit = redacted === undefined ? undefined : emittingAuditLog(redacted, { onError: (message) => logger.warn(message) });
-  const consent = await deps.consent(audit, () => current);
+  const consent = await (deps.consent ?? elicitedConsent)(audit, () => current);
   const closers: (() => Promise<void> | void)[] = [() => consent.close()];
   const closeAll = async (): Promise<void> => {
     for (const close of closers.splice(0).reverse()) {
