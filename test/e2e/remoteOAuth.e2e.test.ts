@@ -20,7 +20,7 @@ import { Host } from '../../src/host/host.js';
 import { serverIdentity } from '../../src/host/serverIdentity.js';
 import { serveGatewayHttp } from '../../src/cli/gatewayHttp.js';
 import { hostOAuthHooks } from '../../src/cli/hostSetup.js';
-import { login, logout } from '../../src/cli/loginCommand.js';
+import { login, logout } from '../../src/cli/oauthLogin.js';
 import { StreamableHttpClientTransport } from '../../src/transport/http/client/client.js';
 import { silentLogger } from '../../src/util/logger.js';
 import { browser, clock, freePort, startAuthorizationServer, startServer, type RecordingServer } from './remoteOAuthSupport.js';
