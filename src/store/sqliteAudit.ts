@@ -28,30 +28,11 @@
  *   appears). What changes
  *   is only that the sync no longer blocks the event loop. An in-memory log has nothing to sync.
  * - **Durability `batch` (opt-in).** With `durability: 'batch'` an append resolves once its
- *   record survives the gateway being killed (SIGKILL, a crash), before any sync. On a file,
- *   that is once its group's rows, chained, are written with one `write` to this process's
- *   pending file beside the database (see `auditPending.ts`): no transaction and no lock on the
- *   answer's path. The rows are committed to SQLite after the answers went out, in one
- *   transaction with the file's `committed` mark, at most once per `syncIntervalMs` (a commit
- *   costs a dozen system calls whatever it holds, and system calls are what a lone call pays
- *   for most): two checks of the event loop after the group when the last commit is older,
- *   else when the interval ends. Other processes read the rows from then; the log's own reads
- *   commit first. A process killed in between leaves the rows in its file, and
- *   the next open of the log (by any process on the host) commits them, re-chained after the
- *   end when another writer has extended the chain meanwhile (then the appends had resolved
- *   with numbers the rows no longer have: a telemetry record emitted for them names the old
- *   ones). A live process's file is left to it; an open log also looks for dead processes'
- *   files every 30 s. In memory there is no file: a group is committed, then resolved. Groups
- *   form as above (one growing over turns waits up to 4). The WAL is synced on
- *   the thread pool at most once per `syncIntervalMs` (default 10 ms; 0: after every commit,
- *   one sync in flight at a time), so a burst of commits shares one sync; a failed sync sets `problem` (requests are refused until a retry syncs), and
- *   {@link SqliteAuditLog.synced} commits and waits for the next one. A commit that fails (a
- *   full disk) sets `problem` too: the rows it held were answered and stay in the pending file
- *   (and in memory for the retry, which commits them before anything else), and `close` leaves
- *   them there for the next open. What it gives up: a power loss or an operating-system crash
- *   can lose the records of answers sent in the last interval and one sync (10 ms plus about a
- *   millisecond on common disks, by default). The default `sync` waits for the sync and
- *   survives both.
+ *   record survives the gateway being killed (SIGKILL, a crash), before any sync: on a file,
+ *   once its group's rows are in this process's pending file (`sqliteAuditPending.ts`, which
+ *   says what it gives up), committed to SQLite after the answers went out at most once per
+ *   `syncIntervalMs`; in memory, once committed. The WAL is synced on the thread pool at most
+ *   once per `syncIntervalMs` (default 10 ms); {@link SqliteAuditLog.synced} waits for it.
  * - **Failures.** A write that fails (a full disk, an I/O error) rejects the appends of its
  *   batch, keeps their records in memory and retries them every second; meanwhile `problem`
  *   says why, and the audit interceptor refuses new requests. A file that is not a database, or
@@ -59,11 +40,14 @@
  *
  * @module
  */
-import type { AuditDurability, AuditEntry, AuditLog, AuditReader, AuditRecord, AuditVerification } from '../host/audit.js';
+import type { AuditEntry, AuditLog, AuditReader, AuditRecord, AuditVerification } from '../host/audit.js';
 import type { ChainedRow } from './auditChain.js';
 import type { AuditProcess } from './auditPending.js';
 import { OPEN_PENDING, PendingRows } from './sqliteAuditPending.js';
+import { DEFAULT_BATCH_SYNC_MS, type SqliteAuditOptions } from './sqliteAuditOptions.js';
 import { AuditTable, writeProblem } from './sqliteAuditTable.js';
+
+export { DEFAULT_BATCH_SYNC_MS, type SqliteAuditOptions } from './sqliteAuditOptions.js';
 
 export type { AuditProcess } from './auditPending.js';
 import { McpError, McpErrorCode, describeError } from '../util/errors.js';
@@ -75,41 +59,6 @@ export { AUDIT_GENESIS } from './auditChain.js';
 const MAX_GROUP_TURNS = 4;
 /** `batch`: how often an open log looks for dead processes' pending files to commit (also done at open). */
 const PEER_CHECK_MS = 30_000;
-
-/** Options of {@link SqliteAuditLog.open}. */
-export interface SqliteAuditOptions {
-  /** Retry interval after a failed write, in ms. Default 1000. */
-  readonly retryMs?: number;
-  /**
-   * Most bytes the database may grow to. Reaching it is handled as a full disk: the log says
-   * "disk full" and the gateway refuses requests until there is room. Default: no limit.
-   */
-  readonly maxBytes?: number;
-  /**
-   * `sync` (default): an append resolves after the sync that makes its record survive a power
-   * loss. `batch`: once its record is committed; it survives the process being killed, the sync
-   * follows (see the module comment).
-   */
-  readonly durability?: AuditDurability;
-  /**
-   * `batch` only: the least time, in ms, from the start of one sync of the WAL to the start of
-   * the next, so that a burst of commits shares one sync (default {@link DEFAULT_BATCH_SYNC_MS});
-   * on a file, also the least time between two commits of answered rows from the pending file.
-   * It bounds what a power loss can take: the records answered in one interval and one sync.
-   * 0 commits at the end of every turn and syncs after every commit (one sync in flight at a time).
-   */
-  readonly syncIntervalMs?: number;
-  /**
-   * The process this log runs in (`switchboard`'s commands pass theirs). With it, `batch` on a
-   * file answers from the pending file and commits after the answers, and every open commits
-   * what dead processes left in theirs (see `auditPending.ts`). Without it, `batch` commits
-   * each group before its answers and other processes' pending files are left alone.
-   */
-  readonly process?: AuditProcess;
-}
-
-/** {@link SqliteAuditOptions.syncIntervalMs}'s default. */
-export const DEFAULT_BATCH_SYNC_MS = 10;
 
 interface Pending {
   readonly entry: AuditEntry;

@@ -5,6 +5,34 @@
  * committed to SQLite later, in one transaction with the file's `committed` mark
  * (`sqliteAudit.ts` decides when). A fully committed file grown large is replaced by a new one.
  *
+ * How the log uses it:
+ *
+ * **Durability `batch` (opt-in).** With `durability: 'batch'` an append resolves once its
+ * record survives the gateway being killed (SIGKILL, a crash), before any sync. On a file,
+ * that is once its group's rows, chained, are written with one `write` to this process's
+ * pending file beside the database (see `auditPending.ts`): no transaction and no lock on the
+ * answer's path. The rows are committed to SQLite after the answers went out, in one
+ * transaction with the file's `committed` mark, at most once per `syncIntervalMs` (a commit
+ * costs a dozen system calls whatever it holds, and system calls are what a lone call pays
+ * for most): two checks of the event loop after the group when the last commit is older,
+ * else when the interval ends. Other processes read the rows from then; the log's own reads
+ * commit first. A process killed in between leaves the rows in its file, and
+ * the next open of the log (by any process on the host) commits them, re-chained after the
+ * end when another writer has extended the chain meanwhile (then the appends had resolved
+ * with numbers the rows no longer have: a telemetry record emitted for them names the old
+ * ones). A live process's file is left to it; an open log also looks for dead processes'
+ * files every 30 s. In memory there is no file: a group is committed, then resolved. Groups
+ * form as `sqliteAudit.ts` says (one growing over turns waits up to 4). The WAL is synced on
+ * the thread pool at most once per `syncIntervalMs` (default 10 ms; 0: after every commit,
+ * one sync in flight at a time), so a burst of commits shares one sync; a failed sync sets `problem` (requests are refused until a retry syncs), and
+ * `SqliteAuditLog.synced` commits and waits for the next one. A commit that fails (a
+ * full disk) sets `problem` too: the rows it held were answered and stay in the pending file
+ * (and in memory for the retry, which commits them before anything else), and `close` leaves
+ * them there for the next open. What it gives up: a power loss or an operating-system crash
+ * can lose the records of answers sent in the last interval and one sync (10 ms plus about a
+ * millisecond on common disks, by default). The default `sync` waits for the sync and
+ * survives both.
+ *
  * @module
  */
 import type { AuditEntry } from '../host/audit.js';
