@@ -1,8 +1,12 @@
 // Import boundaries (STYLE.md section 1; the layers are listed in README.md, Architecture), enforced in `npm test`.
 // Layers, lowest first:
 //   util < jsonrpc < protocol < auth < transport < {server, client} < host < {store, adapters, console} < cli
+// Beside the CLI, two programs that are not part of the library: demo/ (the demo server,
+// `switchboard everything`) and conformance/ (the official referee's client fixture, its own
+// executable). Each may import anything below cli; cli may import demo for `everything`.
 // A layer may import itself and anything below it, never above or sideways (except where noted).
-const layers = ['util', 'jsonrpc', 'protocol', 'auth', 'transport', 'server', 'client', 'host', 'store', 'adapters', 'console', 'cli'];
+const layers = ['util', 'jsonrpc', 'protocol', 'auth', 'transport', 'server', 'client', 'host', 'store', 'adapters', 'console', 'demo', 'conformance', 'cli'];
+const belowCli = ['util', 'jsonrpc', 'protocol', 'auth', 'transport', 'server', 'client', 'host', 'store', 'adapters', 'console'];
 
 /** What each layer may import besides itself. */
 const allowed = {
@@ -17,7 +21,9 @@ const allowed = {
   store: ['util', 'jsonrpc', 'protocol', 'auth', 'transport', 'server', 'client', 'host'],
   adapters: ['util', 'jsonrpc', 'protocol', 'auth', 'transport', 'server', 'client', 'host'],
   console: ['util', 'jsonrpc', 'protocol', 'auth', 'transport', 'server', 'client', 'host'],
-  cli: layers.filter((l) => l !== 'cli'),
+  demo: belowCli,
+  conformance: belowCli,
+  cli: [...belowCli, 'demo'],
 };
 
 const layerRules = layers.map((layer) => {
@@ -43,9 +49,9 @@ module.exports = {
     },
     {
       name: 'node-builtins-only-at-the-edges',
-      comment: 'node:* is allowed only in transport/stdio, adapters, store and cli (STYLE.md section 1)',
+      comment: 'node:* is allowed only in transport/stdio, adapters, store, cli and the demo and conformance programs (STYLE.md section 1)',
       severity: 'error',
-      from: { path: '^src/', pathNot: '^src/(transport/stdio|adapters|store|cli)/' },
+      from: { path: '^src/', pathNot: '^src/(transport/stdio|adapters|store|cli|demo|conformance)/' },
       to: { dependencyTypes: ['core'] },
     },
     {

@@ -27,10 +27,10 @@ const root = resolvePath(new URL('..', import.meta.url).pathname);
 const src = join(root, 'src');
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 
-/** Executables built from src/cli that are neither exports nor bins (the referee's client fixture). */
-const EXTRA_ENTRIES = ['dist/cli/conformanceClient.js'];
+/** Executables that are neither exports nor bins (the referee's client fixture, src/conformance). */
+const EXTRA_ENTRIES = ['dist/conformance/conformanceClient.js'];
 
-/** Which chunk a source file lives in, by folder (first match wins). CLI code is left to rollup. */
+/** Which chunk a source file lives in, by folder (first match wins). CLI, demo and conformance code is left to rollup. */
 const CHUNKS = [
   ['transport/stdio/', 'stdio'],
   ['transport/http/', 'http'],

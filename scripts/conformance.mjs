@@ -10,7 +10,7 @@
 // `switchboard gateway` (Streamable HTTP, --no-auth on loopback: the referee sends no custom
 // headers) whose only server is `switchboard everything` over stdio with namespacing `never`, so
 // the gateway must pass exactly what the direct run passes. Client side: runs the referee's client scenarios
-// with our compiled fixture (dist/cli/conformanceClient.js, also `npm run conformance-client`).
+// with our compiled fixture (dist/conformance/conformanceClient.js, also `npm run conformance-client`).
 // The referee's CLI needs Node 22: it runs with referee/node_modules/node, and only it does.
 // Exit code: non-zero when a scored scenario fails, a scored scenario passes with zero checks, or a
 // baseline in test/conformance/expected-failures.<side>.<revision>.yaml is stale or exceeded.
@@ -190,8 +190,8 @@ async function serverSide(revision, side) {
 }
 
 async function clientSide(revision) {
-  if (!existsSync(join(root, 'dist', 'cli', 'conformanceClient.js'))) {
-    console.error(`\n[client ${revision}] the client fixture is not built (dist/cli/conformanceClient.js)`);
+  if (!existsSync(join(root, 'dist', 'conformance', 'conformanceClient.js'))) {
+    console.error(`\n[client ${revision}] the client fixture is not built (dist/conformance/conformanceClient.js)`);
     failed = true;
     return;
   }
@@ -199,7 +199,7 @@ async function clientSide(revision) {
   rmSync(out, { recursive: true, force: true });
   // Run the compiled fixture directly: dozens of clients start at once, and an npm wrapper per
   // client costs more than the 2 cores have to spare.
-  const args = [cli, 'client', '--command', `node ${join(root, 'dist', 'cli', 'conformanceClient.js')}`, '-o', out];
+  const args = [cli, 'client', '--command', `node ${join(root, 'dist', 'conformance', 'conformanceClient.js')}`, '-o', out];
   if (scenario) args.push('--scenario', scenario, '--spec-version', specVersion ?? revision);
   else args.push('--requirements', revision);
   const baseline = join(root, 'test', 'conformance', `expected-failures.client.${revision}.yaml`);

@@ -27,22 +27,9 @@
  */
 import { connect, isIP, type Socket } from 'node:net';
 import { connect as connectTls, type ConnectionOptions as TlsOptions } from 'node:tls';
+import { isTrimmed, keepAliveTimeoutMs, protocolError, requestHead, statusCode, TOKEN, type Http1Request } from './http1Head.js';
 
-/** One request, as the pool sends it. */
-export interface Http1Request {
-  /** `https:`: the connection is TLS (certificates checked as `tls.connect` does, with the pool's `tls` options). */
-  readonly secure?: boolean;
-  readonly host: string;
-  readonly port: number;
-  /** The `Host` header (host and non-default port). */
-  readonly authority: string;
-  readonly method: string;
-  /** Path and query. */
-  readonly path: string;
-  /** Lower-case names. */
-  readonly headers: Readonly<Record<string, string>>;
-  readonly body: string | Uint8Array | undefined;
-}
+export { requestHead, type Http1Request } from './http1Head.js';
 
 /** What the pool reports of one exchange, in order: `head`, then `data`* and `end`, or `fail` at any point. */
 export interface Http1Handler {
@@ -71,12 +58,8 @@ export interface Http1PoolOptions {
   readonly tls?: TlsOptions;
 }
 
-const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
-/** What a header value may not hold (Node's own check: control characters but tab, and DEL). */
-const INVALID_VALUE = /[^\t\x20-\x7e\x80-\xff]/;
 const MAX_HEAD = 64 * 1024;
 const CRLF2 = Buffer.from('\r\n\r\n');
-const KEEP_ALIVE_TIMEOUT = /timeout=(\d+)/i;
 const NON_ASCII = /[^\t\r\n -~]/;
 const CHUNK_SIZE = /^([0-9a-fA-F]{1,12})[ \t]*(?:;.*)?$/;
 const DIGITS = /^\d+$/;
@@ -89,93 +72,6 @@ const EMPTY = Buffer.alloc(0);
  * kept is copied) before the next, so one buffer serves all the connections.
  */
 const READ_BUFFER = Buffer.allocUnsafe(64 * 1024);
-
-/** A protocol failure of the server's answer. */
-function protocolError(message: string): Error {
-  return new Error(`Invalid HTTP answer: ${message}`);
-}
-
-/**
- * The status code of the status line `text.slice(0, eol)` (`HTTP/1.0` or `HTTP/1.1`, a space,
- * three digits, then the end or a space and a reason without CR or LF), or -1 when it is
- * malformed. Read in place: no match array nor substrings per answer.
- */
-function statusCode(text: string, eol: number): number {
-  if (eol < 12 || !text.startsWith('HTTP/1.') || text.charCodeAt(8) !== 0x20) return -1;
-  const minor = text.charCodeAt(7);
-  if (minor !== 0x30 && minor !== 0x31) return -1;
-  let code = 0;
-  for (let i = 9; i < 12; i++) {
-    const digit = text.charCodeAt(i) - 0x30;
-    if (digit < 0 || digit > 9) return -1;
-    code = code * 10 + digit;
-  }
-  if (eol === 12) return code;
-  if (text.charCodeAt(12) !== 0x20) return -1;
-  for (let i = 13; i < eol; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 0x0d || c === 0x0a) return -1;
-  }
-  return code;
-}
-
-/** The last `Keep-Alive` value read and its timeout: a server sends the same one on every answer. */
-let keepAliveSeen = '';
-let keepAliveSeenMs: number | undefined;
-
-/** The `timeout=` of a `Keep-Alive` value, in ms (undefined without one). */
-function keepAliveTimeoutMs(value: string): number | undefined {
-  if (value !== keepAliveSeen) {
-    const match = KEEP_ALIVE_TIMEOUT.exec(value);
-    keepAliveSeen = value;
-    keepAliveSeenMs = match === null ? undefined : Number(match[1]) * 1000;
-  }
-  return keepAliveSeenMs;
-}
-
-/** What `String.prototype.trim` removes, within Latin-1 (how heads are decoded): tab, LF, VT, FF, CR, space, NBSP. */
-function isTrimmed(c: number): boolean {
-  return (c >= 0x09 && c <= 0x0d) || c === 0x20 || c === 0xa0;
-}
-
-/**
- * Checked `name: value` lines of the headers an MCP client repeats on every POST (a few
- * values each), by name then value: a hit costs no check and no string. Bounded (cleared when
- * full); other headers (credentials, `Mcp-Param-*` values) are checked and built each time.
- */
-const headerLines = new Map<string, Map<string, string>>();
-const REPEATED_HEADERS = new Set(['accept', 'content-type', 'mcp-protocol-version', 'mcp-method', 'mcp-name', 'mcp-session-id']);
-const MAX_HEADER_LINES = 512;
-let headerLineCount = 0;
-
-/** `name: value` and CRLF; throws the `TypeError` `http.request` throws for an invalid header. */
-function headerLine(name: string, value: string): string {
-  const known = headerLines.get(name)?.get(value);
-  if (known !== undefined) return known;
-  if (!TOKEN.test(name)) throw new TypeError(`Header name must be a valid HTTP token ["${name}"]`);
-  if (INVALID_VALUE.test(value)) throw new TypeError(`Invalid character in header content ["${name}"]`);
-  const line = `${name}: ${value}\r\n`;
-  if (REPEATED_HEADERS.has(name)) {
-    if (headerLineCount >= MAX_HEADER_LINES) {
-      headerLines.clear();
-      headerLineCount = 0;
-    }
-    let values = headerLines.get(name);
-    if (values === undefined) headerLines.set(name, (values = new Map()));
-    values.set(value, line);
-    headerLineCount++;
-  }
-  return line;
-}
-
-/** The request head; throws the `TypeError` `http.request` throws for an invalid header. */
-export function requestHead(request: Http1Request, length: number | undefined): string {
-  let head = `${request.method} ${request.path} HTTP/1.1\r\n`;
-  if (request.headers['host'] === undefined) head += `host: ${request.authority}\r\n`;
-  for (const name in request.headers) head += headerLine(name, request.headers[name] as string);
-  if (length !== undefined && request.headers['content-length'] === undefined) head += `content-length: ${length}\r\n`;
-  return head + '\r\n';
-}
 
 /**
  * The connections whose request waits to be written: the requests started in one turn of

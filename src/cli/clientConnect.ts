@@ -20,7 +20,8 @@ import { StdioClientTransport } from '../transport/stdio/client.js';
 import { defaultEnvironment } from '../transport/stdio/env.js';
 import type { Transport } from '../transport/types.js';
 import { createLineLogger, type Logger } from '../util/logger.js';
-import { parseArgs, portOption, UsageError, type OptionSpec, type ParsedArgs } from './args.js';
+import { listOption, portOption, UsageError, type ParsedArgs } from './args.js';
+import type { OptionDeclarations, ParsedCommand, PositionalDeclaration } from './command.js';
 import { schemelessUrl } from './clientErrors.js';
 import { isLoopbackHttp } from '../host/serverIdentity.js';
 import { oauthTransportHooks } from './oauthTransport.js';
@@ -28,41 +29,36 @@ import { FileTokenStore } from './oauthFileStore.js';
 import { DEFAULT_REDIRECT_PORT, loopbackAuthorizer, loopbackRedirectUri } from './oauthLoopback.js';
 
 /** The options every client command takes. */
-export const CLIENT_OPTIONS: OptionSpec = {
-  timeout: 'string',
-  era: 'string',
-  oauth: 'boolean',
-  'legacy-sse': 'boolean',
-  'redirect-port': 'string',
-  'log-level': 'string',
-  quiet: 'boolean',
-  'sampling-command': 'string',
+export const CLIENT_OPTIONS: OptionDeclarations = {
+  header: { type: 'string', multiple: true, value: 'K:V', description: 'add an HTTP header (HTTP servers only)' },
+  timeout: { type: 'string', value: 'MS', description: 'per-request timeout in ms', default: '60000' },
+  era: { type: 'string', value: 'E', description: 'stateless | stateful: skip the server/discover probe' },
+  oauth: {
+    type: 'boolean',
+    description:
+      'authorize with OAuth when the server asks (HTTP only): prints the authorization URL and waits for the redirect on 127.0.0.1; tokens are kept in .switchboard/oauth/store.json (mode 0600); plain-http authorization servers are accepted only for a loopback http server',
+  },
+  'redirect-port': { type: 'string', value: 'N', description: 'the loopback redirect port for --oauth', default: String(DEFAULT_REDIRECT_PORT) },
+  'legacy-sse': { type: 'boolean', description: 'the URL is an HTTP+SSE endpoint of the deprecated 2024-11-05 transport (often .../sse); implies --era stateful' },
+  'log-level': { type: 'string', value: 'L', description: 'debug | info | warn | error (logs go to stderr)', default: 'warn' },
+  quiet: { type: 'boolean', description: "do not show the server's progress and log messages (stderr)" },
+  'sampling-command': {
+    type: 'string',
+    value: 'C',
+    description: "answer the server's sampling requests with command C: it gets the request params as JSON on stdin and prints a CreateMessageResult JSON (without it, sampling is refused)",
+  },
 };
 
-/** The help lines of {@link CLIENT_OPTIONS}. */
-export const CLIENT_OPTIONS_HELP = `  --header K:V        add an HTTP header (repeatable; HTTP servers only)
-  --timeout MS        per-request timeout in ms (default 60000)
-  --era E             stateless | stateful: skip the server/discover probe
-  --oauth             authorize with OAuth when the server asks (HTTP only): prints the
-                      authorization URL and waits for the redirect on 127.0.0.1; tokens are
-                      kept in .switchboard/oauth/store.json (mode 0600); plain-http
-                      authorization servers are accepted only for a loopback http server
-  --redirect-port N   the loopback redirect port for --oauth (default ${DEFAULT_REDIRECT_PORT})
-  --legacy-sse        the URL is an HTTP+SSE endpoint of the deprecated 2024-11-05 transport
-                      (often .../sse); implies --era stateful
-  --log-level L       debug | info | warn | error (default warn; logs go to stderr)
-  --quiet             do not show the server's progress and log messages (stderr)
-  --sampling-command C  answer the server's sampling requests with command C: it gets the
-                      request params as JSON on stdin and prints a CreateMessageResult JSON
-                      (without it, sampling is refused)
+/** The `<server>` argument of every client command. */
+export const SERVER_POSITIONAL: PositionalDeclaration = {
+  name: '<server>',
+  description:
+    'an http:// or https:// URL, or a stdio command line in one argument ("npx -y some-server --flag", split like a shell would, without running one); or put -- and the server\'s argv last',
+};
 
-A server's elicitation (a question for the user) is answered at the prompt when run in a
-terminal, and declined otherwise.
-
-<server> is an http:// or https:// URL, or a stdio command line in one argument
-("npx -y some-server --flag", split like a shell would, without running one); or put
--- and the server's argv last.
-`;
+/** The notes every client command's help ends with. */
+export const CLIENT_NOTES = `A server's elicitation (a question for the user) is answered at the prompt when run in a
+terminal, and declined otherwise.`;
 
 /** Where to find the server. */
 export type ServerTarget = { readonly kind: 'http'; readonly url: string } | { readonly kind: 'stdio'; readonly command: string; readonly args: readonly string[] };
@@ -118,43 +114,20 @@ export function splitCommandLine(line: string): string[] {
   return words;
 }
 
-/** Takes every `--name V` / `--name=V` before `--` out of `argv`. */
-function takeRepeated(argv: readonly string[], name: string): { values: string[]; rest: string[] } {
-  const values: string[] = [];
-  const rest: string[] = [];
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i] as string;
-    if (arg === '--') {
-      rest.push(...argv.slice(i));
-      break;
-    }
-    if (arg === `--${name}`) {
-      const value = argv[++i];
-      if (value === undefined) throw new UsageError(`--${name} needs a value`);
-      values.push(value);
-    } else if (arg.startsWith(`--${name}=`)) values.push(arg.slice(name.length + 3));
-    else rest.push(arg);
-  }
-  return { values, rest };
-}
-
-/** Parses a client command's argv (`extra` adds command-specific options). */
-export function parseClientArgs(argv: readonly string[], extra: OptionSpec = {}): ClientArgs {
-  const { values, rest: remaining } = takeRepeated(argv, 'header');
+/** The client arguments of a parsed command line (the common options are {@link CLIENT_OPTIONS}). */
+export function parseClientArgs(parsed: ParsedCommand): ClientArgs {
+  const { options, positionals } = parsed;
   const headers: Record<string, string> = {};
-  for (const value of values) {
+  for (const value of listOption(options['header'])) {
     const colon = value.indexOf(':');
     const name = colon > 0 ? value.slice(0, colon).trim() : '';
     if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) throw new UsageError(`invalid --header ${JSON.stringify(value)} (expected Name:Value)`);
     headers[name] = value.slice(colon + 1).trim();
   }
-  const dash = remaining.indexOf('--');
-  const before = dash < 0 ? remaining : remaining.slice(0, dash);
-  const { options, positionals } = parseArgs(before, { ...CLIENT_OPTIONS, ...extra });
   let target: ServerTarget;
   let rest: string[];
-  if (dash >= 0) {
-    const [command, ...args] = remaining.slice(dash + 1);
+  if (parsed.afterDash !== undefined) {
+    const [command, ...args] = parsed.afterDash;
     if (command === undefined) throw new UsageError('-- must be followed by the server command');
     target = { kind: 'stdio', command, args };
     rest = [...positionals];

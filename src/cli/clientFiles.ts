@@ -1,14 +1,18 @@
 /**
- * File handling for `import`, `wrap` and `unwrap`: reading client configs, backups next to
+ * File handling for `import`, `wrap`, `unwrap` and `scan`: reading client configs (and the one
+ * `wrap`/`unwrap` work on), backups next to
  * the file (`<file>.switchboard-backup-<timestamp>`), atomic writes that keep the file's mode,
  * and the command a wrapped client uses to start the gateway.
  *
  * @module
  */
 import { constants, copyFileSync, existsSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { SourcedServer } from '../host/clientConfigs/merge.js';
 import type { GatewayLaunch } from '../host/clientConfigs/types.js';
+import { UsageError, type ParsedArgs } from './args.js';
+import { clientName, homeOf, processContext, wrapLocation, type ClientLocation } from './clientLocations.js';
 
 /** The file's text, or undefined when it does not exist. */
 export function readIfExists(file: string): string | undefined {
@@ -61,3 +65,35 @@ export function gatewayLaunch(configFile: string): GatewayLaunch {
   const main = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
   return { command: process.execPath, args: [main, 'gateway', '--stdio', '--config', configFile] };
 }
+
+/** A short label of where a server came from: `cursor`, `claude-code project`. */
+export function sourceLabel(location: ClientLocation): string {
+  return location.scope === 'user' ? location.client : `${location.client} ${location.scope}`;
+}
+
+/** Reads every existing config among `locations`; a malformed one throws (naming file and position). */
+export function readLocations(locations: readonly ClientLocation[], home: string, projectDir: string | undefined, log: (line: string) => void): SourcedServer[] {
+  const found: SourcedServer[] = [];
+  for (const location of locations) {
+    const text = readIfExists(location.file);
+    if (text === undefined) continue;
+    const parsed = location.format.parse(text, location.file, { home, ...(location.scope === 'user' || projectDir === undefined ? {} : { projectDir }) });
+    log(`read ${location.file} (${sourceLabel(location)}): ${parsed.servers.length} server${parsed.servers.length === 1 ? '' : 's'}`);
+    for (const skipped of parsed.skipped) log(`  ${skipped}`);
+    for (const server of parsed.servers) found.push({ source: sourceLabel(location), server });
+  }
+  return found;
+}
+
+/** The client config `wrap` or `unwrap` works on: `<client>` and `--project` of `args`. */
+export function wrapTarget(args: ParsedArgs): { location: ClientLocation; text: string; home: string; project: string | undefined } {
+  if (args.positionals.length > 1) throw new UsageError(`unexpected argument ${JSON.stringify(args.positionals[1])}`);
+  const client = clientName(args.positionals[0]);
+  const context = processContext();
+  const project = typeof args.options['project'] === 'string' ? resolve(args.options['project']) : undefined;
+  const location = wrapLocation(client, context, project);
+  const text = readIfExists(location.file);
+  if (text === undefined) throw new Error(`no ${client} config at ${location.file}`);
+  return { location, text, home: homeOf(context), project };
+}
+

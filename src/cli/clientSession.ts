@@ -1,5 +1,5 @@
 /**
- * The life of one client command: parse the common options, connect (with the handlers that
+ * The life of one client command: read the common options, connect (with the handlers that
  * answer elicitation and sampling and the hooks that show progress and log messages), run
  * the command's body, close, and turn a failure into one sentence with a hint
  * (`clientErrors.ts`).
@@ -8,7 +8,7 @@
  */
 import type { McpClient } from '../client/mcpClient.js';
 import type { Progress } from '../jsonrpc/connection.js';
-import type { OptionSpec } from './args.js';
+import type { ParsedCommand } from './command.js';
 import { commandLogger, connectClient, parseClientArgs, type ClientArgs } from './clientConnect.js';
 import { explainFailure } from './clientErrors.js';
 import { clientEvents, clientHandlers, handlerFailureLogger, progressPrinter } from './clientHandlers.js';
@@ -22,16 +22,15 @@ export interface ClientSession {
 }
 
 /**
- * Parses `argv` (the common options plus `extra`), lets `check` validate the positionals
- * before anything connects, then connects and runs `body`; resolves with its exit code.
+ * Reads the client arguments of `parsed`, lets `check` validate the positionals before
+ * anything connects, then connects and runs `body`; resolves with its exit code.
  */
 export async function runClientCommand<T>(
-  argv: readonly string[],
-  extra: OptionSpec,
+  parsed: ParsedCommand,
   check: (args: ClientArgs) => T,
   body: (session: ClientSession, checked: T) => Promise<number>,
 ): Promise<number> {
-  const args = parseClientArgs(argv, extra);
+  const args = parseClientArgs(parsed);
   const checked = check(args);
   const logger = handlerFailureLogger(commandLogger(args.options));
   const context = { options: args.options, ...(args.target.kind === 'http' ? { url: args.target.url } : { command: args.target.command }) };

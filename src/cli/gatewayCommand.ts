@@ -32,13 +32,13 @@ import { hostOAuthHooks, loadConfig, openPins } from './hostSetup.js';
 import { openStateStores } from '../store/jsonFileStore.js';
 import { SqliteAuditLog } from '../store/sqliteAudit.js';
 import { SqliteTaintSnapshot } from '../store/sqliteTaintStore.js';
-import { auditFile, auditStoreOptions } from './auditCommand.js';
+import { auditFile, auditStoreOptions } from './auditFiles.js';
 import { instanceName, openSharedStores, sharedGuardStores } from './sharedStores.js';
 import { StdioServerTransport } from '../transport/stdio/server.js';
 import type { ListeningServer } from '../adapters/nodeHttp.js';
 import { describeError } from '../util/errors.js';
 import { createLineLogger, type Logger } from '../util/logger.js';
-import { parseArgs, portOption, UsageError } from './args.js';
+import { portOption, UsageError, type ParsedArgs } from './args.js';
 import { stateSecret, type StateSecret } from './stateSecret.js';
 import { gatewayConsent, type GatewayConsent } from './gatewayConsent.js';
 import { ConsoleMetrics } from '../console/consoleMetrics.js';
@@ -46,63 +46,11 @@ import { gatewayConsole, PendingLaunches, publishConsole } from './gatewayConsol
 import { tokenDigest } from '../auth/resource/staticTokens.js';
 import { allowedHostsFor } from '../host/frontDoor.js';
 
-/** Help text of the command. */
-export const gatewayHelp = `Usage: switchboard gateway [--config FILE] [--port N] [--host H] [--stdio] [--yes] [--no-auth] [--telemetry FILE]
-
-Runs the host on a switchboard.json and serves every configured MCP server behind one
-guarded endpoint (namespaced tools, prompts, resources; the interceptor chain).
-
-  --config FILE   the config (default ./switchboard.json)
-  --port N        HTTP port (default: the config's gateway.port, 8765; 0 = a free one)
-  --host H        interface to bind (default: the config's gateway.host, 127.0.0.1)
-  --stdio         serve one client over stdin/stdout instead of HTTP
-  --yes           approve every stdio server's launch for this run (recorded)
-  --no-auth       serve HTTP without a bearer token (loopback only)
-  --log-level L   debug | info | warn | error (default info; logs go to stderr)
-  --telemetry F   import the ES module F first: it registers an OpenTelemetry SDK
-                  (spans, metrics, and audit records as log records when it registers a
-                  LoggerProvider); without one, telemetry is a no-op
-  --store URL     postgres://...: pins, the audit log, consent approvals and queue, and
-                  downstream OAuth tokens in PostgreSQL, shared by several instances
-                  (default: the config's switchboard.store, else SQLite and files)
-  --publish-policy  with --store: publish this config's policy to the cluster at start
-                  (otherwise an instance runs the cluster's newest policy, and publishes
-                  its own only when its config's policy changes while it runs)
-  --cache URL     redis://...: rate limits, concurrency caps and the policy's taint in
-                  Redis, shared by several instances (default: the config's
-                  switchboard.cache, else memory); also the DPoP replay cache and nonces
-                  (gateway.auth.oauth.dpop)
-
-State (the bearer token, name assignments, launch approvals, OAuth tokens of remote
-servers, the pins in pins.db, the audit log in audit.db unless switchboard.audit is
-false, the consent admin token and kept approvals in consent.db) lives in the config's stateDir
-(default .switchboard next to the config).
-A remote server with an "oauth" section needs a sign-in first: switchboard login <server>.
-With gateway.auth { "oauth": … } clients need access tokens from that issuer instead.
-Every server's definitions are pinned on first use; a changed one is quarantined until you
-approve it with \`switchboard pins approve\` (see \`switchboard pins --help\`).
-A call that needs a person's consent (switchboard.consent) is asked on this terminal (when it
-is one) and queued for the admin API under /consent/ (admin token in <stateDir>/admin-token;
-over --stdio the API gets its own loopback port, written to <stateDir>/consent-url); answer
-with \`switchboard consent list|approve|deny\`.
-`;
-
-/** Runs the command; resolves when the gateway stops (stdio: the client went away). */
-export async function gatewayCommand(argv: readonly string[]): Promise<void> {
-  const { options, positionals } = parseArgs(argv, {
-    config: 'string',
-    port: 'string',
-    host: 'string',
-    stdio: 'boolean',
-    yes: 'boolean',
-    'no-auth': 'boolean',
-    'log-level': 'string',
-    telemetry: 'string',
-    store: 'string',
-    cache: 'string',
-    'publish-policy': 'boolean',
-  });
-  if (positionals.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])}`);
+/**
+ * Runs the command with its parsed options (declared in `commands/gateway.ts`); resolves when
+ * the gateway stops (stdio: the client went away).
+ */
+export async function gatewayCommand(options: ParsedArgs['options']): Promise<void> {
   const level = options['log-level'] ?? 'info';
   if (level !== 'debug' && level !== 'info' && level !== 'warn' && level !== 'error') throw new UsageError(`invalid --log-level ${String(level)}`);
   const lines = createLineLogger((line) => process.stderr.write(line), level);

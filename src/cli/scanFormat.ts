@@ -10,6 +10,9 @@ import { formatChanges } from '../host/pins/pinDiff.js';
 import type { PinFinding, PinFindingStatus } from '../host/pins/pinScan.js';
 import { meetsSeverity, toSarif } from '../host/scanner/sarif.js';
 import { SEVERITIES, type ScanReport, type Severity } from '../host/scanner/types.js';
+import type { HostConfig } from '../host/configTypes.js';
+import { serverLabelsOf } from '../host/configPolicy.js';
+import { trifectaReport } from '../host/policy/trifecta.js';
 import { UsageError } from './args.js';
 
 /** The output formats. */
@@ -118,4 +121,19 @@ export function renderReport(
   }
   if (format === 'sarif') return `${JSON.stringify(sarifWithPins(report, pins, options), null, 2)}\n`;
   return renderHuman(report, options.problems, pins);
+}
+
+/** The static trifecta report of a config: which combinations of its servers complete it, by their labels. */
+export function formatTrifectaReport(config: HostConfig): string[] {
+  const ids = config.servers.filter((s) => !s.disabled).map((s) => s.id);
+  const labels = serverLabelsOf(config.servers);
+  const combos = trifectaReport(ids, labels);
+  const lines = ['Lethal trifecta (private data + untrusted content + egress or destructive), from configured labels:'];
+  if (Object.keys(labels).length === 0) return [...lines, '  no server has labels (switchboard.servers.<id>.labels / toolLabels); annotation hints and scanner labels apply at run time only'];
+  if (combos.length === 0) return [...lines, '  no combination of configured servers completes it'];
+  for (const c of combos) {
+    lines.push(`  ${c.servers.join(' + ')}: private data from ${c.legs['private-data'].join(', ')}; untrusted content from ${c.legs['untrusted-content'].join(', ')}; out through ${c.legs['egress-or-destructive'].join(', ')}`);
+  }
+  lines.push(`  in one session these are ${config.policy.trifecta === 'off' ? 'NOT stopped (policy.trifecta is off)' : `${config.policy.trifecta === 'deny' ? 'denied' : 'asked'} once the first two legs entered`}`);
+  return lines;
 }

@@ -12,22 +12,19 @@
  * @module
  */
 import { McpClient } from '../client/mcpClient.js';
-import type { ClientHandlers, McpClientOptions } from '../client/types.js';
-import type { Implementation } from '../protocol/model/common.js';
-import type { Prompt } from '../protocol/model/prompts.js';
-import type { Resource, ResourceTemplate } from '../protocol/model/resource.js';
-import type { Tool } from '../protocol/model/tool.js';
-import type { LoggingMessageParams } from '../protocol/model/utilities.js';
 import type { Transport } from '../transport/types.js';
 import { McpError, McpErrorCode, describeError, isMcpError } from '../util/errors.js';
 import { silentLogger, type Logger } from '../util/logger.js';
 import { abortReasonOf, listenAbort, type AbortLike } from '../util/lazyAbort.js';
 import { SERVER_ID_ATTRIBUTE } from './callMetrics.js';
 import { manifestEnvelopeOf, type ManifestEnvelope } from '../protocol/manifest.js';
-import type { CatalogVetter, QuarantinedItem } from './catalogVetting.js';
+import type { QuarantinedItem } from './catalogVetting.js';
 import { Limiter } from './limiter.js';
 import { ResourceSubscriptions } from './resourceSubscriptions.js';
 import type { DownstreamSpec } from './spec.js';
+import { EMPTY_CATALOG, type Catalog, type DownstreamOptions, type RunOptions, type ServerHealth, type ServerState } from './downstreamTypes.js';
+
+export { EMPTY_CATALOG, type BackoffOptions, type Catalog, type DownstreamOptions, type RunOptions, type ServerHealth, type ServerState, type TransportFactory } from './downstreamTypes.js';
 
 /**
  * The `timeoutMs` a request through {@link Downstream.run} gives the client: none. The
@@ -36,90 +33,6 @@ import type { DownstreamSpec } from './spec.js';
  * would be a second timer on every call.
  */
 const HOST_ENFORCED = 0;
-
-/**
- * Where a server is in its life. `needs-login`: a remote server whose OAuth sign-in the host
- * cannot do by itself (`switchboard login <server>`); it is retried slowly (every `maxMs`) so a
- * sign-in done meanwhile is picked up, and it never counts as crash-looping.
- */
-export type ServerState = 'starting' | 'ready' | 'backoff' | 'needs-login' | 'stopped';
-
-/** A snapshot of one server's health. */
-export interface ServerHealth {
-  readonly id: string;
-  readonly state: ServerState;
-  /** Consecutive failed starts (reset once the server has been ready for `stableMs`). */
-  readonly failures: number;
-  /** Times the server was (re)started after its first start. */
-  readonly restarts: number;
-  /** The last failure: why it did not start or why it stopped. */
-  readonly lastError?: string;
-  /** When the next start is due (epoch ms), in `backoff` and `needs-login`. */
-  readonly nextStartAt?: number;
-  /** True once `failures` reached `crashLoopAfter`: the server is crash-looping. */
-  readonly crashLooping: boolean;
-}
-
-/** What a server offers, as it sent it (definitions kept as received). */
-export interface Catalog {
-  readonly tools: readonly Tool[];
-  readonly prompts: readonly Prompt[];
-  readonly resources: readonly Resource[];
-  readonly templates: readonly ResourceTemplate[];
-}
-
-/** The empty catalog of a server that is not ready. */
-export const EMPTY_CATALOG: Catalog = Object.freeze({ tools: [], prompts: [], resources: [], templates: [] });
-
-/** Creates the transport of one start of a server. */
-export type TransportFactory = (spec: DownstreamSpec, io: { readonly stderr: (chunk: string) => void }) => Transport | Promise<Transport>;
-
-/** Restart policy of a downstream server. */
-export interface BackoffOptions {
-  /** Delay before the first restart. Default 250 ms. */
-  readonly initialMs?: number;
-  /** Longest delay. Default 30,000 ms. */
-  readonly maxMs?: number;
-  /** Ready this long, and the failure count starts over. Default 30,000 ms. */
-  readonly stableMs?: number;
-  /** Consecutive failures after which the server is reported as crash-looping. Default 5. */
-  readonly crashLoopAfter?: number;
-}
-
-/** Options of a {@link Downstream}. */
-export interface DownstreamOptions {
-  readonly clientInfo: Implementation;
-  readonly transport: TransportFactory;
-  readonly logger?: Logger;
-  readonly backoff?: BackoffOptions;
-  /** Answers what the server asks outside any per-call handler. Default: nothing (capabilities not declared). */
-  readonly handlers?: ClientHandlers;
-  /** Declared client capabilities (default: derived from `handlers`). */
-  readonly capabilities?: McpClientOptions['capabilities'];
-  /** Health changes. */
-  readonly onHealth?: (health: ServerHealth) => void;
-  /** The catalog changed (after a start, or a list_changed). */
-  readonly onCatalog?: (catalog: Catalog) => void;
-  /** A log message the server sent outside a call. */
-  readonly onLog?: (params: LoggingMessageParams) => void;
-  /** `notifications/resources/updated` for `uri`. */
-  readonly onResourceUpdated?: (uri: string) => void;
-  /** The clock (tests). Default `Date.now`. */
-  readonly now?: () => number;
-  /** Decides what of each list is served (the pins); without one, everything as received. */
-  readonly vetter?: CatalogVetter;
-}
-
-/** Options of one request through {@link Downstream.run}. */
-export interface RunOptions {
-  readonly signal?: AbortLike;
-  /**
-   * Aborts `signal`, which belongs to this request alone. With it, the timeout aborts
-   * `signal` and the request runs on it directly, with no controller of its own: one abort
-   * signal per forwarded call across the layers.
-   */
-  readonly abort?: (reason: unknown) => void;
-}
 
 /** The lifecycle, catalog, limit and timeout of one downstream server. */
 export class Downstream {

@@ -28,30 +28,11 @@
  *   appears). What changes
  *   is only that the sync no longer blocks the event loop. An in-memory log has nothing to sync.
  * - **Durability `batch` (opt-in).** With `durability: 'batch'` an append resolves once its
- *   record survives the gateway being killed (SIGKILL, a crash), before any sync. On a file,
- *   that is once its group's rows, chained, are written with one `write` to this process's
- *   pending file beside the database (see `auditPending.ts`): no transaction and no lock on the
- *   answer's path. The rows are committed to SQLite after the answers went out, in one
- *   transaction with the file's `committed` mark, at most once per `syncIntervalMs` (a commit
- *   costs a dozen system calls whatever it holds, and system calls are what a lone call pays
- *   for most): two checks of the event loop after the group when the last commit is older,
- *   else when the interval ends. Other processes read the rows from then; the log's own reads
- *   commit first. A process killed in between leaves the rows in its file, and
- *   the next open of the log (by any process on the host) commits them, re-chained after the
- *   end when another writer has extended the chain meanwhile (then the appends had resolved
- *   with numbers the rows no longer have: a telemetry record emitted for them names the old
- *   ones). A live process's file is left to it; an open log also looks for dead processes'
- *   files every 30 s. In memory there is no file: a group is committed, then resolved. Groups
- *   form as above (one growing over turns waits up to 4). The WAL is synced on
- *   the thread pool at most once per `syncIntervalMs` (default 10 ms; 0: after every commit,
- *   one sync in flight at a time), so a burst of commits shares one sync; a failed sync sets `problem` (requests are refused until a retry syncs), and
- *   {@link SqliteAuditLog.synced} commits and waits for the next one. A commit that fails (a
- *   full disk) sets `problem` too: the rows it held were answered and stay in the pending file
- *   (and in memory for the retry, which commits them before anything else), and `close` leaves
- *   them there for the next open. What it gives up: a power loss or an operating-system crash
- *   can lose the records of answers sent in the last interval and one sync (10 ms plus about a
- *   millisecond on common disks, by default). The default `sync` waits for the sync and
- *   survives both.
+ *   record survives the gateway being killed (SIGKILL, a crash), before any sync: on a file,
+ *   once its group's rows are in this process's pending file (`sqliteAuditPending.ts`, which
+ *   says what it gives up), committed to SQLite after the answers went out at most once per
+ *   `syncIntervalMs`; in memory, once committed. The WAL is synced on the thread pool at most
+ *   once per `syncIntervalMs` (default 10 ms); {@link SqliteAuditLog.synced} waits for it.
  * - **Failures.** A write that fails (a full disk, an I/O error) rejects the appends of its
  *   batch, keeps their records in memory and retries them every second; meanwhile `problem`
  *   says why, and the audit interceptor refuses new requests. A file that is not a database, or
@@ -59,13 +40,14 @@
  *
  * @module
  */
-import { chmodSync, closeSync, mkdirSync, openSync } from 'node:fs';
-import { hostname } from 'node:os';
-import { dirname, join } from 'node:path';
-import Database from 'better-sqlite3';
-import type { AuditDurability, AuditEntry, AuditLog, AuditReader, AuditRecord, AuditVerification } from '../host/audit.js';
-import { AUDIT_GENESIS, ChainVerifier, chainRecord, parseAuditRow, rechainLine, sha256Text, type AuditRow, type ChainedRow } from './auditChain.js';
-import { PendingFile, newPendingName, pendingFileNames, readPendingRows, removePendingFile, type AuditProcess } from './auditPending.js';
+import type { AuditEntry, AuditLog, AuditReader, AuditRecord, AuditVerification } from '../host/audit.js';
+import type { ChainedRow } from './auditChain.js';
+import type { AuditProcess } from './auditPending.js';
+import { OPEN_PENDING, PendingRows } from './sqliteAuditPending.js';
+import { DEFAULT_BATCH_SYNC_MS, type SqliteAuditOptions } from './sqliteAuditOptions.js';
+import { AuditTable, writeProblem } from './sqliteAuditTable.js';
+
+export { DEFAULT_BATCH_SYNC_MS, type SqliteAuditOptions } from './sqliteAuditOptions.js';
 
 export type { AuditProcess } from './auditPending.js';
 import { McpError, McpErrorCode, describeError } from '../util/errors.js';
@@ -73,54 +55,10 @@ import { WalSync } from './sqliteFile.js';
 
 export { AUDIT_GENESIS } from './auditChain.js';
 
-const SCHEMA_VERSION = 1;
 /** Most turns of the event loop a group of appends waits while it still grows (either durability; see the module comment). */
 const MAX_GROUP_TURNS = 4;
-/** Most records one `INSERT` statement writes (3 parameters each, well under SQLite's limit of 32766). */
-const MAX_ROWS_PER_INSERT = 32;
-/** `batch`: a pending file fully committed and this large is replaced by a new one. */
-const PENDING_ROTATE_BYTES = 4 * 1024 * 1024;
 /** `batch`: how often an open log looks for dead processes' pending files to commit (also done at open). */
 const PEER_CHECK_MS = 30_000;
-/** The pending files open in this process (their owners are alive, whatever their pid says). */
-const OPEN_PENDING = new Set<string>();
-
-/** Options of {@link SqliteAuditLog.open}. */
-export interface SqliteAuditOptions {
-  /** Retry interval after a failed write, in ms. Default 1000. */
-  readonly retryMs?: number;
-  /**
-   * Most bytes the database may grow to. Reaching it is handled as a full disk: the log says
-   * "disk full" and the gateway refuses requests until there is room. Default: no limit.
-   */
-  readonly maxBytes?: number;
-  /**
-   * `sync` (default): an append resolves after the sync that makes its record survive a power
-   * loss. `batch`: once its record is committed; it survives the process being killed, the sync
-   * follows (see the module comment).
-   */
-  readonly durability?: AuditDurability;
-  /**
-   * `batch` only: the least time, in ms, from the start of one sync of the WAL to the start of
-   * the next, so that a burst of commits shares one sync (default {@link DEFAULT_BATCH_SYNC_MS});
-   * on a file, also the least time between two commits of answered rows from the pending file.
-   * It bounds what a power loss can take: the records answered in one interval and one sync.
-   * 0 commits at the end of every turn and syncs after every commit (one sync in flight at a time).
-   */
-  readonly syncIntervalMs?: number;
-  /**
-   * The process this log runs in (`switchboard`'s commands pass theirs). With it, `batch` on a
-   * file answers from the pending file and commits after the answers, and every open commits
-   * what dead processes left in theirs (see `auditPending.ts`). Without it, `batch` commits
-   * each group before its answers and other processes' pending files are left alone.
-   */
-  readonly process?: AuditProcess;
-}
-
-/** {@link SqliteAuditOptions.syncIntervalMs}'s default. */
-export const DEFAULT_BATCH_SYNC_MS = 10;
-
-type Row = AuditRow;
 
 interface Pending {
   readonly entry: AuditEntry;
@@ -130,21 +68,10 @@ interface Pending {
   record?: AuditRecord;
 }
 
-const NOTHING: readonly Pending[] = Object.freeze([]);
-
 /** The SQLite audit log (see the module comment). */
 export class SqliteAuditLog implements AuditLog, AuditReader {
   readonly file: string;
-  readonly #db: Database.Database;
-  /** `INSERT` statements of 1 to {@link MAX_ROWS_PER_INSERT} rows, prepared on first use (index = rows - 1). */
-  readonly #inserts: (Database.Statement<(number | string)[]> | undefined)[] = [];
-  readonly #last: Database.Statement;
-  /** The write transaction (`BEGIN IMMEDIATE`), made once: it writes {@link #writing}. */
-  readonly #writeTransaction: () => void;
-  /** The group {@link #writeTransaction} writes, and the number of the last record it wrote. */
-  #writing: readonly Pending[] = NOTHING;
-  #writtenSeq = 0;
-  #writtenHead = AUDIT_GENESIS;
+  readonly #table: AuditTable;
   readonly #retryMs: number;
   readonly #batch: boolean;
   /** Batch mode: commits made while a sync was in flight or waited, which the next sync must cover. */
@@ -182,38 +109,25 @@ export class SqliteAuditLog implements AuditLog, AuditReader {
   /** Groups written (to the pending file, or committed). */
   #groups = 0;
   /** `batch` on a file: this process's pending file (see `auditPending.ts`), and its rows not yet committed. */
-  #pending: PendingFile | undefined;
-  #uncommitted: ChainedRow[] = [];
+  #pending: PendingRows | undefined;
   #commitScheduled = false;
   /** When the last commit of pending rows was made (performance.now()), and the timer of the next. */
   #lastCommitAt = -Infinity;
   #commitTimer: ReturnType<typeof setTimeout> | undefined;
-  /** The commit transaction (`BEGIN IMMEDIATE`), made once: it commits {@link #uncommitted}. */
-  readonly #commitTransaction: () => void;
-  readonly #markCommitted: Database.Statement;
-  /** A pending file's row: added before anything is written to the file, removed once it is fully committed. */
-  readonly #register: Database.Statement;
-  readonly #unregister: Database.Statement;
   #peerTimer: ReturnType<typeof setInterval> | undefined;
   readonly #process: AuditProcess | undefined;
 
-  private constructor(file: string, db: Database.Database, options: SqliteAuditOptions, wal: boolean) {
-    this.file = file;
-    this.#wal = wal ? new WalSync(file) : undefined;
-    this.#db = db;
+  private constructor(table: AuditTable, options: SqliteAuditOptions) {
+    this.file = table.file;
+    this.#table = table;
+    this.#wal = table.wal ? new WalSync(table.file) : undefined;
     this.#retryMs = options.retryMs ?? 1000;
     this.#batch = options.durability === 'batch';
     this.#syncIntervalMs = options.syncIntervalMs ?? DEFAULT_BATCH_SYNC_MS;
     this.#process = options.process;
-    this.#last = db.prepare('SELECT seq, line, hash FROM audit ORDER BY seq DESC LIMIT 1');
-    this.#writeTransaction = db.transaction(() => this.#writeRows()).immediate;
-    this.#commitTransaction = db.transaction(() => this.#commitRows()).immediate;
-    this.#markCommitted = db.prepare('UPDATE audit_pending SET committed = ? WHERE name = ?');
-    this.#register = db.prepare('INSERT INTO audit_pending (name, host, pid, committed) VALUES (?, ?, ?, 0)');
-    this.#unregister = db.prepare('DELETE FROM audit_pending WHERE name = ?');
-    const last = this.#last.get() as Row | undefined;
-    this.#seq = last?.seq ?? 0;
-    this.#headHash = last?.hash ?? AUDIT_GENESIS;
+    const { seq, hash } = table.head();
+    this.#seq = seq;
+    this.#headHash = hash;
   }
 
   /**
@@ -223,54 +137,17 @@ export class SqliteAuditLog implements AuditLog, AuditReader {
    */
   #startPending(me: AuditProcess): void {
     this.#recoverPeers(me);
-    const name = newPendingName(this.file, me.pid);
-    this.#register.run(name, hostname(), me.pid);
-    this.#pending = new PendingFile(this.file, name);
-    OPEN_PENDING.add(this.#pending.path);
+    this.#pending = PendingRows.start(this.#table, me.pid);
     this.#peerTimer = setInterval(() => this.#checkPeers(), PEER_CHECK_MS);
     this.#peerTimer.unref?.();
   }
 
-  /**
-   * Commits the rows that processes which are gone left past their `committed` mark, re-chained
-   * at the end where the chain has moved on, and removes their files and rows; removes files
-   * that have no row (fully committed). A process counts as gone when it ran on this host (by
-   * name) and its pid is not running, or is this process's pid without the file being open
-   * here (a restart that got the same pid). Throws when a file cannot be read or committed.
-   */
+  /** Commits what dead processes left in their pending files (see {@link AuditTable.recoverPeers}); nothing of this log's is pending. */
   #recoverPeers(me: AuditProcess): void {
-    const rows = this.#db.prepare('SELECT name, host, pid, committed FROM audit_pending').all() as { name: string; host: string; pid: number; committed: number }[];
-    const dir = dirname(this.file);
-    const registered = new Set(rows.map((r) => r.name));
-    for (const name of pendingFileNames(this.file)) if (!registered.has(name) && !OPEN_PENDING.has(join(dir, name))) removePendingFile(join(dir, name));
-    const here = hostname();
-    for (const row of rows) {
-      const path = join(dir, row.name);
-      if (OPEN_PENDING.has(path) || row.host !== here || (row.pid !== me.pid && me.isRunning(row.pid))) continue;
-      let lines: string[];
-      try {
-        lines = readPendingRows(path, row.committed);
-        this.#db.transaction(() => {
-          const last = this.#last.get() as Row | undefined;
-          let seq = last?.seq ?? 0;
-          let head = last?.hash ?? AUDIT_GENESIS;
-          const rows: AuditRow[] = [];
-          for (const line of lines) {
-            const parsed = JSON.parse(line) as { seq?: unknown; prev?: unknown };
-            // A row continues the chain at its own number when nothing was written since; else it is re-chained.
-            const chained = parsed.seq === seq + 1 && parsed.prev === head ? { seq: seq + 1, line, hash: sha256Text(line) } : rechainLine(line, seq + 1, head);
-            seq = chained.seq;
-            head = chained.hash;
-            rows.push(chained);
-          }
-          this.#insertRows(rows);
-          this.#unregister.run(row.name);
-        }).immediate();
-      } catch (error) {
-        throw new McpError(McpErrorCode.StoreWriteFailed, `The audit log ${this.file} holds answered records in ${row.name} that cannot be committed: ${writeProblem(error)}`, { cause: error });
-      }
-      removePendingFile(path);
-      if (lines.length > 0) this.#refreshHead();
+    try {
+      this.#table.recoverPeers(me, OPEN_PENDING);
+    } finally {
+      this.#refreshHead();
     }
   }
 
@@ -287,9 +164,9 @@ export class SqliteAuditLog implements AuditLog, AuditReader {
 
   /** Reads the head of the chain on disk into {@link #seq} and {@link #headHash} (nothing of this log's is pending). */
   #refreshHead(): void {
-    const last = this.#last.get() as Row | undefined;
-    this.#seq = last?.seq ?? 0;
-    this.#headHash = last?.hash ?? AUDIT_GENESIS;
+    const { seq, hash } = this.#table.head();
+    this.#seq = seq;
+    this.#headHash = hash;
   }
 
   /**
@@ -299,39 +176,7 @@ export class SqliteAuditLog implements AuditLog, AuditReader {
    * @throws McpError `ERR_MCP_STORE_CORRUPT` when the file is not a usable audit database.
    */
   static open(file: string, options: SqliteAuditOptions = {}): SqliteAuditLog {
-    if (file !== ':memory:') {
-      mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
-      closeSync(openSync(file, 'a', 0o600));
-      chmodSync(file, 0o600);
-    }
-    let db: Database.Database | undefined;
-    let wal = false;
-    try {
-      db = new Database(file);
-      // In WAL mode commits are synced by #sync (fdatasync of the WAL before any append of the group
-      // resolves); where WAL is not available SQLite syncs at commit itself (FULL).
-      wal = db.pragma('journal_mode = WAL', { simple: true }) === 'wal' && file !== ':memory:';
-      db.pragma(wal ? 'synchronous = NORMAL' : 'synchronous = FULL');
-      const version = db.pragma('user_version', { simple: true }) as number;
-      const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'audit'").all();
-      if (tables.length === 0) {
-        if (version !== 0) throw new Error(`user_version is ${version} but the audit table is missing`);
-        db.exec('CREATE TABLE audit (seq INTEGER PRIMARY KEY, line TEXT NOT NULL, hash TEXT NOT NULL) STRICT');
-        db.pragma(`user_version = ${SCHEMA_VERSION}`);
-      } else if (version !== SCHEMA_VERSION) {
-        throw new Error(`unknown audit schema version ${version}`);
-      }
-      // The pending files' marks (`batch`; see auditPending.ts). Not part of the chain, so no new schema version.
-      db.exec('CREATE TABLE IF NOT EXISTS audit_pending (name TEXT PRIMARY KEY, host TEXT NOT NULL, pid INTEGER NOT NULL, committed INTEGER NOT NULL) STRICT');
-      if (options.maxBytes !== undefined) {
-        const pageSize = db.pragma('page_size', { simple: true }) as number;
-        db.pragma(`max_page_count = ${Math.max(1, Math.ceil(options.maxBytes / pageSize))}`);
-      }
-    } catch (error) {
-      db?.close();
-      throw new McpError(McpErrorCode.StoreCorrupt, `The audit log ${file} cannot be opened: ${describeError(error)}`, { cause: error });
-    }
-    const log = new SqliteAuditLog(file, db, options, wal);
+    const log = new SqliteAuditLog(AuditTable.open(file, options.maxBytes), options);
     try {
       // Answered records that a killed process left uncommitted go in before anything else is written or read.
       const me = options.process;
@@ -418,21 +263,17 @@ export class SqliteAuditLog implements AuditLog, AuditReader {
 
   read(options: { readonly from?: number; readonly limit?: number } = {}): AuditRecord[] {
     this.#commitForReading();
-    const rows = this.#db.prepare('SELECT seq, line, hash FROM audit WHERE seq >= ? ORDER BY seq LIMIT ?').all(options.from ?? 1, options.limit ?? -1) as Row[];
-    return rows.map(parseAuditRow);
+    return this.#table.read(options.from, options.limit);
   }
 
   tail(count: number): AuditRecord[] {
     this.#commitForReading();
-    const rows = this.#db.prepare('SELECT seq, line, hash FROM audit ORDER BY seq DESC LIMIT ?').all(count) as Row[];
-    return rows.reverse().map(parseAuditRow);
+    return this.#table.tail(count);
   }
 
   verify(): AuditVerification {
     this.#commitForReading();
-    const verifier = new ChainVerifier();
-    for (const row of this.#db.prepare('SELECT seq, line, hash FROM audit ORDER BY seq').iterate() as IterableIterator<Row>) verifier.add(row);
-    return verifier.result();
+    return this.#table.verify();
   }
 
   /** Before a read: this log's own answered rows go in first, so it reads what it wrote (a failure leaves them pending). */
@@ -458,7 +299,7 @@ export class SqliteAuditLog implements AuditLog, AuditReader {
     const pendingError = this.#tryCommit();
     if (pendingError !== undefined) this.#problem = writeProblem(pendingError);
     const left = [...this.#unwritten.splice(0), ...this.#queue.splice(0)];
-    const stillPending = this.#uncommitted.length;
+    const stillPending = this.#pending?.count ?? 0;
     let written = pendingError === undefined && this.#write(left);
     if (written && (left.length > 0 || this.#unsynced)) {
       try {
@@ -475,12 +316,9 @@ export class SqliteAuditLog implements AuditLog, AuditReader {
     }
     if (!written && pendingError !== undefined) for (const p of left) p.reject(new McpError(McpErrorCode.StoreWriteFailed, `The audit log ${this.file} cannot be written: ${this.#problem ?? 'write failed'}`));
     this.#dispose(pendingError === undefined);
-    if (stillPending > 0) throw new McpError(McpErrorCode.StoreWriteFailed, `${stillPending} answered audit records could not be committed before closing ${this.file} (${this.#problem ?? 'write failed'}); they stay in ${this.#pendingPath ?? 'its pending file'} and are committed when the log is next opened`);
+    if (stillPending > 0) throw new McpError(McpErrorCode.StoreWriteFailed, `${stillPending} answered audit records could not be committed before closing ${this.file} (${this.#problem ?? 'write failed'}); they stay in ${this.#pending?.path ?? 'its pending file'} and are committed when the log is next opened`);
     if (!written) throw new McpError(McpErrorCode.StoreWriteFailed, `${left.length} audit records could not be written before closing ${this.file}: ${this.#problem ?? 'write failed'}`);
   }
-
-  /** The pending file's path (`batch` on a file), kept for messages after close. */
-  #pendingPath: string | undefined;
 
   /**
    * Releases the database, the WAL's descriptor, the timers and the pending file: removed with
@@ -489,23 +327,9 @@ export class SqliteAuditLog implements AuditLog, AuditReader {
   #dispose(committed = false): void {
     this.#closed = true;
     if (this.#peerTimer !== undefined) clearInterval(this.#peerTimer);
-    const pending = this.#pending;
-    if (pending !== undefined) {
-      this.#pendingPath = pending.path;
-      this.#pending = undefined;
-      OPEN_PENDING.delete(pending.path);
-      pending.close();
-      if (committed) {
-        try {
-          this.#unregister.run(pending.name);
-          removePendingFile(pending.path);
-        } catch {
-          // Left for the next open: the file's mark says it is fully committed, so nothing is committed twice.
-        }
-      }
-    }
+    this.#pending?.close(committed);
     this.#wal?.close();
-    this.#db.close();
+    this.#table.close();
   }
 
   /** Whether a group can be written now: open, and (sync durability) no sync in flight (what is queued then forms the next group, written when it returns). */
@@ -580,7 +404,7 @@ export class SqliteAuditLog implements AuditLog, AuditReader {
       for (const p of batch) p.reject(new McpError(McpErrorCode.StoreWriteFailed, `The audit log cannot be written: ${this.#problem ?? 'an earlier write failed'}`));
       return;
     }
-    if (this.#pending !== undefined) return this.#pendGroup(batch, this.#pending);
+    if (this.#pending?.active === true) return this.#pendGroup(batch, this.#pending);
     if (!this.#write(batch)) {
       if (this.#retry === undefined) this.#scheduleRetry();
       return;
@@ -595,29 +419,24 @@ export class SqliteAuditLog implements AuditLog, AuditReader {
    * and commits after the answers went out ({@link #scheduleCommit}).
    * A failed write withholds the group's answers and keeps its records for the retry.
    */
-  #pendGroup(batch: Pending[], file: PendingFile): void {
-    const rows: ChainedRow[] = [];
-    let seq = this.#seq;
-    let head = this.#headHash;
-    let text = '';
+  #pendGroup(batch: Pending[], pending: PendingRows): void {
+    let rows: ChainedRow[];
     try {
-      for (const p of batch) {
-        const row = chainRecord(p.entry, ++seq, head);
-        head = row.hash;
-        text += `${row.line}\n`;
-        p.record = row.record;
-        rows.push(row);
-      }
-      file.append(text);
+      rows = pending.append(
+        batch.map((p) => p.entry),
+        this.#seq,
+        this.#headHash,
+      );
     } catch (error) {
       this.#fail(batch, error);
       if (this.#retry === undefined) this.#scheduleRetry();
       return;
     }
-    this.#seq = seq;
-    this.#headHash = head;
+    for (let i = 0; i < batch.length; i++) (batch[i] as Pending).record = (rows[i] as ChainedRow).record;
+    const end = rows[rows.length - 1] as ChainedRow;
+    this.#seq = end.seq;
+    this.#headHash = end.hash;
     this.#groups++;
-    for (const row of rows) this.#uncommitted.push(row);
     for (const p of batch) p.resolve(p.record as AuditRecord);
     this.#scheduleCommit();
   }
@@ -645,7 +464,7 @@ export class SqliteAuditLog implements AuditLog, AuditReader {
   };
 
   /**
-   * Commits {@link #uncommitted} (answered, in the pending file) and moves the file's mark; then
+   * Commits the pending rows (answered, in the pending file) and moves the file's mark; then
    * the batch sync follows. On failure the rows stay pending (in memory and in the file), the
    * problem refuses new requests, and the retry commits them. True when nothing is left pending.
    */
@@ -659,75 +478,21 @@ export class SqliteAuditLog implements AuditLog, AuditReader {
 
   /** {@link #commitPending} without the failure's handling: the error, or undefined when nothing is left pending. */
   #tryCommit(): unknown {
-    if (this.#uncommitted.length === 0) return undefined;
+    let end: ChainedRow | undefined;
     try {
-      this.#commitTransaction();
+      end = this.#pending?.commit();
     } catch (error) {
       return error ?? new Error('commit failed');
     }
-    this.#uncommitted = [];
+    if (end === undefined) return undefined;
+    this.#seq = end.seq;
+    this.#headHash = end.hash;
     this.#commits++;
     this.#lastCommitAt = performance.now();
     // Closing syncs once at its end (it sees #unsynced); otherwise the batch sync follows as after any commit.
     if (this.#closed) this.#unsynced = true;
     else this.#syncBatch();
-    if ((this.#pending?.size ?? 0) >= PENDING_ROTATE_BYTES) this.#rotatePending();
     return undefined;
-  }
-
-  /**
-   * The body of {@link #commitTransaction}: inserts the pending rows as chained when the chain on
-   * disk still ends where this process chained them from, re-chained after its end when another
-   * writer has extended it meanwhile (then the appends resolved with numbers the rows no longer
-   * have), and marks the pending file committed up to its end.
-   */
-  #commitRows(): void {
-    let rows = this.#uncommitted;
-    const first = rows[0] as ChainedRow;
-    const last = this.#last.get() as Row | undefined;
-    const seq = last?.seq ?? 0;
-    const head = last?.hash ?? AUDIT_GENESIS;
-    if (first.seq !== seq + 1 || first.record.prev !== head) {
-      let prev = head;
-      rows = rows.map((row, i) => {
-        const moved = rechainLine(row.line, seq + 1 + i, prev);
-        prev = moved.hash;
-        return moved;
-      });
-    }
-    this.#insertRows(rows);
-    const file = this.#pending as PendingFile;
-    if (this.#markCommitted.run(file.size, file.name).changes !== 1) {
-      throw new Error(`the pending file ${file.name} is no longer registered (another process took it over)`);
-    }
-    const end = rows[rows.length - 1] as ChainedRow;
-    this.#seq = end.seq;
-    this.#headHash = end.hash;
-  }
-
-  /** Replaces a large, fully committed pending file by a new one (registered first); a failure keeps the old one. */
-  #rotatePending(): void {
-    const old = this.#pending as PendingFile;
-    const pid = (this.#process as AuditProcess).pid;
-    const name = newPendingName(this.file, pid);
-    try {
-      this.#db.transaction(() => {
-        this.#register.run(name, hostname(), pid);
-        this.#unregister.run(old.name);
-      }).immediate();
-    } catch {
-      return;
-    }
-    try {
-      this.#pending = new PendingFile(this.file, name);
-    } catch {
-      // The old file's row is gone (it is fully committed): later groups are committed before their answers, as with no pending file.
-      this.#pending = undefined;
-    }
-    OPEN_PENDING.delete(old.path);
-    if (this.#pending !== undefined) OPEN_PENDING.add(this.#pending.path);
-    old.close();
-    removePendingFile(old.path);
   }
 
   /**
@@ -771,17 +536,17 @@ export class SqliteAuditLog implements AuditLog, AuditReader {
   /** One transaction for `batch` (not yet synced: see {@link #sync}); on failure the records wait for the retry. */
   #write(batch: Pending[]): boolean {
     if (batch.length === 0) return true;
-    this.#writing = batch;
+    let rows: ChainedRow[];
     try {
-      this.#writeTransaction();
+      rows = this.#table.writeGroup(batch.map((p) => p.entry));
     } catch (error) {
       this.#fail(batch, error);
       return false;
-    } finally {
-      this.#writing = NOTHING;
     }
-    this.#seq = this.#writtenSeq;
-    this.#headHash = this.#writtenHead;
+    for (let i = 0; i < batch.length; i++) (batch[i] as Pending).record = (rows[i] as ChainedRow).record;
+    const end = rows[rows.length - 1] as ChainedRow;
+    this.#seq = end.seq;
+    this.#headHash = end.hash;
     this.#commits++;
     this.#groups++;
     return true;
@@ -792,51 +557,6 @@ export class SqliteAuditLog implements AuditLog, AuditReader {
     this.#problem = writeProblem(error);
     this.#unwritten.push(...batch);
     for (const p of batch) p.reject(new McpError(McpErrorCode.StoreWriteFailed, `The audit log ${this.file} cannot be written: ${this.#problem}`, { cause: error }));
-  }
-
-  /**
-   * The body of {@link #writeTransaction}: chains and inserts {@link #writing}. `IMMEDIATE` took
-   * the write lock first, and the chain continues from the last record on disk, so several
-   * processes on one state folder (a gateway over HTTP and one over stdio) share it.
-   */
-  #writeRows(): void {
-    const batch = this.#writing;
-    const last = this.#last.get() as Row | undefined;
-    let seq = last?.seq ?? 0;
-    let head = last?.hash ?? AUDIT_GENESIS;
-    const rows: AuditRow[] = [];
-    for (const p of batch) {
-      const row = chainRecord(p.entry, ++seq, head);
-      head = row.hash;
-      rows.push(row);
-      p.record = row.record;
-    }
-    this.#insertRows(rows);
-    this.#writtenSeq = seq;
-    this.#writtenHead = head;
-  }
-
-  /** Inserts chained rows, one statement per up to {@link MAX_ROWS_PER_INSERT}: a group costs a few statement runs, not one per record. */
-  #insertRows(rows: readonly AuditRow[]): void {
-    for (let from = 0; from < rows.length; from += MAX_ROWS_PER_INSERT) {
-      const count = Math.min(MAX_ROWS_PER_INSERT, rows.length - from);
-      const values: (number | string)[] = [];
-      for (let i = from; i < from + count; i++) {
-        const row = rows[i] as AuditRow;
-        values.push(row.seq, row.line, row.hash);
-      }
-      this.#insertOf(count).run(...values);
-    }
-  }
-
-  /** The statement inserting `rows` records. */
-  #insertOf(rows: number): Database.Statement<(number | string)[]> {
-    let statement = this.#inserts[rows - 1];
-    if (statement === undefined) {
-      statement = this.#db.prepare(`INSERT INTO audit (seq, line, hash) VALUES ${Array.from({ length: rows }, () => '(?, ?, ?)').join(', ')}`);
-      this.#inserts[rows - 1] = statement;
-    }
-    return statement;
   }
 
   /** Syncs the WAL on the thread pool (see {@link WalSync}): the commits written so far are durable when it resolves. */
@@ -877,11 +597,4 @@ export class SqliteAuditLog implements AuditLog, AuditReader {
     }, this.#retryMs);
     this.#retry.unref?.();
   }
-}
-
-function writeProblem(error: unknown): string {
-  const code = (error as { code?: unknown }).code;
-  if (code === 'SQLITE_FULL') return 'disk full';
-  if (typeof code === 'string' && code.startsWith('SQLITE_IOERR')) return `I/O error (${code})`;
-  return describeError(error);
 }

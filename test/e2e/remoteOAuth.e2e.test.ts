@@ -22,7 +22,7 @@ import { serveGatewayHttp } from '../../src/cli/gatewayHttp.js';
 import { gatewayFrontDoor } from '../../src/host/openGateway.js';
 import { tokenDigest } from '../../src/auth/resource/staticTokens.js';
 import { hostOAuthHooks } from '../../src/cli/hostSetup.js';
-import { login, logout } from '../../src/cli/loginCommand.js';
+import { login, logout } from '../../src/cli/oauthLogin.js';
 import { StreamableHttpClientTransport } from '../../src/transport/http/client/client.js';
 import { silentLogger } from '../../src/util/logger.js';
 import { browser, clock, freePort, startAuthorizationServer, startServer, type RecordingServer } from './remoteOAuthSupport.js';

@@ -11,7 +11,7 @@ import Database from 'better-sqlite3';
 import { nodeFetch } from '../../src/adapters/nodeFetch.js';
 import { McpClient } from '../../src/client/mcpClient.js';
 import { SqliteAuditLog } from '../../src/store/sqliteAudit.js';
-import { THIS_PROCESS } from '../../src/cli/auditCommand.js';
+import { THIS_PROCESS } from '../../src/cli/auditFiles.js';
 import { StreamableHttpClientTransport } from '../../src/transport/http/client/client.js';
 import { MAIN, everythingEntry, startGateway, writeConfig, type GatewayConfig, type RunningGateway } from './fixtures/gatewayHarness.js';
 

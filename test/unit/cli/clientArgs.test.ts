@@ -3,10 +3,15 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { UsageError } from '../../../src/cli/args.js';
-import { formatToolResult, parseToolArguments } from '../../../src/cli/callCommand.js';
-import { parseClientArgs, splitCommandLine } from '../../../src/cli/clientConnect.js';
-import { formatToolList, toolSignature } from '../../../src/cli/toolsCommand.js';
+import { parseClientArgs as clientArgsOf, splitCommandLine, type ClientArgs } from '../../../src/cli/clientConnect.js';
+import { parseCommandLine } from '../../../src/cli/command.js';
+import { formatToolResult } from '../../../src/cli/commands/call.js';
+import { command as toolsCommand, formatToolList, toolSignature } from '../../../src/cli/commands/tools.js';
+import { parseToolArguments } from '../../../src/cli/jsonArguments.js';
 import type { Tool } from '../../../src/protocol/model/tool.js';
+
+/** What `switchboard tools` reads from `argv`. */
+const parseClientArgs = (argv: readonly string[]): ClientArgs => clientArgsOf(parseCommandLine(toolsCommand, argv));
 
 describe('splitCommandLine', () => {
   it('splits on whitespace and honours quotes and escapes, without expansion', () => {
@@ -47,7 +52,7 @@ describe('parseClientArgs', () => {
     assert.throws(() => parseClientArgs(['--timeout', 'soon', 'http://x/mcp']), /invalid --timeout/);
     assert.throws(() => parseClientArgs(['--oauth', 'node server.js']), /--oauth needs/);
     assert.throws(() => parseClientArgs(['--header', 'A:b', 'node server.js']), /--header needs/);
-    assert.throws(() => parseClientArgs(['--bogus', 'http://x/mcp']), /unknown option --bogus/);
+    assert.throws(() => parseClientArgs(['--bogus', 'http://x/mcp']), { name: 'UsageError', message: 'unknown option --bogus for tools' });
   });
 
   it('a URL without its scheme is a usage error that names the URL it means, not a command to spawn', () => {

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { listen, type ListeningServer } from '../../../src/adapters/nodeHttp.js';
-import { createEverythingServer } from '../../../src/cli/everything/server.js';
+import { createEverythingServer } from '../../../src/demo/everything/server.js';
 import { createStreamableHttpHandler } from '../../../src/transport/http/server/server.js';
 import { cli as run, STDIO_SERVER, type Outcome } from './cliProcess.js';
 
@@ -45,14 +45,13 @@ describe('switchboard tools', () => {
     assert.match(stdout, /^echo\(message: string\) +Echo/m);
   });
 
-  it('an unreachable server exits 1 with a message; a bad option exits 2 with the help', async () => {
+  it('an unreachable server exits 1 with a message; a bad option exits 2 with one line and a pointer to the help', async () => {
     const down = await cli('tools', '--timeout', '2000', 'http://127.0.0.1:9/mcp');
     assert.equal(down.code, 1);
     assert.match(down.stderr, /^switchboard tools: /);
     const bad = await cli('tools', '--era', 'sometimes', url);
     assert.equal(bad.code, 2);
-    assert.match(bad.stderr, /invalid --era/);
-    assert.match(bad.stderr, /Usage: switchboard tools/);
+    assert.equal(bad.stderr, "switchboard tools: invalid --era sometimes\nRun 'switchboard tools --help' for usage.\n");
   });
 });
 

@@ -5,7 +5,7 @@ import { createServer, type Server } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { listen, type ListeningServer } from '../../../src/adapters/nodeHttp.js';
 import { explainFailure, schemelessUrl, serverReason } from '../../../src/cli/clientErrors.js';
-import { createEverythingServer } from '../../../src/cli/everything/server.js';
+import { createEverythingServer } from '../../../src/demo/everything/server.js';
 import { createStreamableHttpHandler } from '../../../src/transport/http/server/server.js';
 import { McpError, McpErrorCode } from '../../../src/util/errors.js';
 import { cli } from './cliProcess.js';

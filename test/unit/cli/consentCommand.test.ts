@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { PassThrough } from 'node:stream';
 import { describe, it } from 'node:test';
-import { scopeOf } from '../../../src/cli/consentCommand.js';
+import { scopeOf } from '../../../src/cli/commands/consent.js';
 import { UsageError } from '../../../src/cli/args.js';
 import { terminalConsentProvider } from '../../../src/cli/consentTerminal.js';
 import type { ConsentRequest } from '../../../src/host/consent/consentTypes.js';

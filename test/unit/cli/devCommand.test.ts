@@ -5,7 +5,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { connectHint, findTsx } from '../../../src/cli/devCommand.js';
+import { connectHint, findTsx } from '../../../src/cli/commands/dev.js';
 import { cli, root, startCli } from './cliProcess.js';
 
 const server = (version: string): string => `const version: string = '${version}';\nconsole.log(\`dev server \${version} on port \${process.env['PORT'] ?? '?'}\`);\nsetInterval(() => undefined, 60_000);\n`;

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import { listen, type ListeningServer } from '../../../src/adapters/nodeHttp.js';
-import { createEverythingServer } from '../../../src/cli/everything/server.js';
+import { createEverythingServer } from '../../../src/demo/everything/server.js';
 import { fieldQuestion, formFields, parseFieldAnswer, runElicitationForm, type Ask } from '../../../src/cli/elicitationForm.js';
 import type { ElicitFormParams } from '../../../src/protocol/model/elicitation.js';
 import { createStreamableHttpHandler } from '../../../src/transport/http/server/server.js';

@@ -3,7 +3,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { UsageError } from '../../../src/cli/args.js';
-import { inspectCommand, inspectServerEntry, inspectServerId } from '../../../src/cli/inspectCommand.js';
+import { runCommand } from '../../../src/cli/command.js';
+import { command as inspect, inspectServerEntry, inspectServerId } from '../../../src/cli/commands/inspect.js';
 
 describe('switchboard inspect: arguments', () => {
   it('derives the id from the script, the command or the host, and takes --name', () => {
@@ -27,8 +28,8 @@ describe('switchboard inspect: arguments', () => {
   });
 
   it('refuses client-only options (--oauth, --era) and a missing server before starting anything', async () => {
-    await assert.rejects(inspectCommand(['--oauth', 'https://h.example/mcp']), (e: unknown) => e instanceof UsageError && /--oauth is not available with inspect/.test(e.message));
-    await assert.rejects(inspectCommand(['--era', 'stateless', 'https://h.example/mcp']), (e: unknown) => e instanceof UsageError && /--era is not available/.test(e.message));
-    await assert.rejects(inspectCommand([]), (e: unknown) => e instanceof UsageError && /missing <server>/.test(e.message));
+    await assert.rejects(runCommand(inspect, ['--oauth', 'https://h.example/mcp']), (e: unknown) => e instanceof UsageError && e.message === 'unknown option --oauth for inspect');
+    await assert.rejects(runCommand(inspect, ['--era', 'stateless', 'https://h.example/mcp']), (e: unknown) => e instanceof UsageError && e.message === 'unknown option --era for inspect');
+    await assert.rejects(runCommand(inspect, []), (e: unknown) => e instanceof UsageError && /missing <server>/.test(e.message));
   });
 });

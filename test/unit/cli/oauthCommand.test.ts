@@ -14,7 +14,7 @@ import { after, describe, it } from 'node:test';
 import { toNodeHandler } from '../../../src/adapters/nodeHttp.js';
 import { createDevAuthorizationServer } from '../../../src/auth/dev/devAuthorizationServer.js';
 import { allowInsecureRequests } from '../../../src/auth/http.js';
-import { createEverythingServer } from '../../../src/cli/everything/server.js';
+import { createEverythingServer } from '../../../src/demo/everything/server.js';
 import { createStreamableHttpHandler } from '../../../src/transport/http/server/server.js';
 
 const root = new URL('../../../', import.meta.url).pathname;

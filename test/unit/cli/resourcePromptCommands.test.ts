@@ -7,8 +7,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { listen, type ListeningServer } from '../../../src/adapters/nodeHttp.js';
-import { createEverythingServer } from '../../../src/cli/everything/server.js';
-import { formatPromptList, parsePromptArguments } from '../../../src/cli/promptsCommand.js';
+import { createEverythingServer } from '../../../src/demo/everything/server.js';
+import { formatPromptList } from '../../../src/cli/commands/prompts.js';
+import { parsePromptArguments } from '../../../src/cli/jsonArguments.js';
 import { createStreamableHttpHandler } from '../../../src/transport/http/server/server.js';
 import { cli, STDIO_SERVER } from './cliProcess.js';
 

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { listen } from '../../../src/adapters/nodeHttp.js';
-import { createEverythingServer } from '../../../src/cli/everything/server.js';
+import { createEverythingServer } from '../../../src/demo/everything/server.js';
 import { McpClient } from '../../../src/client/mcpClient.js';
 import { JsonRpcError } from '../../../src/jsonrpc/errors.js';
 import { StreamableHttpClientTransport } from '../../../src/transport/http/client/client.js';

@@ -1,6 +1,6 @@
 // Test support for the client: an in-memory everything server, a wire recorder, and a
 // scripted raw peer for behaviours no well-behaved server shows.
-import { createEverythingServer } from '../../../src/cli/everything/server.js';
+import { createEverythingServer } from '../../../src/demo/everything/server.js';
 import { McpClient } from '../../../src/client/mcpClient.js';
 import type { McpClientOptions } from '../../../src/client/types.js';
 import type { ChannelSink, SendOptions } from '../../../src/jsonrpc/channel.js';

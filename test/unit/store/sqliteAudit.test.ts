@@ -10,7 +10,7 @@ import Database from 'better-sqlite3';
 import type { AuditEntry } from '../../../src/host/audit.js';
 import { AUDIT_GENESIS, SqliteAuditLog } from '../../../src/store/sqliteAudit.js';
 import { isMcpError } from '../../../src/util/errors.js';
-import { THIS_PROCESS } from '../../../src/cli/auditCommand.js';
+import { THIS_PROCESS } from '../../../src/cli/auditFiles.js';
 
 let dir: string;
 before(async () => {
@@ -550,7 +550,7 @@ describe('store/sqliteAudit: durability batch (the answer waits for the commit, 
 
 describe('store/sqliteAudit: batch pending files (answered before the commit; a killed process loses nothing)', () => {
   const MODULE = new URL('../../../src/store/sqliteAudit.ts', import.meta.url).href;
-  const CLI_MODULE = new URL('../../../src/cli/auditCommand.ts', import.meta.url).href;
+  const CLI_MODULE = new URL('../../../src/cli/auditFiles.ts', import.meta.url).href;
   /**
    * A child process that opens `file` with `batch`, appends `names`, prints the hashes its appends
    * resolved with (the answers it could have sent), then `after`: killed before the commit, or blocked.

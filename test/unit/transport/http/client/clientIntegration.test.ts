@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { listen, type ListeningServer } from '../../../../../src/adapters/nodeHttp.js';
-import { createEverythingServer } from '../../../../../src/cli/everything/server.js';
+import { createEverythingServer } from '../../../../../src/demo/everything/server.js';
 import { Connection } from '../../../../../src/jsonrpc/connection.js';
 import { JsonRpcError } from '../../../../../src/jsonrpc/errors.js';
 import { StreamableHttpClientTransport, type FetchLike } from '../../../../../src/transport/http/client/client.js';

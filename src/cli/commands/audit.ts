@@ -1,0 +1,145 @@
+/**
+ * `switchboard audit tail | verify | export`: the person's view of the gateway's audit log
+ * (`<stateDir>/audit.db`, written by the gateway's audit interceptor).
+ *
+ * @module
+ */
+import { existsSync } from 'node:fs';
+import { resolve as resolvePath } from 'node:path';
+import { loadConfig } from '../hostSetup.js';
+import type { AuditReader, AuditRecord } from '../../host/audit.js';
+import { SqliteAuditLog } from '../../store/sqliteAudit.js';
+import { CliFailure, UsageError } from '../args.js';
+import { THIS_PROCESS, auditFile, formatAuditRecord } from '../auditFiles.js';
+import { emitAuditRecords } from '../../host/auditTelemetry.js';
+import { registeredLoggerProvider } from '../../protocol/telemetry.js';
+import { loadTelemetry } from '../telemetrySetup.js';
+import { defineCommand, type ParsedCommand } from '../command.js';
+
+/** `switchboard audit`. */
+export const command = defineCommand({
+  name: 'audit',
+  summary: "read and verify the gateway's tamper-evident audit log (tail, verify, export)",
+  usage: ['<tail|verify|export> [--config FILE] [--file DB] [options]'],
+  description: `Reads the gateway's tamper-evident audit log (one hash-chained record per request: time,
+principal, server, tool, argument digest, decisions with their rule ids, outcome, latency).`,
+  positionals: [
+    { name: 'tail', description: 'print the newest N records (--lines, default 20), one line each' },
+    { name: 'verify', description: 're-compute every hash and link; exit 1 and name each record that was edited, deleted, inserted or reordered; prints the head hash' },
+    { name: 'export', description: 'print records as JSON lines (JSONL), oldest first (from --from SEQ); with --telemetry, emit them as OpenTelemetry log records' },
+  ],
+  options: {
+    lines: { type: 'string', short: 'n', value: 'N', description: 'tail: how many records', default: '20' },
+    from: { type: 'string', value: 'SEQ', description: 'export: the first record', default: '1' },
+    telemetry: {
+      type: 'string',
+      value: 'F',
+      description:
+        'export: instead emit the records as OpenTelemetry log records: import the ES module F (as gateway --telemetry does), which registers a LoggerProvider; flush and shut it down after; print how many records were emitted',
+    },
+    config: { type: 'string', value: 'FILE', description: 'the gateway config whose stateDir holds audit.db', default: './switchboard.json' },
+    file: { type: 'string', value: 'DB', description: 'the audit database itself (instead of --config)' },
+    store: {
+      type: 'string',
+      value: 'URL',
+      description: "the PostgreSQL audit log of several instances (postgres://...): verify checks the whole chain",
+      default: "the config's switchboard.store when set",
+    },
+    json: { type: 'boolean', description: 'tail and verify print JSON' },
+  },
+  run: runAudit,
+});
+
+const out = (line: string): void => void process.stdout.write(`${line}\n`);
+
+/** Runs `audit`; resolves with the exit code. */
+async function runAudit({ options, positionals }: ParsedCommand): Promise<number> {
+  const [verb, ...rest] = positionals;
+  if (verb !== 'tail' && verb !== 'verify' && verb !== 'export') throw new UsageError(verb === undefined ? 'say tail, verify or export' : `unknown audit command ${JSON.stringify(verb)}`);
+  if (rest.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(rest[0])}`);
+  const telemetry = typeof options['telemetry'] === 'string' ? options['telemetry'] : undefined;
+  if (telemetry !== undefined && verb !== 'export') throw new UsageError('--telemetry goes with export');
+  const log = await openReader(options);
+  try {
+    if (verb === 'tail') {
+      const count = options['lines'] === undefined ? 20 : positiveInteger(options['lines'], '--lines');
+      for (const r of await log.tail(count)) out(options['json'] === true ? JSON.stringify(r) : formatAuditRecord(r));
+      return 0;
+    }
+    if (verb === 'export') {
+      const from = options['from'] === undefined ? 1 : positiveInteger(options['from'], '--from');
+      if (telemetry !== undefined) {
+        const emitted = await exportTelemetry(log, from, telemetry);
+        out(`emitted ${emitted} audit record${emitted === 1 ? '' : 's'} as OpenTelemetry log records`);
+        return 0;
+      }
+      for await (const page of pages(log, from)) for (const r of page) out(JSON.stringify(r));
+      return 0;
+    }
+    const report = await log.verify();
+    if (options['json'] === true) out(JSON.stringify(report));
+    else {
+      for (const p of report.problems) out(`record ${p.seq}: ${p.problem}`);
+      out(`${report.ok ? 'intact' : 'TAMPERED'}: ${report.records} records, head ${report.head}`);
+    }
+    return report.ok ? 0 : 1;
+  } finally {
+    await log.close();
+  }
+}
+
+/** The records from `from` on, a page at a time. */
+async function* pages(log: AuditReader, from: number): AsyncGenerator<AuditRecord[]> {
+  for (let next = from; ; ) {
+    const page = await log.read({ from: next, limit: 1000 });
+    if (page.length > 0) yield page;
+    const last = page.at(-1);
+    if (last === undefined || page.length < 1000) return;
+    next = last.seq + 1;
+  }
+}
+
+/**
+ * `export --telemetry`: imports the SDK setup module, emits the records from `from` on to the
+ * logger provider it registered, then flushes and shuts the provider down when it can.
+ */
+async function exportTelemetry(log: AuditReader, from: number, file: string): Promise<number> {
+  await loadTelemetry(file);
+  const provider = registeredLoggerProvider();
+  if (provider === undefined) throw new CliFailure(`--telemetry ${file} registered no OpenTelemetry LoggerProvider (logs.setGlobalLoggerProvider, or an SDK with a log record processor); nothing was emitted`);
+  let emitted = 0;
+  for await (const page of pages(log, from)) emitted += emitAuditRecords(provider, page);
+  const sdk = provider as { forceFlush?: () => Promise<unknown>; shutdown?: () => Promise<unknown> };
+  if (typeof sdk.forceFlush === 'function') await sdk.forceFlush();
+  if (typeof sdk.shutdown === 'function') await sdk.shutdown();
+  return emitted;
+}
+
+/** The audit log named by --store, --file or the config (its store, else its state folder's file). */
+async function openReader(options: Readonly<Record<string, unknown>>): Promise<AuditReader & { close(): Promise<void> }> {
+  let store = typeof options['store'] === 'string' ? options['store'] : undefined;
+  let file = typeof options['file'] === 'string' ? resolvePath(options['file']) : undefined;
+  if (store === undefined && file === undefined) {
+    const config = await loadConfig(resolvePath(typeof options['config'] === 'string' ? options['config'] : 'switchboard.json'));
+    store = config.store;
+    file = auditFile(config.stateDir);
+  }
+  if (store !== undefined) {
+    const [{ PgDatabase }, { PgAuditLog }] = await Promise.all([import('../../store/postgres/pgDatabase.js'), import('../../store/postgres/pgAuditLog.js')]);
+    const db = await PgDatabase.open(store).catch((error: unknown) => {
+      throw new CliFailure(error instanceof Error ? error.message : String(error));
+    });
+    const log = new PgAuditLog(db);
+    return { read: (o) => log.read(o), tail: (n) => log.tail(n), verify: () => log.verify(), close: () => db.close() };
+  }
+  const path = file as string;
+  if (!existsSync(path)) throw new CliFailure(`no audit log at ${path} (the gateway writes it on its first request)`);
+  // Opening commits what a killed gateway answered but left in its pending file.
+  return SqliteAuditLog.open(path, { process: THIS_PROCESS });
+}
+
+function positiveInteger(value: unknown, name: string): number {
+  const n = Number(value);
+  if (typeof value !== 'string' || !/^\d+$/.test(value) || n < 1) throw new UsageError(`${name} must be a positive integer, got ${JSON.stringify(value)}`);
+  return n;
+}

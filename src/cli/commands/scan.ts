@@ -1,0 +1,218 @@
+/**
+ * `switchboard scan`: the offline poisoning and shadowing scanner on the command line.
+ *
+ * - `switchboard scan --tools FILE` scans a saved `tools/list` result (or a JSON-RPC response
+ *   holding one, or an array of tool definitions) without running anything: for the CI of
+ *   server authors.
+ * - `switchboard scan [CONFIG] [--yes]` starts each configured server through the host (stdio
+ *   launches need consent, as for the gateway), lists everything it exposes, pins it, scans it
+ *   (every server judged against the others' tools) and stops them again. Without CONFIG it
+ *   reads the MCP client configs found on this machine (as `switchboard import` does).
+ *   Pins go to the same store the gateway uses (`<stateDir>/pins.db`; without CONFIG, that of
+ *   `./switchboard.json`): a server never seen is pinned on first sight, and a definition that
+ *   differs from its pin (changed or added since, and not yet approved) is reported with its
+ *   classified diff (`pins/*` findings; `switchboard.pins: false` turns this off).
+ *
+ * Exit code: 1 when a finding meets `--fail-on` (default: any blocking finding) or a pinned
+ * definition changed (unless `--fail-on never`), 0 otherwise, 2 on a usage error.
+ *
+ * @module
+ */
+import { readFile } from 'node:fs/promises';
+import { resolve as resolvePath } from 'node:path';
+import { defaultTransportFactory } from '../../adapters/hostTransports.js';
+import { mergeServers, renderSwitchboardConfig } from '../../host/clientConfigs/merge.js';
+import { parseConfig } from '../../host/config.js';
+import type { HostConfig, ServerConfig } from '../../host/configTypes.js';
+import { Host } from '../../host/host.js';
+import { checkLaunch, launchSpecOf, type LaunchApprovalStore } from '../../host/launchConsent.js';
+import { MemoryLaunchApprovalStore } from '../../host/memoryStores.js';
+import { PinScan, type PinFinding } from '../../host/pins/pinScan.js';
+import { scanServers, scanTools } from '../../host/scanner/scan.js';
+import type { ScanReport, ServerSnapshot } from '../../host/scanner/types.js';
+import { openStateStores } from '../../store/jsonFileStore.js';
+import { createLineLogger } from '../../util/logger.js';
+import { CliFailure, UsageError } from '../args.js';
+import { CLIENT_NAMES, clientLocations, homeOf, processContext } from '../clientLocations.js';
+import { readLocations } from '../clientFiles.js';
+import { openPins } from '../hostSetup.js';
+import { fails, failOn, formatTrifectaReport, renderReport, scanFormat } from '../scanFormat.js';
+import { defineCommand, type ParsedCommand } from '../command.js';
+import { packageVersion } from '../version.js';
+
+/** `switchboard scan`. */
+export const command = defineCommand({
+  name: 'scan',
+  summary: 'scan tool definitions for poisoning and shadowing (a saved tools/list, or every configured server)',
+  usage: ['--tools FILE [--server NAME] [options]', '[CONFIG] [--yes] [options]'],
+  description: `With CONFIG the report ends with the static lethal-trifecta report of its labels.
+
+Scans tool, prompt, resource and template definitions and server instructions for
+poisoning and shadowing (offline, deterministic): hidden Unicode, instruction tags,
+override and jailbreak phrasing, concealment, coercion, credential files and exfiltration,
+covert parameters, references to other servers' tools and impersonation, encoded payloads,
+markup smuggling, preference manipulation, capability mismatch, embedded secrets.`,
+  positionals: [{ name: 'CONFIG', description: 'a switchboard.json; without one, the MCP client configs on this machine' }],
+  options: {
+    tools: { type: 'string', value: 'FILE', description: 'scan a saved tools/list result (or an array of tool definitions); runs nothing' },
+    server: { type: 'string', value: 'NAME', description: "with --tools: the server's name in the report", default: 'the file name' },
+    yes: { type: 'boolean', description: "approve every stdio server's launch for this run" },
+    trifecta: {
+      type: 'boolean',
+      description: 'with CONFIG: print only the static trifecta report (which combinations of servers complete it, from their configured labels); starts nothing',
+    },
+    format: { type: 'string', value: 'F', description: 'human, json or sarif', default: 'human' },
+    'fail-on': {
+      type: 'string',
+      value: 'S',
+      description: 'exit 1 on a finding of severity S or worse (low, medium, high, critical), on any blocking finding (block), or never',
+      default: 'block',
+    },
+    'log-level': { type: 'string', value: 'L', description: 'debug | info | warn | error (logs go to stderr)', default: 'error' },
+  },
+  notes: `With CONFIG (or the discovered configs), every server is also pinned in the gateway's pin
+store (<stateDir>/pins.db): first sight pins it; a definition that changed since (or a tool,
+prompt or template added since) is reported with its classified diff and exits 1 until a
+person runs \`switchboard pins approve\` or \`reject\` on it. --fail-on never exits 0 anyway.`,
+  run: runScan,
+});
+
+/** The definitions in a saved file: an array, `{ tools }`, or a JSON-RPC response `{ result: { tools } }`. */
+export function toolsOfFile(text: string, file: string): unknown[] {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new CliFailure(`${file} is not JSON: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  const record = (v: unknown): Record<string, unknown> | undefined => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined);
+  if (Array.isArray(value)) return value;
+  const tools = record(value)?.['tools'] ?? record(record(value)?.['result'])?.['tools'];
+  if (Array.isArray(tools)) return tools;
+  throw new CliFailure(`${file} holds no tool definitions: expected an array, { "tools": [...] } or a tools/list response`);
+}
+
+
+/** Runs the command; resolves with the exit code. */
+async function runScan({ options, positionals }: ParsedCommand): Promise<number> {
+  const format = scanFormat(options['format']);
+  const threshold = failOn(options['fail-on']);
+  if (positionals.length > 1) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[1])}`);
+  let report: ScanReport;
+  let problems: string[] = [];
+  let pins: readonly PinFinding[] = [];
+  let artifact: string | undefined;
+  let trifecta: string[] | undefined;
+  if (typeof options['tools'] === 'string') {
+    if (positionals.length > 0) throw new UsageError('--tools scans a file; give no config with it');
+    const file = resolvePath(options['tools']);
+    const text = await readFile(file, 'utf8').catch((error: unknown) => {
+      throw new CliFailure(`cannot read ${file}: ${error instanceof Error ? error.message : String(error)}`);
+    });
+    report = scanTools(toolsOfFile(text, file), { server: typeof options['server'] === 'string' ? options['server'] : (file.split(/[\\/]/).pop() ?? file) });
+    artifact = `file://${file}`;
+  } else {
+    const level = options['log-level'] ?? 'error';
+    if (level !== 'debug' && level !== 'info' && level !== 'warn' && level !== 'error') throw new UsageError(`invalid --log-level ${String(level)}`);
+    const config = positionals[0] !== undefined ? await loadConfigFile(resolvePath(positionals[0])) : discoveredConfig();
+    if (options['trifecta'] === true) {
+      if (positionals[0] === undefined) throw new UsageError('--trifecta needs a CONFIG');
+      process.stdout.write(`${formatTrifectaReport(config).join('\n')}\n`);
+      return 0;
+    }
+    ({ report, problems, pins } = await scanConfigured(config, options['yes'] === true, positionals[0] !== undefined, level));
+    if (format === 'human' && positionals[0] !== undefined) trifecta = formatTrifectaReport(config);
+  }
+  process.stdout.write(renderReport(report, format, { version: packageVersion(), ...(artifact !== undefined ? { artifact } : {}), problems, pins }));
+  if (trifecta !== undefined) process.stdout.write(`\n${trifecta.join('\n')}\n`);
+  return fails(report, threshold) || (threshold !== 'never' && pins.length > 0) ? 1 : 0;
+}
+
+async function loadConfigFile(file: string): Promise<HostConfig> {
+  const text = await readFile(file, 'utf8').catch((error: unknown) => {
+    throw new CliFailure(`cannot read ${file}: ${error instanceof Error ? error.message : String(error)}`);
+  });
+  return parseConfig(text, { file, env: process.env });
+}
+
+/** One config holding the servers of every MCP client config on this machine. */
+function discoveredConfig(): HostConfig {
+  const context = processContext();
+  const log = (line: string): void => void process.stderr.write(`${line}\n`);
+  const found = readLocations(CLIENT_NAMES.flatMap((c) => clientLocations(c, context)), homeOf(context), undefined, log);
+  if (found.length === 0) throw new CliFailure('no MCP servers found in any client config; pass a switchboard.json or use --tools FILE');
+  const { added } = mergeServers({}, found);
+  return parseConfig(renderSwitchboardConfig(added), { file: resolvePath('switchboard.json'), env: process.env });
+}
+
+/** Starts the configured servers (launch consent applies), pins and snapshots what they expose, scans, stops them. */
+async function scanConfigured(
+  config: HostConfig,
+  yes: boolean,
+  persist: boolean,
+  level: 'debug' | 'info' | 'warn' | 'error',
+): Promise<{ report: ScanReport; problems: string[]; pins: readonly PinFinding[] }> {
+  const logger = createLineLogger((line) => process.stderr.write(line), level);
+  // Approvals of a real config are kept with it (like the gateway's); those of discovered client configs only for this run.
+  const store: LaunchApprovalStore = persist ? openStateStores(config.stateDir).launches : new MemoryLaunchApprovalStore();
+  const interactive = process.stdin.isTTY === true && process.stderr.isTTY === true;
+  const problems: string[] = [];
+  const allowed: ServerConfig[] = [];
+  for (const server of config.servers) {
+    if (server.disabled) continue;
+    const spec = launchSpecOf(server);
+    if (spec !== undefined) {
+      try {
+        await checkLaunch({ serverId: server.id, spec, configApproved: config.approvedLaunches[server.id], store, yes, ...(interactive ? { prompt: askYesNo } : {}) });
+      } catch (error) {
+        problems.push(`${server.id}: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);
+        continue;
+      }
+    }
+    allowed.push(server);
+  }
+  // The gateway's pin store: a damaged one stops the scan before any server starts (fail closed).
+  const pinned = config.pins ? await openPins(config, logger, () => config, 'Nothing was scanned.') : undefined;
+  const pins = pinned !== undefined ? new PinScan(pinned.guard) : undefined;
+  let host: Host;
+  try {
+    host = await Host.open({
+      servers: allowed,
+      transport: defaultTransportFactory({ environment: process.env, logger }),
+      logger,
+      clientInfo: { name: 'switchboard-scan', version: packageVersion() },
+      ...(pins !== undefined ? { trust: pins } : {}),
+    });
+  } catch (error) {
+    await pinned?.store.close?.();
+    throw error;
+  }
+  try {
+    await host.start();
+    const snapshots: ServerSnapshot[] = [];
+    for (const health of host.health()) {
+      const server = host.server(health.id);
+      if (health.state !== 'ready' || server === undefined) {
+        problems.push(`${health.id}: not ready (${health.lastError ?? health.state})`);
+        continue;
+      }
+      const catalog = server.catalog;
+      snapshots.push({ server: health.id, instructions: server.client?.instructions, tools: catalog.tools, prompts: catalog.prompts, resources: catalog.resources, templates: catalog.templates });
+    }
+    if (pins !== undefined && pins.pinnedOnFirstUse.length > 0) logger.info(`pinned on first use: ${pins.pinnedOnFirstUse.join(', ')}`);
+    return { report: scanServers(snapshots), problems, pins: pins?.findings ?? [] };
+  } finally {
+    await host.close();
+    await pinned?.store.close?.();
+  }
+}
+
+async function askYesNo(text: string): Promise<boolean> {
+  const { createInterface } = await import('node:readline/promises');
+  const rl = createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    return /^y(es)?$/i.test((await rl.question(`${text} [y/N] `)).trim());
+  } finally {
+    rl.close();
+  }
+}

@@ -1,0 +1,264 @@
+/**
+ * The SQLite side of the audit log (`sqliteAudit.ts`): the file (mode 0600 in a 0700 folder),
+ * the schema, and every statement and transaction on it. Each write takes SQLite's write lock
+ * (`BEGIN IMMEDIATE`) and continues the chain from the last record on disk, so processes
+ * sharing a state folder keep one chain. Also the marks of the `batch` pending files
+ * (`audit_pending`, see `auditPending.ts`) and the commit of what dead processes left in theirs.
+ *
+ * @module
+ */
+import { chmodSync, closeSync, mkdirSync, openSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { dirname, join } from 'node:path';
+import Database from 'better-sqlite3';
+import type { AuditEntry, AuditRecord, AuditVerification } from '../host/audit.js';
+import { McpError, McpErrorCode, describeError } from '../util/errors.js';
+import { AUDIT_GENESIS, ChainVerifier, chainRecord, parseAuditRow, rechainLine, sha256Text, type AuditRow, type ChainedRow } from './auditChain.js';
+import { pendingFileNames, readPendingRows, removePendingFile, type AuditProcess } from './auditPending.js';
+
+const SCHEMA_VERSION = 1;
+/** Most records one `INSERT` statement writes (3 parameters each, well under SQLite's limit of 32766). */
+const MAX_ROWS_PER_INSERT = 32;
+
+/** The head of the chain: the last record's number and hash (0 and the genesis hash when empty). */
+export interface ChainHead {
+  readonly seq: number;
+  readonly hash: string;
+}
+
+/** One line of a failed write, for `problem`: a full disk and I/O errors named as such. */
+export function writeProblem(error: unknown): string {
+  const code = (error as { code?: unknown }).code;
+  if (code === 'SQLITE_FULL') return 'disk full';
+  if (typeof code === 'string' && code.startsWith('SQLITE_IOERR')) return `I/O error (${code})`;
+  return describeError(error);
+}
+
+/** The audit table of one database file (see the module comment). */
+export class AuditTable {
+  readonly file: string;
+  /** Whether the database runs in WAL mode (then the log syncs the WAL itself after commits). */
+  readonly wal: boolean;
+  readonly #db: Database.Database;
+  /** `INSERT` statements of 1 to {@link MAX_ROWS_PER_INSERT} rows, prepared on first use (index = rows - 1). */
+  readonly #inserts: (Database.Statement<(number | string)[]> | undefined)[] = [];
+  readonly #last: Database.Statement;
+  readonly #markCommitted: Database.Statement;
+  /** A pending file's row: added before anything is written to the file, removed once it is fully committed. */
+  readonly #register: Database.Statement;
+  readonly #unregister: Database.Statement;
+  readonly #writeGroup: (entries: readonly AuditEntry[]) => ChainedRow[];
+  readonly #commitPending: (rows: readonly ChainedRow[], file: { readonly size: number; readonly name: string }) => ChainedRow;
+
+  private constructor(file: string, db: Database.Database, wal: boolean) {
+    this.file = file;
+    this.#db = db;
+    this.wal = wal;
+    this.#last = db.prepare('SELECT seq, line, hash FROM audit ORDER BY seq DESC LIMIT 1');
+    this.#markCommitted = db.prepare('UPDATE audit_pending SET committed = ? WHERE name = ?');
+    this.#register = db.prepare('INSERT INTO audit_pending (name, host, pid, committed) VALUES (?, ?, ?, 0)');
+    this.#unregister = db.prepare('DELETE FROM audit_pending WHERE name = ?');
+    this.#writeGroup = db.transaction((entries: readonly AuditEntry[]) => this.#writeRows(entries)).immediate;
+    this.#commitPending = db.transaction((rows: readonly ChainedRow[], pending: { readonly size: number; readonly name: string }) => this.#commitRows(rows, pending)).immediate;
+  }
+
+  /**
+   * Opens (creating when missing, with mode 0600 in a 0700 folder) the audit database `file`,
+   * or `:memory:`; `maxBytes` bounds its size (reaching it reads as a full disk).
+   *
+   * @throws McpError `ERR_MCP_STORE_CORRUPT` when the file is not a usable audit database.
+   */
+  static open(file: string, maxBytes?: number): AuditTable {
+    if (file !== ':memory:') {
+      mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+      closeSync(openSync(file, 'a', 0o600));
+      chmodSync(file, 0o600);
+    }
+    let db: Database.Database | undefined;
+    try {
+      db = new Database(file);
+      // In WAL mode commits are synced by the log (fdatasync of the WAL before any append of the group
+      // resolves); where WAL is not available SQLite syncs at commit itself (FULL).
+      const wal = db.pragma('journal_mode = WAL', { simple: true }) === 'wal' && file !== ':memory:';
+      db.pragma(wal ? 'synchronous = NORMAL' : 'synchronous = FULL');
+      const version = db.pragma('user_version', { simple: true }) as number;
+      const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'audit'").all();
+      if (tables.length === 0) {
+        if (version !== 0) throw new Error(`user_version is ${version} but the audit table is missing`);
+        db.exec('CREATE TABLE audit (seq INTEGER PRIMARY KEY, line TEXT NOT NULL, hash TEXT NOT NULL) STRICT');
+        db.pragma(`user_version = ${SCHEMA_VERSION}`);
+      } else if (version !== SCHEMA_VERSION) {
+        throw new Error(`unknown audit schema version ${version}`);
+      }
+      // The pending files' marks (`batch`; see auditPending.ts). Not part of the chain, so no new schema version.
+      db.exec('CREATE TABLE IF NOT EXISTS audit_pending (name TEXT PRIMARY KEY, host TEXT NOT NULL, pid INTEGER NOT NULL, committed INTEGER NOT NULL) STRICT');
+      if (maxBytes !== undefined) {
+        const pageSize = db.pragma('page_size', { simple: true }) as number;
+        db.pragma(`max_page_count = ${Math.max(1, Math.ceil(maxBytes / pageSize))}`);
+      }
+      return new AuditTable(file, db, wal);
+    } catch (error) {
+      db?.close();
+      throw new McpError(McpErrorCode.StoreCorrupt, `The audit log ${file} cannot be opened: ${describeError(error)}`, { cause: error });
+    }
+  }
+
+  /** The head of the chain on disk. */
+  head(): ChainHead {
+    const last = this.#last.get() as AuditRow | undefined;
+    return { seq: last?.seq ?? 0, hash: last?.hash ?? AUDIT_GENESIS };
+  }
+
+  /**
+   * Chains `entries` after the last record on disk and inserts them, in one `IMMEDIATE`
+   * transaction (not yet synced); resolves nothing, returns the rows with their records.
+   */
+  writeGroup(entries: readonly AuditEntry[]): ChainedRow[] {
+    return this.#writeGroup(entries);
+  }
+
+  #writeRows(entries: readonly AuditEntry[]): ChainedRow[] {
+    let { seq, hash } = this.head();
+    const rows: ChainedRow[] = [];
+    for (const entry of entries) {
+      const row = chainRecord(entry, ++seq, hash);
+      hash = row.hash;
+      rows.push(row);
+    }
+    this.#insertRows(rows);
+    return rows;
+  }
+
+  /**
+   * Commits a pending file's answered `rows` in one transaction with the file's `committed`
+   * mark: as chained when the chain on disk still ends where they were chained from,
+   * re-chained after its end when another writer has extended it meanwhile (then the appends
+   * resolved with numbers the rows no longer have). Returns the last row as committed.
+   */
+  commitPending(rows: readonly ChainedRow[], file: { readonly size: number; readonly name: string }): ChainedRow {
+    return this.#commitPending(rows, file);
+  }
+
+  #commitRows(pending: readonly ChainedRow[], file: { readonly size: number; readonly name: string }): ChainedRow {
+    let rows = pending;
+    const first = rows[0] as ChainedRow;
+    const { seq, hash } = this.head();
+    if (first.seq !== seq + 1 || first.record.prev !== hash) {
+      let prev = hash;
+      rows = rows.map((row, i) => {
+        const moved = rechainLine(row.line, seq + 1 + i, prev);
+        prev = moved.hash;
+        return moved;
+      });
+    }
+    this.#insertRows(rows);
+    if (this.#markCommitted.run(file.size, file.name).changes !== 1) {
+      throw new Error(`the pending file ${file.name} is no longer registered (another process took it over)`);
+    }
+    return rows[rows.length - 1] as ChainedRow;
+  }
+
+  /** Registers a pending file of process `pid` on this host (before anything is written to it). */
+  register(name: string, pid: number): void {
+    this.#register.run(name, hostname(), pid);
+  }
+
+  /** Removes a fully committed pending file's row. */
+  unregister(name: string): void {
+    this.#unregister.run(name);
+  }
+
+  /** Registers `name` and removes `old`'s row in one transaction (a large pending file replaced). */
+  replaceRegistration(name: string, old: string, pid: number): void {
+    this.#db
+      .transaction(() => {
+        this.register(name, pid);
+        this.unregister(old);
+      })
+      .immediate();
+  }
+
+  /**
+   * Commits the rows that processes which are gone left past their `committed` mark, re-chained
+   * at the end where the chain has moved on, and removes their files and rows; removes files
+   * that have no row (fully committed). A process counts as gone when it ran on this host (by
+   * name) and its pid is not running, or is this process's pid without the file being open
+   * here (`open`: a restart that got the same pid). Throws when a file cannot be read or committed.
+   */
+  recoverPeers(me: AuditProcess, open: ReadonlySet<string>): void {
+    const rows = this.#db.prepare('SELECT name, host, pid, committed FROM audit_pending').all() as { name: string; host: string; pid: number; committed: number }[];
+    const dir = dirname(this.file);
+    const registered = new Set(rows.map((r) => r.name));
+    for (const name of pendingFileNames(this.file)) if (!registered.has(name) && !open.has(join(dir, name))) removePendingFile(join(dir, name));
+    const here = hostname();
+    for (const row of rows) {
+      const path = join(dir, row.name);
+      if (open.has(path) || row.host !== here || (row.pid !== me.pid && me.isRunning(row.pid))) continue;
+      try {
+        const lines = readPendingRows(path, row.committed);
+        this.#db.transaction(() => {
+          let { seq, hash } = this.head();
+          const chained: AuditRow[] = [];
+          for (const line of lines) {
+            const parsed = JSON.parse(line) as { seq?: unknown; prev?: unknown };
+            // A row continues the chain at its own number when nothing was written since; else it is re-chained.
+            const next = parsed.seq === seq + 1 && parsed.prev === hash ? { seq: seq + 1, line, hash: sha256Text(line) } : rechainLine(line, seq + 1, hash);
+            seq = next.seq;
+            hash = next.hash;
+            chained.push(next);
+          }
+          this.#insertRows(chained);
+          this.unregister(row.name);
+        }).immediate();
+      } catch (error) {
+        throw new McpError(McpErrorCode.StoreWriteFailed, `The audit log ${this.file} holds answered records in ${row.name} that cannot be committed: ${writeProblem(error)}`, { cause: error });
+      }
+      removePendingFile(path);
+    }
+  }
+
+  /** Records from `from` on (default 1), at most `limit` (default all). */
+  read(from = 1, limit = -1): AuditRecord[] {
+    return (this.#db.prepare('SELECT seq, line, hash FROM audit WHERE seq >= ? ORDER BY seq LIMIT ?').all(from, limit) as AuditRow[]).map(parseAuditRow);
+  }
+
+  /** The newest `count` records, oldest first. */
+  tail(count: number): AuditRecord[] {
+    return (this.#db.prepare('SELECT seq, line, hash FROM audit ORDER BY seq DESC LIMIT ?').all(count) as AuditRow[]).reverse().map(parseAuditRow);
+  }
+
+  /** Re-computes every hash and link of the chain. */
+  verify(): AuditVerification {
+    const verifier = new ChainVerifier();
+    for (const row of this.#db.prepare('SELECT seq, line, hash FROM audit ORDER BY seq').iterate() as IterableIterator<AuditRow>) verifier.add(row);
+    return verifier.result();
+  }
+
+  /** Closes the database. */
+  close(): void {
+    this.#db.close();
+  }
+
+  /** Inserts chained rows, one statement per up to {@link MAX_ROWS_PER_INSERT}: a group costs a few statement runs, not one per record. */
+  #insertRows(rows: readonly AuditRow[]): void {
+    for (let from = 0; from < rows.length; from += MAX_ROWS_PER_INSERT) {
+      const count = Math.min(MAX_ROWS_PER_INSERT, rows.length - from);
+      const values: (number | string)[] = [];
+      for (let i = from; i < from + count; i++) {
+        const row = rows[i] as AuditRow;
+        values.push(row.seq, row.line, row.hash);
+      }
+      this.#insertOf(count).run(...values);
+    }
+  }
+
+  /** The statement inserting `rows` records. */
+  #insertOf(rows: number): Database.Statement<(number | string)[]> {
+    let statement = this.#inserts[rows - 1];
+    if (statement === undefined) {
+      statement = this.#db.prepare(`INSERT INTO audit (seq, line, hash) VALUES ${Array.from({ length: rows }, () => '(?, ?, ?)').join(', ')}`);
+      this.#inserts[rows - 1] = statement;
+    }
+    return statement;
+  }
+}
