@@ -454,8 +454,14 @@ export class Gateway {
       const args = (params['arguments'] ?? {}) as Record<string, unknown>;
       const name = String(args['name']);
       const inner = { ...params, arguments: (args['arguments'] ?? {}) as Record<string, unknown> };
-      // A name the host does not route is still the host's to refuse and record (withheld or unknown).
-      return this.#callTool(name, inner, ctx) as Promise<CallToolResult>;
+      if (this.#host.tool(name) !== undefined) return this.#callTool(name, inner, ctx) as Promise<CallToolResult>;
+      // A name the host does not route is still the host's to record and refuse: a withheld tool with its
+      // reason, an unknown one as a tool error the model can act on (the name is call_tool's argument).
+      const unknown: CallToolResult = { content: [{ type: 'text', text: `Unknown tool: ${name}. Use ${SEARCH_TOOL} to find tools.` }], isError: true };
+      return this.#host.refuse('tools/call', 'tool', name, { arguments: inner.arguments }, scopeOf(ctx), () => Promise.resolve(unknown)).catch((error: unknown) => {
+        if (isToolLevel(error)) return { content: [{ type: 'text', text: (error as Error).message }], isError: true };
+        throw toWireError(error);
+      });
     });
   }
 }

@@ -209,6 +209,16 @@ export async function openGateway(config: HostConfig, deps: GatewayDeps): Promis
     const unwatchPins = pins?.store.watch?.(() => void pins.guard.reload().then(() => host.refreshTrust()));
     if (unwatchPins !== undefined) closers.push(unwatchPins);
     await host.start();
+    // The scanner judges every list the host exposes as soon as it changes, not only when a client
+    // lists: its reports are logged at start, and the console shows each item's verdict.
+    const scanAll = (): void => {
+      scanner.filter(host.tools);
+      scanner.filter(host.prompts);
+      scanner.filter(host.resources);
+      scanner.filter(host.templates);
+    };
+    scanAll();
+    closers.push(host.onChange(scanAll));
     for (const h of host.health()) {
       if (h.state !== 'ready') logger.warn(`server ${h.id} is not ready: ${h.problem ?? h.lastError ?? h.state}`);
       else if (h.problem !== undefined) logger.warn(`server ${h.id}: ${h.problem}`);

@@ -91,7 +91,7 @@ describe('e2e: the gateway audit log', () => {
     assert.match(intact.stdout, /^intact: \d+ records, head sha256:[0-9a-f]{64}$/m);
     const tail = cli('tail', '-n', '2');
     assert.equal(tail.status, 0, tail.stderr);
-    assert.match(tail.stdout, /^#\d+ \S+ tools\/call everything echo -> ok/m);
+    assert.match(tail.stdout, /^#\d+ \S+ tools\/call everything echo by default -> ok/m);
     const exported = cli('export', '--from', '1');
     assert.equal(exported.status, 0, exported.stderr);
     const first = JSON.parse(exported.stdout.split('\n')[0] as string) as { seq: number; prev: string };

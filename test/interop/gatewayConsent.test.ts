@@ -90,9 +90,9 @@ describe('e2e: consent in the gateway', () => {
       assert.equal((await third).isError, true);
 
       const tail = await run(process.execPath, [MAIN, 'audit', 'tail', '-n', '12', '--config', config.file], { cwd: config.dir });
-      assert.match(tail.stdout, /^#\d+ \S+ approval tools\/call everything echo -> ok .*\[consent:allow\]$/m, 'the approval is its own record');
-      assert.match(tail.stdout, /^#\d+ \S+ tools\/call everything echo -> ok .*\[(?:[^\]]*, )?consent:ask, consent:allow\]$/m, 'the call carries the consent decision');
-      assert.match(tail.stdout, /^#\d+ \S+ approval tools\/call everything echo -> denied \(not to eve\)/m);
+      assert.match(tail.stdout, /^#\d+ \S+ approval tools\/call everything echo by default -> ok .*\[consent:allow\]$/m, 'the approval is its own record');
+      assert.match(tail.stdout, /^#\d+ \S+ tools\/call everything echo by default -> ok .*\[(?:[^\]]*, )?consent:ask, consent:allow\]$/m, 'the call carries the consent decision');
+      assert.match(tail.stdout, /^#\d+ \S+ approval tools\/call everything echo by default -> denied \(not to eve\)/m);
     } finally {
       events.close();
       await client.close();
