@@ -22,7 +22,7 @@ import type { Transport } from '../transport/types.js';
 import { createLineLogger, type Logger } from '../util/logger.js';
 import { parseArgs, portOption, UsageError, type OptionSpec, type ParsedArgs } from './args.js';
 import { schemelessUrl } from './clientErrors.js';
-import { isLoopbackHttp } from '../host/serverIdentity.js';
+import { isLoopbackHttp } from '../host/canonicalServerUrl.js';
 import { oauthTransportHooks } from './oauthTransport.js';
 import { FileTokenStore } from './oauthFileStore.js';
 import { DEFAULT_REDIRECT_PORT, loopbackAuthorizer, loopbackRedirectUri } from './oauthLoopback.js';

@@ -18,7 +18,7 @@ import { defaultTransportFactory } from '../adapters/hostTransports.js';
 import type { Authorizer } from '../auth/client/authorization.js';
 import { McpClient } from '../client/mcpClient.js';
 import type { HostConfig, ServerConfig } from '../host/configTypes.js';
-import { serverIdentity } from '../host/serverIdentity.js';
+import { canonicalServerUrl } from '../host/canonicalServerUrl.js';
 import { OAuthTokenFiles } from '../store/oauthTokenFiles.js';
 import { openSharedStores, type OAuthTokenStores } from './sharedStores.js';
 import { silentLogger } from '../util/logger.js';
@@ -114,7 +114,7 @@ export async function login(options: LoginOptions): Promise<LoginResult> {
     await client.close().catch(() => undefined);
   }
   const files = new OAuthTokenFiles(config.stateDir);
-  return { serverId: server.id, identity: serverIdentity(url), file: options.tokens?.where ?? files.pathFor(url), signedIn: (await oauth.store.getTokens(url)) !== undefined, tools };
+  return { serverId: server.id, identity: canonicalServerUrl(url), file: options.tokens?.where ?? files.pathFor(url), signedIn: (await oauth.store.getTokens(url)) !== undefined, tools };
 }
 
 /** Deletes the stored tokens of one server. Resolves with the file and whether there was one. */

@@ -32,7 +32,7 @@ import { observeCall } from './callMetrics.js';
 import type { NamespacingMode } from './configTypes.js';
 import { Downstream, type RunOptions, type BackoffOptions, type Catalog, type ServerHealth, type TransportFactory } from './downstream.js';
 import type { CatalogVetter, QuarantinedItem } from './catalogVetting.js';
-import { DeniedError, InterceptorChain, interceptContext, type InterceptedMethod, type InterceptContext, type Interceptor, type NotificationMethod, type ServerIdentity } from './interceptors.js';
+import { DeniedError, InterceptorChain, interceptContext, type InterceptedMethod, type InterceptContext, type Interceptor, type NotificationMethod, type RoutedServer } from './interceptors.js';
 import { Namespacer, type NameAssignmentStore } from './namespacing.js';
 import type { DownstreamSpec } from './spec.js';
 import { compileToolFilter } from './toolFilter.js';
@@ -162,8 +162,8 @@ export class Host {
   readonly #uris: UriNamespacer;
   readonly #servers = new Map<string, Downstream>();
   readonly #filters = new WeakMap<Downstream, (name: string) => boolean>();
-  /** Each server's {@link ServerIdentity} as the chain last saw it (see `#identity`). */
-  readonly #identities = new WeakMap<Downstream, ServerIdentity>();
+  /** Each server's {@link RoutedServer} as the chain last saw it (see `#routedServer`). */
+  readonly #routedServers = new WeakMap<Downstream, RoutedServer>();
   /** Why a server's catalog is not exposed (a name it cannot get in `never` mode, ...). */
   readonly #problems = new Map<string, string>();
   readonly #listeners = new Set<(change: HostChange) => void>();
@@ -719,7 +719,7 @@ export class Host {
       principal: scope.principal,
       session: scope.session,
       conversation: scope.conversation,
-      server: serverId === undefined ? undefined : this.#identity(serverId),
+      server: serverId === undefined ? undefined : this.#routedServer(serverId),
       exposedName,
       definition,
       params,
@@ -728,15 +728,15 @@ export class Host {
     });
   }
 
-  /** The identity of server `serverId` as the chain sees it, reused while its `serverInfo` stays the same. */
-  #identity(serverId: string): ServerIdentity {
+  /** Server `serverId` as the chain sees it, reused while its `serverInfo` stays the same. */
+  #routedServer(serverId: string): RoutedServer {
     const server = this.#servers.get(serverId);
     const info = server?.client?.serverInfo;
-    const known = server === undefined ? undefined : this.#identities.get(server);
+    const known = server === undefined ? undefined : this.#routedServers.get(server);
     if (known !== undefined && known.info === info) return known;
-    const identity: ServerIdentity = Object.freeze(info !== undefined ? { id: serverId, info } : { id: serverId });
-    if (server !== undefined) this.#identities.set(server, identity);
-    return identity;
+    const routed: RoutedServer = Object.freeze(info !== undefined ? { id: serverId, info } : { id: serverId });
+    if (server !== undefined) this.#routedServers.set(server, routed);
+    return routed;
   }
 }
 

@@ -70,7 +70,7 @@ export {
 export { Host, type HostOptions, type HostChange, type RequestScope, type HostCallOptions, type DownstreamRoute, type ExposedTool, type ExposedPrompt, type ExposedResource, type ExposedTemplate, type WithheldItem } from './host.js';
 export { Downstream, EMPTY_CATALOG, type ServerState, type ServerHealth, type Catalog, type TransportFactory, type BackoffOptions, type DownstreamOptions, type RunOptions } from './downstream.js';
 export type { DownstreamSpec } from './spec.js';
-export { serverIdentity, isLoopbackHttp } from './serverIdentity.js';
+export { canonicalServerUrl, isLoopbackHttp } from './canonicalServerUrl.js';
 export { Limiter, type LimiterOptions } from './limiter.js';
 export {
   InterceptorChain,
@@ -85,7 +85,7 @@ export {
   type InterceptedMethod,
   type NotificationMethod,
   type Decision,
-  type ServerIdentity,
+  type RoutedServer,
   type Next,
 } from './interceptors.js';
 export {
@@ -148,7 +148,7 @@ export { PinGuard, PINS_INTERCEPTOR, type PinGuardOptions } from './pins/pinGuar
 export { MemoryPinStore, PinStoreCorruptError, checkServerPins, type PinStore, type ServerPins, type PinnedItem, type PendingItem, type TrustLevel } from './pins/pinStore.js';
 export { diffDefinitions, formatChanges, type PinChange, type ChangeClass } from './pins/pinDiff.js';
 export { groupDigests, itemKey, pinnedName, FIELD_GROUPS, type PinKind, type GroupDigests } from './pins/pinDigests.js';
-export { serverIdentity as pinIdentity, displayIdentity } from './pins/serverIdentity.js';
+export { serverIdentity, displayIdentity } from './pins/serverIdentity.js';
 export { approvePending, decidePending, pinDecisionEntry, rejectPending, selectRecords, formatPinList, formatPinDiff, INSTRUCTIONS_ITEM, PIN_REVIEW_ID, type PinDecisionAudit } from './pins/pinReview.js';
 export { checkSignature, type SignaturePolicy, type TrustedKey, type SignatureOutcome } from './pins/signatureCheck.js';
 export { consentInterceptor, reasonsOf, CONSENT_INTERCEPTOR_ID, DEFAULT_CONSENT_TIMEOUT_MS, type ConsentInterceptorOptions } from './consent/consentInterceptor.js';

@@ -9,7 +9,7 @@
  * @module
  */
 import { launchDigest } from '../launchConsent.js';
-import { serverIdentity as remoteIdentity } from '../serverIdentity.js';
+import { canonicalServerUrl } from '../canonicalServerUrl.js';
 import type { DownstreamSpec } from '../spec.js';
 
 /** `stdio:sha256:<hex>`, `http:<origin><path>` or `sse:<origin><path>`. */
@@ -20,7 +20,7 @@ export function serverIdentity(spec: DownstreamSpec): string {
   }
   let where = launch.url;
   try {
-    where = remoteIdentity(launch.url);
+    where = canonicalServerUrl(launch.url);
   } catch {
     // keep the text: the transport will fail on it anyway
   }
