@@ -21,7 +21,7 @@ import { basename, dirname, join, resolve as resolvePath } from 'node:path';
 import type { HostConfig, ServerConfig } from '../host/configTypes.js';
 import { Gateway, GATEWAY_CLIENT_CAPABILITIES } from '../host/gateway.js';
 import { Host } from '../host/host.js';
-import { ScanGuard } from '../host/scanner/guard.js';
+import { Scanner } from '../host/scanner/scanner.js';
 import { checkLaunch, LaunchNotApprovedError, launchSpecOf, type LaunchApprovalStore } from '../host/launchConsent.js';
 import { defaultTransportFactory } from '../adapters/hostTransports.js';
 import { auditInterceptor } from '../host/audit.js';
@@ -152,7 +152,7 @@ export async function gatewayCommand(argv: readonly string[]): Promise<void> {
   // Consent to calls the policy asks about (and the admin API the person answers through).
   const callConsent = await gatewayConsent({ config, current: () => current, interactive, audit: auditLog, logger, shared: { ...(shared.grants !== undefined ? { grants: shared.grants } : {}), ...(shared.consentRequests !== undefined ? { requests: shared.consentRequests } : {}) } });
   // The poisoning scanner (trust phase): per-server mode from the config, read live so a reload applies.
-  const scanner = new ScanGuard({
+  const scanner = new Scanner({
     modeOf: (id) => current.servers.find((s) => s.id === id)?.options.scan,
     onReport: (id, r) => logger.warn(`scanner: ${r.kind} ${id}/${r.item}: ${r.verdict} (${r.findings.map((f) => f.rule).join(', ')})`),
   });
@@ -204,11 +204,11 @@ export async function gatewayCommand(argv: readonly string[]): Promise<void> {
     clientInfo: { name: 'switchboard-gateway', version: '0.1.0' },
     capabilities: GATEWAY_CLIENT_CAPABILITIES,
     // Phases order them: audit (outermost), trust (pins, scanner), policy, consent, guard (innermost: the sanitiser last, first on the result).
-    ...(pins !== undefined ? { trust: pins.guard } : {}),
+    ...(pins !== undefined ? { trust: pins.trust } : {}),
     interceptors: [
       ...(metrics !== undefined ? [metrics.interceptor()] : []),
       ...(auditLog !== undefined ? [auditInterceptor(auditLog)] : []),
-      ...(pins !== undefined ? [pins.guard.interceptor()] : []),
+      ...(pins !== undefined ? [pins.trust.interceptor()] : []),
       scanner.interceptor,
       policy.interceptor,
       callConsent.interceptor,
@@ -217,7 +217,7 @@ export async function gatewayCommand(argv: readonly string[]): Promise<void> {
     ],
   });
   // `switchboard pins approve|reject` in another process or another instance: reload and vet every server's lists again.
-  const unwatchPins = pins?.store.watch?.(() => void pins.guard.reload().then(() => host.refreshTrust()));
+  const unwatchPins = pins?.store.watch?.(() => void pins.trust.reload().then(() => host.refreshTrust()));
   await host.start();
   for (const h of host.health()) {
     if (h.state !== 'ready') logger.warn(`server ${h.id} is not ready: ${h.problem ?? h.lastError ?? h.state}`);

@@ -169,7 +169,7 @@ async function scanConfigured(
   }
   // The gateway's pin store: a damaged one stops the scan before any server starts (fail closed).
   const pinned = config.pins ? await openPins(config, logger, () => config, 'Nothing was scanned.') : undefined;
-  const pins = pinned !== undefined ? new PinScan(pinned.guard) : undefined;
+  const pins = pinned !== undefined ? new PinScan(pinned.trust) : undefined;
   let host: Host;
   try {
     host = await Host.open({

@@ -12,7 +12,7 @@ import type { ConsentQueue } from '../host/consent/consentQueue.js';
 import type { Host } from '../host/host.js';
 import type { PolicyConfig } from '../host/policy/policyConfig.js';
 import type { ServerLabelConfig } from '../host/policy/labels.js';
-import type { PinGuard } from '../host/pins/pinGuard.js';
+import type { PinTrust } from '../host/pins/pinTrust.js';
 import type { PinStore } from '../host/pins/pinStore.js';
 import type { ItemReport } from '../host/scanner/types.js';
 import type { ConsoleMetrics } from './consoleMetrics.js';
@@ -56,7 +56,7 @@ export interface ConsoleOptions {
   /** Host names the console answers to (bare names match any port). Default the loopback names. */
   readonly allowedHosts?: readonly string[];
   readonly consent?: { readonly queue: ConsentQueue; readonly grants: ConsentGrantStore; readonly queued: boolean };
-  readonly pins?: { readonly store: PinStore; readonly guard: PinGuard };
+  readonly pins?: { readonly store: PinStore; readonly trust: PinTrust };
   readonly scanner?: { verdictOf(definition: object): ItemReport | undefined };
   readonly audit?: { readonly log: AuditLog; readonly reader: AuditReader };
   readonly launches?: LaunchReview;

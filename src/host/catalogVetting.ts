@@ -1,6 +1,6 @@
 /**
  * The seam between a server's catalog and the host's registry: before what a server listed
- * becomes visible, a {@link CatalogVetter} (the pins, `pins/pinGuard.ts`) decides which
+ * becomes visible, a {@link CatalogVetter} (the pins, `pins/pinTrust.ts`) decides which
  * definitions are served (the approved ones, byte for byte) and which are quarantined
  * (hidden, calls refused with the reason). It runs on every list the host makes of a server:
  * at start and after every list_changed.

@@ -61,7 +61,7 @@ export interface GatewayOptions {
   readonly pending?: PendingCallsOptions;
   /**
    * Trust-layer filters applied to what is served (listed and searchable), in order: the
-   * scanner's `ScanGuard` hides blocked items here. Calls are still checked by the interceptors.
+   * scanner's `Scanner` hides blocked items here. Calls are still checked by the interceptors.
    */
   readonly filters?: readonly ExposureFilter[];
   /**

@@ -107,7 +107,7 @@ export interface HostOptions {
    */
   readonly capabilities?: ClientCapabilities;
   /**
-   * Vets every list of every server before it is exposed (the pins, `PinGuard`): only what it
+   * Vets every list of every server before it is exposed (the pins, `PinTrust`): only what it
    * serves is exposed; what it withholds is hidden and refused with its reason.
    */
   readonly trust?: CatalogVetter;

@@ -126,7 +126,7 @@ export { GatewayTasks, withTasksExtension, type GatewayTasksOptions } from './ga
 export { PendingCall, PendingCalls, type PendingCallsOptions, type Attempt, type Launch, type LaunchRound, type Step, type Driver } from './bridge.js';
 export { agentTools, type AgentTools, type AnthropicToolUse, type OpenAIToolCall, type OpenAIToolMessage } from './agentTools.js';
 export { scanTools, scanServer, scanServers, highest } from './scanner/scan.js';
-export { ScanGuard, SCANNER_INTERCEPTOR_ID, blockReason, type ScanGuardOptions } from './scanner/guard.js';
+export { Scanner, SCANNER_INTERCEPTOR_ID, blockReason, type ScannerOptions } from './scanner/scanner.js';
 export { toSarif, meetsSeverity, RULES, type RuleInfo } from './scanner/sarif.js';
 export {
   SEVERITIES,
@@ -144,7 +144,7 @@ export {
   type ScanReport,
 } from './scanner/types.js';
 export { type CatalogVetter, type CatalogLists, type VetInput, type VetResult, type QuarantinedItem, type QuarantinedKind } from './catalogVetting.js';
-export { PinGuard, PINS_INTERCEPTOR, type PinGuardOptions } from './pins/pinGuard.js';
+export { PinTrust, PINS_INTERCEPTOR, type PinTrustOptions } from './pins/pinTrust.js';
 export { MemoryPinStore, PinStoreCorruptError, checkServerPins, type PinStore, type ServerPins, type PinnedItem, type PendingItem, type TrustLevel } from './pins/pinStore.js';
 export { diffDefinitions, formatChanges, type PinChange, type ChangeClass } from './pins/pinDiff.js';
 export { groupDigests, itemKey, pinnedName, FIELD_GROUPS, type PinKind, type GroupDigests } from './pins/pinDigests.js';

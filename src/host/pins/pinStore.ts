@@ -4,7 +4,7 @@
  *
  * One {@link ServerPins} record per server identity (see `serverIdentity.ts`): the approved
  * definitions with their field-group digests and trust level, and the changes waiting for a
- * person (`pending`). A store that cannot be read must fail: the guard then refuses to serve
+ * person (`pending`). A store that cannot be read must fail: the pins (`PinTrust`) then refuse to serve
  * (fail closed), never falls back to trusting on first use.
  *
  * @module
@@ -78,8 +78,8 @@ export interface PinStore {
    * undefined), atomically: no other write of that server, from this or another process or
    * instance, lands between the read and the write. `change` runs once and must be synchronous
    * and pure. Resolves to the record stored afterwards. This is how a writer avoids the lost
-   * update: the guard writes only over the record it decided on, and re-decides on the fresh one
-   * otherwise (see `PinGuard`); an approval is applied to the fresh record.
+   * update: `PinTrust` writes only over the record it decided on, and re-decides on the fresh one
+   * otherwise (see `PinTrust`); an approval is applied to the fresh record.
    */
   update(identity: string, change: (current: ServerPins | undefined) => ServerPins | undefined): Promise<ServerPins | undefined>;
   /** Forgets a server identity. */

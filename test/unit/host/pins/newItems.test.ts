@@ -10,7 +10,7 @@ import { McpClient } from '../../../../src/client/mcpClient.js';
 import { Gateway } from '../../../../src/host/gateway.js';
 import { Host, type HostChange } from '../../../../src/host/host.js';
 import { DeniedError } from '../../../../src/host/interceptors.js';
-import { PinGuard } from '../../../../src/host/pins/pinGuard.js';
+import { PinTrust } from '../../../../src/host/pins/pinTrust.js';
 import { MemoryPinStore } from '../../../../src/host/pins/pinStore.js';
 import { McpServer } from '../../../../src/server/mcpServer.js';
 import { createInMemoryPair } from '../../../../src/transport/memory.js';
@@ -28,8 +28,8 @@ async function resourceHost(setup: (server: McpServer) => (() => void)[]) {
     return server;
   });
   const store = new MemoryPinStore();
-  const guard = await PinGuard.open({ store });
-  const host = await Host.open({ servers: [spec('w')], transport: servers.factory, trust: guard, interceptors: [guard.interceptor()], backoff: { initialMs: 5 } });
+  const trust = await PinTrust.open({ store });
+  const host = await Host.open({ servers: [spec('w')], transport: servers.factory, trust: trust, interceptors: [trust.interceptor()], backoff: { initialMs: 5 } });
   await host.start();
   return {
     host,

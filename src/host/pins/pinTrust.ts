@@ -40,8 +40,8 @@ import { displayIdentity, serverIdentity } from './serverIdentity.js';
 import { checkSignature, type ResolvedTrustedKey, type SignatureOutcome, type SignaturePolicy, type TrustedKey } from './signatureCheck.js';
 import { keyThumbprint } from '../../protocol/manifest.js';
 
-/** Options of {@link PinGuard.open}. */
-export interface PinGuardOptions {
+/** Options of {@link PinTrust.open}. */
+export interface PinTrustOptions {
   readonly store: PinStore;
   /** Publisher keys from the config. */
   readonly trustedKeys?: readonly TrustedKey[];
@@ -68,8 +68,8 @@ const MAX_ATTEMPTS = 5;
 const SIGNED: Partial<Record<PinKind, keyof ManifestPayload>> = { tool: 'tools', prompt: 'prompts', template: 'resourceTemplates' };
 
 /** Pinned definitions, checked on every list. */
-export class PinGuard implements CatalogVetter {
-  readonly #options: PinGuardOptions;
+export class PinTrust implements CatalogVetter {
+  readonly #options: PinTrustOptions;
   readonly #logger: Logger;
   readonly #now: () => number;
   readonly #records = new Map<string, ServerPins>();
@@ -79,18 +79,18 @@ export class PinGuard implements CatalogVetter {
   #failure: string | undefined;
   #writes: Promise<void> = Promise.resolve();
 
-  private constructor(options: PinGuardOptions) {
+  private constructor(options: PinTrustOptions) {
     this.#options = options;
     this.#logger = options.logger ?? silentLogger;
     this.#now = options.now ?? Date.now;
   }
 
   /** Loads the store. Rejects (`ERR_MCP_STORE_CORRUPT`) when it cannot be read: nothing may be served on an unknown trust state. */
-  static async open(options: PinGuardOptions): Promise<PinGuard> {
-    const guard = new PinGuard(options);
-    guard.#keys = await Promise.all((options.trustedKeys ?? []).map(async (k) => ({ ...k, thumbprint: await keyThumbprint(k.jwk) })));
-    for (const record of await options.store.load()) guard.#records.set(record.identity, record);
-    return guard;
+  static async open(options: PinTrustOptions): Promise<PinTrust> {
+    const trust = new PinTrust(options);
+    trust.#keys = await Promise.all((options.trustedKeys ?? []).map(async (k) => ({ ...k, thumbprint: await keyThumbprint(k.jwk) })));
+    for (const record of await options.store.load()) trust.#records.set(record.identity, record);
+    return trust;
   }
 
   /** Every server's pins, as last loaded or written. */
@@ -98,7 +98,7 @@ export class PinGuard implements CatalogVetter {
     return [...this.#records.values()];
   }
 
-  /** Why the guard refuses everything (the store failed), or undefined. */
+  /** Why the pins refuse everything (the store failed), or undefined. */
   get failure(): string | undefined {
     return this.#failure;
   }
