@@ -7,7 +7,7 @@
  *
  * @module
  */
-import type { Implementation } from '../protocol/model/common.js';
+import type { Implementation, ItemKind } from '../protocol/model/common.js';
 import type { ManifestEnvelope } from '../protocol/manifest.js';
 import type { Prompt } from '../protocol/model/prompts.js';
 import type { Resource, ResourceTemplate } from '../protocol/model/resource.js';
@@ -22,12 +22,9 @@ export interface CatalogLists {
   readonly templates: readonly ResourceTemplate[];
 }
 
-/** Which of a server's items a vetted catalog withholds. */
-export type QuarantinedKind = 'tool' | 'prompt' | 'resource' | 'template';
-
 /** An item withheld from the model, and why (the refusal text of a call). */
 export interface QuarantinedItem {
-  readonly kind: QuarantinedKind;
+  readonly kind: ItemKind;
   /** Its own name, URI or URI template (before namespacing). */
   readonly name: string;
   readonly reason: string;

@@ -24,7 +24,7 @@ import { JsonRpcError } from '../jsonrpc/errors.js';
 import { hasExtension, type ClientCapabilities } from '../protocol/model/capabilities.js';
 import { TASKS_EXTENSION_ID } from '../protocol/meta.js';
 import { isStateless } from '../protocol/revisions.js';
-import type { Implementation } from '../protocol/model/common.js';
+import type { Implementation, ItemKind } from '../protocol/model/common.js';
 import type { LoggingMessageParams } from '../protocol/model/utilities.js';
 import type { Progress } from '../jsonrpc/connection.js';
 import type { InputRequest } from '../protocol/model/mrtr.js';
@@ -95,8 +95,6 @@ const CAPABILITY: Readonly<Record<string, keyof ClientCapabilities>> = {
   'roots/list': 'roots',
 };
 
-type Kind = 'tool' | 'prompt' | 'resource' | 'template';
-
 /** One MCP server in front of a {@link Host}. */
 export class Gateway {
   /** The MCP server to serve over any transport (HTTP handler, stdio). */
@@ -104,7 +102,7 @@ export class Gateway {
   readonly #host: Host;
   readonly #exposure: 'all' | 'search';
   readonly #pending: PendingCalls;
-  readonly #handles: Record<Kind, Map<string, { handle: ForwardedHandle<never>; definition: unknown }>> = {
+  readonly #handles: Record<ItemKind, Map<string, { handle: ForwardedHandle<never>; definition: unknown }>> = {
     tool: new Map(),
     prompt: new Map(),
     resource: new Map(),
@@ -227,7 +225,7 @@ export class Gateway {
     return this.#filters.reduce((list, f) => f.filter(list), listed);
   }
 
-  #reconcile(kind: Kind, wanted: readonly (readonly [string, unknown])[], register: (definition: unknown) => ForwardedHandle<never>): void {
+  #reconcile(kind: ItemKind, wanted: readonly (readonly [string, unknown])[], register: (definition: unknown) => ForwardedHandle<never>): void {
     const handles = this.#handles[kind];
     const keep = new Set<string>();
     for (const [key, definition] of wanted) {

@@ -17,7 +17,7 @@ import type { McpClient } from '../client/mcpClient.js';
 import type { ClientHandlers } from '../client/types.js';
 import type { Progress } from '../jsonrpc/connection.js';
 import type { ClientCapabilities } from '../protocol/model/capabilities.js';
-import type { Implementation } from '../protocol/model/common.js';
+import type { Implementation, ItemKind } from '../protocol/model/common.js';
 import type { ElicitParams, ElicitResult } from '../protocol/model/elicitation.js';
 import type { CreateMessageParams } from '../protocol/model/sampling.js';
 import type { Prompt } from '../protocol/model/prompts.js';
@@ -317,7 +317,7 @@ export class Host {
    * withheld, or undefined. A map lookup; a URI no withheld resource has is matched against the
    * withheld templates (asked only for a URI nothing served resolves).
    */
-  withheldReason(kind: 'tool' | 'prompt' | 'resource', exposedName: string): string | undefined {
+  withheldReason(kind: Exclude<ItemKind, 'template'>, exposedName: string): string | undefined {
     const reason = this.#withheldIndex.get(`${kind}:${exposedName}`);
     if (reason !== undefined || kind !== 'resource') return reason;
     for (const w of this.#withheld) {
@@ -514,7 +514,7 @@ export class Host {
   // ---- internals ------------------------------------------------------------------------
 
   /** An unknown name: refused with the trust layer's reason when it withholds it. */
-  #unknown(kind: 'tool' | 'prompt' | 'resource', name: string): Error {
+  #unknown(kind: Exclude<ItemKind, 'template'>, name: string): Error {
     const reason = this.withheldReason(kind, name);
     if (reason !== undefined) return new DeniedError('trust.pins', reason);
     return new McpError(McpErrorCode.InvalidArgument, `Unknown ${kind}: ${name}`);

@@ -133,7 +133,7 @@ export {
   type Severity,
   type Confidence,
   type Verdict,
-  type ItemKind,
+  type ScannedKind,
   type RuleFamily,
   type Finding,
   type FindingLocation,
@@ -143,11 +143,11 @@ export {
   type ScanOptions,
   type ScanReport,
 } from './scanner/types.js';
-export { type CatalogVetter, type CatalogLists, type VetInput, type VetResult, type QuarantinedItem, type QuarantinedKind } from './catalogVetting.js';
+export { type CatalogVetter, type CatalogLists, type VetInput, type VetResult, type QuarantinedItem } from './catalogVetting.js';
 export { PinTrust, PINS_INTERCEPTOR, type PinTrustOptions } from './pins/pinTrust.js';
 export { MemoryPinStore, PinStoreCorruptError, checkServerPins, type PinStore, type ServerPins, type PinnedItem, type PendingItem, type TrustLevel } from './pins/pinStore.js';
 export { diffDefinitions, formatChanges, type PinChange, type ChangeClass } from './pins/pinDiff.js';
-export { groupDigests, itemKey, pinnedName, FIELD_GROUPS, type PinKind, type GroupDigests } from './pins/pinDigests.js';
+export { groupDigests, itemKey, pinnedName, FIELD_GROUPS, type GroupDigests } from './pins/pinDigests.js';
 export { serverIdentity, displayIdentity } from './pins/serverIdentity.js';
 export { approvePending, decidePending, pinDecisionEntry, rejectPending, selectRecords, formatPinList, formatPinDiff, INSTRUCTIONS_ITEM, PIN_REVIEW_ID, type PinDecisionAudit } from './pins/pinReview.js';
 export { checkSignature, type SignaturePolicy, type TrustedKey, type SignatureOutcome } from './pins/signatureCheck.js';

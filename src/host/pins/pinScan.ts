@@ -13,7 +13,8 @@
  */
 import type { CatalogVetter, VetInput, VetResult } from '../catalogVetting.js';
 import type { PinChange } from './pinDiff.js';
-import { itemKey, type PinKind } from './pinDigests.js';
+import { itemKey } from './pinDigests.js';
+import type { ItemKind } from '../../protocol/model/common.js';
 import type { PinTrust } from './pinTrust.js';
 import { INSTRUCTIONS_ITEM } from './pinReview.js';
 import { serverIdentity } from './serverIdentity.js';
@@ -25,7 +26,7 @@ export type PinFindingStatus = 'changed' | 'added' | 'rejected' | 'withheld';
 export interface PinFinding {
   /** The configured id. */
   readonly server: string;
-  readonly kind: PinKind | 'instructions';
+  readonly kind: ItemKind | 'instructions';
   /** Name, URI or URI template (`instructions` for the server's instructions). */
   readonly item: string;
   /** The item key `switchboard pins diff|approve|reject <server> <key>` takes. */

@@ -11,7 +11,8 @@
  */
 import { McpError, McpErrorCode } from '../../util/errors.js';
 import type { PinChange } from './pinDiff.js';
-import type { GroupDigests, PinKind } from './pinDigests.js';
+import type { ItemKind } from '../../protocol/model/common.js';
+import type { GroupDigests } from './pinDigests.js';
 
 /**
  * Why a definition is trusted: pinned the first time it was seen (`first-use`), signed by the
@@ -22,7 +23,7 @@ export type TrustLevel = 'first-use' | 'pinned-key' | 'trusted-publisher' | 'app
 
 /** An approved definition. */
 export interface PinnedItem {
-  readonly kind: PinKind;
+  readonly kind: ItemKind;
   /** Name, URI or URI template. */
   readonly name: string;
   /** The definition as approved (served upstream as is). */
@@ -35,7 +36,7 @@ export interface PinnedItem {
 
 /** An observed definition that differs from the approved one (or is new), waiting for a person. */
 export interface PendingItem {
-  readonly kind: PinKind;
+  readonly kind: ItemKind;
   readonly name: string;
   readonly definition: Readonly<Record<string, unknown>>;
   readonly digests: GroupDigests;

@@ -34,7 +34,8 @@ import { definitionDigest, type ManifestPayload } from '../../protocol/manifest.
 import type { CatalogLists, CatalogVetter, QuarantinedItem, VetInput, VetResult } from '../catalogVetting.js';
 import { DeniedError, type Interceptor } from '../interceptors.js';
 import { changeClasses, diffDefinitions } from './pinDiff.js';
-import { changedGroups, groupDigests, itemKey, namesDigest, pinnedName, type PinKind } from './pinDigests.js';
+import { changedGroups, groupDigests, itemKey, namesDigest, pinnedName } from './pinDigests.js';
+import type { ItemKind } from '../../protocol/model/common.js';
 import type { PendingItem, PinnedItem, PinStore, ServerPins, TrustLevel } from './pinStore.js';
 import { displayIdentity, serverIdentity } from './serverIdentity.js';
 import { checkSignature, type ResolvedTrustedKey, type SignatureOutcome, type SignaturePolicy, type TrustedKey } from './signatureCheck.js';
@@ -55,7 +56,7 @@ export interface PinTrustOptions {
 /** The interceptor id that refusals carry. */
 export const PINS_INTERCEPTOR = 'trust.pins';
 
-const LISTS: readonly (readonly [PinKind, keyof CatalogLists])[] = [
+const LISTS: readonly (readonly [ItemKind, keyof CatalogLists])[] = [
   ['tool', 'tools'],
   ['prompt', 'prompts'],
   ['resource', 'resources'],
@@ -65,7 +66,7 @@ const LISTS: readonly (readonly [PinKind, keyof CatalogLists])[] = [
 /** How often a list is decided again after its write met a newer record (see `#save`). */
 const MAX_ATTEMPTS = 5;
 
-const SIGNED: Partial<Record<PinKind, keyof ManifestPayload>> = { tool: 'tools', prompt: 'prompts', template: 'resourceTemplates' };
+const SIGNED: Partial<Record<ItemKind, keyof ManifestPayload>> = { tool: 'tools', prompt: 'prompts', template: 'resourceTemplates' };
 
 /** Pinned definitions, checked on every list. */
 export class PinTrust implements CatalogVetter {
@@ -116,7 +117,7 @@ export class PinTrust implements CatalogVetter {
   }
 
   /** The refusal reason for an item of a server, or undefined when it is served. A map lookup. */
-  verdict(serverId: string, kind: PinKind, name: string): string | undefined {
+  verdict(serverId: string, kind: ItemKind, name: string): string | undefined {
     if (this.#failure !== undefined) return this.#failure;
     return this.#verdicts.get(serverId)?.get(itemKey(kind, name));
   }
@@ -316,11 +317,11 @@ function fingerprint(record: ServerPins): string {
   }
 }
 
-function label(kind: PinKind, name: string, serverId: string): string {
+function label(kind: ItemKind, name: string, serverId: string): string {
   return `${kind[0]?.toUpperCase()}${kind.slice(1)} ${JSON.stringify(name)} of server ${serverId}`;
 }
 
-function quarantineReason(kind: PinKind, name: string, serverId: string, key: string, what: string): string {
+function quarantineReason(kind: ItemKind, name: string, serverId: string, key: string, what: string): string {
   return (
     `${label(kind, name, serverId)} ${what}. It is quarantined: hidden from the model and its calls refused until a person reviews it. ` +
     `Review with \`switchboard pins diff ${serverId} ${key}\`, then \`switchboard pins approve ${serverId} ${key}\` or \`switchboard pins reject ${serverId} ${key}\`.`
