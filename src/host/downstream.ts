@@ -12,6 +12,7 @@
  * @module
  */
 import { McpClient } from '../client/mcpClient.js';
+import { ErrorCode } from '../jsonrpc/errors.js';
 import type { ClientHandlers, McpClientOptions } from '../client/types.js';
 import type { Implementation } from '../protocol/model/common.js';
 import type { Prompt } from '../protocol/model/prompts.js';
@@ -612,7 +613,7 @@ async function optional<T>(list: Promise<T[]>): Promise<T[]> {
   try {
     return await list;
   } catch (error) {
-    if (typeof error === 'object' && error !== null && (error as { code?: unknown }).code === -32601) return [];
+    if (typeof error === 'object' && error !== null && (error as { code?: unknown }).code === ErrorCode.MethodNotFound) return [];
     throw error;
   }
 }

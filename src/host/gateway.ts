@@ -20,7 +20,7 @@
  * @module
  */
 import type { CallOptions } from '../client/types.js';
-import { JsonRpcError } from '../jsonrpc/errors.js';
+import { ErrorCode, JsonRpcError } from '../jsonrpc/errors.js';
 import { hasExtension, type ClientCapabilities } from '../protocol/model/capabilities.js';
 import { TASKS_EXTENSION_ID } from '../protocol/meta.js';
 import { isStateless } from '../protocol/revisions.js';
@@ -554,10 +554,10 @@ function isToolLevel(error: unknown): boolean {
 /** A local failure as the JSON-RPC error the upstream gets. */
 function toWireError(error: unknown): unknown {
   if (error instanceof JsonRpcError) return error;
-  if (error instanceof DeniedError) return new JsonRpcError(-32001, error.message, { interceptor: error.interceptor });
+  if (error instanceof DeniedError) return new JsonRpcError(ErrorCode.Denied, error.message, { interceptor: error.interceptor });
   if (isMcpError(error)) {
     if (error.code === McpErrorCode.InvalidArgument) return JsonRpcError.invalidParams(error.message);
-    return new JsonRpcError(-32603, error.message);
+    return new JsonRpcError(ErrorCode.InternalError, error.message);
   }
   return error;
 }
