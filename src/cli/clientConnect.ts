@@ -20,6 +20,7 @@ import { StdioClientTransport } from '../transport/stdio/client.js';
 import { defaultEnvironment } from '../transport/stdio/env.js';
 import type { Transport } from '../transport/types.js';
 import { createLineLogger, type Logger } from '../util/logger.js';
+import { SWITCHBOARD_VERSION } from '../util/version.js';
 import { parseArgs, portOption, UsageError, type OptionSpec, type ParsedArgs } from './args.js';
 import { schemelessUrl } from './clientErrors.js';
 import { isLoopbackHttp } from '../host/canonicalServerUrl.js';
@@ -228,7 +229,7 @@ export function clientTransport(args: ClientArgs, logger: Logger): Transport {
 export async function connectClient(args: ClientArgs, logger: Logger, answer: { handlers?: ClientHandlers; on?: ClientEvents } = {}): Promise<McpClient> {
   const timeout = args.options['timeout'];
   const client = new McpClient(
-    { name: 'switchboard-cli', version: '0.1.0' },
+    { name: 'switchboard-cli', version: SWITCHBOARD_VERSION },
     {
       logger,
       ...answer,

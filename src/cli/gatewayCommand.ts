@@ -48,6 +48,7 @@ import { StdioServerTransport } from '../transport/stdio/server.js';
 import type { ListeningServer } from '../adapters/nodeHttp.js';
 import { describeError } from '../util/errors.js';
 import { createLineLogger, type Logger } from '../util/logger.js';
+import { SWITCHBOARD_VERSION } from '../util/version.js';
 import { parseArgs, portOption, UsageError } from './args.js';
 import { stateSecret, type StateSecret } from './stateSecret.js';
 import { gatewayConsent } from './gatewayConsent.js';
@@ -201,7 +202,7 @@ export async function gatewayCommand(argv: readonly string[]): Promise<void> {
     nameStore: stores.names,
     transport: defaultTransportFactory({ environment: process.env, logger, auth: hostOAuthHooks(config, shared.oauthTokens) }),
     logger,
-    clientInfo: { name: 'switchboard-gateway', version: '0.1.0' },
+    clientInfo: { name: 'switchboard-gateway', version: SWITCHBOARD_VERSION },
     capabilities: GATEWAY_CLIENT_CAPABILITIES,
     // Phases order them: audit (outermost), trust (pins, scanner), policy, consent, guard (innermost: the sanitiser last, first on the result).
     ...(pins !== undefined ? { trust: pins.trust } : {}),
@@ -246,7 +247,7 @@ export async function gatewayCommand(argv: readonly string[]): Promise<void> {
           host,
           config: () => current,
           metrics,
-          gateway: { transport: options['stdio'] === true ? 'stdio' : 'http', version: '0.1.0', startedAt: Date.now(), url: () => gatewayUrl },
+          gateway: { transport: options['stdio'] === true ? 'stdio' : 'http', version: SWITCHBOARD_VERSION, startedAt: Date.now(), url: () => gatewayUrl },
           ...(host_ !== '0.0.0.0' && host_ !== '::' ? { allowedHosts: ['localhost', '127.0.0.1', '[::1]', host_] } : {}),
           consent: { queue: callConsent.queue, grants: callConsent.grants, queued: callConsent.queued },
           ...(pins !== undefined ? { pins } : {}),

@@ -22,6 +22,7 @@ import { canonicalServerUrl } from '../host/canonicalServerUrl.js';
 import { OAuthTokenFiles } from '../store/oauthTokenFiles.js';
 import { openSharedStores, type OAuthTokenStores } from './sharedStores.js';
 import { silentLogger } from '../util/logger.js';
+import { SWITCHBOARD_VERSION } from '../util/version.js';
 import { CliFailure, parseArgs, portOption, UsageError, type OptionSpec, type ParsedArgs } from './args.js';
 import { loadConfig, serverOAuth } from './hostSetup.js';
 import { loopbackAuthorizer, type LoopbackOptions } from './oauthLoopback.js';
@@ -105,7 +106,7 @@ export async function login(options: LoginOptions): Promise<LoginResult> {
   const url = server.launch.url;
   await oauth.provider.clearTokens();
   const transport = await defaultTransportFactory({ environment: {}, auth: () => oauth.hooks })(server, { stderr: () => undefined });
-  const client = new McpClient({ name: 'switchboard-login', version: '0.1.0' }, { logger: silentLogger, ...(server.options.era !== 'auto' ? { era: server.options.era } : {}) });
+  const client = new McpClient({ name: 'switchboard-login', version: SWITCHBOARD_VERSION }, { logger: silentLogger, ...(server.options.era !== 'auto' ? { era: server.options.era } : {}) });
   let tools: number;
   try {
     await client.connect(transport);

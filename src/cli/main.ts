@@ -4,8 +4,8 @@
  *
  * @module
  */
-import { readFileSync } from 'node:fs';
 import { describeError } from '../util/errors.js';
+import { SWITCHBOARD_VERSION } from '../util/version.js';
 import { CliFailure, UsageError } from './args.js';
 
 const help = `Usage: switchboard <command> [options]
@@ -145,11 +145,6 @@ const commands: Readonly<Record<string, () => Promise<Command>>> = {
   },
 };
 
-function version(): string {
-  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
-  return pkg.version;
-}
-
 async function main(argv: readonly string[]): Promise<number> {
   const [name, ...rest] = argv;
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
@@ -157,7 +152,7 @@ async function main(argv: readonly string[]): Promise<number> {
     return name === undefined ? 2 : 0;
   }
   if (name === '--version' || name === '-v') {
-    process.stdout.write(`${version()}\n`);
+    process.stdout.write(`${SWITCHBOARD_VERSION}\n`);
     return 0;
   }
   const load = Object.hasOwn(commands, name) ? commands[name] : undefined;

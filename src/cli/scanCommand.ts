@@ -18,7 +18,6 @@
  *
  * @module
  */
-import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { resolve as resolvePath } from 'node:path';
 import { defaultTransportFactory } from '../adapters/hostTransports.js';
@@ -33,6 +32,7 @@ import { scanServers, scanTools } from '../host/scanner/scan.js';
 import type { ScanReport, ServerSnapshot } from '../host/scanner/types.js';
 import { openStateStores } from '../store/jsonFileStore.js';
 import { createLineLogger } from '../util/logger.js';
+import { SWITCHBOARD_VERSION } from '../util/version.js';
 import { CliFailure, parseArgs, UsageError } from './args.js';
 import { CLIENT_NAMES, clientLocations, homeOf, processContext } from './clientLocations.js';
 import { readLocations } from './importCommand.js';
@@ -84,10 +84,6 @@ export function toolsOfFile(text: string, file: string): unknown[] {
   throw new CliFailure(`${file} holds no tool definitions: expected an array, { "tools": [...] } or a tools/list response`);
 }
 
-function version(): string {
-  return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
-}
-
 /** Runs the command; resolves with the exit code. */
 export async function scanCommand(argv: readonly string[]): Promise<number> {
   const { options, positionals } = parseArgs(argv, { tools: 'string', server: 'string', yes: 'boolean', trifecta: 'boolean', format: 'string', 'fail-on': 'string', 'log-level': 'string' });
@@ -119,7 +115,7 @@ export async function scanCommand(argv: readonly string[]): Promise<number> {
     ({ report, problems, pins } = await scanConfigured(config, options['yes'] === true, positionals[0] !== undefined, level));
     if (format === 'human' && positionals[0] !== undefined) trifecta = formatTrifectaReport(config);
   }
-  process.stdout.write(renderReport(report, format, { version: version(), ...(artifact !== undefined ? { artifact } : {}), problems, pins }));
+  process.stdout.write(renderReport(report, format, { version: SWITCHBOARD_VERSION, ...(artifact !== undefined ? { artifact } : {}), problems, pins }));
   if (trifecta !== undefined) process.stdout.write(`\n${trifecta.join('\n')}\n`);
   return fails(report, threshold) || (threshold !== 'never' && pins.length > 0) ? 1 : 0;
 }
@@ -176,7 +172,7 @@ async function scanConfigured(
       servers: allowed,
       transport: defaultTransportFactory({ environment: process.env, logger }),
       logger,
-      clientInfo: { name: 'switchboard-scan', version: version() },
+      clientInfo: { name: 'switchboard-scan', version: SWITCHBOARD_VERSION },
       ...(pins !== undefined ? { trust: pins } : {}),
     });
   } catch (error) {

@@ -40,6 +40,7 @@ import type { ReadResourceResult } from '../protocol/model/resources.js';
 import { isMcpError, McpError, McpErrorCode } from '../util/errors.js';
 import { silentLogger } from '../util/logger.js';
 import { signalOf } from '../util/lazyAbort.js';
+import { SWITCHBOARD_VERSION } from '../util/version.js';
 import { PendingCalls, type Attempt, type Driver, type LaunchRound as Round, type PendingCall, type PendingCallsOptions, type Step } from './bridge.js';
 import type { ExposedPrompt, ExposedResource, ExposedTemplate, ExposedTool, Host, HostCallOptions, RouteOptions } from './host.js';
 import { CONVERSATION_META_KEY } from './policy/taint.js';
@@ -51,7 +52,7 @@ import { ToolSearchIndex } from './toolSearch.js';
 
 /** Options of a {@link Gateway}. */
 export interface GatewayOptions {
-  /** The gateway's identity. Default `{ name: 'switchboard-gateway', version: '0.1.0' }`. */
+  /** The gateway's identity. Default `{ name: 'switchboard-gateway', version: SWITCHBOARD_VERSION }`. */
   readonly info?: Implementation & { readonly instructions?: string };
   /** `all` (default): every tool listed; `search`: `search_tools` and `call_tool` only. */
   readonly exposure?: 'all' | 'search';
@@ -76,7 +77,7 @@ export interface ExposureFilter {
   filter<T extends ExposedTool | ExposedPrompt | ExposedResource | ExposedTemplate>(listed: readonly T[]): readonly T[];
 }
 
-const DEFAULT_INFO = { name: 'switchboard-gateway', version: '0.1.0' } as const;
+const DEFAULT_INFO = { name: 'switchboard-gateway', version: SWITCHBOARD_VERSION } as const;
 
 /**
  * What a gateway's downstream clients declare: everything it can bridge to an upstream

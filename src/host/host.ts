@@ -28,6 +28,7 @@ import { McpError, McpErrorCode } from '../util/errors.js';
 import { silentLogger, type Logger } from '../util/logger.js';
 import { UriTemplate } from '../util/uriTemplate.js';
 import { LazyAbort, type AbortLike } from '../util/lazyAbort.js';
+import { SWITCHBOARD_VERSION } from '../util/version.js';
 import { observeCall } from './callMetrics.js';
 import type { NamespacingMode } from './configTypes.js';
 import { Downstream, type RunOptions, type BackoffOptions, type Catalog, type ServerHealth, type TransportFactory } from './downstream.js';
@@ -86,7 +87,7 @@ export interface HostOptions {
   readonly separator?: string;
   /** Persists on-collision name assignments (so restarts and new servers never rename a tool). */
   readonly nameStore?: NameAssignmentStore;
-  /** The host's identity towards each server. Default `{ name: 'switchboard', version: '0.1.0' }`. */
+  /** The host's identity towards each server. Default `{ name: 'switchboard', version: SWITCHBOARD_VERSION }`. */
   readonly clientInfo?: Implementation;
   /** Builds each server's transport (see `defaultTransportFactory` in `switchboard/adapters/node-host`). */
   readonly transport: TransportFactory;
@@ -151,7 +152,7 @@ export interface HostCallOptions extends RequestScope {
   readonly onLog?: (params: LoggingMessageParams) => void;
 }
 
-const DEFAULT_CLIENT_INFO: Implementation = Object.freeze({ name: 'switchboard', version: '0.1.0' });
+const DEFAULT_CLIENT_INFO: Implementation = Object.freeze({ name: 'switchboard', version: SWITCHBOARD_VERSION });
 
 /** Many servers behind one guarded, namespaced view. */
 export class Host {
