@@ -32,7 +32,7 @@ const DROP = new Set((process.env['B_DROP'] ?? '').split(',').filter((x) => x !=
 async function setup(root: string, auditSetting: unknown = FULL.audit, drop: ReadonlySet<string> = new Set()) {
   const im = (p: string) => import(join(root, p));
   const { Host } = await im('src/host/host.ts');
-  const { ScanGuard } = await im('src/host/scanner/guard.ts');
+  const { Scanner } = await im('src/host/scanner/scanner.ts');
   const { auditInterceptor } = await im('src/host/audit.ts');
   const { guardInterceptor } = await im('src/host/guards.ts');
   const { sanitizeInterceptor, redactResult } = await im('src/host/sanitize/sanitize.ts');
@@ -62,7 +62,7 @@ async function setup(root: string, auditSetting: unknown = FULL.audit, drop: Rea
   const redacted = audit === undefined || !config.redact.audit || drop.has('redact') ? audit : redactingAuditLog(audit, secretOptions);
   const auditLog = redacted === undefined || drop.has('telemetry') ? redacted : emittingAuditLog(redacted, {});
   const callConsent = await gatewayConsent({ config, current: () => config, interactive: false, audit: auditLog, logger });
-  const scanner = new ScanGuard({ modeOf: (id: string) => config.servers.find((s: { id: string }) => s.id === id)?.options.scan });
+  const scanner = new Scanner({ modeOf: (id: string) => config.servers.find((s: { id: string }) => s.id === id)?.options.scan });
   const pins = config.pins ? await openPins(config, logger, () => config, 'x') : undefined;
   const taint = new PersistentTaintStore(SqliteTaintSnapshot.open(join(config.stateDir, 'taint.db')), { maxKeys: config.policy.maxTrackedSessions });
   const policy = new ReloadablePolicy(
@@ -78,12 +78,12 @@ async function setup(root: string, auditSetting: unknown = FULL.audit, drop: Rea
   const servers = memoryServers(echo);
   const interceptors = [
     ...(auditLog !== undefined ? [auditInterceptor(auditLog)] : []),
-    ...(pins !== undefined && !drop.has('pins') ? [pins.guard.interceptor()] : []),
+    ...(pins !== undefined && !drop.has('pins') ? [pins.trust.interceptor()] : []),
     ...(drop.has('scan') ? [] : [scanner.interceptor]), ...(drop.has('policy') ? [] : [policy.interceptor]), ...(drop.has('consent') ? [] : [callConsent.interceptor]),
     ...(config.guards !== undefined && !drop.has('guards') ? [guardInterceptor({ ...config.guards })] : []),
     ...(config.sanitize.mode !== 'off' && !drop.has('sanitize') ? [sanitizeInterceptor(config.sanitize), sanitizeRequestInterceptor(config.sanitize)] : []),
   ];
-  const host = await Host.open({ servers: [memorySpec('echo')], namespacing: 'never', transport: servers.factory, logger, ...(pins !== undefined && !drop.has('pins') ? { trust: pins.guard } : {}), interceptors });
+  const host = await Host.open({ servers: [memorySpec('echo')], namespacing: 'never', transport: servers.factory, logger, ...(pins !== undefined && !drop.has('pins') ? { trust: pins.trust } : {}), interceptors });
   await host.start();
   return { host, audit };
 }

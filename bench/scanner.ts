@@ -23,7 +23,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { VetInput } from '../src/host/catalogVetting.js';
-import { PinGuard } from '../src/host/pins/pinGuard.js';
+import { PinTrust } from '../src/host/pins/pinTrust.js';
 import { MemoryPinStore, type PinStore } from '../src/host/pins/pinStore.js';
 import type { SignaturePolicy, TrustedKey } from '../src/host/pins/signatureCheck.js';
 import { scanTools } from '../src/host/scanner/scan.js';
@@ -165,24 +165,24 @@ async function measure<T>(setup: () => Promise<T>, work: (state: T) => Promise<u
   used.sort((a, b) => a - b);
   return { wallBest: wall[0] as number, wallMedian: wall[2] as number, cpuBest: used[0] as number, cpuMedian: used[2] as number };
 }
-const guardOver = (store: PinStore, trustedKeys: TrustedKey[] = [], policy: SignaturePolicy = 'warn'): Promise<PinGuard> => PinGuard.open({ store, trustedKeys, signaturePolicy: () => policy });
+const trustOver = (store: PinStore, trustedKeys: TrustedKey[] = [], policy: SignaturePolicy = 'warn'): Promise<PinTrust> => PinTrust.open({ store, trustedKeys, signaturePolicy: () => policy });
 const pinDir = mkdtempSync(join(tmpdir(), 'switchboard-bench-pins-'));
 const pinCost: Record<string, Awaited<ReturnType<typeof measure>>> = {};
 try {
-  pinCost['pinFirstUseMemory'] = await measure(() => guardOver(new MemoryPinStore()), (g) => g.vet(vetInput()));
+  pinCost['pinFirstUseMemory'] = await measure(() => trustOver(new MemoryPinStore()), (g) => g.vet(vetInput()));
   const opened: SqlitePinStore[] = [];
   pinCost['pinFirstUseSqlite'] = await measure(
     () => {
       const store = SqlitePinStore.open(join(pinDir, `pins-${opened.length}.db`));
       opened.push(store);
-      return guardOver(store);
+      return trustOver(store);
     },
     (g) => g.vet(vetInput()),
   );
   await Promise.all(opened.map((store) => store.close()));
   pinCost['recheckUnchanged'] = await measure(
     async () => {
-      const g = await guardOver(new MemoryPinStore());
+      const g = await trustOver(new MemoryPinStore());
       await g.vet(vetInput());
       return g;
     },
@@ -191,7 +191,7 @@ try {
   const key = await importSigningKey((await generateSigningKey('EdDSA')).privateJwk);
   const jws = await signManifest(manifestPayload('bench', { tools: pinTools, prompts: [], resourceTemplates: [] }, 1_700_000_000), key);
   pinCost['verifySignedAndPin'] = await measure(
-    () => guardOver(new MemoryPinStore(), [{ name: 'bench', jwk: key.publicJwk }], 'require'),
+    () => trustOver(new MemoryPinStore(), [{ name: 'bench', jwk: key.publicJwk }], 'require'),
     async (g) => {
       const vetted = await g.vet(vetInput({ jws }));
       if (vetted.catalog.tools.length !== pinTools.length) throw new Error(`the signed manifest did not cover every tool (${vetted.quarantined[0]?.reason ?? ''})`);
@@ -201,12 +201,12 @@ try {
   rmSync(pinDir, { recursive: true, force: true });
 }
 // The per-call price: one verdict lookup.
-const lookupGuard = await guardOver(new MemoryPinStore());
-await lookupGuard.vet(vetInput());
+const lookupTrust = await trustOver(new MemoryPinStore());
+await lookupTrust.vet(vetInput());
 const lookups = 1_000_000;
 const lookupStart = performance.now();
 let refused = 0;
-for (let i = 0; i < lookups; i++) if (lookupGuard.verdict('bench', 'tool', (pinTools[i % pinTools.length] as Tool).name) !== undefined) refused++;
+for (let i = 0; i < lookups; i++) if (lookupTrust.verdict('bench', 'tool', (pinTools[i % pinTools.length] as Tool).name) !== undefined) refused++;
 const lookupNs = ((performance.now() - lookupStart) * 1e6) / lookups;
 if (refused !== 0) throw new Error('an unchanged tool was refused');
 const pinLine = (label: string, m: Awaited<ReturnType<typeof measure>>): string =>

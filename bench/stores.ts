@@ -26,7 +26,7 @@ import { MemoryNonceStore, type NonceStore } from '../src/server/requestState.js
 import { PgAuditLog } from '../src/store/postgres/pgAuditLog.js';
 import { PgDatabase } from '../src/store/postgres/pgDatabase.js';
 import { RedisCache } from '../src/store/redis/redisCache.js';
-import { RedisConcurrencyStore, RedisRateLimitStore } from '../src/store/redis/redisGuards.js';
+import { RedisConcurrencyStore, RedisRateLimitStore } from '../src/store/redis/redisRateLimitStore.js';
 import { RedisNonceStore } from '../src/store/redis/redisSingleUse.js';
 import { SqliteAuditLog } from '../src/store/sqliteAudit.js';
 

@@ -25,7 +25,7 @@ import type { TokenStore } from '../auth/client/tokenStore.js';
 import { AuthError, AuthErrorCode } from '../auth/errors.js';
 import { allowInsecureRequests, type FetchLike } from '../auth/http.js';
 import type { ServerOAuthOptions } from '../host/configTypes.js';
-import { isLoopbackHttp } from '../host/serverIdentity.js';
+import { isLoopbackHttp } from '../host/canonicalServerUrl.js';
 import type { DownstreamSpec } from '../host/spec.js';
 import type { StreamableHttpClientOptions } from '../transport/http/client/clientOptions.js';
 import { McpError, McpErrorCode } from '../util/errors.js';

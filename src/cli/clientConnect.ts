@@ -10,6 +10,7 @@
  * @module
  */
 import { nodeFetch } from '../adapters/nodeFetch.js';
+import { SWITCHBOARD_VERSION } from '../util/version.js';
 import { createOAuthClientProvider } from '../auth/client/oauthClientProvider.js';
 import { allowInsecureRequests } from '../auth/http.js';
 import { McpClient } from '../client/mcpClient.js';
@@ -23,7 +24,7 @@ import { createLineLogger, type Logger } from '../util/logger.js';
 import { listOption, portOption, UsageError, type ParsedArgs } from './args.js';
 import type { OptionDeclarations, ParsedCommand, PositionalDeclaration } from './command.js';
 import { schemelessUrl } from './clientErrors.js';
-import { isLoopbackHttp } from '../host/serverIdentity.js';
+import { isLoopbackHttp } from '../host/canonicalServerUrl.js';
 import { oauthTransportHooks } from './oauthTransport.js';
 import { FileTokenStore } from './oauthFileStore.js';
 import { DEFAULT_REDIRECT_PORT, loopbackAuthorizer, loopbackRedirectUri } from './oauthLoopback.js';
@@ -201,7 +202,7 @@ export function clientTransport(args: ClientArgs, logger: Logger): Transport {
 export async function connectClient(args: ClientArgs, logger: Logger, answer: { handlers?: ClientHandlers; on?: ClientEvents } = {}): Promise<McpClient> {
   const timeout = args.options['timeout'];
   const client = new McpClient(
-    { name: 'switchboard-cli', version: '0.1.0' },
+    { name: 'switchboard-cli', version: SWITCHBOARD_VERSION },
     {
       logger,
       ...answer,

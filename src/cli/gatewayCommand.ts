@@ -37,6 +37,7 @@ import { instanceName, openSharedStores, sharedGuardStores } from './sharedStore
 import { StdioServerTransport } from '../transport/stdio/server.js';
 import type { ListeningServer } from '../adapters/nodeHttp.js';
 import { describeError } from '../util/errors.js';
+import { SWITCHBOARD_VERSION } from '../util/version.js';
 import { createLineLogger, type Logger } from '../util/logger.js';
 import { portOption, UsageError, type ParsedArgs } from './args.js';
 import { stateSecret, type StateSecret } from './stateSecret.js';
@@ -140,7 +141,7 @@ export async function gatewayCommand(options: ParsedArgs['options']): Promise<vo
           host,
           config: () => current,
           metrics,
-          gateway: { transport: options['stdio'] === true ? 'stdio' : 'http', version: '0.1.0', startedAt: Date.now(), url: () => gatewayUrl },
+          gateway: { transport: options['stdio'] === true ? 'stdio' : 'http', version: SWITCHBOARD_VERSION, startedAt: Date.now(), url: () => gatewayUrl },
           consent: { queue: consent.queue, grants: consent.grants, queued: consent.queued },
           ...(pins !== undefined ? { pins } : {}),
           scanner,

@@ -30,7 +30,7 @@ import { createBearerVerifier } from '../auth/resource/bearerVerifier.js';
 import { createDpopNonceSource, type DpopNonceSource, type DpopReplayCache } from '../auth/resource/dpopProof.js';
 import { protectedResourceMetadata } from '../auth/resource/protectedResourceMetadata.js';
 import type { GatewayDpopConfig } from '../host/configTypes.js';
-import { isLoopbackHttp } from '../host/serverIdentity.js';
+import { isLoopbackHttp } from '../host/canonicalServerUrl.js';
 import type { HttpAuthOptions } from '../transport/http/server/auth.js';
 import { describeError } from '../util/errors.js';
 import type { Logger } from '../util/logger.js';

@@ -2,7 +2,7 @@
  * What the commands that run on a `switchboard.json` share: reading the config (with a
  * helpful message when it is missing), the OAuth wiring of its remote servers (each with
  * its own token file under `<stateDir>/oauth`, keyed by the server's identity) and the pin
- * store with its guard (`<stateDir>/pins.db`, one for the gateway and `switchboard scan`).
+ * store with its `PinTrust` (`<stateDir>/pins.db`, one for the gateway and `switchboard scan`).
  *
  * @module
  */
@@ -12,7 +12,7 @@ import { downstreamOAuth, unconfiguredOAuthHooks, type DownstreamOAuth } from '.
 import type { DefaultTransportOptions } from '../adapters/hostTransports.js';
 import { parseConfig } from '../host/config.js';
 import type { HostConfig } from '../host/configTypes.js';
-import { PinGuard } from '../host/pins/pinGuard.js';
+import { PinTrust } from '../host/pins/pinTrust.js';
 import type { PinStore } from '../host/pins/pinStore.js';
 import type { DownstreamSpec } from '../host/spec.js';
 import { OAuthTokenFiles } from '../store/oauthTokenFiles.js';
@@ -67,22 +67,22 @@ export function hostOAuthHooks(config: HostConfig, tokens?: OAuthTokenStores): N
 }
 
 /**
- * The pin store under the config's state folder and the guard over it, with the config's
+ * The pin store under the config's state folder and the `PinTrust` over it, with the config's
  * trusted keys and each server's signature policy (read through `current`, so a reload
  * applies); `shared` (a PostgreSQL store of several instances) in place of the SQLite one when
  * given. A damaged store is a {@link CliFailure} ending with `consequence` (fail closed).
  */
-export async function openPins(config: HostConfig, logger: Logger, current: () => HostConfig, consequence: string, shared?: PinStore): Promise<{ store: PinStore; guard: PinGuard }> {
+export async function openPins(config: HostConfig, logger: Logger, current: () => HostConfig, consequence: string, shared?: PinStore): Promise<{ store: PinStore; trust: PinTrust }> {
   let store: PinStore | undefined;
   try {
     store = shared ?? openPinStore(config.stateDir);
-    const guard = await PinGuard.open({
+    const trust = await PinTrust.open({
       store,
       trustedKeys: config.trustedKeys,
       signaturePolicy: (id) => current().servers.find((s) => s.id === id)?.options.signature ?? 'warn',
       logger,
     });
-    return { store, guard };
+    return { store, trust };
   } catch (error) {
     await store?.close?.();
     throw new CliFailure(`${error instanceof Error ? error.message : String(error)} ${consequence}`);

@@ -7,10 +7,10 @@
  * @module
  */
 import { describeError } from '../util/errors.js';
+import { SWITCHBOARD_VERSION } from '../util/version.js';
 import { CliFailure, UsageError } from './args.js';
 import { closest, commandHelp, mainHelp, parseCommandLine, wantsHelp } from './command.js';
 import { COMMANDS, loadCommands } from './registry.js';
-import { packageVersion } from './version.js';
 
 
 async function main(argv: readonly string[]): Promise<number> {
@@ -20,7 +20,7 @@ async function main(argv: readonly string[]): Promise<number> {
     return name === undefined ? 2 : 0;
   }
   if (name === '--version' || name === '-v') {
-    process.stdout.write(`${packageVersion()}\n`);
+    process.stdout.write(`${SWITCHBOARD_VERSION}\n`);
     return 0;
   }
   const load = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;

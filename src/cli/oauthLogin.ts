@@ -14,11 +14,12 @@
  * @module
  */
 import { resolve as resolvePath } from 'node:path';
+import { SWITCHBOARD_VERSION } from '../util/version.js';
 import { defaultTransportFactory } from '../adapters/hostTransports.js';
 import type { Authorizer } from '../auth/client/authorization.js';
 import { McpClient } from '../client/mcpClient.js';
 import type { HostConfig, ServerConfig } from '../host/configTypes.js';
-import { serverIdentity } from '../host/serverIdentity.js';
+import { canonicalServerUrl } from '../host/canonicalServerUrl.js';
 import { OAuthTokenFiles } from '../store/oauthTokenFiles.js';
 import type { OAuthTokenStores } from './sharedStores.js';
 import { silentLogger } from '../util/logger.js';
@@ -83,7 +84,7 @@ export async function login(options: LoginOptions): Promise<LoginResult> {
   const url = server.launch.url;
   await oauth.provider.clearTokens();
   const transport = await defaultTransportFactory({ environment: {}, auth: () => oauth.hooks })(server, { stderr: () => undefined });
-  const client = new McpClient({ name: 'switchboard-login', version: '0.1.0' }, { logger: silentLogger, ...(server.options.era !== 'auto' ? { era: server.options.era } : {}) });
+  const client = new McpClient({ name: 'switchboard-login', version: SWITCHBOARD_VERSION }, { logger: silentLogger, ...(server.options.era !== 'auto' ? { era: server.options.era } : {}) });
   let tools: number;
   try {
     await client.connect(transport);
@@ -92,7 +93,7 @@ export async function login(options: LoginOptions): Promise<LoginResult> {
     await client.close().catch(() => undefined);
   }
   const files = new OAuthTokenFiles(config.stateDir);
-  return { serverId: server.id, identity: serverIdentity(url), file: options.tokens?.where ?? files.pathFor(url), signedIn: (await oauth.store.getTokens(url)) !== undefined, tools };
+  return { serverId: server.id, identity: canonicalServerUrl(url), file: options.tokens?.where ?? files.pathFor(url), signedIn: (await oauth.store.getTokens(url)) !== undefined, tools };
 }
 
 /** Deletes the stored tokens of one server. Resolves with the file and whether there was one. */

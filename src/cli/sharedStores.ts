@@ -109,7 +109,7 @@ export async function openSharedStores(store: string | undefined, cache: string 
     if (cache !== undefined) {
       const [{ RedisCache }, { RedisRateLimitStore, RedisConcurrencyStore }, { RedisSessionStore, RedisSessionBus }, { RedisEventStore }, { RedisNonceStore, RedisDpopReplayCache }, { RedisDpopNonceSource }, { RedisTaintStore, redisFingerprintKey, redisTaintWarnings }] = await Promise.all([
         import('../store/redis/redisCache.js'),
-        import('../store/redis/redisGuards.js'),
+        import('../store/redis/redisRateLimitStore.js'),
         import('../store/redis/redisSessionStore.js'),
         import('../store/redis/redisEventStore.js'),
         import('../store/redis/redisSingleUse.js'),

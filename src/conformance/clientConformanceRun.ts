@@ -12,6 +12,7 @@ import { isStateless, isSupportedRevision, supportedRevisions, type ProtocolRevi
 import { StreamableHttpClientTransport } from '../transport/http/client/client.js';
 import type { StreamableHttpClientOptions } from '../transport/http/client/clientOptions.js';
 import type { Logger } from '../util/logger.js';
+import { SWITCHBOARD_VERSION } from '../util/version.js';
 import { conformanceOAuthProvider, type ConformanceContext } from './clientConformanceAuth.js';
 import { acceptElicitation, scenarioSteps } from './clientConformanceScenarios.js';
 import { oauthTransportHooks } from '../adapters/hostOAuth.js';
@@ -51,7 +52,7 @@ export function versionsFor(revision: ProtocolRevision): { versions: ProtocolRev
 export async function runScenario(run: ConformanceRun, logger: Logger): Promise<void> {
   const { versions, era } = versionsFor(run.revision);
   const client = new McpClient(
-    { name: 'switchboard-conformance-client', version: '0.1.0' },
+    { name: 'switchboard-conformance-client', version: SWITCHBOARD_VERSION },
     {
       versions,
       era,

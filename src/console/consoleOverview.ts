@@ -65,7 +65,7 @@ export function tools(o: ConsoleOptions): Record<string, unknown> {
   const { host } = o;
   const config = o.config();
   const records = new Map<string, ServerPins>();
-  for (const r of o.pins?.guard.records ?? []) records.set(r.identity, r);
+  for (const r of o.pins?.trust.records ?? []) records.set(r.identity, r);
   const resolver = new LabelResolver(o.policy?.labels ?? {}, o.scanner === undefined ? undefined : (d) => o.scanner?.verdictOf(d)?.findings);
   const identities = new Map<string, string>();
   const identityOf = (serverId: string): string | undefined => {

@@ -3,7 +3,7 @@
  * before), each with the approved and the observed definition so the page can show them side
  * by side; changed server instructions; stdio launches waiting for consent. Approve and reject
  * use the same record functions as `switchboard pins approve|reject` (`pinReview.ts`), save
- * through the gateway's pin store, then reload the guard and vet every server's lists again
+ * through the gateway's pin store, then reload the pins (`PinTrust`) and vet every server's lists again
  * (what `switchboard pins` in another process triggers through the store's watch). Each decision
  * is recorded in the audit log as `console:admin`.
  *
@@ -21,7 +21,7 @@ export function reviewState(ctx: RouteContext): Promise<HttpResponseLike> {
   const { pins, launches } = ctx.options;
   const items: Record<string, unknown>[] = [];
   const instructions: Record<string, unknown>[] = [];
-  for (const record of pins?.guard.records ?? []) {
+  for (const record of pins?.trust.records ?? []) {
     for (const [key, p] of Object.entries(record.pending)) {
       items.push({
         identity: record.identity,
@@ -62,7 +62,7 @@ export async function decidePins(ctx: RouteContext, action: 'approve' | 'reject'
   } catch (error) {
     if (isMcpError(error, McpErrorCode.StoreUnavailable)) {
       // Saved but not audited (or not saved): the other instances and this page must still see what is stored.
-      await pins.guard.reload().catch(() => undefined);
+      await pins.trust.reload().catch(() => undefined);
       ctx.changed('pins');
       return failure(503, error.message);
     }
@@ -70,7 +70,7 @@ export async function decidePins(ctx: RouteContext, action: 'approve' | 'reject'
     throw error;
   }
   if (decided.length === 0) return failure(409, 'nothing is pending there');
-  await pins.guard.reload();
+  await pins.trust.reload();
   await ctx.options.host.refreshTrust();
   ctx.changed('pins');
   return json(200, action === 'approve' ? { approved: decided } : { rejected: decided });

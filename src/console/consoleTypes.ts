@@ -12,7 +12,7 @@ import type { ConsentQueue } from '../host/consent/consentQueue.js';
 import type { Host } from '../host/host.js';
 import type { PolicyConfig } from '../host/policy/policyConfig.js';
 import type { ServerLabelConfig } from '../host/policy/labels.js';
-import type { PinGuard } from '../host/pins/pinGuard.js';
+import type { PinTrust } from '../host/pins/pinTrust.js';
 import type { PinStore } from '../host/pins/pinStore.js';
 import type { ItemReport } from '../host/scanner/types.js';
 import type { ConsoleMetrics } from './consoleMetrics.js';
@@ -54,7 +54,7 @@ export interface ConsoleOptions {
   /** What the overview says about the gateway itself. */
   readonly gateway: { readonly transport: 'http' | 'stdio'; readonly version: string; readonly startedAt: number; url(): string | undefined };
   readonly consent?: { readonly queue: ConsentQueue; readonly grants: ConsentGrantStore; readonly queued: boolean };
-  readonly pins?: { readonly store: PinStore; readonly guard: PinGuard };
+  readonly pins?: { readonly store: PinStore; readonly trust: PinTrust };
   readonly scanner?: { verdictOf(definition: object): ItemReport | undefined };
   readonly audit?: { readonly log: AuditLog; readonly reader: AuditReader };
   readonly launches?: LaunchReview;

@@ -1,13 +1,13 @@
 /**
  * The seam between a server's catalog and the host's registry: before what a server listed
- * becomes visible, a {@link CatalogVetter} (the pins, `pins/pinGuard.ts`) decides which
+ * becomes visible, a {@link CatalogVetter} (the pins, `pins/pinTrust.ts`) decides which
  * definitions are served (the approved ones, byte for byte) and which are quarantined
  * (hidden, calls refused with the reason). It runs on every list the host makes of a server:
  * at start and after every list_changed.
  *
  * @module
  */
-import type { Implementation } from '../protocol/model/common.js';
+import type { Implementation, ItemKind } from '../protocol/model/common.js';
 import type { ManifestEnvelope } from '../protocol/manifest.js';
 import type { Prompt } from '../protocol/model/prompts.js';
 import type { Resource, ResourceTemplate } from '../protocol/model/resource.js';
@@ -22,12 +22,9 @@ export interface CatalogLists {
   readonly templates: readonly ResourceTemplate[];
 }
 
-/** Which of a server's items a vetted catalog withholds. */
-export type QuarantinedKind = 'tool' | 'prompt' | 'resource' | 'template';
-
 /** An item withheld from the model, and why (the refusal text of a call). */
 export interface QuarantinedItem {
-  readonly kind: QuarantinedKind;
+  readonly kind: ItemKind;
   /** Its own name, URI or URI template (before namespacing). */
   readonly name: string;
   readonly reason: string;

@@ -25,7 +25,7 @@ import { readConsent } from './configConsent.js';
 import { readRedact, readSanitize } from './configSanitize.js';
 import { LABEL_OPTION_KEYS, readPolicy, readServerLabels } from './configPolicy.js';
 import { folderOf, pathToFileUri, resolvePath } from './configPaths.js';
-import { isLoopbackHttp } from './serverIdentity.js';
+import { isLoopbackHttp } from './canonicalServerUrl.js';
 import { readGatewayTokens } from './configTokens.js';
 import { ConfigReader, type JsonRecord, parseJsonText } from './configRead.js';
 import type { SignaturePolicy, TrustedKey } from './pins/signatureCheck.js';

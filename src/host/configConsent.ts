@@ -19,7 +19,7 @@
 import { expandEnv } from './configEnv.js';
 import type { ConfigReader } from './configRead.js';
 import { childPath } from './configTypes.js';
-import { isLoopbackHttp } from './serverIdentity.js';
+import { isLoopbackHttp } from './canonicalServerUrl.js';
 import { CONSENT_DEFAULTS, type ConsentConfig, type ConsentProviderName, type ConsentWebhookConfig } from './consent/consentSettings.js';
 
 const PROVIDERS: readonly ConsentProviderName[] = ['terminal', 'queue', 'elicitation', 'webhook'];

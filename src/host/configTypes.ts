@@ -94,7 +94,7 @@ export interface ServerOptions {
   readonly oauth: ServerOAuthOptions | undefined;
   /** What its signed manifest must be (see `docs/signing.md`). `parseConfig` fills in `warn`. */
   readonly signature?: SignaturePolicy;
-  /** Set only when configured; absent means `block` (see `scanner/guard.ts`). */
+  /** Set only when configured; absent means `block` (see `scanner/scanner.ts`). */
   readonly scan?: ScanMode;
   /**
    * The roots the host answers `roots/list` with when the server asks outside a call (in a

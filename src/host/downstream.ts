@@ -12,6 +12,7 @@
  * @module
  */
 import { McpClient } from '../client/mcpClient.js';
+import { ErrorCode } from '../jsonrpc/errors.js';
 import type { Transport } from '../transport/types.js';
 import { McpError, McpErrorCode, describeError, isMcpError } from '../util/errors.js';
 import { silentLogger, type Logger } from '../util/logger.js';
@@ -525,7 +526,7 @@ async function optional<T>(list: Promise<T[]>): Promise<T[]> {
   try {
     return await list;
   } catch (error) {
-    if (typeof error === 'object' && error !== null && (error as { code?: unknown }).code === -32601) return [];
+    if (typeof error === 'object' && error !== null && (error as { code?: unknown }).code === ErrorCode.MethodNotFound) return [];
     throw error;
   }
 }

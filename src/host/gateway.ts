@@ -20,11 +20,11 @@
  * @module
  */
 import type { CallOptions } from '../client/types.js';
-import { JsonRpcError } from '../jsonrpc/errors.js';
+import { ErrorCode, JsonRpcError } from '../jsonrpc/errors.js';
 import { hasExtension, type ClientCapabilities } from '../protocol/model/capabilities.js';
 import { TASKS_EXTENSION_ID } from '../protocol/meta.js';
 import { isStateless } from '../protocol/revisions.js';
-import type { Implementation } from '../protocol/model/common.js';
+import type { Implementation, ItemKind } from '../protocol/model/common.js';
 import type { LoggingMessageParams } from '../protocol/model/utilities.js';
 import type { Progress } from '../jsonrpc/connection.js';
 import type { InputRequest } from '../protocol/model/mrtr.js';
@@ -40,6 +40,7 @@ import type { ReadResourceResult } from '../protocol/model/resources.js';
 import { isMcpError, McpError, McpErrorCode } from '../util/errors.js';
 import { silentLogger } from '../util/logger.js';
 import { signalOf } from '../util/lazyAbort.js';
+import { SWITCHBOARD_VERSION } from '../util/version.js';
 import { PendingCalls, type Attempt, type Driver, type LaunchRound as Round, type PendingCall, type PendingCallsOptions, type Step } from './bridge.js';
 import type { ExposedTool, Host, HostCallOptions, RouteOptions } from './host.js';
 import { CONVERSATION_META_KEY } from './policy/taint.js';
@@ -55,7 +56,7 @@ import { ToolSearchIndex } from './toolSearch.js';
 
 /** Options of a {@link Gateway}. */
 export interface GatewayOptions {
-  /** The gateway's identity. Default `{ name: 'switchboard-gateway', version: '0.1.0' }`. */
+  /** The gateway's identity. Default `{ name: 'switchboard-gateway', version: SWITCHBOARD_VERSION }`. */
   readonly info?: Implementation & { readonly instructions?: string };
   /** `all` (default): every tool listed; `search`: `search_tools` and `call_tool` only. */
   readonly exposure?: 'all' | 'search';
@@ -70,7 +71,7 @@ export interface GatewayOptions {
   readonly tasks?: GatewayTasksOptions | false;
 }
 
-const DEFAULT_INFO = { name: 'switchboard-gateway', version: '0.1.0' } as const;
+const DEFAULT_INFO = { name: 'switchboard-gateway', version: SWITCHBOARD_VERSION } as const;
 
 /**
  * What a gateway's downstream clients declare: everything it can bridge to an upstream
@@ -89,8 +90,6 @@ const CAPABILITY: Readonly<Record<string, keyof ClientCapabilities>> = {
   'roots/list': 'roots',
 };
 
-type Kind = 'tool' | 'prompt' | 'resource' | 'template';
-
 /** One MCP server in front of a {@link Host}. */
 export class Gateway {
   /** The MCP server to serve over any transport (HTTP handler, stdio). */
@@ -98,7 +97,7 @@ export class Gateway {
   readonly #host: Host;
   readonly #exposure: 'all' | 'search';
   readonly #pending: PendingCalls;
-  readonly #handles: Record<Kind, Map<string, { handle: ForwardedHandle<never>; definition: unknown }>> = {
+  readonly #handles: Record<ItemKind, Map<string, { handle: ForwardedHandle<never>; definition: unknown }>> = {
     tool: new Map(),
     prompt: new Map(),
     resource: new Map(),
@@ -203,7 +202,7 @@ export class Gateway {
    * it blocks, the policy what a rule denies for this principal; the audit log records it).
    * With `exposure: "search"` the tools are the two search tools, once the chain allowed the list.
    */
-  #list(kind: Kind, request: ListRequest): Promise<readonly Readonly<Record<string, unknown>>[]> {
+  #list(kind: ItemKind, request: ListRequest): Promise<readonly Readonly<Record<string, unknown>>[]> {
     const scope = scopeOfRequest(request.principal, request.session, request.meta, undefined, request.clientCapabilities);
     const host = this.#host;
     if (kind === 'tool') return host.listTools(scope).then((tools) => (this.#exposure === 'search' ? this.#searchTools : tools.map((t) => t.tool)));
@@ -258,7 +257,7 @@ export class Gateway {
     return scopeOfRequest(ctx.principal, ctx.session, metaOf(ctx.params), ctx.signal, undefined);
   }
 
-  #reconcile(kind: Kind, wanted: readonly (readonly [string, unknown])[], register: (definition: unknown) => ForwardedHandle<never>): void {
+  #reconcile(kind: ItemKind, wanted: readonly (readonly [string, unknown])[], register: (definition: unknown) => ForwardedHandle<never>): void {
     const handles = this.#handles[kind];
     const keep = new Set<string>();
     for (const [key, definition] of wanted) {
@@ -608,10 +607,10 @@ function isToolLevel(error: unknown): boolean {
 /** A local failure as the JSON-RPC error the upstream gets. */
 function toWireError(error: unknown): unknown {
   if (error instanceof JsonRpcError) return error;
-  if (error instanceof DeniedError) return new JsonRpcError(-32001, error.message, { interceptor: error.interceptor });
+  if (error instanceof DeniedError) return new JsonRpcError(ErrorCode.Denied, error.message, { interceptor: error.interceptor });
   if (isMcpError(error)) {
     if (error.code === McpErrorCode.InvalidArgument) return JsonRpcError.invalidParams(error.message);
-    return new JsonRpcError(-32603, error.message);
+    return new JsonRpcError(ErrorCode.InternalError, error.message);
   }
   return error;
 }

@@ -41,7 +41,7 @@
  * @see https://modelcontextprotocol.io/extensions/tasks/overview
  * @module
  */
-import { JsonRpcError } from '../jsonrpc/errors.js';
+import { ErrorCode, JsonRpcError } from '../jsonrpc/errors.js';
 import type { JsonRpcNotification } from '../jsonrpc/messages.js';
 import { missingRequiredClientCapability } from '../protocol/errors.js';
 import { TASKS_EXTENSION_ID } from '../protocol/meta.js';
@@ -162,7 +162,7 @@ export class GatewayTasks {
       );
     } catch (error) {
       // The server forgot it (expired, restarted): gone for the upstream too, under the gateway's id.
-      if (error instanceof JsonRpcError && error.code === -32602 && !('inputResponse' in (asObject(error.data) ?? {}))) {
+      if (error instanceof JsonRpcError && error.code === ErrorCode.InvalidParams && !('inputResponse' in (asObject(error.data) ?? {}))) {
         this.#entries.delete(entry.id);
         throw unknownTask(entry.id);
       }

@@ -17,7 +17,7 @@ import type { McpClient } from '../client/mcpClient.js';
 import type { ClientHandlers } from '../client/types.js';
 import type { Progress } from '../jsonrpc/connection.js';
 import type { ClientCapabilities } from '../protocol/model/capabilities.js';
-import type { Implementation } from '../protocol/model/common.js';
+import type { Implementation, ItemKind } from '../protocol/model/common.js';
 import type { ElicitParams, ElicitResult } from '../protocol/model/elicitation.js';
 import type { CreateMessageParams } from '../protocol/model/sampling.js';
 import type { Prompt } from '../protocol/model/prompts.js';
@@ -28,11 +28,12 @@ import { McpError, McpErrorCode } from '../util/errors.js';
 import { silentLogger, type Logger } from '../util/logger.js';
 import { UriTemplate } from '../util/uriTemplate.js';
 import { LazyAbort, type AbortLike } from '../util/lazyAbort.js';
+import { SWITCHBOARD_VERSION } from '../util/version.js';
 import { observeCall } from './callMetrics.js';
 import type { NamespacingMode } from './configTypes.js';
 import { Downstream, type RunOptions, type BackoffOptions, type Catalog, type ServerHealth, type TransportFactory } from './downstream.js';
 import type { CatalogVetter, QuarantinedItem } from './catalogVetting.js';
-import { DeniedError, InterceptorChain, interceptContext, type InterceptedMethod, type RoutedMethod, type InterceptContext, type Interceptor, type NotificationMethod, type ServerIdentity } from './interceptors.js';
+import { DeniedError, InterceptorChain, interceptContext, type InterceptedMethod, type RoutedMethod, type InterceptContext, type Interceptor, type NotificationMethod, type RoutedServer } from './interceptors.js';
 import { Namespacer, type NameAssignmentStore } from './namespacing.js';
 import type { DownstreamSpec } from './spec.js';
 import { compileToolFilter } from './toolFilter.js';
@@ -86,7 +87,7 @@ export interface HostOptions {
   readonly separator?: string;
   /** Persists on-collision name assignments (so restarts and new servers never rename a tool). */
   readonly nameStore?: NameAssignmentStore;
-  /** The host's identity towards each server. Default `{ name: 'switchboard', version: '0.1.0' }`. */
+  /** The host's identity towards each server. Default `{ name: 'switchboard', version: SWITCHBOARD_VERSION }`. */
   readonly clientInfo?: Implementation;
   /** Builds each server's transport (see `defaultTransportFactory` in `switchboard/adapters/node-host`). */
   readonly transport: TransportFactory;
@@ -107,7 +108,7 @@ export interface HostOptions {
    */
   readonly capabilities?: ClientCapabilities;
   /**
-   * Vets every list of every server before it is exposed (the pins, `PinGuard`): only what it
+   * Vets every list of every server before it is exposed (the pins, `PinTrust`): only what it
    * serves is exposed; what it withholds is hidden and refused with its reason.
    */
   readonly trust?: CatalogVetter;
@@ -151,7 +152,7 @@ export interface HostCallOptions extends RequestScope {
   readonly onLog?: (params: LoggingMessageParams) => void;
 }
 
-const DEFAULT_CLIENT_INFO: Implementation = Object.freeze({ name: 'switchboard', version: '0.1.0' });
+const DEFAULT_CLIENT_INFO: Implementation = Object.freeze({ name: 'switchboard', version: SWITCHBOARD_VERSION });
 
 /** Who a request for a withheld item is refused by, when no trust interceptor refused it first: the trust layer that withheld it (the pins). */
 const WITHHELD_INTERCEPTOR_ID = 'trust.pins';
@@ -165,8 +166,8 @@ export class Host {
   readonly #uris: UriNamespacer;
   readonly #servers = new Map<string, Downstream>();
   readonly #filters = new WeakMap<Downstream, (name: string) => boolean>();
-  /** Each server's {@link ServerIdentity} as the chain last saw it (see `#identity`). */
-  readonly #identities = new WeakMap<Downstream, ServerIdentity>();
+  /** Each server's {@link RoutedServer} as the chain last saw it (see `#routedServer`). */
+  readonly #routedServers = new WeakMap<Downstream, RoutedServer>();
   /** Why a server's catalog is not exposed (a name it cannot get in `never` mode, ...). */
   readonly #problems = new Map<string, string>();
   readonly #listeners = new Set<(change: HostChange) => void>();
@@ -320,7 +321,7 @@ export class Host {
    * withheld, or undefined. A map lookup; a URI no withheld resource has is matched against the
    * withheld templates (asked only for a URI nothing served resolves).
    */
-  withheldReason(kind: 'tool' | 'prompt' | 'resource', exposedName: string): string | undefined {
+  withheldReason(kind: Exclude<ItemKind, 'template'>, exposedName: string): string | undefined {
     return this.#withheldItem(kind, exposedName)?.reason;
   }
 
@@ -539,7 +540,7 @@ export class Host {
    * with the withholding reason, or as unknown. Policy, consent and guards never see it: there is
    * nothing to route.
    */
-  #refuse<R>(method: RoutedMethod, kind: 'tool' | 'prompt' | 'resource', exposedName: string, params: Record<string, unknown>, scope: RequestScope, notFound?: () => Promise<R>): Promise<R> {
+  #refuse<R>(method: RoutedMethod, kind: Exclude<ItemKind, 'template'>, exposedName: string, params: Record<string, unknown>, scope: RequestScope, notFound?: () => Promise<R>): Promise<R> {
     const held = this.#withheldItem(kind, exposedName);
     // The withheld item's own name or URI, as the trust layer keyed its verdict.
     const own = held === undefined ? exposedName : held.name;
@@ -554,7 +555,7 @@ export class Host {
   }
 
   /** The withheld item behind an exposed name or URI (a withheld template matches a URI). */
-  #withheldItem(kind: 'tool' | 'prompt' | 'resource', exposedName: string): WithheldItem | undefined {
+  #withheldItem(kind: Exclude<ItemKind, 'template'>, exposedName: string): WithheldItem | undefined {
     const direct = this.#withheldByName.get(`${kind}:${exposedName}`);
     if (direct !== undefined || kind !== 'resource') return direct;
     return this.#withheld.find((w) => w.kind === 'template' && parseTemplate(w.exposedName)?.match(exposedName) !== undefined);
@@ -759,7 +760,7 @@ export class Host {
       principal: scope.principal,
       session: scope.session,
       conversation: scope.conversation,
-      server: serverId === undefined ? undefined : this.#identity(serverId),
+      server: serverId === undefined ? undefined : this.#routedServer(serverId),
       exposedName,
       definition,
       params,
@@ -768,15 +769,15 @@ export class Host {
     });
   }
 
-  /** The identity of server `serverId` as the chain sees it, reused while its `serverInfo` stays the same. */
-  #identity(serverId: string): ServerIdentity {
+  /** Server `serverId` as the chain sees it, reused while its `serverInfo` stays the same. */
+  #routedServer(serverId: string): RoutedServer {
     const server = this.#servers.get(serverId);
     const info = server?.client?.serverInfo;
-    const known = server === undefined ? undefined : this.#identities.get(server);
+    const known = server === undefined ? undefined : this.#routedServers.get(server);
     if (known !== undefined && known.info === info) return known;
-    const identity: ServerIdentity = Object.freeze(info !== undefined ? { id: serverId, info } : { id: serverId });
-    if (server !== undefined) this.#identities.set(server, identity);
-    return identity;
+    const routed: RoutedServer = Object.freeze(info !== undefined ? { id: serverId, info } : { id: serverId });
+    if (server !== undefined) this.#routedServers.set(server, routed);
+    return routed;
   }
 }
 

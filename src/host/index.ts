@@ -70,7 +70,7 @@ export {
 export { Host, type HostOptions, type HostChange, type RequestScope, type HostCallOptions, type DownstreamRoute, type ExposedTool, type ExposedPrompt, type ExposedResource, type ExposedTemplate, type WithheldItem } from './host.js';
 export { Downstream, EMPTY_CATALOG, type ServerState, type ServerHealth, type Catalog, type TransportFactory, type BackoffOptions, type DownstreamOptions, type RunOptions } from './downstream.js';
 export type { DownstreamSpec } from './spec.js';
-export { serverIdentity, isLoopbackHttp } from './serverIdentity.js';
+export { canonicalServerUrl, isLoopbackHttp } from './canonicalServerUrl.js';
 export { Limiter, type LimiterOptions } from './limiter.js';
 export {
   InterceptorChain,
@@ -84,7 +84,7 @@ export {
   type InterceptedMethod,
   type NotificationMethod,
   type Decision,
-  type ServerIdentity,
+  type RoutedServer,
   type Next,
 } from './interceptors.js';
 export {
@@ -125,14 +125,14 @@ export { GatewayTasks, withTasksExtension, type GatewayTasksOptions } from './ga
 export { PendingCall, PendingCalls, type PendingCallsOptions, type Attempt, type Launch, type LaunchRound, type Step, type Driver } from './bridge.js';
 export { agentTools, type AgentTools, type AnthropicToolUse, type OpenAIToolCall, type OpenAIToolMessage } from './agentTools.js';
 export { scanTools, scanServer, scanServers, highest } from './scanner/scan.js';
-export { ScanGuard, SCANNER_INTERCEPTOR_ID, blockReason, type ScanGuardOptions } from './scanner/guard.js';
+export { Scanner, SCANNER_INTERCEPTOR_ID, blockReason, type ScannerOptions } from './scanner/scanner.js';
 export { toSarif, meetsSeverity, RULES, type RuleInfo } from './scanner/sarif.js';
 export {
   SEVERITIES,
   type Severity,
   type Confidence,
   type Verdict,
-  type ItemKind,
+  type ScannedKind,
   type RuleFamily,
   type Finding,
   type FindingLocation,
@@ -142,12 +142,12 @@ export {
   type ScanOptions,
   type ScanReport,
 } from './scanner/types.js';
-export { type CatalogVetter, type CatalogLists, type VetInput, type VetResult, type QuarantinedItem, type QuarantinedKind } from './catalogVetting.js';
-export { PinGuard, PINS_INTERCEPTOR, type PinGuardOptions } from './pins/pinGuard.js';
+export { type CatalogVetter, type CatalogLists, type VetInput, type VetResult, type QuarantinedItem } from './catalogVetting.js';
+export { PinTrust, PINS_INTERCEPTOR, type PinTrustOptions } from './pins/pinTrust.js';
 export { MemoryPinStore, PinStoreCorruptError, checkServerPins, type PinStore, type ServerPins, type PinnedItem, type PendingItem, type TrustLevel } from './pins/pinStore.js';
 export { diffDefinitions, formatChanges, type PinChange, type ChangeClass } from './pins/pinDiff.js';
-export { groupDigests, itemKey, pinnedName, FIELD_GROUPS, type PinKind, type GroupDigests } from './pins/pinDigests.js';
-export { serverIdentity as pinIdentity, displayIdentity } from './pins/serverIdentity.js';
+export { groupDigests, itemKey, pinnedName, FIELD_GROUPS, type GroupDigests } from './pins/pinDigests.js';
+export { serverIdentity, displayIdentity } from './pins/serverIdentity.js';
 export { approvePending, decidePending, pinDecisionEntry, rejectPending, selectRecords, formatPinList, formatPinDiff, INSTRUCTIONS_ITEM, PIN_REVIEW_ID, type PinDecisionAudit } from './pins/pinReview.js';
 export { checkSignature, type SignaturePolicy, type TrustedKey, type SignatureOutcome } from './pins/signatureCheck.js';
 export { consentInterceptor, reasonsOf, CONSENT_INTERCEPTOR_ID, DEFAULT_CONSENT_TIMEOUT_MS, type ConsentInterceptorOptions } from './consent/consentInterceptor.js';

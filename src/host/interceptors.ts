@@ -74,8 +74,12 @@ export interface Decision {
   readonly detail?: Readonly<Record<string, unknown>>;
 }
 
-/** The server a request is routed to. */
-export interface ServerIdentity {
+/**
+ * The server a request is routed to, as the chain sees it: its configured id and what it said
+ * it is. Not its stable identity (what pins and consent grants are keyed by: `serverIdentity`
+ * in `pins/serverIdentity.ts`).
+ */
+export interface RoutedServer {
   /** The configured id. */
   readonly id: string;
   /** What it said it is (`serverInfo`), when connected. */
@@ -97,7 +101,7 @@ export interface InterceptContext {
    */
   readonly conversation?: string | undefined;
   /** The target server (undefined for aggregated lists). */
-  readonly server: ServerIdentity | undefined;
+  readonly server: RoutedServer | undefined;
   /** The exposed name or URI the upstream used (calls, gets, reads). */
   readonly exposedName?: string | undefined;
   /** The definition as the server sent it (and as trust pinned it). */
@@ -247,7 +251,7 @@ class Context implements InterceptContext {
   readonly principal: Principal | undefined;
   readonly session: string | undefined;
   readonly conversation: string | undefined;
-  readonly server: ServerIdentity | undefined;
+  readonly server: RoutedServer | undefined;
   readonly exposedName: string | undefined;
   readonly definition: Readonly<Record<string, unknown>> | undefined;
   params: Record<string, unknown>;

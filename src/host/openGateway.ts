@@ -34,7 +34,7 @@ import { guardInterceptor, type ConcurrencyStore, type RateLimitStore } from './
 import { Host } from './host.js';
 import type { Interceptor } from './interceptors.js';
 import type { NameAssignmentStore } from './namespacing.js';
-import type { PinGuard } from './pins/pinGuard.js';
+import type { PinTrust } from './pins/pinTrust.js';
 import type { PinStore } from './pins/pinStore.js';
 import type { SharedPolicyStore } from './clusterPolicy.js';
 import { describePolicyChange, policyChangeEntry, ReloadablePolicy } from './policy/policyReload.js';
@@ -42,11 +42,12 @@ import type { TaintStore } from './policy/taint.js';
 import type { SecretFingerprints } from './policy/valueTaint.js';
 import { redactResult, sanitizeInterceptor } from './sanitize/sanitize.js';
 import { sanitizeRequestInterceptor } from './sanitize/sanitizeRequests.js';
-import { ScanGuard } from './scanner/guard.js';
+import { Scanner } from './scanner/scanner.js';
 import { findSecretValues } from './secrets/findSecrets.js';
 import { redactingAuditLog } from './secrets/redact.js';
 import { describeError } from '../util/errors.js';
 import type { Logger } from '../util/logger.js';
+import { SWITCHBOARD_VERSION } from '../util/version.js';
 import type { Implementation } from '../protocol/model/common.js';
 
 /** Call consent as the gateway runs it: the `consent` interceptor and what it must close. */
@@ -67,7 +68,7 @@ export interface GatewayDeps {
   /** The audit store; undefined when `switchboard.audit` is false (then nothing is recorded, and the log says so). */
   readonly audit?: AuditLog;
   /** The pins (opened and checked before any server starts); undefined when `switchboard.pins` is false. */
-  readonly pins?: { readonly guard: PinGuard; readonly store: PinStore };
+  readonly pins?: { readonly trust: PinTrust; readonly store: PinStore };
   /** Where the policy keeps taint; `fingerprints` when it is shared (then its fingerprint key is too). */
   readonly taint?: { readonly store: TaintStore; readonly fingerprints?: SecretFingerprints; close?(): void };
   /** The cluster's policy (PostgreSQL, `--store`): followed instead of the file's; `publish` publishes the file's at start. */
@@ -92,7 +93,7 @@ export interface GatewayDeps {
 export interface OpenedGateway {
   readonly host: Host;
   readonly gateway: Gateway;
-  readonly scanner: ScanGuard;
+  readonly scanner: Scanner;
   readonly policy: ReloadablePolicy;
   /** The audit log as the chain writes it (redacted, emitting); undefined when auditing is off. */
   readonly audit: AuditLog | undefined;
@@ -153,7 +154,7 @@ export async function openGateway(config: HostConfig, deps: GatewayDeps): Promis
   };
   try {
     // The poisoning scanner (trust phase): per-server mode from the config, read live so a reload applies.
-    const scanner = new ScanGuard({
+    const scanner = new Scanner({
       modeOf: (id) => current.servers.find((s) => s.id === id)?.options.scan,
       onReport: (id, r) => logger.warn(`scanner: ${r.kind} ${id}/${r.item}: ${r.verdict} (${r.findings.map((f) => f.rule).join(', ')})`),
     });
@@ -184,7 +185,7 @@ export async function openGateway(config: HostConfig, deps: GatewayDeps): Promis
     const interceptors = buildChain({
       ...(deps.observers !== undefined ? { observers: deps.observers } : {}),
       ...(audit !== undefined ? { audit: auditInterceptor(audit) } : {}),
-      ...(deps.pins !== undefined ? { pins: deps.pins.guard.interceptor() } : {}),
+      ...(deps.pins !== undefined ? { pins: deps.pins.trust.interceptor() } : {}),
       scanner: scanner.interceptor,
       policy: policy.interceptor,
       consent: consent.interceptor,
@@ -198,15 +199,15 @@ export async function openGateway(config: HostConfig, deps: GatewayDeps): Promis
       ...(deps.names !== undefined ? { nameStore: deps.names } : {}),
       transport: deps.transport,
       logger,
-      clientInfo: deps.clientInfo ?? { name: 'switchboard-gateway', version: '0.1.0' },
+      clientInfo: deps.clientInfo ?? { name: 'switchboard-gateway', version: SWITCHBOARD_VERSION },
       capabilities: GATEWAY_CLIENT_CAPABILITIES,
-      ...(deps.pins !== undefined ? { trust: deps.pins.guard } : {}),
+      ...(deps.pins !== undefined ? { trust: deps.pins.trust } : {}),
       interceptors,
     });
     closers.push(() => host.close());
     // `switchboard pins approve|reject` in another process or another instance: reload and vet every server's lists again.
     const pins = deps.pins;
-    const unwatchPins = pins?.store.watch?.(() => void pins.guard.reload().then(() => host.refreshTrust()));
+    const unwatchPins = pins?.store.watch?.(() => void pins.trust.reload().then(() => host.refreshTrust()));
     if (unwatchPins !== undefined) closers.push(unwatchPins);
     await host.start();
     // The scanner judges every list the host exposes as soon as it changes, not only when a client

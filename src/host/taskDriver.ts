@@ -17,7 +17,7 @@
  */
 import type { McpClient } from '../client/mcpClient.js';
 import type { ClientHandlers, InputContext } from '../client/types.js';
-import { JsonRpcError } from '../jsonrpc/errors.js';
+import { ErrorCode, JsonRpcError } from '../jsonrpc/errors.js';
 import type { ClientCapabilities } from '../protocol/model/capabilities.js';
 import type { ElicitParams } from '../protocol/model/elicitation.js';
 import type { InputRequest } from '../protocol/model/mrtr.js';
@@ -82,7 +82,7 @@ function pollOf(value: unknown, fallback: number): number {
 /** The task's JSON-RPC error, as the call's own error. */
 function failure(error: unknown): JsonRpcError {
   const e = (typeof error === 'object' && error !== null ? error : {}) as { code?: unknown; message?: unknown; data?: unknown };
-  return new JsonRpcError(typeof e.code === 'number' ? e.code : -32603, typeof e.message === 'string' ? e.message : 'The task failed', e.data);
+  return new JsonRpcError(typeof e.code === 'number' ? e.code : ErrorCode.InternalError, typeof e.message === 'string' ? e.message : 'The task failed', e.data);
 }
 
 /** Asks one of the task's input requests through the call's handlers. */

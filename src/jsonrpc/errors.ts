@@ -28,6 +28,52 @@ export const ErrorCode = {
   LegacyResourceNotFound: -32002,
   /** MCP 2025-11-25 only: URL elicitation required (retired in 2026-07-28). */
   LegacyUrlElicitationRequired: -32042,
+  /**
+   * 2025-11-25 stateful HTTP and the 2024-11-05 HTTP+SSE transport: the request names a session
+   * this server does not know (never issued, expired, terminated, or a server restart). Sent
+   * with HTTP 404, on which the client starts a new session. The spec fixes the 404, not a code;
+   * -32001 with "Session not found" is the official SDKs' body, and clients look for it, so the
+   * value stays. It shares -32001 with {@link ErrorCode.RequestTimeout}; the HTTP 404 tells them
+   * apart.
+   *
+   * @see https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#session-management
+   * @see https://modelcontextprotocol.io/specification/2026-07-28/basic#error-codes (-32000 to -32019: legacy, implementation-defined)
+   */
+  SessionNotFound: -32001,
+  /**
+   * 2025-11-25 stateful HTTP: the client did not answer a server-to-client request (elicitation,
+   * sampling, roots) in time. A local error: the server's handler gets it (and the client is
+   * sent `notifications/cancelled`); it reaches the wire only when a handler lets it through.
+   * -32001 is the official SDK's `ErrorCode.RequestTimeout` (v1), so an SDK user reads it as one.
+   *
+   * @see https://modelcontextprotocol.io/specification/2026-07-28/basic#error-codes (local errors have no spec code)
+   */
+  RequestTimeout: -32001,
+  /**
+   * 2025-11-25 stateful HTTP: the session closed or ended while a server-to-client request was
+   * waiting for the client's answer. A local error, like {@link ErrorCode.RequestTimeout}; -32000
+   * is the official SDK's `ErrorCode.ConnectionClosed` (v1).
+   *
+   * @see https://modelcontextprotocol.io/specification/2026-07-28/basic#error-codes
+   */
+  ConnectionClosed: -32000,
+  /**
+   * 2025-11-25 stateful HTTP: the server cannot take the request now (the session limit is
+   * reached, or the shared session store cannot be reached). Sent with HTTP 503 and
+   * `Retry-After`; `data` or the message says which, and when to retry.
+   *
+   * @see https://modelcontextprotocol.io/specification/2026-07-28/basic#error-codes (-32000 to -32019: legacy, implementation-defined)
+   */
+  ServiceUnavailable: -32000,
+  /**
+   * Switchboard's gateway: an interceptor of the host's chain (trust, policy, consent, guard)
+   * refused the request. `data.interceptor` names it and the message gives its reason. Neither
+   * a timeout nor a missing session, so it has its own code; the spec asks codes for purposes it
+   * does not define to be allocated outside the JSON-RPC reserved range (-32768 to -32000).
+   *
+   * @see https://modelcontextprotocol.io/specification/2026-07-28/basic#error-codes
+   */
+  Denied: -31000,
 } as const;
 
 /** A known error code. Peers may send others; `JsonRpcError.code` is any integer. */

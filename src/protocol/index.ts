@@ -177,6 +177,7 @@ export {
   paginatedShape,
   select,
   type ResultType,
+  type ItemKind,
 } from './model/common.js';
 
 export {

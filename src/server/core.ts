@@ -23,7 +23,8 @@ import { CORE_TASKS_CAPABILITY } from './tasks/methods.js';
 import type { TaskManager, TasksOptions } from './tasks/manager.js';
 import type { CompiledTool } from './tools.js';
 import type { CacheHints, ForwardedTasks, ServerInfo } from './types.js';
-import { Views, type EntryKind, type Visibility } from './visibility.js';
+import { Views, type Visibility } from './visibility.js';
+import type { ItemKind } from '../protocol/model/common.js';
 import type { Principal } from '../transport/types.js';
 import { ManifestPublisher, type ServerSigningOptions } from './manifestPublisher.js';
 
@@ -100,7 +101,7 @@ export interface ListRequest {
 }
 
 /** See {@link McpServerOptions.lists}. */
-export type ListProvider = (kind: EntryKind, request: ListRequest) => Promise<readonly Readonly<Record<string, unknown>>[]> | undefined;
+export type ListProvider = (kind: ItemKind, request: ListRequest) => Promise<readonly Readonly<Record<string, unknown>>[]> | undefined;
 
 /** The shared state of one server (see the module comment). */
 export class ServerCore {

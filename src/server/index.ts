@@ -11,7 +11,7 @@ export type { Principal } from '../transport/types.js';
 export { InputRequiredError } from './context.js';
 export type { ForwardedHandler, ForwardedHandle, ForwardedCompleter, ForwardToolOptions, ForwardCompleteOptions } from './forward.js';
 export { MAX_INPUT_ROUNDS } from './input.js';
-export type { Visibility, VisibilityContext, VisibleEntry, EntryKind } from './visibility.js';
+export type { Visibility, VisibilityContext, VisibleEntry } from './visibility.js';
 export { runAsTask, taskIdOf } from './tasks/context.js';
 export { MemoryTaskStore, type TaskStore, type TaskRecord } from './tasks/store.js';
 export { type TasksOptions, type TaskMode } from './tasks/manager.js';

@@ -9,7 +9,7 @@
 import { JsonRpcError } from '../jsonrpc/errors.js';
 import { invalidParamsFromIssues, resourceNotFound } from '../protocol/errors.js';
 import type { ClientCapabilities, ServerCapabilities } from '../protocol/model/capabilities.js';
-import type { Implementation, LoggingLevel } from '../protocol/model/common.js';
+import type { Implementation, ItemKind, LoggingLevel } from '../protocol/model/common.js';
 import type { ServerCore } from './core.js';
 import { contextFor, withInput } from './input.js';
 import { isObject, type Call, type MethodHandler } from './pipeline.js';
@@ -21,7 +21,7 @@ import { checkForwardedTask } from './tasks/forwarded.js';
 import { invalidArguments, runTool, type CompiledTool } from './tools.js';
 import type { ForwardedCompleter, ForwardedHandler } from './types.js';
 import type { Completer, HandlerContext, ResourceTemplateDefinition } from './types.js';
-import type { EntryKind, Listed, VisibilityContext } from './visibility.js';
+import type { Listed, VisibilityContext } from './visibility.js';
 
 type Result = Promise<Record<string, unknown>>;
 
@@ -66,12 +66,12 @@ export function viewOf(call: Call): VisibilityContext {
   return { principal: call.principal, session: call.session, revision: call.revision };
 }
 
-async function list<T extends Listed>(core: ServerCore, call: Call, registry: Registry<T>, kind: EntryKind, member: string): Result {
+async function list<T extends Listed>(core: ServerCore, call: Call, registry: Registry<T>, kind: ItemKind, member: string): Result {
   const provided = core.lists?.(kind, { method: call.method, principal: call.principal, session: call.session, revision: call.revision, meta: call.meta, clientCapabilities: call.caps });
   return provided === undefined ? listPage(core, call, registry, kind, member) : listPage(core, call, listedRegistry(kind, await provided), kind, member);
 }
 
-async function listPage<T extends Listed>(core: ServerCore, call: Call, registry: Registry<T>, kind: EntryKind, member: string): Result {
+async function listPage<T extends Listed>(core: ServerCore, call: Call, registry: Registry<T>, kind: ItemKind, member: string): Result {
   const cursor = call.params['cursor'];
   const view = viewOf(call);
   // Filtered before paging: every page is full.
@@ -83,7 +83,7 @@ async function listPage<T extends Listed>(core: ServerCore, call: Call, registry
 }
 
 /** The items a `lists` hook served, as a registry to page over (keys as the entries' own). */
-function listedRegistry(kind: EntryKind, items: readonly Readonly<Record<string, unknown>>[]): Registry<Listed> {
+function listedRegistry(kind: ItemKind, items: readonly Readonly<Record<string, unknown>>[]): Registry<Listed> {
   const registry = new Registry<Listed>(kind === 'template' ? 'resource template' : kind);
   const field = kind === 'resource' ? 'uri' : kind === 'template' ? 'uriTemplate' : 'name';
   for (const wire of items) registry.set({ key: String(wire[field]), disabled: false, wire });
@@ -208,7 +208,7 @@ async function forwardedCompletion(complete: ForwardedCompleter | undefined, cal
  * by `initialize`, and by a session rehydrated from another instance's record.
  */
 export function watchListChanges(core: ServerCore, session: ServerSession, view: VisibilityContext): void {
-  const watch = <T extends Listed>(registry: Registry<T>, kind: EntryKind, method: string): void =>
+  const watch = <T extends Listed>(registry: Registry<T>, kind: ItemKind, method: string): void =>
     session.onClose(registry.onChange((changed) => core.views.anyAllowed(kind, changed, view) && session.send(method)));
   watch(core.tools, 'tool', 'notifications/tools/list_changed');
   watch(core.prompts, 'prompt', 'notifications/prompts/list_changed');

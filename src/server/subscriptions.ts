@@ -11,7 +11,8 @@ import type { RequestId } from '../jsonrpc/messages.js';
 import { META_SUBSCRIPTION_ID } from '../protocol/meta.js';
 import type { ClientCapabilities, ServerCapabilities } from '../protocol/model/capabilities.js';
 import type { DispatchEnv } from '../transport/types.js';
-import type { EntryKind, Listed } from './visibility.js';
+import type { ItemKind } from '../protocol/model/common.js';
+import type { Listed } from './visibility.js';
 
 /**
  * Part of a listen filter granted by a {@link ListenSource}, and how to start delivering it.
@@ -39,7 +40,7 @@ export interface ListenRequest {
   readonly caps: ClientCapabilities;
   readonly env: DispatchEnv;
   /** Whether the listener can see one of the changed entries (default: yes). */
-  readonly sees?: (kind: EntryKind, changed: readonly Listed[]) => boolean;
+  readonly sees?: (kind: ItemKind, changed: readonly Listed[]) => boolean;
 }
 
 /** A registry as the hub watches it. */
@@ -110,7 +111,7 @@ export class SubscriptionHub {
 
     const cleanups: (() => void)[] = grants.map((grant) => grant.attach(send));
     const sees = request.sees ?? (() => true);
-    const watch = (registry: ChangeSource, kind: EntryKind, method: string): void => {
+    const watch = (registry: ChangeSource, kind: ItemKind, method: string): void => {
       cleanups.push(registry.onChange((changed) => sees(kind, changed) && send(method)));
     };
     if (granted['toolsListChanged'] === true) watch(this.#tools, 'tool', 'notifications/tools/list_changed');

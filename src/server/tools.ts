@@ -9,7 +9,7 @@
  * @see https://modelcontextprotocol.io/specification/2026-07-28/server/tools
  * @module
  */
-import { JsonRpcError } from '../jsonrpc/errors.js';
+import { ErrorCode, JsonRpcError } from '../jsonrpc/errors.js';
 import { compileJsonSchema, type CompiledJsonSchema } from '../protocol/jsonSchema.js';
 import type { Tool } from '../protocol/model/tool.js';
 import { checkToolName } from '../protocol/toolName.js';
@@ -216,11 +216,11 @@ export async function runTool(tool: CompiledTool, args: unknown, context: Handle
   const result = toCallToolResult(returned);
   if (tool.validateOutput !== undefined && result.isError !== true) {
     if (result.structuredContent === undefined) {
-      throw new JsonRpcError(-32603, `Tool ${tool.name} declares an output schema but returned no structured content`);
+      throw new JsonRpcError(ErrorCode.InternalError, `Tool ${tool.name} declares an output schema but returned no structured content`);
     }
     const out = await tool.validateOutput(result.structuredContent);
     if (!out.ok) {
-      throw new JsonRpcError(-32603, `Tool ${tool.name} returned structured content that does not match its output schema`, {
+      throw new JsonRpcError(ErrorCode.InternalError, `Tool ${tool.name} returned structured content that does not match its output schema`, {
         issues: out.issues.map((i) => formatIssues([i])),
       });
     }

@@ -8,17 +8,15 @@
  *
  * @module
  */
+import type { ItemKind } from '../protocol/model/common.js';
 import type { ProtocolRevision } from '../protocol/revisions.js';
 import type { Principal } from '../transport/types.js';
 import type { Logger } from '../util/logger.js';
 import type { ServerSession } from './session.js';
 
-/** The kinds of listed entries. */
-export type EntryKind = 'tool' | 'prompt' | 'resource' | 'template';
-
 /** One entry as the `visibility` hook sees it. */
 export interface VisibleEntry {
-  readonly kind: EntryKind;
+  readonly kind: ItemKind;
   /** The tool or prompt name, the resource URI or the template's `uriTemplate`. */
   readonly key: string;
   /** The wire form, as `tools/list` (etc.) would send it. */
@@ -59,7 +57,7 @@ export class Views {
   }
 
   /** Whether the hook lets `view` see `entry` (ignoring `disabled`; for change notifications). */
-  allowed(kind: EntryKind, entry: Listed, view: VisibilityContext): boolean {
+  allowed(kind: ItemKind, entry: Listed, view: VisibilityContext): boolean {
     if (this.#hook === undefined) return true;
     try {
       return this.#hook({ kind, key: entry.key, definition: entry.wire }, view) === true;
@@ -70,12 +68,12 @@ export class Views {
   }
 
   /** Whether `entry` is enabled and visible to `view`. */
-  sees(kind: EntryKind, entry: Listed | undefined, view: VisibilityContext): boolean {
+  sees(kind: ItemKind, entry: Listed | undefined, view: VisibilityContext): boolean {
     return entry !== undefined && !entry.disabled && this.allowed(kind, entry, view);
   }
 
   /** Whether any of `changed` is (or was) visible to `view`. */
-  anyAllowed(kind: EntryKind, changed: readonly Listed[], view: VisibilityContext): boolean {
+  anyAllowed(kind: ItemKind, changed: readonly Listed[], view: VisibilityContext): boolean {
     return this.#hook === undefined || changed.some((entry) => this.allowed(kind, entry, view));
   }
 }

@@ -21,7 +21,7 @@ export { PgAuditLog, type PgAuditOptions } from './postgres/pgAuditLog.js';
 export { PgOAuthTokens } from './postgres/pgOAuthTokens.js';
 export { MIGRATIONS, type PgMigration } from './postgres/pgMigrations.js';
 export { RedisCache, cacheUnavailable, type RedisCacheOptions } from './redis/redisCache.js';
-export { RedisRateLimitStore, RedisConcurrencyStore, type RedisConcurrencyOptions } from './redis/redisGuards.js';
+export { RedisRateLimitStore, RedisConcurrencyStore, type RedisConcurrencyOptions } from './redis/redisRateLimitStore.js';
 export { RedisEventStore, type RedisEventStoreOptions } from './redis/redisEventStore.js';
 export { RedisSessionStore, RedisSessionBus, type RedisSessionStoreOptions } from './redis/redisSessionStore.js';
 export { RedisNonceStore, RedisDpopReplayCache } from './redis/redisSingleUse.js';

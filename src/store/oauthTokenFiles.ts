@@ -5,7 +5,7 @@
  *
  * Each file holds what one server needs and nothing of any other: its client registrations
  * (keyed by the authorization server's issuer) and its tokens. The identity is the endpoint's
- * origin and path ({@link serverIdentity}), not the display name: a renamed `mcpServers` entry
+ * origin and path ({@link canonicalServerUrl}), not the display name: a renamed `mcpServers` entry
  * keeps its tokens and a different URL never gets them. {@link OAuthTokenFiles.forServer}
  * returns a `TokenStore` bound to one identity: asked for any other server's tokens it answers
  * none (fail closed), so a provider can never read or overwrite another server's file.
@@ -19,7 +19,7 @@
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import type { TokenStore } from '../auth/client/tokenStore.js';
-import { serverIdentity } from '../host/serverIdentity.js';
+import { canonicalServerUrl } from '../host/canonicalServerUrl.js';
 import { JsonFile, type JsonFileOptions } from './jsonFile.js';
 import { boundTokenStore, checkServerTokens, type ServerTokenOptions } from './serverTokens.js';
 
@@ -39,7 +39,7 @@ export class OAuthTokenFiles {
 
   /** The file of the server at `url` (by identity). */
   pathFor(url: string): string {
-    return join(this.dir, `${createHash('sha256').update(serverIdentity(url)).digest('hex').slice(0, 32)}.json`);
+    return join(this.dir, `${createHash('sha256').update(canonicalServerUrl(url)).digest('hex').slice(0, 32)}.json`);
   }
 
   /** A `TokenStore` bound to the identity of `url`. */
@@ -51,7 +51,7 @@ export class OAuthTokenFiles {
   /** True when tokens are stored for the server at `url`. */
   async hasTokens(url: string): Promise<boolean> {
     const file = this.#file(url);
-    return checkServerTokens(await file.read(), file.path, serverIdentity(url)).tokens !== undefined;
+    return checkServerTokens(await file.read(), file.path, canonicalServerUrl(url)).tokens !== undefined;
   }
 
   /** Deletes everything stored for the server at `url` (logout). Resolves `false` when nothing was. */

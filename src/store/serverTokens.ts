@@ -8,7 +8,7 @@
  * @module
  */
 import type { ClientRegistration, TokenSet, TokenStore } from '../auth/client/tokenStore.js';
-import { serverIdentity } from '../host/serverIdentity.js';
+import { canonicalServerUrl } from '../host/canonicalServerUrl.js';
 import { McpError, McpErrorCode } from '../util/errors.js';
 
 /** The stored shape of one server's credentials. */
@@ -53,8 +53,8 @@ export function checkServerTokens(value: unknown, where: string, identity: strin
 
 /** The `TokenStore` of the server at `url`, over `access` (see the module comment). */
 export function boundTokenStore(url: string, access: ServerTokenAccess, options: ServerTokenOptions = {}): TokenStore {
-  const identity = serverIdentity(url);
-  const mine = (serverUrl: string): boolean => URL.canParse(serverUrl) && serverIdentity(serverUrl) === identity;
+  const identity = canonicalServerUrl(url);
+  const mine = (serverUrl: string): boolean => URL.canParse(serverUrl) && canonicalServerUrl(serverUrl) === identity;
   const read = async (): Promise<ServerTokenRecord> => checkServerTokens(await access.read(), access.where, identity);
   const change = (edit: (current: ServerTokenRecord) => ServerTokenRecord): Promise<void> => access.update((current) => edit(checkServerTokens(current, access.where, identity)));
   return {

@@ -17,7 +17,7 @@ import { parseConfig } from '../../src/host/config.js';
 import type { HostConfig } from '../../src/host/configTypes.js';
 import { Gateway, GATEWAY_CLIENT_CAPABILITIES } from '../../src/host/gateway.js';
 import { Host } from '../../src/host/host.js';
-import { serverIdentity } from '../../src/host/serverIdentity.js';
+import { canonicalServerUrl } from '../../src/host/canonicalServerUrl.js';
 import { serveGatewayHttp } from '../../src/cli/gatewayHttp.js';
 import { gatewayFrontDoor } from '../../src/host/openGateway.js';
 import { tokenDigest } from '../../src/auth/resource/staticTokens.js';
@@ -80,7 +80,7 @@ const tokenFile = async (url: string): Promise<{ identity: string; tokens?: { ac
   const files = await readdir(join(dir, '.switchboard', 'oauth'));
   for (const name of files) {
     const data = JSON.parse(await readFile(join(dir, '.switchboard', 'oauth', name), 'utf8')) as { identity: string; tokens?: { accessToken: string; refreshToken?: string } };
-    if (data.identity === serverIdentity(url)) return data;
+    if (data.identity === canonicalServerUrl(url)) return data;
   }
   throw new Error(`no token file for ${url}`);
 };
@@ -111,7 +111,7 @@ describe('e2e: remote servers with OAuth (login, token files, refresh, identity)
     assert.equal(authorizeUrl.searchParams.get('redirect_uri'), `http://127.0.0.1:${redirectPort}/callback`);
     assert.equal(result.signedIn, true);
     assert.equal(result.tools, 1);
-    assert.equal(result.identity, serverIdentity(remote.url));
+    assert.equal(result.identity, canonicalServerUrl(remote.url));
     assert.equal((await stat(result.file)).mode & 0o777, 0o600);
     assert.equal((await stat(join(dir, '.switchboard', 'oauth'))).mode & 0o777, 0o700);
     assert.match(basename(result.file), /^[0-9a-f]{32}\.json$/, 'the file is named after (a hash of) the identity, not the display name');

@@ -38,7 +38,7 @@ import { readLocations } from '../clientFiles.js';
 import { openPins } from '../hostSetup.js';
 import { fails, failOn, formatTrifectaReport, renderReport, scanFormat } from '../scanFormat.js';
 import { defineCommand, type ParsedCommand } from '../command.js';
-import { packageVersion } from '../version.js';
+import { SWITCHBOARD_VERSION } from '../../util/version.js';
 
 /** `switchboard scan`. */
 export const command = defineCommand({
@@ -123,7 +123,7 @@ async function runScan({ options, positionals }: ParsedCommand): Promise<number>
     ({ report, problems, pins } = await scanConfigured(config, options['yes'] === true, positionals[0] !== undefined, level));
     if (format === 'human' && positionals[0] !== undefined) trifecta = formatTrifectaReport(config);
   }
-  process.stdout.write(renderReport(report, format, { version: packageVersion(), ...(artifact !== undefined ? { artifact } : {}), problems, pins }));
+  process.stdout.write(renderReport(report, format, { version: SWITCHBOARD_VERSION, ...(artifact !== undefined ? { artifact } : {}), problems, pins }));
   if (trifecta !== undefined) process.stdout.write(`\n${trifecta.join('\n')}\n`);
   return fails(report, threshold) || (threshold !== 'never' && pins.length > 0) ? 1 : 0;
 }
@@ -173,14 +173,14 @@ async function scanConfigured(
   }
   // The gateway's pin store: a damaged one stops the scan before any server starts (fail closed).
   const pinned = config.pins ? await openPins(config, logger, () => config, 'Nothing was scanned.') : undefined;
-  const pins = pinned !== undefined ? new PinScan(pinned.guard) : undefined;
+  const pins = pinned !== undefined ? new PinScan(pinned.trust) : undefined;
   let host: Host;
   try {
     host = await Host.open({
       servers: allowed,
       transport: defaultTransportFactory({ environment: process.env, logger }),
       logger,
-      clientInfo: { name: 'switchboard-scan', version: packageVersion() },
+      clientInfo: { name: 'switchboard-scan', version: SWITCHBOARD_VERSION },
       ...(pins !== undefined ? { trust: pins } : {}),
     });
   } catch (error) {

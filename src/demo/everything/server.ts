@@ -8,6 +8,7 @@
  */
 import { McpServer } from '../../server/mcpServer.js';
 import type { Logger } from '../../util/logger.js';
+import { SWITCHBOARD_VERSION } from '../../util/version.js';
 import { EVERYTHING_SERVER_NAME } from './fixtures.js';
 import { registerInputTools } from './inputTools.js';
 import { registerMrtrTools } from './mrtrTools.js';
@@ -15,9 +16,6 @@ import { registerPrompts } from './prompts.js';
 import { registerResources } from './resources.js';
 import { everythingTaskMode, registerTaskTools } from './taskTools.js';
 import { registerTools } from './tools.js';
-
-/** The version in `serverInfo`. */
-export const EVERYTHING_SERVER_VERSION = '0.1.0';
 
 /** The instructions returned by `server/discover`. */
 export const EVERYTHING_INSTRUCTIONS =
@@ -37,7 +35,7 @@ export interface EverythingOptions {
 /** Builds the `everything` server with every tool, resource, template, prompt and completion. */
 export function createEverythingServer(options: EverythingOptions = {}): McpServer {
   const server = new McpServer(
-    { name: EVERYTHING_SERVER_NAME, version: EVERYTHING_SERVER_VERSION, instructions: EVERYTHING_INSTRUCTIONS },
+    { name: EVERYTHING_SERVER_NAME, version: SWITCHBOARD_VERSION, instructions: EVERYTHING_INSTRUCTIONS },
     { ...(options.logger === undefined ? {} : { logger: options.logger }), tasks: { mode: everythingTaskMode } },
   );
   const prompts = registerPrompts(server);

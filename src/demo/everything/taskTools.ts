@@ -12,7 +12,7 @@
  * @module
  */
 import { sleep } from '../../util/time.js';
-import { JsonRpcError } from '../../jsonrpc/errors.js';
+import { ErrorCode, JsonRpcError } from '../../jsonrpc/errors.js';
 import type { ElicitResult, RequestedSchema } from '../../protocol/model/elicitation.js';
 import type { Tool } from '../../protocol/model/tool.js';
 import type { McpServer } from '../../server/mcpServer.js';
@@ -76,7 +76,7 @@ export function registerTaskTools(server: McpServer): void {
     { description: 'Task-supporting: fails with a JSON-RPC (protocol) error', inputSchema: NO_ARGS, execution: OPTIONAL },
     async (_args, ctx) => {
       await sleep(200, ctx.signal);
-      throw new JsonRpcError(-32603, 'Simulated protocol failure in protocol_error_job');
+      throw new JsonRpcError(ErrorCode.InternalError, 'Simulated protocol failure in protocol_error_job');
     },
   );
   server.tool(

@@ -10,7 +10,7 @@
  * @module
  */
 import { canonicalize } from '../../util/canonicalJson.js';
-import type { PinKind } from './pinDigests.js';
+import type { ItemKind } from '../../protocol/model/common.js';
 
 /** The classes of change, roughly most alarming first. */
 export type ChangeClass =
@@ -41,7 +41,7 @@ const SAFE_DEFAULTS: Readonly<Record<string, boolean>> = { readOnlyHint: false, 
 const SAFER: Readonly<Record<string, boolean>> = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
 
 /** The differences between the approved `before` and the observed `after`. `before` undefined: the item is new. */
-export function diffDefinitions(kind: PinKind, before: Readonly<Record<string, unknown>> | undefined, after: Readonly<Record<string, unknown>>): PinChange[] {
+export function diffDefinitions(kind: ItemKind, before: Readonly<Record<string, unknown>> | undefined, after: Readonly<Record<string, unknown>>): PinChange[] {
   if (before === undefined) return [{ class: 'added', path: '$', summary: `new ${kind}, never approved` }];
   const changes: PinChange[] = [];
   for (const key of union(before, after)) {

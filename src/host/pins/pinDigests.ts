@@ -18,12 +18,10 @@
  */
 import { canonicalize } from '../../util/canonicalJson.js';
 import { sha256Hex } from '../../util/sha256.js';
-
-/** What is pinned. */
-export type PinKind = 'tool' | 'prompt' | 'resource' | 'template';
+import type { ItemKind } from '../../protocol/model/common.js';
 
 /** The field groups of each kind (`other` takes every member not listed). */
-export const FIELD_GROUPS: Readonly<Record<PinKind, Readonly<Record<string, readonly string[]>>>> = Object.freeze({
+export const FIELD_GROUPS: Readonly<Record<ItemKind, Readonly<Record<string, readonly string[]>>>> = Object.freeze({
   tool: { text: ['name', 'title', 'description'], inputSchema: ['inputSchema'], outputSchema: ['outputSchema'], annotations: ['annotations'], execution: ['execution'], _meta: ['_meta'] },
   prompt: { text: ['name', 'title', 'description'], arguments: ['arguments'], _meta: ['_meta'] },
   resource: { text: ['uri', 'name', 'title', 'description', 'mimeType'], annotations: ['annotations'], _meta: ['_meta'] },
@@ -39,18 +37,18 @@ export function digestOf(value: unknown): string {
 }
 
 /** The name an item is pinned under: a tool's or prompt's name, a resource's URI, a template's URI template. */
-export function pinnedName(kind: PinKind, definition: Readonly<Record<string, unknown>>): string {
+export function pinnedName(kind: ItemKind, definition: Readonly<Record<string, unknown>>): string {
   const member = kind === 'resource' ? 'uri' : kind === 'template' ? 'uriTemplate' : 'name';
   return String(definition[member]);
 }
 
 /** `<kind>:<name>`: the key of an item within its server's pins. */
-export function itemKey(kind: PinKind, name: string): string {
+export function itemKey(kind: ItemKind, name: string): string {
   return `${kind}:${name}`;
 }
 
 /** The digest of each field group of `definition`. Throws for a definition that is not I-JSON. */
-export function groupDigests(kind: PinKind, definition: Readonly<Record<string, unknown>>): GroupDigests {
+export function groupDigests(kind: ItemKind, definition: Readonly<Record<string, unknown>>): GroupDigests {
   const groups = FIELD_GROUPS[kind];
   const claimed = new Set<string>();
   const out: Record<string, string> = {};

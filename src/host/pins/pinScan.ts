@@ -1,8 +1,8 @@
 /**
  * The pins in `switchboard scan`: a {@link CatalogVetter} that runs every list through the
- * gateway's {@link PinGuard} (same store, same rules: a server never seen is pinned on first
+ * gateway's {@link PinTrust} (same store, same rules: a server never seen is pinned on first
  * sight, a changed or new item becomes a pending change) but hands the lists on as received,
- * so the scanner judges what the server sends now. What the guard withheld is kept as
+ * so the scanner judges what the server sends now. What the pins withheld is kept as
  * {@link PinFinding}s with the classified diff, for the report and the exit code.
  *
  * A pending change stays a finding on every later scan until a person approves or rejects it
@@ -13,8 +13,9 @@
  */
 import type { CatalogVetter, VetInput, VetResult } from '../catalogVetting.js';
 import type { PinChange } from './pinDiff.js';
-import { itemKey, type PinKind } from './pinDigests.js';
-import type { PinGuard } from './pinGuard.js';
+import { itemKey } from './pinDigests.js';
+import type { ItemKind } from '../../protocol/model/common.js';
+import type { PinTrust } from './pinTrust.js';
 import { INSTRUCTIONS_ITEM } from './pinReview.js';
 import { serverIdentity } from './serverIdentity.js';
 
@@ -25,7 +26,7 @@ export type PinFindingStatus = 'changed' | 'added' | 'rejected' | 'withheld';
 export interface PinFinding {
   /** The configured id. */
   readonly server: string;
-  readonly kind: PinKind | 'instructions';
+  readonly kind: ItemKind | 'instructions';
   /** Name, URI or URI template (`instructions` for the server's instructions). */
   readonly item: string;
   /** The item key `switchboard pins diff|approve|reject <server> <key>` takes. */
@@ -39,12 +40,12 @@ export interface PinFinding {
 
 /** Pins what a scan lists and records what differs from the pins; serves the lists unchanged. */
 export class PinScan implements CatalogVetter {
-  readonly #guard: PinGuard;
+  readonly #trust: PinTrust;
   readonly #findings = new Map<string, readonly PinFinding[]>();
   readonly #firstUse = new Set<string>();
 
-  constructor(guard: PinGuard) {
-    this.#guard = guard;
+  constructor(trust: PinTrust) {
+    this.#trust = trust;
   }
 
   /** Every server's findings at its last list, by server then item order. */
@@ -57,19 +58,19 @@ export class PinScan implements CatalogVetter {
     return [...this.#firstUse];
   }
 
-  /** Vets through the guard (which pins and records), then serves the lists as received. */
+  /** Vets through the pins (which pins and records), then serves the lists as received. */
   async vet(input: VetInput): Promise<VetResult> {
     const identity = serverIdentity(input.spec);
-    const known = this.#guard.records.some((r) => r.identity === identity);
-    const result = await this.#guard.vet(input);
-    if (!known && this.#guard.records.some((r) => r.identity === identity)) this.#firstUse.add(input.serverId);
-    const record = this.#guard.records.find((r) => r.identity === identity);
+    const known = this.#trust.records.some((r) => r.identity === identity);
+    const result = await this.#trust.vet(input);
+    if (!known && this.#trust.records.some((r) => r.identity === identity)) this.#firstUse.add(input.serverId);
+    const record = this.#trust.records.find((r) => r.identity === identity);
     const findings: PinFinding[] = result.quarantined.map((q) => {
       const key = itemKey(q.kind, q.name);
-      const pending = this.#guard.failure === undefined ? record?.pending[key] : undefined;
+      const pending = this.#trust.failure === undefined ? record?.pending[key] : undefined;
       return { server: input.serverId, kind: q.kind, item: q.name, key, status: pending?.status ?? 'withheld', reason: q.reason, changes: pending?.changes ?? [] };
     });
-    if (record?.pendingInstructions !== undefined && this.#guard.failure === undefined) {
+    if (record?.pendingInstructions !== undefined && this.#trust.failure === undefined) {
       findings.push({
         server: input.serverId,
         kind: 'instructions',

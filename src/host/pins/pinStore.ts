@@ -4,14 +4,15 @@
  *
  * One {@link ServerPins} record per server identity (see `serverIdentity.ts`): the approved
  * definitions with their field-group digests and trust level, and the changes waiting for a
- * person (`pending`). A store that cannot be read must fail: the guard then refuses to serve
+ * person (`pending`). A store that cannot be read must fail: the pins (`PinTrust`) then refuse to serve
  * (fail closed), never falls back to trusting on first use.
  *
  * @module
  */
 import { McpError, McpErrorCode } from '../../util/errors.js';
 import type { PinChange } from './pinDiff.js';
-import type { GroupDigests, PinKind } from './pinDigests.js';
+import type { ItemKind } from '../../protocol/model/common.js';
+import type { GroupDigests } from './pinDigests.js';
 
 /**
  * Why a definition is trusted: pinned the first time it was seen (`first-use`), signed by the
@@ -22,7 +23,7 @@ export type TrustLevel = 'first-use' | 'pinned-key' | 'trusted-publisher' | 'app
 
 /** An approved definition. */
 export interface PinnedItem {
-  readonly kind: PinKind;
+  readonly kind: ItemKind;
   /** Name, URI or URI template. */
   readonly name: string;
   /** The definition as approved (served upstream as is). */
@@ -35,7 +36,7 @@ export interface PinnedItem {
 
 /** An observed definition that differs from the approved one (or is new), waiting for a person. */
 export interface PendingItem {
-  readonly kind: PinKind;
+  readonly kind: ItemKind;
   readonly name: string;
   readonly definition: Readonly<Record<string, unknown>>;
   readonly digests: GroupDigests;
@@ -78,8 +79,8 @@ export interface PinStore {
    * undefined), atomically: no other write of that server, from this or another process or
    * instance, lands between the read and the write. `change` runs once and must be synchronous
    * and pure. Resolves to the record stored afterwards. This is how a writer avoids the lost
-   * update: the guard writes only over the record it decided on, and re-decides on the fresh one
-   * otherwise (see `PinGuard`); an approval is applied to the fresh record.
+   * update: `PinTrust` writes only over the record it decided on, and re-decides on the fresh one
+   * otherwise (see `PinTrust`); an approval is applied to the fresh record.
    */
   update(identity: string, change: (current: ServerPins | undefined) => ServerPins | undefined): Promise<ServerPins | undefined>;
   /** Forgets a server identity. */

@@ -1,5 +1,8 @@
 /**
- * The stable identity pins are keyed by: what the server is, not what it is called. A stdio
+ * The stable identity of a server, the one `serverIdentity`: what pins and consent grants are
+ * keyed by (what the server is, not what it is called). Not to be confused with the URL form
+ * OAuth tokens are stored under (`canonicalServerUrl`) nor with the chain's view of the server a
+ * request is routed to (`RoutedServer`: its configured id and `serverInfo`). A stdio
  * server is its transport plus its canonical launch (command, arguments, working directory,
  * env variable names: the launch-consent digest); a remote one is its transport plus the
  * URL's origin and path (query and fragment dropped: they often carry keys). The configured
@@ -9,7 +12,7 @@
  * @module
  */
 import { launchDigest } from '../launchConsent.js';
-import { serverIdentity as remoteIdentity } from '../serverIdentity.js';
+import { canonicalServerUrl } from '../canonicalServerUrl.js';
 import type { DownstreamSpec } from '../spec.js';
 
 /** `stdio:sha256:<hex>`, `http:<origin><path>` or `sse:<origin><path>`. */
@@ -20,7 +23,7 @@ export function serverIdentity(spec: DownstreamSpec): string {
   }
   let where = launch.url;
   try {
-    where = remoteIdentity(launch.url);
+    where = canonicalServerUrl(launch.url);
   } catch {
     // keep the text: the transport will fail on it anyway
   }

@@ -10,7 +10,7 @@
  *
  * @module
  */
-import type { ItemKind } from './types.js';
+import type { ScannedKind } from './types.js';
 
 /** What a string is to the model. */
 export type StringRole = 'name' | 'title' | 'description' | 'enum' | 'default' | 'example' | 'property' | 'uri' | 'instructions' | 'text';
@@ -25,7 +25,7 @@ export interface VisibleString {
 
 /** An item ready for the rules: its kind, name and strings. */
 export interface ScanItem {
-  readonly kind: ItemKind;
+  readonly kind: ScannedKind;
   readonly name: string;
   readonly strings: readonly VisibleString[];
   /** The parameter names of a tool (top level and nested), for the covert-parameter rules. */

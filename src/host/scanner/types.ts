@@ -5,6 +5,7 @@
  *
  * @module
  */
+import type { ItemKind } from '../../protocol/model/common.js';
 
 /** How bad a finding is if it is true. Ordered lowest first in {@link SEVERITIES}. */
 export type Severity = 'low' | 'medium' | 'high' | 'critical';
@@ -22,8 +23,8 @@ export type Confidence = 'low' | 'medium' | 'high';
  */
 export type Verdict = 'pass' | 'warn' | 'block';
 
-/** The kinds of item a server exposes to the model. */
-export type ItemKind = 'tool' | 'prompt' | 'resource' | 'template' | 'server';
+/** What the scanner judges: a listed item, or (`server`) the server's own `instructions`. */
+export type ScannedKind = ItemKind | 'server';
 
 /** The rule families (one file each under `rules/`). */
 export type RuleFamily =
@@ -46,7 +47,7 @@ export type RuleFamily =
 
 /** Where a finding is: the item, and the JSON path of the string inside its definition. */
 export interface FindingLocation {
-  readonly kind: ItemKind;
+  readonly kind: ScannedKind;
   /** The server's id (or the name given to `scanTools`), when known. */
   readonly server: string | undefined;
   /** The item's name (tool/prompt name, resource URI, template URI template; `instructions` for the server). */
@@ -73,7 +74,7 @@ export interface Finding {
 
 /** The scan of one item. */
 export interface ItemReport {
-  readonly kind: ItemKind;
+  readonly kind: ScannedKind;
   readonly server: string | undefined;
   readonly item: string;
   readonly verdict: Verdict;

@@ -26,6 +26,15 @@ import {
   type Schema,
 } from '../../util/schema.js';
 
+/**
+ * The kinds of item a server lists for the model: tools, prompts, resources and resource
+ * templates (`tools/list`, `prompts/list`, `resources/list`, `resources/templates/list`).
+ * Visibility, pins, quarantine and the gateway's registrations are keyed by it.
+ *
+ * @see https://modelcontextprotocol.io/specification/2025-11-25/server
+ */
+export type ItemKind = 'tool' | 'prompt' | 'resource' | 'template';
+
 /** A `_meta` object: any keys (see `meta.ts` for the naming rules), any values. */
 export const Meta = record(unknown());
 /** @see {@link Meta} */

@@ -16,7 +16,7 @@
  * @see https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/tasks
  * @module
  */
-import { JsonRpcError } from '../../jsonrpc/errors.js';
+import { ErrorCode, JsonRpcError } from '../../jsonrpc/errors.js';
 import { missingRequiredClientCapability } from '../../protocol/errors.js';
 import { META_RELATED_TASK, TASKS_EXTENSION_ID } from '../../protocol/meta.js';
 import { hasExtension } from '../../protocol/model/capabilities.js';
@@ -96,7 +96,7 @@ async function taskResult(manager: TaskManager, call: TaskCall, first: TaskRecor
     return { ...task.result, _meta: isObject(meta) ? { ...meta, ...related } : related };
   }
   if (task.error !== undefined) throw new JsonRpcError(task.error.code, task.error.message, { ...(isObject(task.error.data) ? task.error.data : {}), _meta: related });
-  throw new JsonRpcError(-32603, `Task ${task.taskId} was cancelled before it produced a result`, { taskId: task.taskId, status: task.status, _meta: related });
+  throw new JsonRpcError(ErrorCode.InternalError, `Task ${task.taskId} was cancelled before it produced a result`, { taskId: task.taskId, status: task.status, _meta: related });
 }
 
 /**

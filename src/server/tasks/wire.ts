@@ -11,6 +11,7 @@
  * @see https://modelcontextprotocol.io/extensions/tasks/overview
  * @module
  */
+import { ErrorCode } from '../../jsonrpc/errors.js';
 import type { TaskRecord } from './store.js';
 
 function base(task: TaskRecord): Record<string, unknown> {
@@ -53,7 +54,7 @@ export function detailedTask(task: TaskRecord): Record<string, unknown> {
       out['result'] = { ...task.result };
       break;
     case 'failed':
-      out['error'] = { ...(task.error ?? { code: -32603, message: 'Internal error' }) };
+      out['error'] = { ...(task.error ?? { code: ErrorCode.InternalError, message: 'Internal error' }) };
       break;
     default:
       break;

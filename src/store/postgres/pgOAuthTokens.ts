@@ -8,7 +8,7 @@
  * @module
  */
 import type { TokenStore } from '../../auth/client/tokenStore.js';
-import { serverIdentity } from '../../host/serverIdentity.js';
+import { canonicalServerUrl } from '../../host/canonicalServerUrl.js';
 import { boundTokenStore, checkServerTokens, type ServerTokenOptions } from '../serverTokens.js';
 import type { PgDatabase } from './pgDatabase.js';
 
@@ -22,7 +22,7 @@ export class PgOAuthTokens {
 
   /** A `TokenStore` bound to the identity of `url`. */
   forServer(url: string, options: ServerTokenOptions = {}): TokenStore {
-    const identity = serverIdentity(url);
+    const identity = canonicalServerUrl(url);
     const where = `the OAuth record of ${identity} in PostgreSQL schema ${this.#db.schema}`;
     return boundTokenStore(
       url,
@@ -43,14 +43,14 @@ export class PgOAuthTokens {
 
   /** True when tokens are stored for the server at `url`. */
   async hasTokens(url: string): Promise<boolean> {
-    const identity = serverIdentity(url);
+    const identity = canonicalServerUrl(url);
     const rows = await this.#db.query<{ record: unknown }>('reading OAuth tokens', 'SELECT record FROM oauth_servers WHERE identity = $1', [identity]);
     return checkServerTokens(rows[0]?.record, `the OAuth record of ${identity}`, identity).tokens !== undefined;
   }
 
   /** Deletes everything stored for the server at `url` (logout). Resolves `false` when nothing was. */
   async remove(url: string): Promise<boolean> {
-    const rows = await this.#db.query('removing OAuth tokens', 'DELETE FROM oauth_servers WHERE identity = $1 RETURNING identity', [serverIdentity(url)]);
+    const rows = await this.#db.query('removing OAuth tokens', 'DELETE FROM oauth_servers WHERE identity = $1 RETURNING identity', [canonicalServerUrl(url)]);
     return rows.length > 0;
   }
 }

@@ -1,7 +1,7 @@
 // Runs the RateLimitStore and ConcurrencyStore contracts against memory and Redis (two
 // connections on one key prefix standing for two gateway instances).
 import { MemoryConcurrencyStore, MemoryRateLimitStore } from '../../../src/host/guards.js';
-import { RedisConcurrencyStore, RedisRateLimitStore } from '../../../src/store/redis/redisGuards.js';
+import { RedisConcurrencyStore, RedisRateLimitStore } from '../../../src/store/redis/redisRateLimitStore.js';
 import { openTestRedis } from './backends.js';
 import { concurrencyStoreContract, rateLimitStoreContract } from './guardStores.contract.js';
 

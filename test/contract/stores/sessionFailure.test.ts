@@ -5,6 +5,7 @@
 // once Redis is back. "Down" is a TCP gate between the instances and the real Redis.
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
+import { ErrorCode } from '../../../src/jsonrpc/errors.js';
 import { RedisEventStore } from '../../../src/store/redis/redisEventStore.js';
 import { RedisSessionBus, RedisSessionStore } from '../../../src/store/redis/redisSessionStore.js';
 import { initialize, post, startInstance, type Instance } from '../../unit/transport/http/server/sharedSessionsSupport.js';
@@ -29,7 +30,7 @@ async function whenBack(fn: () => Promise<Response>, ms = 10_000): Promise<Respo
 async function refusedAsUnavailable(res: Response): Promise<void> {
   assert.equal(res.status, 503);
   const body = (await res.json()) as { error: { code: number; message: string; data?: { code?: string } } };
-  assert.equal(body.error.code, -32000);
+  assert.equal(body.error.code, ErrorCode.ServiceUnavailable);
   assert.match(body.error.message, /ERR_MCP_STORE_UNAVAILABLE/);
   assert.equal(body.error.data?.code, 'ERR_MCP_STORE_UNAVAILABLE');
 }

@@ -15,7 +15,7 @@ import { PgDatabase } from '../../../src/store/postgres/pgDatabase.js';
 import { MIGRATIONS } from '../../../src/store/postgres/pgMigrations.js';
 import { PgPinStore } from '../../../src/store/postgres/pgPinStore.js';
 import { RedisCache } from '../../../src/store/redis/redisCache.js';
-import { RedisConcurrencyStore, RedisRateLimitStore } from '../../../src/store/redis/redisGuards.js';
+import { RedisConcurrencyStore, RedisRateLimitStore } from '../../../src/store/redis/redisRateLimitStore.js';
 import { isMcpError, McpErrorCode } from '../../../src/util/errors.js';
 import { sampleEntry } from './auditLog.contract.js';
 import { POSTGRES_URL, REDIS_URL, TcpGate, freshSchema, openTestPostgres, openTestRedis } from './backends.js';

@@ -7,7 +7,7 @@ import { describe, it } from 'node:test';
 import { ConsoleHttpApi } from '../../../src/console/consoleApi.js';
 import type { AuditLog } from '../../../src/host/audit.js';
 import type { VetInput } from '../../../src/host/catalogVetting.js';
-import { PinGuard } from '../../../src/host/pins/pinGuard.js';
+import { PinTrust } from '../../../src/host/pins/pinTrust.js';
 import { digestOf } from '../../../src/host/pins/pinDigests.js';
 import { MemoryPinStore } from '../../../src/host/pins/pinStore.js';
 import type { Tool } from '../../../src/protocol/model/tool.js';
@@ -34,15 +34,15 @@ const input = (tool: object): VetInput => ({
 /** A console whose pins hold one quarantined change of tool:weather, signed in; `log` receives the audit records. */
 async function setup(log?: AuditLog) {
   const store = new MemoryPinStore();
-  const guard = await PinGuard.open({ store, now: () => NOW });
-  await guard.vet(input(WEATHER));
-  await guard.vet(input(CHANGED));
+  const trust = await PinTrust.open({ store, now: () => NOW });
+  await trust.vet(input(WEATHER));
+  await trust.vet(input(CHANGED));
   const audit = SqliteAuditLog.open(':memory:');
-  const api = new ConsoleHttpApi(await consoleOptions(ADMIN, ORIGIN, () => NOW, { pins: { store, guard }, audit: { log: log ?? audit, reader: audit } }));
+  const api = new ConsoleHttpApi(await consoleOptions(ADMIN, ORIGIN, () => NOW, { pins: { store, trust }, audit: { log: log ?? audit, reader: audit } }));
   const session = (await api.handle(req('POST', '/console/api/session', { origin: ORIGIN }, { token: ADMIN }))) as HttpResponseLike;
   const headers = { cookie: String(session.headers['set-cookie']).split(';')[0] as string, origin: ORIGIN, 'x-csrf-token': String((JSON.parse(String(session.body)) as { csrf: string }).csrf) };
   const post = async (path: string, body: unknown): Promise<HttpResponseLike> => (await api.handle(req('POST', path, headers, body))) as HttpResponseLike;
-  const identity = (guard.records[0] as { identity: string }).identity;
+  const identity = (trust.records[0] as { identity: string }).identity;
   return { post, audit, store, identity };
 }
 

@@ -10,7 +10,7 @@ import { Gateway, GATEWAY_CLIENT_CAPABILITIES, type GatewayOptions } from '../..
 import { Host } from '../../../src/host/host.js';
 import { guardInterceptor } from '../../../src/host/guards.js';
 import { DeniedError, type InterceptContext, type Interceptor } from '../../../src/host/interceptors.js';
-import { JsonRpcError } from '../../../src/jsonrpc/errors.js';
+import { ErrorCode, JsonRpcError } from '../../../src/jsonrpc/errors.js';
 import { McpServer } from '../../../src/server/mcpServer.js';
 import type { TasksOptions } from '../../../src/server/tasks/manager.js';
 import type { Tool } from '../../../src/protocol/model/tool.js';
@@ -187,7 +187,7 @@ describe('gateway: tasks extension pass-through', () => {
     const r = await rig({ interceptors: [refuse] });
     const client = await r.client();
     const created = await client.req('tools/call', { name: 'wait', arguments: {} });
-    const denied = await rpcError(client.req('tasks/cancel', { taskId: created.taskId }), -32001);
+    const denied = await rpcError(client.req('tasks/cancel', { taskId: created.taskId }), ErrorCode.Denied);
     assert.match(denied.message, /cancelling is not allowed/);
     assert.equal((await client.req('tasks/get', { taskId: created.taskId })).status, 'working');
   });
@@ -204,7 +204,7 @@ describe('gateway: tasks extension pass-through', () => {
         const polled = await client.req('tasks/get', { taskId: created.taskId });
         assert.notEqual(polled.status, 'completed', 'a completed oversized result must not pass');
       } catch (error) {
-        if (error instanceof JsonRpcError && error.code === -32001) denied = error;
+        if (error instanceof JsonRpcError && error.code === ErrorCode.Denied) denied = error;
         else throw error;
       }
     }
@@ -217,7 +217,7 @@ describe('gateway: tasks extension pass-through', () => {
     const created = await client.req('tools/call', { name: 'sleepy', arguments: {} });
     await client.req('tasks/get', { taskId: created.taskId });
     await client.req('tasks/get', { taskId: created.taskId });
-    const denied = await rpcError(client.req('tasks/get', { taskId: created.taskId }), -32001);
+    const denied = await rpcError(client.req('tasks/get', { taskId: created.taskId }), ErrorCode.Denied);
     assert.match(denied.message, /rate limit of 2 per 60000 ms/);
   });
 

@@ -10,11 +10,11 @@ import { McpClient } from '../../../src/client/mcpClient.js';
 import { auditInterceptor, type AuditRecord } from '../../../src/host/audit.js';
 import { Gateway, GATEWAY_CLIENT_CAPABILITIES } from '../../../src/host/gateway.js';
 import { Host, type HostChange } from '../../../src/host/host.js';
-import { PinGuard } from '../../../src/host/pins/pinGuard.js';
+import { PinTrust } from '../../../src/host/pins/pinTrust.js';
 import { MemoryPinStore } from '../../../src/host/pins/pinStore.js';
 import { policyInterceptor } from '../../../src/host/policy/policyEngine.js';
 import type { PolicyRule } from '../../../src/host/policy/rules.js';
-import { ScanGuard } from '../../../src/host/scanner/guard.js';
+import { Scanner } from '../../../src/host/scanner/scanner.js';
 import type { Tool } from '../../../src/protocol/model/tool.js';
 import { McpServer } from '../../../src/server/mcpServer.js';
 import { SqliteAuditLog } from '../../../src/store/sqliteAudit.js';
@@ -81,8 +81,8 @@ async function rig(rules: readonly PolicyRule[] = []): Promise<Rig> {
     return server;
   });
   const audit = SqliteAuditLog.open(':memory:');
-  const pins = await PinGuard.open({ store: new MemoryPinStore() });
-  const scanner = new ScanGuard({ modeOf: () => 'block' });
+  const pins = await PinTrust.open({ store: new MemoryPinStore() });
+  const scanner = new Scanner({ modeOf: () => 'block' });
   const host = await Host.open({
     servers: [spec('files'), spec('weather'), spec('calculator')],
     transport: servers.factory,

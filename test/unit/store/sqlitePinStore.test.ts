@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
-import { PinGuard } from '../../../src/host/pins/pinGuard.js';
+import { PinTrust } from '../../../src/host/pins/pinTrust.js';
 import { PinStoreCorruptError, type ServerPins } from '../../../src/host/pins/pinStore.js';
 import { SqlitePinStore, openPinStore } from '../../../src/store/sqlitePinStore.js';
 
@@ -67,7 +67,7 @@ describe('store/sqlitePinStore', () => {
     await gateway.close();
   });
 
-  it('store corrupted: a file that is not a database is refused with a clear message, and the guard does not open on it', async () => {
+  it('store corrupted: a file that is not a database is refused with a clear message, and `PinTrust` does not open on it', async () => {
     const path = join(await tempDir(), 'pins.db');
     await writeFile(path, 'this is not a database, it was overwritten '.repeat(200));
     assert.throws(
@@ -76,7 +76,7 @@ describe('store/sqlitePinStore', () => {
     );
   });
 
-  it('store corrupted: a row that is not JSON fails the load, and PinGuard.open rejects (fail closed)', async () => {
+  it('store corrupted: a row that is not JSON fails the load, and PinTrust.open rejects (fail closed)', async () => {
     const path = join(await tempDir(), 'pins.db');
     const store = SqlitePinStore.open(path);
     await store.save(record);
@@ -85,7 +85,7 @@ describe('store/sqlitePinStore', () => {
     db.prepare('UPDATE items SET record = ? WHERE item_key = ?').run('{broken', 'tool:a');
     db.close();
     const reopened = SqlitePinStore.open(path);
-    await assert.rejects(PinGuard.open({ store: reopened }), (e: unknown) => e instanceof PinStoreCorruptError && /a row is not valid JSON/.test(e.message));
+    await assert.rejects(PinTrust.open({ store: reopened }), (e: unknown) => e instanceof PinStoreCorruptError && /a row is not valid JSON/.test(e.message));
     await reopened.close();
   });
 

@@ -22,7 +22,7 @@
  */
 import type { MessageExtra } from '../../../jsonrpc/channel.js';
 import { decodeFrame, isBatchResult, type DecodeLimits, type DecodeResult } from '../../../jsonrpc/decode.js';
-import { JsonRpcError } from '../../../jsonrpc/errors.js';
+import { ErrorCode, JsonRpcError } from '../../../jsonrpc/errors.js';
 import type { JsonRpcMessage, JsonRpcNotification, JsonRpcResponse, Params, RequestId } from '../../../jsonrpc/messages.js';
 import type { Logger } from '../../../util/logger.js';
 import { spreadCopy } from '../../../util/object.js';
@@ -196,7 +196,7 @@ export class LegacySseEndpoint {
     const extra = await context.extra(req);
     const found = context.sessions.findSession(id, extra, true);
     // Unknown, ended and foreign sessions look the same.
-    if (found === undefined) return refuse(404, new JsonRpcError(-32001, 'Session not found: open a new SSE stream'));
+    if (found === undefined) return refuse(404, new JsonRpcError(ErrorCode.SessionNotFound, 'Session not found: open a new SSE stream'));
     const session = found as LegacySseSession;
     session.lastUsed = Date.now();
 

@@ -10,7 +10,7 @@
  * @see https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#session-management
  * @module
  */
-import { JsonRpcError } from '../../../jsonrpc/errors.js';
+import { ErrorCode, JsonRpcError } from '../../../jsonrpc/errors.js';
 import type { JsonRpcMessage, JsonRpcNotification, JsonRpcRequest, JsonRpcResponse, Params, RequestId } from '../../../jsonrpc/messages.js';
 import type { SessionPeer } from '../../types.js';
 import { STANDALONE_STREAM_ID } from './eventStore.js';
@@ -197,7 +197,7 @@ export class HttpSession implements SessionPeer, StreamHost {
     params: Params | undefined,
     options: { signal?: AbortSignal; timeoutMs?: number } = {},
   ): Promise<Record<string, unknown>> {
-    if (this.closed) return Promise.reject(new JsonRpcError(-32000, 'the session is closed'));
+    if (this.closed) return Promise.reject(new JsonRpcError(ErrorCode.ConnectionClosed, 'the session is closed'));
     const signal = options.signal;
     if (signal?.aborted === true) return Promise.reject(signal.reason);
     // Shared: ids name this instance, so an answer POSTed to another one finds its way back.
@@ -223,7 +223,7 @@ export class HttpSession implements SessionPeer, StreamHost {
         timer = setTimeout(() => {
           cleanup();
           cancel('timed out');
-          reject(new JsonRpcError(-32001, `the client did not answer ${method} within ${timeoutMs} ms`));
+          reject(new JsonRpcError(ErrorCode.RequestTimeout, `the client did not answer ${method} within ${timeoutMs} ms`));
         }, timeoutMs);
         (timer as { unref?: () => void }).unref?.();
       }
@@ -292,7 +292,7 @@ export class HttpSession implements SessionPeer, StreamHost {
     const reason = new Error('the session ended');
     for (const request of [...(this.#inflight?.values() ?? [])]) request.abort(reason);
     this.#inflight = undefined;
-    for (const pending of [...(this.#peerRequests?.values() ?? [])]) pending.reject(new JsonRpcError(-32000, 'the session ended'));
+    for (const pending of [...(this.#peerRequests?.values() ?? [])]) pending.reject(new JsonRpcError(ErrorCode.ConnectionClosed, 'the session ended'));
     this.#peerRequests = undefined;
     this.#standalone?.close();
     for (const stream of this.#live?.values() ?? []) stream.close();

@@ -23,7 +23,7 @@
  * @see https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#session-management
  * @module
  */
-import { JsonRpcError } from '../../../jsonrpc/errors.js';
+import { ErrorCode, JsonRpcError } from '../../../jsonrpc/errors.js';
 import type { JsonRpcMessage, JsonRpcResponse } from '../../../jsonrpc/messages.js';
 import { describeError } from '../../../util/errors.js';
 import type { Logger } from '../../../util/logger.js';
@@ -41,9 +41,9 @@ export interface SharedSessionOptions {
   readonly sessionRevalidateMs?: number;
 }
 
-/** The `-32000` error of a request refused because the session store cannot be reached. */
+/** The {@link ErrorCode.ServiceUnavailable} error of a request refused because the session store cannot be reached. */
 export function storeUnavailableError(error: unknown): JsonRpcError {
-  return new JsonRpcError(-32000, `ERR_MCP_STORE_UNAVAILABLE: the session store cannot be reached (${describeError(error)}); retry later`, { code: 'ERR_MCP_STORE_UNAVAILABLE' });
+  return new JsonRpcError(ErrorCode.ServiceUnavailable, `ERR_MCP_STORE_UNAVAILABLE: the session store cannot be reached (${describeError(error)}); retry later`, { code: 'ERR_MCP_STORE_UNAVAILABLE' });
 }
 
 /** A letter then 7 base-36 characters: never starts with the standalone stream's `0`. */

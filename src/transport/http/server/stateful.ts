@@ -5,7 +5,7 @@
  * | Request | Answer |
  * |---|---|
  * | POST `initialize` without `Mcp-Session-Id` (no 2026 `_meta` version) | new session; `Mcp-Session-Id` on success; 503 + `Retry-After` at `maxSessions` |
- * | any request with an unknown, expired, deleted or foreign (principal) session id | 404 + JSON-RPC error |
+ * | any request with an unknown, expired, deleted or foreign (principal) session id | 404 + JSON-RPC error `ErrorCode.SessionNotFound` (-32001) |
  * | `MCP-Protocol-Version` ≠ the negotiated version | 400 |
  * | POST request(s) | JSON, or the POST's SSE stream once anything is sent before the response |
  * | POST notification(s) / response(s) only | 202 (responses settle server→client requests) |
@@ -13,7 +13,7 @@
  * | GET (`Accept: text/event-stream`) | the standalone stream (a second concurrent one: 409) |
  * | GET + `Last-Event-ID` | replay of THAT stream after the id, then its continuation |
  * | DELETE | `closeSession`, 200; the id then gets 404 |
- * | any of the above on a shared session (`sessionStore`) while the store cannot be reached | 503 + `Retry-After` + -32000 naming `ERR_MCP_STORE_UNAVAILABLE` |
+ * | any of the above on a shared session (`sessionStore`) while the store cannot be reached | 503 + `Retry-After` + `ErrorCode.ServiceUnavailable` (-32000) naming `ERR_MCP_STORE_UNAVAILABLE` |
  *
  * Which requests come here is decided by `routing.ts`: a request whose body carries the 2026
  * `_meta` protocol version goes to the stateless path, session header or not (2026-07-28
@@ -28,7 +28,7 @@
  */
 import type { MessageExtra } from '../../../jsonrpc/channel.js';
 import { decodeFrame, isBatchResult, type DecodeLimits, type DecodeResult, type DecodedItem } from '../../../jsonrpc/decode.js';
-import { JsonRpcError } from '../../../jsonrpc/errors.js';
+import { ErrorCode, JsonRpcError } from '../../../jsonrpc/errors.js';
 import type { JsonRpcNotification, JsonRpcRequest, JsonRpcResponse, RequestId } from '../../../jsonrpc/messages.js';
 import type { Logger } from '../../../util/logger.js';
 import { principalIn } from '../../principal.js';
@@ -104,7 +104,7 @@ function errorAnswer(status: number, error: JsonRpcError, id?: RequestId, header
 
 /** The 503 answer at `maxSessions` (with `Retry-After`). */
 export function busyAnswer(id?: RequestId): HttpResponseLike {
-  const error = new JsonRpcError(-32000, 'Server busy: the maximum number of sessions is reached; retry later', { retryAfterSeconds: 5 });
+  const error = new JsonRpcError(ErrorCode.ServiceUnavailable, 'Server busy: the maximum number of sessions is reached; retry later', { retryAfterSeconds: 5 });
   return errorAnswer(503, error, id, { 'content-type': 'application/json', 'retry-after': '5' });
 }
 
@@ -272,7 +272,7 @@ export class StatefulHttp {
   /** The found session, or the 404 / version-mismatch answer; marks the session used. */
   #checked(req: HttpRequestLike, session: HttpSession | undefined, extra: MessageExtra, requestId: RequestId | undefined): Found | HttpResponseLike {
     if (session === undefined) {
-      return errorAnswer(404, new JsonRpcError(-32001, 'Session not found: initialize a new session'), requestId);
+      return errorAnswer(404, new JsonRpcError(ErrorCode.SessionNotFound, 'Session not found: initialize a new session'), requestId);
     }
     const header = req.header('mcp-protocol-version');
     if (header !== undefined && session.version !== undefined && trimOws(header) !== session.version) {

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createEverythingServer, EVERYTHING_INSTRUCTIONS, EVERYTHING_SERVER_VERSION } from '../../../../src/demo/everything/server.js';
+import { createEverythingServer, EVERYTHING_INSTRUCTIONS } from '../../../../src/demo/everything/server.js';
+import { SWITCHBOARD_VERSION } from '../../../../src/util/version.js';
 import { DYNAMIC_PROMPT } from '../../../../src/demo/everything/prompts.js';
 import { DYNAMIC_TOOL } from '../../../../src/demo/everything/tools.js';
 import { rpcError, settle, start, textOf, type Harness } from './support.js';
@@ -26,7 +27,7 @@ describe('everything: discovery', () => {
       extensions: { 'io.modelcontextprotocol/tasks': {} },
     });
     assert.equal(d['instructions'], EVERYTHING_INSTRUCTIONS);
-    assert.deepEqual((d['_meta'] as Record<string, unknown>)['io.modelcontextprotocol/serverInfo'], { name: 'switchboard-everything', version: EVERYTHING_SERVER_VERSION });
+    assert.deepEqual((d['_meta'] as Record<string, unknown>)['io.modelcontextprotocol/serverInfo'], { name: 'switchboard-everything', version: SWITCHBOARD_VERSION });
     assert.equal(d.resultType, 'complete');
   });
 

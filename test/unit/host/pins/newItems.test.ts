@@ -8,9 +8,10 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { McpClient } from '../../../../src/client/mcpClient.js';
 import { Gateway } from '../../../../src/host/gateway.js';
+import { ErrorCode } from '../../../../src/jsonrpc/errors.js';
 import { Host, type HostChange } from '../../../../src/host/host.js';
 import { DeniedError } from '../../../../src/host/interceptors.js';
-import { PinGuard } from '../../../../src/host/pins/pinGuard.js';
+import { PinTrust } from '../../../../src/host/pins/pinTrust.js';
 import { MemoryPinStore } from '../../../../src/host/pins/pinStore.js';
 import { McpServer } from '../../../../src/server/mcpServer.js';
 import { createInMemoryPair } from '../../../../src/transport/memory.js';
@@ -28,8 +29,8 @@ async function resourceHost(setup: (server: McpServer) => (() => void)[]) {
     return server;
   });
   const store = new MemoryPinStore();
-  const guard = await PinGuard.open({ store });
-  const host = await Host.open({ servers: [spec('w')], transport: servers.factory, trust: guard, interceptors: [guard.interceptor()], backoff: { initialMs: 5 } });
+  const trust = await PinTrust.open({ store });
+  const host = await Host.open({ servers: [spec('w')], transport: servers.factory, trust: trust, interceptors: [trust.interceptor()], backoff: { initialMs: 5 } });
   await host.start();
   return {
     host,
@@ -144,7 +145,7 @@ describe('host/pins: a changed resource', () => {
     await h.host.close();
   });
 
-  it('resource rug pull through the gateway: the upstream read gets the reason (-32001, trust.pins), not "Unknown resource"', async () => {
+  it('resource rug pull through the gateway: the upstream read gets the reason (ErrorCode.Denied, trust.pins), not "Unknown resource"', async () => {
     const reads: string[] = [];
     const h = await resourceHost(notes('Today', reads));
     const gateway = new Gateway(h.host);
@@ -156,7 +157,7 @@ describe('host/pins: a changed resource', () => {
       await h.change(notes('Today, in a new format', reads));
       await assert.rejects(client.readResource('mem://notes/today'), (e: unknown) => {
         const error = e as { code?: number; message?: string };
-        return error.code === -32001 && /Denied by trust\.pins: Resource "mem:\/\/notes\/today" of server w changed since it was approved/.test(error.message ?? '') && REVIEW.test(error.message ?? '');
+        return error.code === ErrorCode.Denied && /Denied by trust\.pins: Resource "mem:\/\/notes\/today" of server w changed since it was approved/.test(error.message ?? '') && REVIEW.test(error.message ?? '');
       });
       await assert.rejects(client.readResource('mem://notes/nothing-here'), /Resource not found|Unknown resource/i, 'a URI nobody withholds is still simply unknown');
       assert.deepEqual(reads, [], 'the read never reached the server');

@@ -37,7 +37,7 @@ function signedHost(
     ...(options.store !== undefined ? { store: options.store } : {}),
     server,
     ...(options.name !== undefined ? { name: () => options.name as string } : {}),
-    guard: { trustedKeys: options.trustedKeys ?? [], signaturePolicy: () => policy },
+    trust: { trustedKeys: options.trustedKeys ?? [], signaturePolicy: () => policy },
   });
 }
 
@@ -163,7 +163,7 @@ describe('host/pins: signed manifests', () => {
 /** A server `w` whose list results carry `jws` as their manifest (set by middleware, not signed by the server). */
 function signedHostWithEnvelope(jws: string, trustedKeys: TrustedKey[] = [], policy: SignaturePolicy = 'require') {
   return pinnedHost([spec('w')], [WEATHER, ADD], {
-    guard: { trustedKeys, signaturePolicy: () => policy },
+    trust: { trustedKeys, signaturePolicy: () => policy },
     server: () => ({}),
     middleware: async (ctx, next) => {
       const result = await next();

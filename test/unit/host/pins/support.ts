@@ -1,11 +1,11 @@
 /**
  * Helpers for the pin tests: a host over in-memory servers whose tools a test can change
- * mid-session (the server sends list_changed), with a {@link PinGuard} on a memory store.
+ * mid-session (the server sends list_changed), with a {@link PinTrust} on a memory store.
  *
  * @module
  */
 import { Host, type HostChange } from '../../../../src/host/host.js';
-import { PinGuard, type PinGuardOptions } from '../../../../src/host/pins/pinGuard.js';
+import { PinTrust, type PinTrustOptions } from '../../../../src/host/pins/pinTrust.js';
 import { MemoryPinStore, type PinStore } from '../../../../src/host/pins/pinStore.js';
 import type { DownstreamSpec } from '../../../../src/host/spec.js';
 import type { ToolDefinition } from '../../../../src/server/types.js';
@@ -39,7 +39,7 @@ export function spec(id: string, command = `server-${id}`): DownstreamSpec {
 /** A host whose servers (by `serverInfo.name` = `name`) serve `tools`; `calls` counts each tool's calls reaching a server. */
 export interface PinnedHost {
   readonly host: Host;
-  readonly guard: PinGuard;
+  readonly trust: PinTrust;
   readonly store: PinStore;
   readonly calls: Map<string, number>;
   /** Replaces the tools of the live server `id` (one list_changed) and resolves once the host's tools or withheld items changed. */
@@ -51,7 +51,7 @@ export interface PinnedHost {
 export async function pinnedHost(
   specs: readonly DownstreamSpec[],
   tools: readonly TestTool[] | ((id: string) => readonly TestTool[]),
-  options: { store?: PinStore; guard?: Partial<PinGuardOptions>; server?: (id: string) => McpServerOptions; name?: (id: string) => string; middleware?: Middleware } = {},
+  options: { store?: PinStore; trust?: Partial<PinTrustOptions>; server?: (id: string) => McpServerOptions; name?: (id: string) => string; middleware?: Middleware } = {},
 ): Promise<PinnedHost> {
   const calls = new Map<string, number>();
   const live = new Map<string, { server: McpServer; handles: Map<string, { remove(): void }> }>();
@@ -75,12 +75,12 @@ export async function pinnedHost(
     return server;
   });
   const store = options.store ?? new MemoryPinStore();
-  const guard = await PinGuard.open({ store, ...options.guard });
-  const host = await Host.open({ servers: specs, transport: servers.factory, trust: guard, interceptors: [guard.interceptor()], backoff: { initialMs: 5 } });
+  const trust = await PinTrust.open({ store, ...options.trust });
+  const host = await Host.open({ servers: specs, transport: servers.factory, trust, interceptors: [trust.interceptor()], backoff: { initialMs: 5 } });
   await host.start();
   return {
     host,
-    guard,
+    trust,
     store,
     calls,
     async change(id, next) {

@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { McpClient } from '../../../../src/client/mcpClient.js';
 import { Gateway } from '../../../../src/host/gateway.js';
 import { Host } from '../../../../src/host/host.js';
-import { ScanGuard } from '../../../../src/host/scanner/guard.js';
+import { Scanner } from '../../../../src/host/scanner/scanner.js';
 import { createInMemoryPair } from '../../../../src/transport/memory.js';
 import { poisonedTool } from '../../../fixtures/attacks/poisonedTool.js';
 import { attackServer, REACHED } from '../../../fixtures/attacks/serve.js';
@@ -16,8 +16,8 @@ describe('host/scanner: the gateway serves what the scanner allows', () => {
   const reached: string[] = [];
   const servers = memoryServers(() => attackServer(poisonedTool, (name) => reached.push(name)));
   before(async () => {
-    const guard = new ScanGuard();
-    host = await Host.open({ servers: [memorySpec('calc')], transport: servers.factory, interceptors: [guard.interceptor] });
+    const scanner = new Scanner();
+    host = await Host.open({ servers: [memorySpec('calc')], transport: servers.factory, interceptors: [scanner.interceptor] });
     await host.start();
     gateway = new Gateway(host);
     const [up, down] = createInMemoryPair();

@@ -9,6 +9,7 @@ import { PRINCIPAL } from '../../../../../src/transport/principal.js';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import * as jose from 'jose';
+import { ErrorCode } from '../../../../../src/jsonrpc/errors.js';
 import { allowInsecureRequests } from '../../../../../src/auth/http.js';
 import { createBearerVerifier, type BearerVerifierOptions } from '../../../../../src/auth/resource/bearerVerifier.js';
 import { protectedResourceMetadata } from '../../../../../src/auth/resource/protectedResourceMetadata.js';
@@ -164,7 +165,7 @@ describe('legacy HTTP+SSE (2024-11-05): attacks', () => {
     principal = 'mallory';
     const res = await send(h, o, rpc('echo', { steal: true }, 9));
     assert.equal(res.status, 404);
-    assert.equal((bodyJson(res) as { error: { code: number } }).error.code, -32001);
+    assert.equal((bodyJson(res) as { error: { code: number } }).error.code, ErrorCode.SessionNotFound);
     principal = 'alice';
     assert.equal((await send(h, o, rpc('echo', {}, 10))).status, 202);
     assert.equal(messages(o.stream).some((m) => m['id'] === 9), false);

@@ -3,6 +3,7 @@
 // memory and in Redis (the real one: the suite fails, never skips, when Redis is missing).
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
+import { ErrorCode } from '../../../../../src/jsonrpc/errors.js';
 import { RedisEventStore } from '../../../../../src/store/redis/redisEventStore.js';
 import { RedisSessionBus, RedisSessionStore } from '../../../../../src/store/redis/redisSessionStore.js';
 import { InMemoryEventStore } from '../../../../../src/transport/http/server/eventStore.js';
@@ -155,7 +156,7 @@ for (const [name, backends] of [
       const id = await initialize(a.url, 'alice');
       const stolen = await post(b.url, { jsonrpc: '2.0', id: 2, method: 'tools/list' }, id, 'mallory');
       assert.equal(stolen.status, 404);
-      assert.equal(((await stolen.json()) as { error: { code: number } }).error.code, -32001);
+      assert.equal(((await stolen.json()) as { error: { code: number } }).error.code, ErrorCode.SessionNotFound);
       assert.equal(b.handler.sessionCount, 0, 'nothing was rehydrated for the attacker');
       assert.equal((await openGet(b.url, id, undefined, 'mallory')).status, 404);
     });

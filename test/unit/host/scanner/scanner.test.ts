@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Host } from '../../../../src/host/host.js';
 import { DeniedError } from '../../../../src/host/interceptors.js';
-import { ScanGuard } from '../../../../src/host/scanner/guard.js';
+import { Scanner } from '../../../../src/host/scanner/scanner.js';
 import { attackServer, REACHED } from '../../../fixtures/attacks/serve.js';
 import { poisonedTool } from '../../../fixtures/attacks/poisonedTool.js';
 import { memoryServers, memorySpec } from '../support/memoryServers.js';
@@ -10,14 +10,14 @@ import type { ScanMode } from '../../../../src/host/configTypes.js';
 
 const modes: Record<string, ScanMode> = { calculator: 'block', lenient: 'warn', unscanned: 'off' };
 
-describe('host/scanner: ScanGuard in the host (trust phase)', () => {
+describe('host/scanner: Scanner in the host (trust phase)', () => {
   let host: Host;
   const reports: string[] = [];
-  const guard = new ScanGuard({ modeOf: (id) => modes[id], onReport: (id, r) => reports.push(`${id}/${r.item}:${r.verdict}`) });
+  const scanner = new Scanner({ modeOf: (id) => modes[id], onReport: (id, r) => reports.push(`${id}/${r.item}:${r.verdict}`) });
   const reached: string[] = [];
   const servers = memoryServers((id) => attackServer({ ...poisonedTool, server: id }, (name) => reached.push(`${id}:${name}`)));
   before(async () => {
-    host = await Host.open({ servers: [memorySpec('calculator'), memorySpec('lenient'), memorySpec('unscanned')], transport: servers.factory, interceptors: [guard.interceptor], namespacing: 'always' });
+    host = await Host.open({ servers: [memorySpec('calculator'), memorySpec('lenient'), memorySpec('unscanned')], transport: servers.factory, interceptors: [scanner.interceptor], namespacing: 'always' });
     await host.start();
   });
   after(() => host.close());
@@ -41,7 +41,7 @@ describe('host/scanner: ScanGuard in the host (trust phase)', () => {
   });
 
   it('refuses a blocked tool called without any list first (verdict computed once, off the list path)', async () => {
-    const fresh = new ScanGuard();
+    const fresh = new Scanner();
     const h = await Host.open({ servers: [memorySpec('calculator')], transport: memoryServers(() => attackServer(poisonedTool)).factory, interceptors: [fresh.interceptor] });
     await h.start();
     try {
@@ -66,7 +66,7 @@ describe('host/scanner: ScanGuard in the host (trust phase)', () => {
     assert.ok(!reports.some((r) => r.startsWith('unscanned/')));
   });
 
-  it('clean tools stay callable through the guard', async () => {
+  it('clean tools stay callable through the scanner', async () => {
     const result = (await host.callTool('calculator__difference', { x: 3, y: 2 })) as { content: { text: string }[] };
     assert.equal(result.content[0]?.text, REACHED);
   });

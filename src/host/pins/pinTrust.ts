@@ -34,14 +34,15 @@ import { definitionDigest, type ManifestPayload } from '../../protocol/manifest.
 import type { CatalogLists, CatalogVetter, QuarantinedItem, VetInput, VetResult } from '../catalogVetting.js';
 import { DeniedError, type Interceptor } from '../interceptors.js';
 import { changeClasses, diffDefinitions } from './pinDiff.js';
-import { changedGroups, groupDigests, itemKey, namesDigest, pinnedName, type PinKind } from './pinDigests.js';
+import { changedGroups, groupDigests, itemKey, namesDigest, pinnedName } from './pinDigests.js';
+import type { ItemKind } from '../../protocol/model/common.js';
 import type { PendingItem, PinnedItem, PinStore, ServerPins, TrustLevel } from './pinStore.js';
 import { displayIdentity, serverIdentity } from './serverIdentity.js';
 import { checkSignature, type ResolvedTrustedKey, type SignatureOutcome, type SignaturePolicy, type TrustedKey } from './signatureCheck.js';
 import { keyThumbprint } from '../../protocol/manifest.js';
 
-/** Options of {@link PinGuard.open}. */
-export interface PinGuardOptions {
+/** Options of {@link PinTrust.open}. */
+export interface PinTrustOptions {
   readonly store: PinStore;
   /** Publisher keys from the config. */
   readonly trustedKeys?: readonly TrustedKey[];
@@ -55,7 +56,7 @@ export interface PinGuardOptions {
 /** The interceptor id that refusals carry. */
 export const PINS_INTERCEPTOR = 'trust.pins';
 
-const LISTS: readonly (readonly [PinKind, keyof CatalogLists])[] = [
+const LISTS: readonly (readonly [ItemKind, keyof CatalogLists])[] = [
   ['tool', 'tools'],
   ['prompt', 'prompts'],
   ['resource', 'resources'],
@@ -65,11 +66,11 @@ const LISTS: readonly (readonly [PinKind, keyof CatalogLists])[] = [
 /** How often a list is decided again after its write met a newer record (see `#save`). */
 const MAX_ATTEMPTS = 5;
 
-const SIGNED: Partial<Record<PinKind, keyof ManifestPayload>> = { tool: 'tools', prompt: 'prompts', template: 'resourceTemplates' };
+const SIGNED: Partial<Record<ItemKind, keyof ManifestPayload>> = { tool: 'tools', prompt: 'prompts', template: 'resourceTemplates' };
 
 /** Pinned definitions, checked on every list. */
-export class PinGuard implements CatalogVetter {
-  readonly #options: PinGuardOptions;
+export class PinTrust implements CatalogVetter {
+  readonly #options: PinTrustOptions;
   readonly #logger: Logger;
   readonly #now: () => number;
   readonly #records = new Map<string, ServerPins>();
@@ -79,18 +80,18 @@ export class PinGuard implements CatalogVetter {
   #failure: string | undefined;
   #writes: Promise<void> = Promise.resolve();
 
-  private constructor(options: PinGuardOptions) {
+  private constructor(options: PinTrustOptions) {
     this.#options = options;
     this.#logger = options.logger ?? silentLogger;
     this.#now = options.now ?? Date.now;
   }
 
   /** Loads the store. Rejects (`ERR_MCP_STORE_CORRUPT`) when it cannot be read: nothing may be served on an unknown trust state. */
-  static async open(options: PinGuardOptions): Promise<PinGuard> {
-    const guard = new PinGuard(options);
-    guard.#keys = await Promise.all((options.trustedKeys ?? []).map(async (k) => ({ ...k, thumbprint: await keyThumbprint(k.jwk) })));
-    for (const record of await options.store.load()) guard.#records.set(record.identity, record);
-    return guard;
+  static async open(options: PinTrustOptions): Promise<PinTrust> {
+    const trust = new PinTrust(options);
+    trust.#keys = await Promise.all((options.trustedKeys ?? []).map(async (k) => ({ ...k, thumbprint: await keyThumbprint(k.jwk) })));
+    for (const record of await options.store.load()) trust.#records.set(record.identity, record);
+    return trust;
   }
 
   /** Every server's pins, as last loaded or written. */
@@ -98,7 +99,7 @@ export class PinGuard implements CatalogVetter {
     return [...this.#records.values()];
   }
 
-  /** Why the guard refuses everything (the store failed), or undefined. */
+  /** Why the pins refuse everything (the store failed), or undefined. */
   get failure(): string | undefined {
     return this.#failure;
   }
@@ -116,7 +117,7 @@ export class PinGuard implements CatalogVetter {
   }
 
   /** The refusal reason for an item of a server, or undefined when it is served. A map lookup. */
-  verdict(serverId: string, kind: PinKind, name: string): string | undefined {
+  verdict(serverId: string, kind: ItemKind, name: string): string | undefined {
     if (this.#failure !== undefined) return this.#failure;
     return this.#verdicts.get(serverId)?.get(itemKey(kind, name));
   }
@@ -316,11 +317,11 @@ function fingerprint(record: ServerPins): string {
   }
 }
 
-function label(kind: PinKind, name: string, serverId: string): string {
+function label(kind: ItemKind, name: string, serverId: string): string {
   return `${kind[0]?.toUpperCase()}${kind.slice(1)} ${JSON.stringify(name)} of server ${serverId}`;
 }
 
-function quarantineReason(kind: PinKind, name: string, serverId: string, key: string, what: string): string {
+function quarantineReason(kind: ItemKind, name: string, serverId: string, key: string, what: string): string {
   return (
     `${label(kind, name, serverId)} ${what}. It is quarantined: hidden from the model and its calls refused until a person reviews it. ` +
     `Review with \`switchboard pins diff ${serverId} ${key}\`, then \`switchboard pins approve ${serverId} ${key}\` or \`switchboard pins reject ${serverId} ${key}\`.`

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { DeniedError } from '../../../../src/host/interceptors.js';
-import { PinGuard } from '../../../../src/host/pins/pinGuard.js';
+import { PinTrust } from '../../../../src/host/pins/pinTrust.js';
 import { approvePending, rejectPending } from '../../../../src/host/pins/pinReview.js';
 import { MemoryPinStore, PinStoreCorruptError, type PinStore, type ServerPins } from '../../../../src/host/pins/pinStore.js';
 import { serverIdentity } from '../../../../src/host/pins/serverIdentity.js';
@@ -106,7 +106,7 @@ describe('host/pins: attacks', () => {
     await h.change('w', [POISONED, ADD]);
     const [record] = await store.load();
     await store.changedElsewhere(rejectPending(record as ServerPins, 'weather', 2).record);
-    await h.guard.reload();
+    await h.trust.reload();
     await h.host.refreshTrust();
     await refused(h.host.callTool('weather', { city: 'x' }), /a person rejected the change/);
     await h.close();
@@ -114,7 +114,7 @@ describe('host/pins: attacks', () => {
 
   it('store corrupted: a store that cannot be read at start refuses to open (fail closed, a clear message)', async () => {
     const broken: PinStore = { load: () => Promise.reject(new PinStoreCorruptError('/x/pins.db', 'file is not a database')), save: () => Promise.resolve(), update: () => Promise.resolve(undefined), remove: () => Promise.resolve() };
-    await assert.rejects(PinGuard.open({ store: broken }), (e: unknown) => e instanceof PinStoreCorruptError && /pins\.db is damaged \(file is not a database\).*not served/.test(e.message));
+    await assert.rejects(PinTrust.open({ store: broken }), (e: unknown) => e instanceof PinStoreCorruptError && /pins\.db is damaged \(file is not a database\).*not served/.test(e.message));
   });
 
   it('store corrupted while running: a failed reload withholds every item of every server until the store reads again', async () => {
@@ -122,12 +122,12 @@ describe('host/pins: attacks', () => {
     const h = await pinnedHost([spec('w')], [WEATHER, ADD], { store });
     const load = store.load.bind(store);
     store.load = () => Promise.reject(new PinStoreCorruptError('/x/pins.db', 'a row is not valid JSON'));
-    await h.guard.reload();
+    await h.trust.reload();
     await h.host.refreshTrust();
     assert.deepEqual(names(h), []);
     await refused(h.host.callTool('add', {}), /could not be read.*fail closed/);
     store.load = load;
-    await h.guard.reload();
+    await h.trust.reload();
     await h.host.refreshTrust();
     assert.deepEqual(names(h), ['weather', 'add']);
     await h.close();
@@ -170,7 +170,7 @@ describe('host/pins: a person decides', () => {
     const { record: approved, keys } = approvePending(record as ServerPins, undefined, 3);
     assert.deepEqual(keys, ['tool:weather']);
     await store.changedElsewhere(approved);
-    await h.guard.reload();
+    await h.trust.reload();
     await h.host.refreshTrust();
     assert.deepEqual(names(h), ['weather', 'add']);
     assert.equal(h.host.tool('weather')?.tool.description, 'The weather in a city, in Celsius');

@@ -1,5 +1,6 @@
 /**
- * The guard's shared counters in Redis, atomic per key because each check is one Lua script:
+ * The guard phase's shared counters (`switchboard.guards`) in Redis, atomic per key because each
+ * check is one Lua script:
  *
  * - {@link RedisRateLimitStore}: the token bucket of `MemoryRateLimitStore` (capacity `max`,
  *   refilled continuously at `max / perMs`), so a limit holds per principal across every

@@ -20,11 +20,11 @@ import { DeniedError, type InterceptContext, type InterceptedMethod, type Interc
 import { scanServer, scanServers } from './scan.js';
 import type { ItemReport, ServerSnapshot } from './types.js';
 
-/** The id every decision of the guard carries. */
+/** The id every decision of the scanner carries. */
 export const SCANNER_INTERCEPTOR_ID = 'trust.scanner';
 
-/** Options of {@link ScanGuard}. */
-export interface ScanGuardOptions {
+/** Options of {@link Scanner}. */
+export interface ScannerOptions {
   /** Each server's mode (config `switchboard.servers.<id>.scan`); default `block` for every server. */
   readonly modeOf?: (serverId: string) => ScanMode | undefined;
   /** Called with each new report (warnings and blocks), e.g. to log them. */
@@ -43,14 +43,14 @@ export function blockReason(report: ItemReport): string {
 }
 
 /** Scans listed definitions and enforces the verdicts. */
-export class ScanGuard {
+export class Scanner {
   readonly #verdicts = new WeakMap<object, ItemReport>();
   readonly #lists = new WeakMap<readonly unknown[], readonly unknown[]>();
-  readonly #options: ScanGuardOptions;
+  readonly #options: ScannerOptions;
   /** The interceptor to give the host. */
   readonly interceptor: Interceptor;
 
-  constructor(options: ScanGuardOptions = {}) {
+  constructor(options: ScannerOptions = {}) {
     this.#options = options;
     this.interceptor = {
       id: SCANNER_INTERCEPTOR_ID,
