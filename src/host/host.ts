@@ -12,145 +12,27 @@
  * @see https://modelcontextprotocol.io/specification/2025-11-25/architecture
  * @module
  */
-import type { Principal } from '../transport/principal.js';
 import type { McpClient } from '../client/mcpClient.js';
-import type { ClientHandlers } from '../client/types.js';
-import type { Progress } from '../jsonrpc/connection.js';
-import type { ClientCapabilities } from '../protocol/model/capabilities.js';
 import type { Implementation, ItemKind } from '../protocol/model/common.js';
-import type { ElicitParams, ElicitResult } from '../protocol/model/elicitation.js';
-import type { CreateMessageParams } from '../protocol/model/sampling.js';
-import type { Prompt } from '../protocol/model/prompts.js';
-import type { Resource, ResourceTemplate } from '../protocol/model/resource.js';
-import type { Tool } from '../protocol/model/tool.js';
 import type { ListRootsResult, LoggingMessageParams } from '../protocol/model/utilities.js';
 import { McpError, McpErrorCode } from '../util/errors.js';
 import { silentLogger, type Logger } from '../util/logger.js';
-import { UriTemplate } from '../util/uriTemplate.js';
 import { LazyAbort, type AbortLike } from '../util/lazyAbort.js';
 import { SWITCHBOARD_VERSION } from '../util/version.js';
 import { observeCall } from './callMetrics.js';
-import type { NamespacingMode } from './configTypes.js';
-import { Downstream, type RunOptions, type BackoffOptions, type Catalog, type ServerHealth, type TransportFactory } from './downstream.js';
-import type { CatalogVetter, QuarantinedItem } from './catalogVetting.js';
+import { Downstream, type RunOptions, type ServerHealth } from './downstream.js';
 import { DeniedError, InterceptorChain, interceptContext, type InterceptedMethod, type RoutedMethod, type InterceptContext, type Interceptor, type NotificationMethod, type RoutedServer } from './interceptors.js';
-import { Namespacer, type NameAssignmentStore } from './namespacing.js';
-import type { DownstreamSpec } from './spec.js';
+import { Namespacer } from './namespacing.js';
+import { sameSpec, withoutRoots, type DownstreamSpec } from './spec.js';
 import { compileToolFilter } from './toolFilter.js';
 import { UriNamespacer } from './uriNamespacing.js';
+import { vettedHandlers } from './vettedHandlers.js';
+import { changesOf, completionTarget, emptyExposure, exposeServer, parseTemplate } from './hostRegistry.js';
 
-/** A tool as the host exposes it. */
-export interface ExposedTool {
-  /** The exposed (namespaced) name. */
-  readonly name: string;
-  readonly serverId: string;
-  /** The definition exactly as the server sent it. */
-  readonly definition: Tool;
-  /** The definition with the exposed name. */
-  readonly tool: Tool;
-}
+export type { ExposedTool, ExposedPrompt, ExposedResource, ExposedTemplate, HostChange, HostOptions, WithheldItem, RequestScope, HostCallOptions, RouteOptions, DownstreamRoute } from './hostTypes.js';
+export { sharedCapabilities } from './hostTypes.js';
+import { sharedCapabilities, type ExposedTool, type ExposedPrompt, type ExposedResource, type ExposedTemplate, type HostChange, type HostOptions, type WithheldItem, type RequestScope, type HostCallOptions, type RouteOptions, type DownstreamRoute } from './hostTypes.js';
 
-/** A prompt as the host exposes it. */
-export interface ExposedPrompt {
-  readonly name: string;
-  readonly serverId: string;
-  readonly definition: Prompt;
-  readonly prompt: Prompt;
-}
-
-/** A resource as the host exposes it. */
-export interface ExposedResource {
-  /** The exposed URI (rewritten `<serverId>+<uri>` only where two servers share it). */
-  readonly uri: string;
-  readonly serverId: string;
-  readonly definition: Resource;
-  readonly resource: Resource;
-}
-
-/** A resource template as the host exposes it. */
-export interface ExposedTemplate {
-  readonly uriTemplate: string;
-  readonly serverId: string;
-  readonly definition: ResourceTemplate;
-  readonly template: ResourceTemplate;
-}
-
-/** What changed in the aggregated registry. */
-export type HostChange = 'tools' | 'prompts' | 'resources' | 'templates' | 'servers' | 'withheld';
-
-/** Options of {@link Host.open}. */
-export interface HostOptions {
-  readonly servers: readonly DownstreamSpec[];
-  /** How names are namespaced. Default `on-collision`. */
-  readonly namespacing?: NamespacingMode;
-  /** Between server id and name. Default `__`. */
-  readonly separator?: string;
-  /** Persists on-collision name assignments (so restarts and new servers never rename a tool). */
-  readonly nameStore?: NameAssignmentStore;
-  /** The host's identity towards each server. Default `{ name: 'switchboard', version: SWITCHBOARD_VERSION }`. */
-  readonly clientInfo?: Implementation;
-  /** Builds each server's transport (see `defaultTransportFactory` in `switchboard/adapters/node-host`). */
-  readonly transport: TransportFactory;
-  readonly interceptors?: readonly Interceptor[];
-  readonly logger?: Logger;
-  readonly backoff?: BackoffOptions;
-  /**
-   * Answers what a server asks when no call-specific handler does (default: nothing is
-   * declared). Elicitation and sampling requests pass the chain as a `server/request` first
-   * (the sanitiser, the policy's server-request rule, the audit log), and the handler gets
-   * them as vetted; they carry no caller's scope (principal, session).
-   */
-  readonly handlers?: ClientHandlers;
-  /**
-   * The capabilities each server's client declares (default: derived from `handlers`). A
-   * gateway declares what it can bridge ({@link GATEWAY_CLIENT_CAPABILITIES}); the upstream
-   * client's own capabilities are checked per question.
-   */
-  readonly capabilities?: ClientCapabilities;
-  /**
-   * Vets every list of every server before it is exposed (the pins, `PinTrust`): only what it
-   * serves is exposed; what it withholds is hidden and refused with its reason.
-   */
-  readonly trust?: CatalogVetter;
-}
-
-/** An item the trust layer withholds, as the host would expose it. */
-export interface WithheldItem extends QuarantinedItem {
-  readonly serverId: string;
-  /** The name it has (or would have) upstream. */
-  readonly exposedName: string;
-}
-
-/** Who is asking, for one request through the host. */
-export interface RequestScope {
-  /** The upstream caller: its id and, behind an OAuth gateway, the verified token's claims (never the token). */
-  readonly principal?: Principal | undefined;
-  readonly session?: string | undefined;
-  /** A client-carried conversation id (2026-07-28), see {@link InterceptContext.conversation}. */
-  readonly conversation?: string | undefined;
-  /** Cancels the request; a {@link LazyAbort} is passed down without making its `AbortSignal`. */
-  readonly signal?: AbortLike;
-  /** Asks the upstream user (interceptors use it for consent). */
-  readonly elicit?: (params: ElicitParams) => Promise<ElicitResult>;
-  /**
-   * What the upstream client can answer. A request to a 2026-07-28 server then declares only
-   * the features both this and the host's own client declare, so the server asks nothing
-   * the upstream cannot answer (a stateful server's capabilities were fixed at `initialize`).
-   */
-  readonly clientCapabilities?: ClientCapabilities;
-}
-
-/** Options of one call, get or read through the host. */
-export interface HostCallOptions extends RequestScope {
-  /**
-   * Aborts `signal`, which then belongs to this call alone: the server's timeout aborts it
-   * rather than a signal of its own (see `RunOptions.abort`).
-   */
-  readonly abort?: (reason: unknown) => void;
-  readonly onProgress?: (progress: Progress) => void;
-  /** Log messages the server sends during this call (not those of other calls: see `CallOptions.onLog`). */
-  readonly onLog?: (params: LoggingMessageParams) => void;
-}
 
 const DEFAULT_CLIENT_INFO: Implementation = Object.freeze({ name: 'switchboard', version: SWITCHBOARD_VERSION });
 
@@ -424,27 +306,13 @@ export class Host {
    * `ref/resource` to the template's server (with its own URI template).
    */
   async complete<R = Record<string, unknown>>(params: Readonly<Record<string, unknown>>, options: RequestScope = {}, route?: DownstreamRoute<R>): Promise<R> {
-    const ref = params['ref'] as Record<string, unknown> | undefined;
-    let serverId: string;
-    let ownRef: Record<string, unknown>;
-    let exposedName: string;
-    if (ref?.['type'] === 'ref/prompt' && typeof ref['name'] === 'string') {
-      const prompt = this.#promptIndex.get(ref['name']);
-      if (prompt === undefined) return this.#refuse('completion/complete', 'prompt', ref['name'], { ...params }, options);
-      serverId = prompt.serverId;
-      exposedName = ref['name'];
-      ownRef = { ...ref, name: prompt.definition.name };
-    } else if (ref?.['type'] === 'ref/resource' && typeof ref['uri'] === 'string') {
-      const template = this.#templates.find((t) => t.uriTemplate === ref['uri']);
-      const owner = template === undefined ? this.#uris.resolve(ref['uri']) : { serverId: template.serverId, uri: template.definition.uriTemplate };
-      if (owner === undefined) return this.#refuse('completion/complete', 'resource', ref['uri'], { ...params }, options);
-      serverId = owner.serverId;
-      exposedName = ref['uri'];
-      ownRef = { ...ref, uri: owner.uri };
-    } else {
+    const target = completionTarget(params['ref'], (name) => this.#promptIndex.get(name), this.#templates, this.#uris);
+    if (target === undefined) {
       const invalid = new McpError(McpErrorCode.InvalidArgument, 'completion/complete needs a ref of type ref/prompt (with name) or ref/resource (with uri)');
       return this.#chain.run(this.#context('completion/complete', undefined, undefined, undefined, { ...params }, options), () => Promise.reject(invalid), 'trust');
     }
+    const { serverId, exposedName, ownRef } = target;
+    if (serverId === undefined || ownRef === undefined) return this.#refuse('completion/complete', target.kind, exposedName, { ...params }, options);
     const defaultRoute: DownstreamRoute<R> = (client, p, o) => client.request('completion/complete', p, o) as Promise<R>;
     return this.#route('completion/complete', serverId, exposedName, undefined, { ...params, ref: ownRef }, options, route ?? defaultRoute);
   }
@@ -568,7 +436,7 @@ export class Host {
       logger: this.#logger,
       ...(this.#options.backoff !== undefined ? { backoff: this.#options.backoff } : {}),
       handlers: {
-        ...this.#vettedHandlers(spec.id),
+        ...vettedHandlers(this.#options.handlers, (method, params, answer) => this.serverRequest(spec.id, method, params, {}, answer)),
         // Asked outside a call, the host answers with the configured roots (through the chain).
         roots: this.#options.handlers?.roots ?? ((): Promise<ListRootsResult> => this.serverRequest(spec.id, 'roots/list', {}, {}, () => Promise.resolve({ roots: [...(server.spec.options.roots ?? [])] }))),
       },
@@ -609,44 +477,11 @@ export class Host {
 
   /** Recomputes the exposed registry from every server's catalog and announces what changed. */
   #rebuild(): void {
-    const tools: ExposedTool[] = [];
-    const prompts: ExposedPrompt[] = [];
-    const resources: ExposedResource[] = [];
-    const templates: ExposedTemplate[] = [];
-    const withheld: WithheldItem[] = [];
+    const next = emptyExposure();
     for (const server of this.#servers.values()) {
-      const catalog: Catalog = server.catalog;
-      const allowed = catalog.tools.filter((t) => this.#filterOf(server)(t.name));
-      // Withheld tools and prompts keep their names, so a call gets the reason, and approval changes no name.
-      const held = server.quarantined.filter((q) => q.kind !== 'tool' || this.#filterOf(server)(q.name));
-      const heldNames = (kind: string): string[] => held.filter((q) => q.kind === kind).map((q) => q.name);
       try {
-        const toolNames = this.#names.assign('tool', server.id, [...allowed.map((t) => t.name), ...heldNames('tool')]);
-        const promptNames = this.#names.assign('prompt', server.id, [...catalog.prompts.map((p) => p.name), ...heldNames('prompt')]);
-        const uris = this.#uris.assignResources(server.id, catalog.resources.map((r) => r.uri));
-        const templateUris = this.#uris.assignTemplates(server.id, catalog.templates.map((t) => t.uriTemplate));
-        for (const q of held) {
-          // A withheld resource keeps the URI it would have upstream, so a read gets the reason too.
-          const exposedName = (q.kind === 'tool' ? toolNames.get(q.name) : q.kind === 'prompt' ? promptNames.get(q.name) : q.kind === 'resource' ? this.#uris.exposedUriOf(server.id, q.name) : undefined) ?? q.name;
-          withheld.push(Object.freeze({ ...q, serverId: server.id, exposedName }));
-        }
+        exposeServer(server, this.#filterOf(server), this.#names, this.#uris, next);
         this.#problems.delete(server.id);
-        for (const t of allowed) {
-          const name = toolNames.get(t.name) as string;
-          tools.push(Object.freeze({ name, serverId: server.id, definition: t, tool: name === t.name ? t : { ...t, name } }));
-        }
-        for (const p of catalog.prompts) {
-          const name = promptNames.get(p.name) as string;
-          prompts.push(Object.freeze({ name, serverId: server.id, definition: p, prompt: name === p.name ? p : { ...p, name } }));
-        }
-        for (const r of catalog.resources) {
-          const uri = uris.get(r.uri) as string;
-          resources.push(Object.freeze({ uri, serverId: server.id, definition: r, resource: uri === r.uri ? r : { ...r, uri } }));
-        }
-        for (const t of catalog.templates) {
-          const uriTemplate = templateUris.get(t.uriTemplate) as string;
-          templates.push(Object.freeze({ uriTemplate, serverId: server.id, definition: t, template: uriTemplate === t.uriTemplate ? t : { ...t, uriTemplate } }));
-        }
       } catch (error) {
         this.#names.release(server.id);
         const message = error instanceof Error ? error.message : String(error);
@@ -654,21 +489,15 @@ export class Host {
         this.#problems.set(server.id, message);
       }
     }
-    const changed: HostChange[] = [];
-    if (!sameList(this.#tools, tools, (t) => t.name)) changed.push('tools');
-    if (!sameList(this.#prompts, prompts, (p) => p.name)) changed.push('prompts');
-    if (!sameList(this.#resources, resources, (r) => r.uri)) changed.push('resources');
-    if (!sameList(this.#templates, templates, (t) => t.uriTemplate)) changed.push('templates');
-    const heldKey = (w: WithheldItem): string => `${w.serverId}\n${w.kind}\n${w.name}\n${w.reason}`;
-    if (this.#withheld.map(heldKey).join('\0') !== withheld.map(heldKey).join('\0')) changed.push('withheld');
-    this.#tools = Object.freeze(tools);
-    this.#prompts = Object.freeze(prompts);
-    this.#resources = Object.freeze(resources);
-    this.#templates = Object.freeze(templates);
-    this.#toolIndex = new Map(tools.map((t) => [t.name, t]));
-    this.#promptIndex = new Map(prompts.map((p) => [p.name, p]));
-    this.#withheld = Object.freeze(withheld);
-    this.#withheldByName = new Map(withheld.filter((w) => w.kind !== 'template').map((w) => [`${w.kind}:${w.exposedName}`, w]));
+    const changed = changesOf({ tools: this.#tools, prompts: this.#prompts, resources: this.#resources, templates: this.#templates, withheld: this.#withheld }, next);
+    this.#tools = Object.freeze(next.tools);
+    this.#prompts = Object.freeze(next.prompts);
+    this.#resources = Object.freeze(next.resources);
+    this.#templates = Object.freeze(next.templates);
+    this.#toolIndex = new Map(next.tools.map((t) => [t.name, t]));
+    this.#promptIndex = new Map(next.prompts.map((p) => [p.name, p]));
+    this.#withheld = Object.freeze(next.withheld);
+    this.#withheldByName = new Map(next.withheld.filter((w) => w.kind !== 'template').map((w) => [`${w.kind}:${w.exposedName}`, w]));
     for (const change of changed) this.#emit(change);
   }
 
@@ -727,23 +556,6 @@ export class Host {
     };
   }
 
-  /** The host's own elicitation and sampling handlers, each behind the chain as a `server/request` of server `serverId`. */
-  #vettedHandlers(serverId: string): ClientHandlers {
-    const own = this.#options.handlers;
-    if (own === undefined) return {};
-    const handlers: { -readonly [K in keyof ClientHandlers]: ClientHandlers[K] } = { ...own };
-    const { elicitation, sampling } = own;
-    if (elicitation !== undefined) {
-      handlers.elicitation = (params, context) =>
-        this.serverRequest(serverId, 'elicitation/create', { ...params }, {}, async (vetted) => elicitation.call(own, vetted as unknown as ElicitParams, context));
-    }
-    if (sampling !== undefined) {
-      handlers.sampling = (params, context) =>
-        this.serverRequest(serverId, 'sampling/createMessage', { ...params }, {}, async (vetted) => sampling.call(own, vetted as unknown as CreateMessageParams, context));
-    }
-    return handlers;
-  }
-
   #context(
     method: InterceptedMethod,
     serverId: string | undefined,
@@ -781,82 +593,4 @@ export class Host {
   }
 }
 
-/** The options a {@link DownstreamRoute} gets. */
-export interface RouteOptions {
-  /**
-   * Aborted when the caller cancels or the server's `timeoutMs` passes (the host times the
-   * call). Give it to the client's request as it is (`CallOptions.signal`); where an
-   * `AbortSignal` is needed, `signalOf` makes one.
-   */
-  readonly signal: AbortLike;
-  /**
-   * The timeout to give the client's request: 0 (none), since the host enforces the server's
-   * `timeoutMs` itself through `signal` and answers `ERR_MCP_REQUEST_TIMEOUT`; the client's own
-   * timer would only duplicate it.
-   */
-  readonly timeoutMs: number;
-  readonly onProgress?: (progress: Progress) => void;
-  readonly onLog?: (params: LoggingMessageParams) => void;
-  /** The capabilities to declare for this request (see {@link RequestScope.clientCapabilities}). */
-  readonly capabilities?: ClientCapabilities;
-}
-
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
-
-/** Performs one downstream request on a ready client, with the params after the chain. */
-export type DownstreamRoute<R> = (client: McpClient, params: Record<string, unknown>, options: RouteOptions) => Promise<R>;
-
-/**
- * The features both the host's client and the upstream client declare, with the upstream's
- * own settings for each (the host forwards a feature's requests verbatim, so its sub-features
- * are the upstream's to declare).
- */
-export function sharedCapabilities(own: ClientCapabilities, upstream: ClientCapabilities): ClientCapabilities {
-  const out: Record<string, unknown> = {};
-  for (const key of Object.keys(own)) {
-    const theirs = (upstream as Record<string, unknown>)[key];
-    if (theirs === undefined) continue;
-    // Extensions are per identifier: only those both declare (the host must understand what it forwards).
-    out[key] = key === 'extensions' ? sharedExtensions(own.extensions, theirs) : theirs;
-  }
-  return out as ClientCapabilities;
-}
-
-function sharedExtensions(own: Readonly<Record<string, unknown>> | undefined, theirs: unknown): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  if (typeof theirs !== 'object' || theirs === null) return out;
-  for (const id of Object.keys(own ?? {})) {
-    const settings = (theirs as Record<string, unknown>)[id];
-    if (settings !== undefined) out[id] = settings;
-  }
-  return out;
-}
-
-function sameSpec(a: DownstreamSpec, b: DownstreamSpec): boolean {
-  return JSON.stringify(a) === JSON.stringify(b);
-}
-
-function withoutRoots(spec: DownstreamSpec): DownstreamSpec {
-  const { roots: _roots, ...options } = spec.options;
-  return { ...spec, options };
-}
-
-/** Same definitions (by identity: a catalog is replaced whole on refresh) under the same exposed keys. */
-function sameList<T extends { readonly definition: unknown }>(a: readonly T[], b: readonly T[], key: (entry: T) => string): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) {
-    const x = a[i] as T;
-    const y = b[i] as T;
-    if (x.definition !== y.definition || key(x) !== key(y)) return false;
-  }
-  return true;
-}
-
-/** A withheld template's matcher, or undefined when its text is no valid URI template. */
-function parseTemplate(text: string): UriTemplate | undefined {
-  try {
-    return new UriTemplate(text);
-  } catch {
-    return undefined;
-  }
-}

@@ -11,10 +11,7 @@ const MAX_LINES = 600;
  * Files allowed past the limit for now, each with the size it may not grow beyond. Remove an
  * entry once its file is split; never add one.
  */
-const TEMPORARILY_ALLOWED: Readonly<Record<string, number>> = {
-  // Split by the gateway reshaping (issue #30): openGateway moves the composition into its own module.
-  'src/host/host.ts': 821,
-};
+const TEMPORARILY_ALLOWED: Readonly<Record<string, number>> = {};
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {

@@ -1,0 +1,27 @@
+/**
+ * The host's own answers to what a server asks outside any call (elicitation, sampling): each
+ * question passes the interceptor chain as a `server/request` first (the sanitiser, the policy's
+ * server-request rule, the audit log), and the handler gets it as vetted.
+ *
+ * @module
+ */
+import type { ClientHandlers } from '../client/types.js';
+import type { ElicitParams } from '../protocol/model/elicitation.js';
+import type { CreateMessageParams } from '../protocol/model/sampling.js';
+
+/** Runs a server's question through the chain, then `answer` with the vetted params. */
+export type ServerRequestVetting = <R>(method: 'elicitation/create' | 'sampling/createMessage', params: Record<string, unknown>, answer: (vetted: Record<string, unknown>) => Promise<R>) => Promise<R>;
+
+/** `own` with its elicitation and sampling handlers behind `vet` (no handlers: none). */
+export function vettedHandlers(own: ClientHandlers | undefined, vet: ServerRequestVetting): ClientHandlers {
+  if (own === undefined) return {};
+  const handlers: { -readonly [K in keyof ClientHandlers]: ClientHandlers[K] } = { ...own };
+  const { elicitation, sampling } = own;
+  if (elicitation !== undefined) {
+    handlers.elicitation = (params, context) => vet('elicitation/create', { ...params }, async (vetted) => elicitation.call(own, vetted as unknown as ElicitParams, context));
+  }
+  if (sampling !== undefined) {
+    handlers.sampling = (params, context) => vet('sampling/createMessage', { ...params }, async (vetted) => sampling.call(own, vetted as unknown as CreateMessageParams, context));
+  }
+  return handlers;
+}
