@@ -20,7 +20,7 @@ import { mkdir } from 'node:fs/promises';
 import { basename, dirname, join, resolve as resolvePath } from 'node:path';
 import type { HostConfig, ServerConfig } from '../host/configTypes.js';
 import { openGateway } from '../host/openGateway.js';
-import { checkLaunch, LaunchNotApprovedError, launchSpecOf, type LaunchApprovalStore } from '../host/launchConsent.js';
+import { admitLaunches, LaunchNotApprovedError, type LaunchApprovalStore } from '../host/launchConsent.js';
 import { defaultTransportFactory } from '../adapters/hostTransports.js';
 import { redactResult } from '../host/sanitize/sanitize.js';
 import { redactingLogger } from '../host/secrets/redact.js';
@@ -227,33 +227,18 @@ export async function gatewayCommand(options: ParsedArgs['options']): Promise<vo
 
 /** The servers of a config that may start: enabled, and for stdio servers an approved launch. */
 function launchConsent(yes: boolean, interactive: boolean, store: LaunchApprovalStore, pending?: PendingLaunches): (config: HostConfig) => Promise<ServerConfig[]> {
-  return async (config) => {
-    const allowed: ServerConfig[] = [];
-    for (const server of config.servers) {
-      if (server.disabled) continue;
-      const spec = launchSpecOf(server);
-      if (spec !== undefined) {
-        try {
-          await checkLaunch({
-            serverId: server.id,
-            spec,
-            configApproved: config.approvedLaunches[server.id],
-            store,
-            yes,
-            ...(interactive ? { prompt: askYesNo } : {}),
-          });
-        } catch (error) {
-          // The console's review page can approve it (then the config is applied again).
-          if (error instanceof LaunchNotApprovedError) pending?.note(server, error);
-          process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
-          continue;
-        }
-      }
-      pending?.clear(server.id);
-      allowed.push(server);
-    }
-    return allowed;
-  };
+  return (config) =>
+    admitLaunches(config, {
+      store,
+      yes,
+      ...(interactive ? { prompt: askYesNo } : {}),
+      refused: (server, error) => {
+        // The console's review page can approve it (then the config is applied again).
+        if (error instanceof LaunchNotApprovedError) pending?.note(server, error);
+        process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
+      },
+      admitted: (server) => pending?.clear(server.id),
+    });
 }
 
 /** Closes the stores the command opened (after the gateway closed): the audit log, the pins, the shared connections. */

@@ -18,7 +18,7 @@
 import { canonicalJson } from '../server/requestState.js';
 import { McpError, McpErrorCode } from '../util/errors.js';
 import { sha256Hex } from '../util/sha256.js';
-import type { ServerConfig } from './configTypes.js';
+import type { HostConfig, ServerConfig } from './configTypes.js';
 
 /** What the user approves: the exact process a stdio server entry starts. */
 export interface LaunchSpec {
@@ -127,6 +127,37 @@ export async function checkLaunch(options: CheckLaunchOptions): Promise<'approve
   if (!approve) throw new LaunchNotApprovedError(serverId, spec, digest, { changed, declined: false });
   await store.set(serverId, digest);
   return 'approved-now';
+}
+
+/** How {@link admitLaunches} decides: the store of approvals, `--yes`, the terminal prompt. */
+export interface AdmitOptions {
+  readonly store: LaunchApprovalStore;
+  readonly yes: boolean;
+  readonly prompt?: (text: string) => Promise<boolean>;
+  /** Told of each launch that was not approved (its error says how to approve it). */
+  readonly refused?: (server: ServerConfig, error: unknown) => void;
+  /** Told of each server admitted. */
+  readonly admitted?: (server: ServerConfig) => void;
+}
+
+/** The servers of `config` that may start: enabled, and each stdio launch approved ({@link checkLaunch}). */
+export async function admitLaunches(config: Pick<HostConfig, 'servers' | 'approvedLaunches'>, options: AdmitOptions): Promise<ServerConfig[]> {
+  const allowed: ServerConfig[] = [];
+  for (const server of config.servers) {
+    if (server.disabled) continue;
+    const spec = launchSpecOf(server);
+    if (spec !== undefined) {
+      try {
+        await checkLaunch({ serverId: server.id, spec, configApproved: config.approvedLaunches[server.id], store: options.store, yes: options.yes, ...(options.prompt !== undefined ? { prompt: options.prompt } : {}) });
+      } catch (error) {
+        options.refused?.(server, error);
+        continue;
+      }
+    }
+    options.admitted?.(server);
+    allowed.push(server);
+  }
+  return allowed;
 }
 
 /** `text` in double quotes with `"`, `\` and every character outside printable ASCII escaped. */

@@ -23,9 +23,9 @@ import { resolve as resolvePath } from 'node:path';
 import { defaultTransportFactory } from '../../adapters/hostTransports.js';
 import { mergeServers, renderSwitchboardConfig } from '../../host/clientConfigs/merge.js';
 import { parseConfig } from '../../host/config.js';
-import type { HostConfig, ServerConfig } from '../../host/configTypes.js';
+import type { HostConfig } from '../../host/configTypes.js';
 import { Host } from '../../host/host.js';
-import { checkLaunch, launchSpecOf, type LaunchApprovalStore } from '../../host/launchConsent.js';
+import { admitLaunches, type LaunchApprovalStore } from '../../host/launchConsent.js';
 import { MemoryLaunchApprovalStore } from '../../host/memoryStores.js';
 import { PinScan, type PinFinding } from '../../host/pins/pinScan.js';
 import { scanServers, scanTools } from '../../host/scanner/scan.js';
@@ -157,20 +157,12 @@ async function scanConfigured(
   const store: LaunchApprovalStore = persist ? openStateStores(config.stateDir).launches : new MemoryLaunchApprovalStore();
   const interactive = process.stdin.isTTY === true && process.stderr.isTTY === true;
   const problems: string[] = [];
-  const allowed: ServerConfig[] = [];
-  for (const server of config.servers) {
-    if (server.disabled) continue;
-    const spec = launchSpecOf(server);
-    if (spec !== undefined) {
-      try {
-        await checkLaunch({ serverId: server.id, spec, configApproved: config.approvedLaunches[server.id], store, yes, ...(interactive ? { prompt: askYesNo } : {}) });
-      } catch (error) {
-        problems.push(`${server.id}: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);
-        continue;
-      }
-    }
-    allowed.push(server);
-  }
+  const allowed = await admitLaunches(config, {
+    store,
+    yes,
+    ...(interactive ? { prompt: askYesNo } : {}),
+    refused: (server, error) => problems.push(`${server.id}: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`),
+  });
   // The gateway's pin store: a damaged one stops the scan before any server starts (fail closed).
   const pinned = config.pins ? await openPins(config, logger, () => config, 'Nothing was scanned.') : undefined;
   const pins = pinned !== undefined ? new PinScan(pinned.trust) : undefined;
