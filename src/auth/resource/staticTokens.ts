@@ -73,9 +73,16 @@ export function createStaticTokenVerifier(tokens: readonly NamedToken[]): Static
     });
     return { digest: fromHex(t.sha256), principal };
   });
+  // The tokens already verified, by their text: a client presents the same token on every
+  // request, and hashing it each time costs more than the rest of the check. Only tokens that
+  // verified are kept (at most one entry per configured token), so an unknown token always takes
+  // the full, constant-time path; a hit says no more than the answer does (the token is valid).
+  const verified = new Map<string, VerifiedPrincipal>();
   return {
     names: Object.freeze([...names]),
     verify(token) {
+      const known = verified.get(token);
+      if (known !== undefined) return known;
       const presented = sha256(token);
       let found: VerifiedPrincipal | undefined;
       // Every digest is compared in full, whatever matched: the time does not depend on which.
@@ -84,6 +91,7 @@ export function createStaticTokenVerifier(tokens: readonly NamedToken[]): Static
         for (let i = 0; i < 32; i++) diff |= (entry.digest[i] as number) ^ (presented[i] as number);
         if (diff === 0) found = entry.principal;
       }
+      if (found !== undefined && verified.size < entries.length) verified.set(token, found);
       return found;
     },
   };
