@@ -13,9 +13,6 @@ import type { Progress } from '../jsonrpc/connection.js';
 import type { ClientCapabilities } from '../protocol/model/capabilities.js';
 import type { Implementation } from '../protocol/model/common.js';
 import type { ElicitParams, ElicitResult } from '../protocol/model/elicitation.js';
-import type { Prompt } from '../protocol/model/prompts.js';
-import type { Resource, ResourceTemplate } from '../protocol/model/resource.js';
-import type { Tool } from '../protocol/model/tool.js';
 import type { LoggingMessageParams } from '../protocol/model/utilities.js';
 import type { AbortLike } from '../util/lazyAbort.js';
 import type { Logger } from '../util/logger.js';
@@ -26,41 +23,7 @@ import type { Interceptor } from './interceptors.js';
 import type { NameAssignmentStore } from './namespacing.js';
 import type { DownstreamSpec } from './spec.js';
 
-/** A tool as the host exposes it. */
-export interface ExposedTool {
-  /** The exposed (namespaced) name. */
-  readonly name: string;
-  readonly serverId: string;
-  /** The definition exactly as the server sent it. */
-  readonly definition: Tool;
-  /** The definition with the exposed name. */
-  readonly tool: Tool;
-}
-
-/** A prompt as the host exposes it. */
-export interface ExposedPrompt {
-  readonly name: string;
-  readonly serverId: string;
-  readonly definition: Prompt;
-  readonly prompt: Prompt;
-}
-
-/** A resource as the host exposes it. */
-export interface ExposedResource {
-  /** The exposed URI (rewritten `<serverId>+<uri>` only where two servers share it). */
-  readonly uri: string;
-  readonly serverId: string;
-  readonly definition: Resource;
-  readonly resource: Resource;
-}
-
-/** A resource template as the host exposes it. */
-export interface ExposedTemplate {
-  readonly uriTemplate: string;
-  readonly serverId: string;
-  readonly definition: ResourceTemplate;
-  readonly template: ResourceTemplate;
-}
+export type { ExposedTool, ExposedPrompt, ExposedResource, ExposedTemplate } from './exposed.js';
 
 /** What changed in the aggregated registry. */
 export type HostChange = 'tools' | 'prompts' | 'resources' | 'templates' | 'servers' | 'withheld';

@@ -23,6 +23,10 @@
 import type { Principal } from '../transport/principal.js';
 import type { ElicitParams, ElicitResult } from '../protocol/model/elicitation.js';
 import type { Implementation } from '../protocol/model/common.js';
+import type { CallToolResult } from '../protocol/model/tools.js';
+import type { GetPromptResult } from '../protocol/model/prompts.js';
+import type { ReadResourceResult } from '../protocol/model/resources.js';
+import type { ExposedPrompt, ExposedResource, ExposedTemplate, ExposedTool } from './exposed.js';
 import { McpError, McpErrorCode } from '../util/errors.js';
 import { signalOf, type AbortLike } from '../util/lazyAbort.js';
 
@@ -123,6 +127,61 @@ export interface InterceptContext {
 
 /** The rest of the chain, ending in routing. */
 export type Next = () => Promise<unknown>;
+
+/**
+ * Each method's params (as they reach the server) and result (as `next()` resolves: the
+ * server's own result, or the host's list), for interceptors written for one method or a few
+ * (see {@link methodInterceptor}). Lists resolve with the host's exposed entries; a server's
+ * question with its answer; the session's own requests with whatever the server layer answers.
+ */
+export interface InterceptedTypes {
+  'tools/list': { params: Record<string, unknown>; result: readonly ExposedTool[] };
+  'tools/call': { params: { name: string; arguments?: Record<string, unknown> }; result: CallToolResult };
+  'prompts/list': { params: Record<string, unknown>; result: readonly ExposedPrompt[] };
+  'prompts/get': { params: { name: string; arguments?: Record<string, string> }; result: GetPromptResult };
+  'resources/list': { params: Record<string, unknown>; result: readonly ExposedResource[] };
+  'resources/templates/list': { params: Record<string, unknown>; result: readonly ExposedTemplate[] };
+  'resources/read': { params: { uri: string }; result: ReadResourceResult };
+  'resources/subscribe': { params: { uri: string }; result: void };
+  'completion/complete': { params: { ref: Record<string, unknown>; argument?: { name: string; value: string } }; result: Record<string, unknown> };
+  'tasks/get': { params: { taskId: string }; result: Record<string, unknown> };
+  'tasks/update': { params: { taskId: string; inputResponses?: Record<string, unknown> }; result: Record<string, unknown> };
+  'tasks/cancel': { params: { taskId: string }; result: Record<string, unknown> };
+  'server/request': { params: Record<string, unknown>; result: unknown };
+  initialize: { params: Record<string, unknown>; result: unknown };
+  ping: { params: Record<string, unknown>; result: unknown };
+  'logging/setLevel': { params: Record<string, unknown>; result: unknown };
+  'server/discover': { params: Record<string, unknown>; result: unknown };
+  'subscriptions/listen': { params: Record<string, unknown>; result: unknown };
+  'resources/unsubscribe': { params: { uri: string }; result: unknown };
+  'tasks/list': { params: Record<string, unknown>; result: unknown };
+  'tasks/result': { params: Record<string, unknown>; result: unknown };
+}
+
+/** The params of method `M` as interceptors see them (mutable members; other members pass through). */
+export type ParamsOf<M extends InterceptedMethod> = InterceptedTypes[M]['params'] & Record<string, unknown>;
+/** What `next()` resolves with for method `M`. */
+export type ResultOf<M extends InterceptedMethod> = InterceptedTypes[M]['result'];
+
+/** The context of a request of one of the methods `M`: `method` narrowed, `params` typed. */
+export type MethodContext<M extends InterceptedMethod> = { [K in M]: Omit<InterceptContext, 'method' | 'params'> & { readonly method: K; params: ParamsOf<K> } }[M];
+
+/** An interceptor written for the methods `M`: its context and `next()` carry their types. */
+export interface MethodInterceptor<M extends InterceptedMethod> {
+  readonly id: string;
+  readonly phase: InterceptorPhase;
+  readonly methods: readonly M[];
+  intercept(ctx: MethodContext<M>, next: () => Promise<ResultOf<M>>): Promise<ResultOf<M>>;
+  notification?: Interceptor['notification'];
+}
+
+/**
+ * An {@link Interceptor} from one written for the methods `M` (the chain gives it only those,
+ * so the types it sees are the ones the chain passes). The same object: no wrapper, no cost.
+ */
+export function methodInterceptor<M extends InterceptedMethod>(interceptor: MethodInterceptor<M>): Interceptor {
+  return interceptor as unknown as Interceptor;
+}
 
 /** One interceptor. */
 export interface Interceptor {

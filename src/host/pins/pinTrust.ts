@@ -32,7 +32,7 @@ import { describeError } from '../../util/errors.js';
 import { silentLogger, type Logger } from '../../util/logger.js';
 import { definitionDigest, type ManifestPayload } from '../../protocol/manifest.js';
 import type { CatalogLists, CatalogVetter, QuarantinedItem, VetInput, VetResult } from '../catalogVetting.js';
-import { DeniedError, type Interceptor } from '../interceptors.js';
+import { DeniedError, methodInterceptor, type Interceptor } from '../interceptors.js';
 import { changeClasses, diffDefinitions } from './pinDiff.js';
 import { changedGroups, groupDigests, itemKey, namesDigest, pinnedName } from './pinDigests.js';
 import type { ItemKind } from '../../protocol/model/common.js';
@@ -124,14 +124,13 @@ export class PinTrust implements CatalogVetter {
 
   /** The `trust`-phase interceptor: refuses calls, gets and reads of withheld items (a precomputed verdict). */
   interceptor(): Interceptor {
-    const kinds = { 'tools/call': 'tool', 'prompts/get': 'prompt', 'resources/read': 'resource' } as const;
-    return {
+    return methodInterceptor({
       id: PINS_INTERCEPTOR,
       phase: 'trust',
       methods: ['tools/call', 'prompts/get', 'resources/read'],
       intercept: (ctx, next) => {
-        const kind = kinds[ctx.method as keyof typeof kinds];
-        const name = kind === 'resource' ? ctx.params['uri'] : ctx.params['name'];
+        // Typed per method: a read names its URI, a call or get its name.
+        const [kind, name] = ctx.method === 'resources/read' ? (['resource', ctx.params.uri] as const) : ([ctx.method === 'tools/call' ? 'tool' : 'prompt', ctx.params.name] as const);
         const reason = ctx.server === undefined || typeof name !== 'string' ? undefined : this.verdict(ctx.server.id, kind, name);
         if (reason !== undefined) {
           ctx.record({ interceptor: PINS_INTERCEPTOR, outcome: 'deny', reason });
@@ -139,7 +138,7 @@ export class PinTrust implements CatalogVetter {
         }
         return next();
       },
-    };
+    });
   }
 
   /** Vets one list of a server (see the module comment). Never rejects. */
