@@ -64,10 +64,10 @@ describe('e2e: pins in the gateway', () => {
     const listed = await client.listTools({ fresh: false });
     assert.equal(listed.find((t) => t.name === 'get_weather'), undefined, 'still hidden: the scanner blocks the approved poisoned text');
     // Hidden by the scanner, its call is refused with the scanner's reason (never "Unknown tool" for a tool that exists).
-    const refused = await client.callTool('get_weather', { city: 'Oslo' });
-    assert.equal(refused.isError, true);
-    assert.match(text(refused), /Denied by trust\.scanner: .*poisoning scanner/);
-    assert.doesNotMatch(text(refused), /Unknown tool/);
+    const blocked = await client.callTool('get_weather', { city: 'Oslo' });
+    assert.equal(blocked.isError, true);
+    assert.match(text(blocked), /Denied by trust\.scanner: .*poisoning scanner/);
+    assert.doesNotMatch(text(blocked), /Unknown tool/);
     assert.deepEqual(JSON.parse(text(await client.callTool('stats', {}))), { weatherCalls: 0, pulled: true }, 'and it never reached the server');
     const list = await run(process.execPath, [MAIN, 'pins', 'list', '--config', config.file], { cwd: config.dir });
     assert.match(list.stdout, /tool:get_weather {2}approved/);
