@@ -210,7 +210,8 @@ export async function gatewayCommand(options: ParsedArgs['options']): Promise<vo
     throw error;
   }
   const url = new URL(config.gateway.path, running.url).href;
-  process.stderr.write(`Switchboard gateway: ${url} (${host.serverIds.length} servers)\n`);
+  const count = host.serverIds.length;
+  process.stderr.write(`Switchboard gateway: ${url} (${count} ${count === 1 ? 'server' : 'servers'})\n`);
   if (noAuth) process.stderr.write('WARNING: --no-auth: any local process can use this gateway without a token.\n');
   else if (oauth !== undefined) process.stderr.write(`OAuth: access tokens from ${oauth.issuer} for audience ${oauth.audience}\n`);
   else if (named !== undefined) process.stderr.write(`Bearer tokens: ${named.map((t) => t.name).join(', ')} (gateway.auth.tokens)\n`);

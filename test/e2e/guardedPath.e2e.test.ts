@@ -179,6 +179,7 @@ describe('e2e: the generated gateway token', () => {
     const running = await startGateway(config);
     try {
       assert.notEqual(running.token, '', 'the gateway generated its token');
+      assert.match(running.stderr(), /^Switchboard gateway: \S+ \(1 server\)$/m, 'one server, said in the singular');
       const client = await connect(running.url, running.token);
       await client.callTool({ name: 'read_file', arguments: { path: 'notes.txt' } });
       await client.close();
