@@ -46,7 +46,7 @@ import { RECORDED_METHODS, type RecordedMethod } from './interceptors.js';
 import type { ListRequest } from '../server/core.js';
 import type { MiddlewareContext } from '../server/middleware.js';
 import { ToolSearchIndex } from './toolSearch.js';
-import { attempt, isToolLevel, manual, metaOf, missingCapabilities, scopeOf, scopeOfRequest, toWireError, UpstreamDriver } from './gatewayUpstream.js';
+import { attempt, failedAnswer, manual, metaOf, missingCapabilities, scopeOf, scopeOfRequest, toWireError, UpstreamDriver } from './gatewayUpstream.js';
 
 /** Options of a {@link Gateway}. */
 export interface GatewayOptions {
@@ -213,10 +213,7 @@ export class Gateway {
     if (unrouted === undefined) return next();
     const [kind, name] = unrouted;
     const refused = this.#host.refuse(method as 'tools/call', kind, name, { ...ctx.params }, this.#scope(ctx), next);
-    return refused.catch((error: unknown) => {
-      if (method === 'tools/call' && isToolLevel(error)) return { content: [{ type: 'text', text: (error as Error).message }], isError: true };
-      throw toWireError(error);
-    });
+    return refused.catch((error: unknown) => failedAnswer(method, error));
   }
 
   /** The kind and name of a use the routing table cannot route, or undefined (the common case: a map lookup). */
@@ -322,12 +319,7 @@ export class Gateway {
   ): Promise<Record<string, unknown>> {
     // Chained once rather than `async` (this runs on every forwarded call); every failure,
     // thrown here or by the step, takes `failed`.
-    const failed = (error: unknown): Record<string, unknown> => {
-      if (method === 'tools/call' && isToolLevel(error)) {
-        return { content: [{ type: 'text', text: (error as Error).message }], isError: true };
-      }
-      throw toWireError(error);
-    };
+    const failed = (error: unknown): Record<string, unknown> => failedAnswer(method, error);
     const principal = ctx.principal?.id;
     const driver = new UpstreamDriver(ctx);
     const state = params['requestState'];
@@ -445,10 +437,7 @@ export class Gateway {
       // A name the host does not route is still the host's to record and refuse: a withheld tool with its
       // reason, an unknown one as a tool error the model can act on (the name is call_tool's argument).
       const unknown: CallToolResult = { content: [{ type: 'text', text: `Unknown tool: ${name}. Use ${SEARCH_TOOL} to find tools.` }], isError: true };
-      return this.#host.refuse('tools/call', 'tool', name, { arguments: inner.arguments }, scopeOf(ctx), () => Promise.resolve(unknown)).catch((error: unknown) => {
-        if (isToolLevel(error)) return { content: [{ type: 'text', text: (error as Error).message }], isError: true };
-        throw toWireError(error);
-      });
+      return this.#host.refuse('tools/call', 'tool', name, { arguments: inner.arguments }, scopeOf(ctx), () => Promise.resolve(unknown)).catch((error: unknown) => failedAnswer('tools/call', error) as CallToolResult);
     });
   }
 }

@@ -169,6 +169,16 @@ export function isToolLevel(error: unknown): boolean {
   return isMcpError(error) && (error.code === McpErrorCode.ServerUnavailable || error.code === McpErrorCode.RequestTimeout || error.code === McpErrorCode.LimitExceeded);
 }
 
+/**
+ * The answer to a failed request: for a call, a failure the model can act on (a denial, an
+ * unavailable server, a timeout, a limit) is a tool error result; anything else is thrown as
+ * the JSON-RPC error the upstream gets.
+ */
+export function failedAnswer(method: string, error: unknown): Record<string, unknown> {
+  if (method === 'tools/call' && isToolLevel(error)) return { content: [{ type: 'text', text: (error as Error).message }], isError: true };
+  throw toWireError(error);
+}
+
 /** A local failure as the JSON-RPC error the upstream gets. */
 export function toWireError(error: unknown): unknown {
   if (error instanceof JsonRpcError) return error;
