@@ -6,7 +6,8 @@
  * **Combination.** Every rule is evaluated in order; the built-ins (`builtin.trifecta`,
  * `builtin.value-taint`, `builtin.server-request`) join them as further candidates. The
  * strongest outcome wins, deny over ask over redact over allow, and the first rule with that
- * outcome names the decision (`detail.rule`). An `allow` rule never overrides a built-in: turn
+ * outcome names the decision (`detail.rule`); the reasons of every candidate with that outcome are kept, in that
+ * order, so a person asked sees why each rule and built-in fired. An `allow` rule never overrides a built-in: turn
  * one off in the config instead. With no match the decision is `allow` by rule `default`.
  *
  * **Enforcement.** `deny` throws {@link DeniedError}; `ask` records an `ask` decision for the
@@ -373,7 +374,11 @@ const DEFAULT_ALLOW: Decision = Object.freeze({ interceptor: POLICY_INTERCEPTOR_
 function strongest(candidates: readonly Candidate[]): Candidate {
   let best: Candidate | undefined;
   for (const c of candidates) if (best === undefined || RULE_OUTCOMES.indexOf(c.outcome) > RULE_OUTCOMES.indexOf(best.outcome)) best = c;
-  return best ?? DEFAULT_DECISION;
+  if (best === undefined) return DEFAULT_DECISION;
+  // The person who answers an ask (or reads a denial) sees every reason with that outcome, not only the first rule's:
+  // a custom rule's "mail leaving the company" must not hide the trifecta behind the same call.
+  const same = candidates.filter((c) => c !== best && c.outcome === best.outcome);
+  return same.length === 0 ? best : { ...best, reasons: [...best.reasons, ...same.flatMap((c) => c.reasons)] };
 }
 
 /** Whether the request sanitiser flagged a server's request (`detail.injection`). */

@@ -47,6 +47,17 @@ describe('host/policy/taint: the built-in trifecta rule', () => {
     assert.equal(r.ctx.decisions[0]?.outcome, 'ask');
   });
 
+  it('a custom ask rule on the same call does not hide the trifecta: the person asked reads both reasons', async () => {
+    const rules = [{ id: 'chat-outside', when: "server.id == 'chat'", outcome: 'ask' as const, reason: 'chat leaves the company' }];
+    const r = await trifecta(world({ rules }), { principal: 'alice', session: 's1' }, { principal: 'alice', session: 's1' });
+    assert.equal(r.routed, false);
+    const detail = r.ctx.decisions[0]?.detail;
+    assert.equal(detail?.['rule'], 'chat-outside');
+    const reasons = detail?.['reasons'] as string[];
+    assert.equal(reasons[0], 'chat leaves the company');
+    assert.match(reasons.slice(1).join('\n'), /untrusted content entered the session with web\/web__fetch[\s\S]*private data was read with notes\/notes__read[\s\S]*the lethal trifecta/);
+  });
+
   it('trifecta "deny" in the config denies outright; "off" lets it through', async () => {
     const denied = await trifecta(world({ trifecta: 'deny', canAsk: true }), { principal: 'a', session: 's' }, { principal: 'a', session: 's' });
     assert.equal(denied.ctx.decisions[0]?.outcome, 'deny');
