@@ -13,6 +13,7 @@ type Loader = () => Promise<{ readonly command: Command }>;
 /** Every command by name, in help order. */
 export const COMMANDS: Readonly<Record<string, Loader>> = {
   everything: () => import('./commands/everything.js'),
+  demo: () => import('./commands/demo.js'),
   dev: () => import('./commands/dev.js'),
   tools: () => import('./commands/tools.js'),
   call: () => import('./commands/call.js'),
