@@ -7,7 +7,7 @@
  * @module
  */
 import { describeError } from '../util/errors.js';
-import { type InterceptedMethod, type Interceptor } from '../host/interceptors.js';
+import { type Decision, type InterceptedMethod, type Interceptor } from '../host/interceptors.js';
 
 /** Width of a bucket. */
 export const BUCKET_MS = 10_000;
@@ -125,11 +125,11 @@ export class ConsoleMetrics {
           (value) => {
             const result = value as { isError?: unknown } | null;
             const toolError = ctx.method === 'tools/call' && typeof result === 'object' && result !== null && result.isError === true;
-            this.record(serverId, performance.now() - begun, toolError ? { method: ctx.method, name, error: 'the tool reported an error (isError)' } : undefined);
+            this.record(serverId, performance.now() - begun - waitedForPeople(ctx.decisions), toolError ? { method: ctx.method, name, error: 'the tool reported an error (isError)' } : undefined);
             return value;
           },
           (error: unknown) => {
-            this.record(serverId, performance.now() - begun, { method: ctx.method, name, error: describeError(error) });
+            this.record(serverId, performance.now() - begun - waitedForPeople(ctx.decisions), { method: ctx.method, name, error: describeError(error) });
             throw error;
           },
         );
@@ -149,4 +149,11 @@ export class ConsoleMetrics {
 
 function round(ms: number): number {
   return Math.round(ms * 100) / 100;
+}
+
+/** The time a call spent waiting for a person's consent (`detail.waitedMs` of the consent decisions): not latency. */
+function waitedForPeople(decisions: readonly Decision[]): number {
+  let waited = 0;
+  for (const d of decisions) if (typeof d.detail?.['waitedMs'] === 'number') waited += d.detail['waitedMs'];
+  return waited;
 }

@@ -51,6 +51,8 @@ export function overview(o: ConsoleOptions): Record<string, unknown> {
       consentQueue: o.consent?.queued === true,
     },
     servers,
+    // Local servers that are not running because their launch waits for a person (the Review page approves them).
+    pendingLaunches: (o.launches?.pending() ?? []).map((l) => l.server),
     metrics: { bucketMs: BUCKET_MS, buckets: BUCKETS, series },
   };
 }

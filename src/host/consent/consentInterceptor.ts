@@ -109,13 +109,15 @@ export function consentInterceptor(options: ConsentInterceptorOptions): Intercep
       }
     }
     const approved = answer.approved && problem === undefined;
+    // How long the call waited for a person: latency charts leave it out (it is not the server's time).
+    const waitedMs = Math.max(0, now() - started);
     const decision: Decision = approved
-      ? { interceptor: CONSENT_INTERCEPTOR_ID, outcome: 'allow', reason: `approved by ${answer.approver}`, detail: { approval: request.id, mediated: answer.mediated, scope, approver: answer.approver } }
+      ? { interceptor: CONSENT_INTERCEPTOR_ID, outcome: 'allow', reason: `approved by ${answer.approver}`, detail: { approval: request.id, mediated: answer.mediated, scope, approver: answer.approver, waitedMs } }
       : {
           interceptor: CONSENT_INTERCEPTOR_ID,
           outcome: 'deny',
           reason: problem ?? (answer.approved ? 'approval refused' : answer.reason),
-          detail: { approval: request.id, mediated: answer.mediated, approver: answer.approver },
+          detail: { approval: request.id, mediated: answer.mediated, approver: answer.approver, waitedMs },
         };
     if (options.audit !== undefined) {
       try {

@@ -1,7 +1,7 @@
 // @ts-check
 /**
  * A small line chart drawn as SVG (no chart library): one polyline per series over a shared
- * time axis, with a title and a text legend. The numbers it shows are also given as a table
+ * time axis (local clock times at its start, middle and end), with a title and a text legend. The numbers it shows are also given as a table
  * by the page, so the chart is decoration for sighted readers, not the only way to read them.
  *
  * @module
@@ -35,7 +35,12 @@ export function LineChart({ title, unit, series, testId }) {
       <line class="axis" x1=${PAD} y1="8" x2=${PAD} y2=${H - 16} />
       <text class="tick" x="2" y="14">${fmt(vmax)}</text>
       <text class="tick" x="2" y=${H - 16}>0</text>
-      <text class="tick" x=${PAD} y=${H - 2}>${all.length === 0 ? 'no calls yet' : `last ${Math.max(1, Math.round((t1 - t0) / 60000))} min`}</text>
+      ${all.length === 0
+        ? html`<text class="tick" x=${PAD} y=${H - 2}>no calls yet</text>`
+        : [t0, (t0 + t1) / 2, t1].map(
+            (t, i) => html`<line class="axis" x1=${x(t)} y1=${H - 16} x2=${x(t)} y2=${H - 12} />
+              <text class="tick" x=${x(t)} y=${H - 2} text-anchor=${i === 0 ? 'start' : i === 1 ? 'middle' : 'end'}>${clock(t)}</text>`,
+          )}
       ${series.map(
         (s, i) => html`<polyline class="series" stroke=${PALETTE[i % PALETTE.length]} fill="none" stroke-width="2"
           points=${s.points.map((p) => `${x(p.t).toFixed(1)},${y(p.v).toFixed(1)}`).join(' ')} />`,
@@ -46,6 +51,11 @@ export function LineChart({ title, unit, series, testId }) {
       ${series.map((s, i) => html`<span class="legend"><span class=${`swatch swatch-${i % PALETTE.length}`} aria-hidden="true"></span>${s.name}</span>`)}
     </figcaption>
   </figure>`;
+}
+
+/** A time as the viewer's local hours and minutes (the axis's ticks). */
+function clock(/** @type {number} */ t) {
+  return new Date(t).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
 }
 
 /** A number with at most 2 decimals. */

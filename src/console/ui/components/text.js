@@ -22,7 +22,7 @@ export function Reveal({ text }) {
 
 /**
  * A message line: `error` is announced as an alert, `info` politely.
- * @param {{ kind?: 'error' | 'info' | 'ok', children?: unknown }} props
+ * @param {{ kind?: 'error' | 'warn' | 'info' | 'ok', children?: unknown }} props
  */
 export function Notice({ kind = 'info', children }) {
   return html`<p class=${`notice notice-${kind}`} role=${kind === 'error' ? 'alert' : 'status'}>${children}</p>`;

@@ -25,7 +25,7 @@ import { Notice, Reveal, formatTime } from '../components/text.js';
  */
 /**
  * @typedef {{ gateway: { version: string, transport: string, url: string | null, startedAt: string, audit: string, auditProblem?: string, pins: boolean, consentQueue: boolean },
- *   servers: ServerRow[], metrics: { bucketMs: number, buckets: number, series: Record<string, Bucket[]> } }} OverviewData
+ *   servers: ServerRow[], pendingLaunches?: string[], metrics: { bucketMs: number, buckets: number, series: Record<string, Bucket[]> } }} OverviewData
  */
 
 /** The Overview page. */
@@ -61,6 +61,9 @@ export function Overview() {
   return html`<h1 id="page-title">Overview</h1>
     <p class="lede">Gateway ${g.version} over ${g.transport}${g.url !== null ? html`, MCP endpoint <code>${g.url}</code>` : null}, up since ${formatTime(g.startedAt)}.
       Audit ${g.audit}${g.auditProblem !== undefined ? html` (<${Reveal} text=${g.auditProblem} />)` : null}; pins ${g.pins ? 'on' : 'off'}; consent queue ${g.consentQueue ? 'on' : 'off'}.</p>
+    ${(data.pendingLaunches ?? []).length > 0
+      ? html`<${Notice} kind="warn">${`${(data.pendingLaunches ?? []).length} local server${(data.pendingLaunches ?? []).length === 1 ? '' : 's'} not started: the launch waits for your approval (`}${(data.pendingLaunches ?? []).map((id, i) => html`${i > 0 ? ', ' : ''}<${Reveal} text=${id} />`)}). <a href=${href('review')}>Review the launch</a>.<//>`
+      : null}
     <section aria-labelledby="servers-title">
       <h2 id="servers-title">Servers</h2>
       <${Table}
@@ -68,7 +71,7 @@ export function Overview() {
         testId="servers"
         rows=${data.servers}
         rowKey=${(/** @type {ServerRow} */ s) => s.id}
-        empty="No servers configured."
+        empty=${(data.pendingLaunches ?? []).length > 0 ? 'No server runs yet: every launch waits for approval (see above).' : 'No servers configured.'}
         columns=${[
           { label: 'Server', cell: (/** @type {ServerRow} */ s) => html`<a href=${href('inspector', s.id)}><${Reveal} text=${s.id} /></a>${s.serverInfo !== null ? html`<div class="hint"><${Reveal} text=${`${s.serverInfo.name} ${s.serverInfo.version}`} /></div>` : null}` },
           { label: 'Health', cell: (/** @type {ServerRow} */ s) => html`<${Badge} value=${s.state} />${s.crashLooping ? html` <${Badge} value="crash loop" />` : null}${s.problem !== undefined ? html`<div><${Reveal} text=${s.problem} /></div>` : null}` },
