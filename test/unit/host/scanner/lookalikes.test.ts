@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { oneEditApart } from '../../../../src/host/scanner/rules/lookalikes.js';
+import { RULES } from '../../../../src/host/scanner/sarif.js';
 import { scanServers } from '../../../../src/host/scanner/scan.js';
 import { rules, scanOne, tool } from './support.js';
 
@@ -53,6 +54,10 @@ describe('host/scanner: look-alike names', () => {
   it('benign: a name that only contains another server\'s id is not its namespaced form (github_search beside server git with search)', () => {
     const peers = [{ server: 'git', tool: { name: 'search', description: 'Searches commits.' } }];
     assert.deepEqual(rules(scanOne(tool('github_search', 'Searches GitHub.'), { server: 'github', peers })), []);
+  });
+
+  it('both rules are in the catalogue (SARIF, docs), as warnings', () => {
+    for (const id of ['shadowing/namespaced-name', 'shadowing/look-alike-name']) assert.equal(RULES.find((r) => r.id === id)?.blocks, 'never', id);
   });
 
   it('one edit: insertion, deletion, substitution and an adjacent swap; not two edits', () => {
