@@ -28,7 +28,7 @@ import { loadTelemetry } from './telemetrySetup.js';
 import { refusedReloadEntry } from '../host/policy/policyReload.js';
 import { PersistentTaintStore } from '../host/policy/taintPersistence.js';
 import { SecretFingerprints } from '../host/policy/valueTaint.js';
-import { hostOAuthHooks, loadConfig, openPins } from './hostSetup.js';
+import { hostOAuthHooks, loadConfig, localIdentityKey, openPins } from './hostSetup.js';
 import { openStateStores } from '../store/jsonFileStore.js';
 import { SqliteAuditLog } from '../store/sqliteAudit.js';
 import { SqliteTaintSnapshot } from '../store/sqliteTaintStore.js';
@@ -86,7 +86,9 @@ export async function gatewayCommand(options: ParsedArgs['options']): Promise<vo
   let callConsent: GatewayConsent | undefined;
   // A damaged pin store stops the gateway here, before any server starts (fail closed).
   let current = config;
-  const pins = config.pins ? await openPins(config, logger, () => current, 'The gateway did not start.', shared.pins) : undefined;
+  // Env values count in a server's identity under this key (pins and consent grants alike).
+  const identityKey = shared.identityKey ?? (await localIdentityKey(config.stateDir));
+  const pins = config.pins ? await openPins(config, logger, () => current, 'The gateway did not start.', { store: shared.pins, identityKey }) : undefined;
   // Taint outlives a restart (label sources in stateDir/taint.db, written behind the calls; fingerprints stay in memory).
   // With --cache it is shared by every instance in Redis, fingerprints and their key included (docs/scaling.md).
   for (const warning of shared.taint?.warnings ?? []) logger.warn(`shared taint: ${warning}`);
@@ -116,7 +118,7 @@ export async function gatewayCommand(options: ParsedArgs['options']): Promise<vo
     ...(shared.policy !== undefined ? { cluster: { store: shared.policy, instance: instanceName(), publish: options['publish-policy'] === true } } : {}),
     // Consent to calls the policy asks about (and the admin API the person answers through).
     consent: async (auditLog, live) => {
-      callConsent = await gatewayConsent({ config, current: live, interactive, audit: auditLog, logger, shared: { ...(shared.grants !== undefined ? { grants: shared.grants } : {}), ...(shared.consentRequests !== undefined ? { requests: shared.consentRequests } : {}) } });
+      callConsent = await gatewayConsent({ config, current: live, interactive, audit: auditLog, logger, identityKey, shared: { ...(shared.grants !== undefined ? { grants: shared.grants } : {}), ...(shared.consentRequests !== undefined ? { requests: shared.consentRequests } : {}) } });
       return callConsent;
     },
     guardStores: sharedGuardStores(shared),

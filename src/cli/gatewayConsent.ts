@@ -78,6 +78,8 @@ export async function gatewayConsent(options: {
   /** The gateway's audit log; absent when `switchboard.audit` is false (answers are then not recorded). */
   readonly audit: AuditLog | undefined;
   readonly logger: Logger;
+  /** The key env values count under in server identities (grants are kept per identity, as pins are). */
+  readonly identityKey?: Uint8Array;
   /** The kept approvals and the queue's requests shared by several instances (PostgreSQL). */
   readonly shared?: { readonly grants?: ConsentGrantStore & { close(): Promise<void> }; readonly requests?: SharedConsentRequests };
 }): Promise<GatewayConsent> {
@@ -114,7 +116,7 @@ export async function gatewayConsent(options: {
     timeoutMs: settings.timeoutMs,
     identityOf: (id) => {
       const spec = options.current().servers.find((s) => s.id === id);
-      return spec === undefined ? undefined : serverIdentity(spec);
+      return spec === undefined ? undefined : serverIdentity(spec, options.identityKey);
     },
     ...(options.audit !== undefined ? { audit: async (entry: Parameters<AuditLog['append']>[0]): Promise<void> => void (await (options.audit as AuditLog).append(entry)) } : {}),
     alwaysAsk: (ctx) => {

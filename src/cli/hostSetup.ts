@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { readFile } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import type { Authorizer } from '../auth/client/authorization.js';
 import { downstreamOAuth, unconfiguredOAuthHooks, type DownstreamOAuth } from '../adapters/hostOAuth.js';
 import type { DefaultTransportOptions } from '../adapters/hostTransports.js';
@@ -21,6 +21,10 @@ import { openPinStore } from '../store/sqlitePinStore.js';
 import type { Logger } from '../util/logger.js';
 import { CliFailure, UsageError } from './args.js';
 import { DEFAULT_REDIRECT_PORT, loopbackRedirectUri } from './oauthLoopback.js';
+import { stateSecret } from './stateSecret.js';
+
+/** The state file of the key env values are digested under in server identities (`host/pins/serverIdentity.ts`). */
+export const IDENTITY_KEY_FILE = 'identity-key';
 
 /** Reads and parses the config at `file` (absolute). */
 export async function loadConfig(file: string): Promise<HostConfig> {
@@ -67,17 +71,35 @@ export function hostOAuthHooks(config: HostConfig, tokens?: OAuthTokenStores): N
 }
 
 /**
- * The pin store under the config's state folder and the `PinTrust` over it, with the config's
- * trusted keys and each server's signature policy (read through `current`, so a reload
- * applies); `shared` (a PostgreSQL store of several instances) in place of the SQLite one when
- * given. A damaged store is a {@link CliFailure} ending with `consequence` (fail closed).
+ * The key env values are digested under in server identities: `<stateDir>/identity-key`
+ * (generated on first use, mode 0600). With `--store` the instances share one from PostgreSQL
+ * instead (`SharedStores.identityKey`).
  */
-export async function openPins(config: HostConfig, logger: Logger, current: () => HostConfig, consequence: string, shared?: PinStore): Promise<{ store: PinStore; trust: PinTrust }> {
+export async function localIdentityKey(stateDir: string): Promise<Uint8Array> {
+  await mkdir(stateDir, { recursive: true, mode: 0o700 });
+  return new TextEncoder().encode((await stateSecret(stateDir, IDENTITY_KEY_FILE)).value);
+}
+
+/**
+ * The pin store under the config's state folder and the `PinTrust` over it, with the config's
+ * trusted keys, each server's signature policy (read through `current`, so a reload
+ * applies) and the identity key; `shared.store` (a PostgreSQL store of several instances) and
+ * `shared.identityKey` in place of the SQLite one and {@link localIdentityKey} when given. A damaged store
+ * is a {@link CliFailure} ending with `consequence` (fail closed).
+ */
+export async function openPins(
+  config: HostConfig,
+  logger: Logger,
+  current: () => HostConfig,
+  consequence: string,
+  shared: { readonly store?: PinStore | undefined; readonly identityKey?: Uint8Array | undefined } = {},
+): Promise<{ store: PinStore; trust: PinTrust }> {
   let store: PinStore | undefined;
   try {
-    store = shared ?? openPinStore(config.stateDir);
+    store = shared.store ?? openPinStore(config.stateDir);
     const trust = await PinTrust.open({
       store,
+      identityKey: shared.identityKey ?? (await localIdentityKey(config.stateDir)),
       trustedKeys: config.trustedKeys,
       signaturePolicy: (id) => current().servers.find((s) => s.id === id)?.options.signature ?? 'warn',
       logger,

@@ -54,6 +54,8 @@ export interface SharedStores {
   readonly policy?: SharedPolicyStore;
   /** The MRTR `requestState` sealing keys, shared through PostgreSQL (`--store`): a state sealed on one instance opens on every other. */
   readonly requestStateKeys?: readonly Uint8Array[];
+  /** The key env values are digested under in server identities (`host/pins/serverIdentity.ts`), shared through PostgreSQL (`--store`): every instance keys pins alike. */
+  readonly identityKey?: Uint8Array;
   /** Where they are, for the start-up line (credentials removed). */
   readonly described: readonly string[];
   /** Closes the connections (after the audit log was flushed). */
@@ -102,6 +104,7 @@ export async function openSharedStores(store: string | undefined, cache: string 
       result.consentRequests = new PgConsentRequests(db);
       result.oauthTokens = new PgOAuthTokens(db);
       result.requestStateKeys = [await sharedKey(db, 'mrtr-request-state')];
+      result.identityKey = await sharedKey(db, 'server-identity');
       result.policy = new PgPolicyStore(db);
       taintKeyOf = async () => Buffer.from(await sharedKey(db, 'taint-fingerprints')).toString('hex');
       described.push(`store ${redact(store)} (pins, audit, consent approvals and queue, OAuth tokens, the MRTR sealing key, the cluster policy)`);

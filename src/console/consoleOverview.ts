@@ -73,7 +73,7 @@ export function tools(o: ConsoleOptions): Record<string, unknown> {
   const identityOf = (serverId: string): string | undefined => {
     if (!identities.has(serverId)) {
       const spec = host.server(serverId)?.spec ?? config.servers.find((s) => s.id === serverId);
-      if (spec !== undefined) identities.set(serverId, serverIdentity(spec));
+      if (spec !== undefined) identities.set(serverId, o.pins?.trust.identityOf(spec) ?? serverIdentity(spec));
     }
     return identities.get(serverId);
   };

@@ -78,12 +78,15 @@ export class Host {
 
   /** Creates a host (persisted names loaded) without starting its servers; call {@link start}. */
   static async open(options: HostOptions): Promise<Host> {
+    let host: Host | undefined = undefined;
     const names = await Namespacer.open({
       mode: options.namespacing ?? 'on-collision',
       separator: options.separator ?? '__',
       ...(options.nameStore !== undefined ? { store: options.nameStore } : {}),
+      // Every configured server, started or not: a name may not take another one's prefix.
+      serverIds: () => (host === undefined ? [] : host.#servers.keys()),
     });
-    const host = new Host(options, names);
+    host = new Host(options, names);
     for (const spec of options.servers) host.#add(spec);
     return host;
   }

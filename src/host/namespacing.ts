@@ -14,6 +14,16 @@
  * `a__b` + `c` against `a` + `b__c`, or a name crafted to look like another server's — the
  * newcomer gets a hash-suffixed form instead: no server can take over a name another holds.
  *
+ * Impersonation: a server's name that could be read as another server's namespaced name —
+ * one holding the separator (`real__create_issue` from server `evil`, separator `__`; for a
+ * separator of two or more characters), or one starting with another configured server's id
+ * and the separator (`real_create_issue` with separator `_`; case and `-`/`_` folded) — is
+ * renamed, in every mode, to the server's own prefixed form with the separator inside the
+ * name collapsed to its first character: `evil__real_create_issue`. Renamed rather than
+ * refused: the tool stays usable, and the exposed name now says whose it is (the first
+ * separator is always the owner's). A saved assignment of such a name in another form is not
+ * reused. (Look-alikes that use no separator are the scanner's: `shadowing/*`.)
+ *
  * Lookups ({@link Namespacer.resolve}) are synchronous map reads. Persisting is asynchronous:
  * `assign` schedules a save and {@link Namespacer.flush} waits for it (and reports its error).
  *
@@ -74,6 +84,8 @@ export interface NamespacerOptions {
   readonly store?: NameAssignmentStore;
   /** Called with a failed background save that nobody awaited through `flush`. */
   readonly onSaveError?: (error: unknown) => void;
+  /** The configured server ids (a name starting with another one's prefix is renamed; see the module comment). Default: the servers that assigned names. */
+  readonly serverIds?: () => Iterable<string>;
 }
 
 /** Where an exposed name comes from. */
@@ -101,6 +113,7 @@ export class Namespacer {
   readonly separator: string;
   readonly #store: NameAssignmentStore | undefined;
   readonly #onSaveError: (error: unknown) => void;
+  readonly #serverIds: () => Iterable<string>;
   readonly #kinds: Record<NameKind, KindState> = { tool: newKindState(), prompt: newKindState() };
   #saving: Promise<void> = Promise.resolve();
   #saveError: unknown = undefined;
@@ -110,6 +123,7 @@ export class Namespacer {
     this.separator = options.separator ?? '__';
     this.#store = options.mode === 'never' ? undefined : options.store;
     this.#onSaveError = options.onSaveError ?? (() => undefined);
+    this.#serverIds = options.serverIds ?? (() => Object.values(this.#kinds).flatMap((k) => [...k.byServer.keys()]));
   }
 
   /**
@@ -141,11 +155,14 @@ export class Namespacer {
       return mine === undefined || mine === name ? undefined : { serverId, name: mine };
     };
     const result = new Map<string, string>();
+    const others = this.#otherPrefixes(serverId);
     let changed = false;
     for (const name of names) {
       if (result.has(name)) continue;
       const known = state.reservedByOwner.get(ownerKey(serverId, name));
-      const exposed = known !== undefined && holderOf(known, name) === undefined ? known : this.#choose(kind, serverId, name, (candidate) => holderOf(candidate, name));
+      const impostor = this.#impersonates(name, others);
+      const reusable = known !== undefined && holderOf(known, name) === undefined && (!impostor || this.#isOwnForm(serverId, known));
+      const exposed = reusable ? known : this.#choose(kind, serverId, name, (candidate) => holderOf(candidate, name), impostor);
       if (exposed !== known) changed = true;
       result.set(name, exposed);
       claimed.set(exposed, name);
@@ -211,8 +228,49 @@ export class Namespacer {
     if (error !== undefined) throw error;
   }
 
-  #choose(kind: NameKind, serverId: string, name: string, holderOf: (exposed: string) => NameOwner | undefined): string {
+  /** The other configured servers' prefixes (`<id><separator>`), folded ({@link foldName}). */
+  #otherPrefixes(serverId: string): string[] {
+    const out = new Set<string>();
+    for (const id of this.#serverIds()) if (id !== serverId) out.add(foldName(`${id}${this.separator}`));
+    return [...out];
+  }
+
+  /** True when `name` could be read as another server's namespaced name (see the module comment). */
+  #impersonates(name: string, otherPrefixes: readonly string[]): boolean {
+    // The name as exposed may differ (characters outside the name rules become `_`): judge both.
+    for (const form of new Set([name, name.replace(/[^A-Za-z0-9_.\-/]/gu, '_')])) {
+      if (this.separator.length >= 2 && form.includes(this.separator)) return true;
+      const folded = foldName(form);
+      if (otherPrefixes.some((p) => folded.startsWith(p))) return true;
+    }
+    return false;
+  }
+
+  /** True when `exposed` is `serverId`'s prefixed form with no separator after the prefix (what an impersonating name is renamed to). */
+  #isOwnForm(serverId: string, exposed: string): boolean {
     const prefix = `${serverId}${this.separator}`;
+    return exposed.startsWith(prefix) && (this.separator.length < 2 || !exposed.slice(prefix.length).includes(this.separator));
+  }
+
+  /** `name` with every separator in it collapsed to the separator's first character (`real__x` → `real_x`). */
+  #defused(name: string): string {
+    if (this.separator.length < 2) return name;
+    let out = name;
+    while (out.includes(this.separator)) out = out.replaceAll(this.separator, this.separator[0] as string);
+    return out;
+  }
+
+  #choose(kind: NameKind, serverId: string, name: string, holderOf: (exposed: string) => NameOwner | undefined, impostor: boolean): string {
+    const prefix = `${serverId}${this.separator}`;
+    if (impostor) {
+      // Always the owner's prefix, the separator defused; the hash keeps the original apart from a look-alike.
+      const base = this.#defused(name);
+      const forms = [exposedName(serverId, prefix, base), exposedName(serverId, prefix, name, 8), exposedName(serverId, prefix, name, 16)].map((f) => (f.startsWith(prefix) ? prefix + this.#defused(f.slice(prefix.length)) : f));
+      const free = forms.find((f) => holderOf(f) === undefined);
+      if (free !== undefined) return free;
+      const holder = holderOf(forms[0] as string) as NameOwner;
+      throw new NamespaceCollisionError(kind, forms[0] as string, holder.serverId, serverId);
+    }
     let first: string;
     if (this.mode === 'always') first = exposedName(serverId, prefix, name);
     else {
@@ -254,6 +312,11 @@ export class Namespacer {
       }
     });
   }
+}
+
+/** A name compared for impersonation: lower case, `-` as `_`. */
+function foldName(name: string): string {
+  return name.toLowerCase().replaceAll('-', '_');
 }
 
 function newKindState(): KindState {

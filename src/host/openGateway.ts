@@ -114,12 +114,12 @@ export interface OpenedGateway {
 }
 
 /** The default call consent: asked through the upstream client's elicitation, answers recorded in the audit log. */
-function elicitedConsent(audit: AuditLog | undefined, current: () => HostConfig): Promise<GatewayCallConsent> {
+function elicitedConsent(audit: AuditLog | undefined, current: () => HostConfig, pins: PinTrust | undefined): Promise<GatewayCallConsent> {
   const interceptor = consentInterceptor({
     providers: [elicitationProvider()],
     identityOf: (id) => {
       const spec = current().servers.find((s) => s.id === id);
-      return spec === undefined ? undefined : serverIdentity(spec);
+      return spec === undefined ? undefined : (pins?.identityOf(spec) ?? serverIdentity(spec));
     },
     ...(audit !== undefined ? { audit: async (entry: AuditEntry) => void (await audit.append(entry)) } : {}),
   });
@@ -141,7 +141,7 @@ export async function openGateway(config: HostConfig, deps: GatewayDeps): Promis
   // logger provider registered (telemetry), each durable record is also an OTel log record.
   const redacted = deps.audit === undefined || !config.redact.audit ? deps.audit : redactingAuditLog(deps.audit, secretOptions);
   const audit = redacted === undefined ? undefined : emittingAuditLog(redacted, { onError: (message) => logger.warn(message) });
-  const consent = await (deps.consent ?? elicitedConsent)(audit, () => current);
+  const consent = await (deps.consent ?? ((log, live) => elicitedConsent(log, live, deps.pins?.trust)))(audit, () => current);
   const closers: (() => Promise<void> | void)[] = [() => consent.close()];
   const closeAll = async (): Promise<void> => {
     for (const close of closers.splice(0).reverse()) {

@@ -89,3 +89,24 @@ export function sha256Hex(data: Uint8Array | string): string {
 function rotr(x: number, n: number): number {
   return (x >>> n) | (x << (32 - n));
 }
+
+/**
+ * HMAC-SHA-256 (RFC 2104) of `data` under `key`, as 64 lowercase hex digits: a keyed digest
+ * for values that must be compared without being stored or guessable (synchronous).
+ *
+ * @see https://www.rfc-editor.org/rfc/rfc2104
+ */
+export function hmacSha256Hex(key: Uint8Array, data: Uint8Array | string): string {
+  const block = new Uint8Array(64);
+  block.set(key.length > 64 ? sha256(key) : key);
+  const message = typeof data === 'string' ? encoder.encode(data) : data;
+  const inner = new Uint8Array(64 + message.length);
+  const outer = new Uint8Array(64 + 32);
+  for (let i = 0; i < 64; i++) {
+    inner[i] = (block[i] as number) ^ 0x36;
+    outer[i] = (block[i] as number) ^ 0x5c;
+  }
+  inner.set(message, 64);
+  outer.set(sha256(inner), 64);
+  return sha256Hex(outer);
+}

@@ -17,7 +17,6 @@ import { itemKey } from './pinDigests.js';
 import type { ItemKind } from '../../protocol/model/common.js';
 import type { PinTrust } from './pinTrust.js';
 import { INSTRUCTIONS_ITEM } from './pinReview.js';
-import { serverIdentity } from './serverIdentity.js';
 
 /** Why the pins hold an item back: changed or new since approved, rejected by a person, or withheld for another reason (store, signature). */
 export type PinFindingStatus = 'changed' | 'added' | 'rejected' | 'withheld';
@@ -60,7 +59,7 @@ export class PinScan implements CatalogVetter {
 
   /** Vets through the pins (which pins and records), then serves the lists as received. */
   async vet(input: VetInput): Promise<VetResult> {
-    const identity = serverIdentity(input.spec);
+    const identity = this.#trust.identityOf(input.spec);
     const known = this.#trust.records.some((r) => r.identity === identity);
     const result = await this.#trust.vet(input);
     if (!known && this.#trust.records.some((r) => r.identity === identity)) this.#firstUse.add(input.serverId);

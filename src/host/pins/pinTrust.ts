@@ -20,6 +20,12 @@
  *   still judged by the scanner like any other; a pinned URI whose definition changes is
  *   quarantined like a tool.
  * - Calls check a verdict computed at list time: a map lookup, nothing is hashed per call.
+ * - Identity (`serverIdentity.ts`): a stdio server whose env values are part of its identity
+ *   and has no record yet takes over (moves), once, the record of the same launch (same command,
+ *   arguments, directory and env names) pinned under the same configured id, if exactly one
+ *   exists: the record written before env values counted (an upgrade), or the one of its
+ *   values before a token was rotated. What was approved or pending stays so; nothing is
+ *   pinned anew on first use by that change alone.
  * - A store that cannot be read or written quarantines everything (fail closed).
  * - Several gateway instances share one store: a list's write lands only over the record it
  *   was decided on (compare-and-set); otherwise the list is decided again on the fresh record,
@@ -37,7 +43,8 @@ import { changeClasses, diffDefinitions } from './pinDiff.js';
 import { changedGroups, groupDigests, itemKey, namesDigest, pinnedName } from './pinDigests.js';
 import type { ItemKind } from '../../protocol/model/common.js';
 import type { PendingItem, PinnedItem, PinStore, ServerPins, TrustLevel } from './pinStore.js';
-import { displayIdentity, serverIdentity } from './serverIdentity.js';
+import { displayIdentity, ENV_DIGEST_MARK, launchOfIdentity, serverIdentity } from './serverIdentity.js';
+import type { DownstreamSpec } from '../spec.js';
 import { checkSignature, type ResolvedTrustedKey, type SignatureOutcome, type SignaturePolicy, type TrustedKey } from './signatureCheck.js';
 import { keyThumbprint } from '../../protocol/manifest.js';
 
@@ -51,6 +58,8 @@ export interface PinTrustOptions {
   readonly logger?: Logger;
   /** The clock (tests). Default `Date.now`. */
   readonly now?: () => number;
+  /** The deployment's identity key: env values then count in a stdio server's identity (`serverIdentity.ts`). */
+  readonly identityKey?: Uint8Array;
 }
 
 /** The interceptor id that refusals carry. */
@@ -92,6 +101,11 @@ export class PinTrust implements CatalogVetter {
     trust.#keys = await Promise.all((options.trustedKeys ?? []).map(async (k) => ({ ...k, thumbprint: await keyThumbprint(k.jwk) })));
     for (const record of await options.store.load()) trust.#records.set(record.identity, record);
     return trust;
+  }
+
+  /** The stable identity of `spec` the pins are keyed by (`serverIdentity` with this deployment's key). */
+  identityOf(spec: DownstreamSpec): string {
+    return serverIdentity(spec, this.#options.identityKey);
   }
 
   /** Every server's pins, as last loaded or written. */
@@ -148,9 +162,11 @@ export class PinTrust implements CatalogVetter {
 
   async #vet(input: VetInput, attempt: number): Promise<VetResult> {
     if (this.#failure !== undefined) return this.#withholdAll(input, this.#failure);
-    const identity = serverIdentity(input.spec);
+    const identity = this.identityOf(input.spec);
     const policy = this.#options.signaturePolicy?.(input.serverId) ?? 'warn';
-    const before = this.#records.get(identity);
+    const stored = this.#records.get(identity);
+    const carried = stored === undefined ? this.#carriedOver(input.serverId, identity) : undefined;
+    const before = stored ?? carried?.record;
     this.#noticeIdentity(input.serverId, identity, before);
     const signature: SignatureOutcome =
       policy === 'off'
@@ -223,7 +239,7 @@ export class PinTrust implements CatalogVetter {
     } else pendingInstructions = undefined;
     const keyThumbprint = signed?.thumbprint ?? before?.keyThumbprint;
     if (signed?.rotatedFrom !== undefined) this.#logger.info(`server ${input.serverId}: signing key rotated from ${signed.rotatedFrom} to ${signed.thumbprint} (signed by the old key)`);
-    const unchanged = before !== undefined && sameContent(before, items, pending, input.serverId, keyThumbprint, pendingInstructions);
+    const unchanged = stored !== undefined && sameContent(stored, items, pending, input.serverId, keyThumbprint, pendingInstructions);
     const record: ServerPins = {
       identity,
       alias: input.serverId,
@@ -233,13 +249,13 @@ export class PinTrust implements CatalogVetter {
       names: namesDigest(Object.keys(items)),
       items,
       pending,
-      updatedAt: unchanged && before !== undefined ? before.updatedAt : now,
+      updatedAt: unchanged ? stored.updatedAt : now,
     };
     // Decided on content, not on the clock: a change within the same millisecond is saved too.
     if (!unchanged) {
       let written: boolean;
       try {
-        written = await this.#save(before, record);
+        written = await this.#save(stored, record);
       } catch (error) {
         return this.#withholdAll(input, this.#fail(`the pin store could not be written: ${describeError(error)}`));
       }
@@ -251,6 +267,7 @@ export class PinTrust implements CatalogVetter {
     }
     this.#verdicts.set(input.serverId, new Map(quarantined.map((q) => [itemKey(q.kind, q.name), q.reason])));
     if (before === undefined) this.#logger.info(`server ${input.serverId}: pinned on first use as ${displayIdentity(identity, keyThumbprint)}`);
+    else if (carried !== undefined) await this.#moved(input.serverId, identity, carried.from);
     return { catalog: served as unknown as CatalogLists, quarantined, instructions };
   }
 
@@ -297,6 +314,29 @@ export class PinTrust implements CatalogVetter {
     }
     this.#verdicts.set(input.serverId, new Map(quarantined.map((q) => [itemKey(q.kind, q.name), q.reason])));
     return { catalog: { tools: [], prompts: [], resources: [], templates: [] }, quarantined, instructions: undefined };
+  }
+
+  /**
+   * The record `identity` (a stdio launch with an env digest, no record yet) takes over: the one
+   * record of the same launch pinned under `serverId`, with `identity` in place of its own; else undefined.
+   */
+  #carriedOver(serverId: string, identity: string): { readonly record: ServerPins; readonly from: string } | undefined {
+    if (!identity.startsWith('stdio:') || !identity.includes(ENV_DIGEST_MARK)) return undefined;
+    const launch = launchOfIdentity(identity);
+    const family = [...this.#records.values()].filter((r) => r.alias === serverId && launchOfIdentity(r.identity) === launch);
+    const only = family.length === 1 ? family[0] : undefined;
+    return only === undefined ? undefined : { record: { ...only, identity }, from: only.identity };
+  }
+
+  /** Forgets the record `from` whose pins `identity` took over (one record per entry: `switchboard pins` finds it by id). */
+  async #moved(serverId: string, identity: string, from: string): Promise<void> {
+    this.#logger.info(`server ${serverId}: pinned as ${identity}, its pins carried over from ${from} (same launch and id; its env values differ or were not counted before)`);
+    this.#records.delete(from);
+    try {
+      await this.#options.store.remove(from);
+    } catch (error) {
+      this.#logger.warn(`server ${serverId}: the record its pins were carried over from (${from}) could not be removed: ${describeError(error)}`);
+    }
   }
 
   /** Logs once when a configured id now names another server than the one pinned under it (a swapped command loses its trust). */

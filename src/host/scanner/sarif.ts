@@ -64,6 +64,8 @@ export const RULES: readonly RuleInfo[] = Object.freeze([
   r('shadowing/cross-server-reference', 'never', "refers to another server's tool"),
   r('shadowing/impersonation', 'never', "the same name and a near-duplicate description as another server's tool"),
   r('shadowing/confusable-name', 'always', "a look-alike of another server's tool name"),
+  r('shadowing/namespaced-name', 'never', "a name that reads as another server's tool in namespaced form (real__create_issue)"),
+  r('shadowing/look-alike-name', 'never', "another server's tool name up to case and separators, or one edit away with a near-duplicate description"),
   r('shadowing/behaviour-override', 'never', 'claims to change how other tools behave'),
   r('preference/manipulation', 'never', 'pushes the model to prefer this tool over any other'),
   r('capability-mismatch/undeclared-capability', 'never', 'a pure function that talks about files, network, credentials or the shell'),

@@ -18,6 +18,7 @@ import { checkCombinations } from './rules/combination.js';
 import { checkDataFlow } from './rules/dataflow.js';
 import { checkEncoded } from './rules/encoded.js';
 import { checkInjection } from './rules/injection.js';
+import { checkLookAlikes } from './rules/lookalikes.js';
 import { checkParameters } from './rules/parameters.js';
 import { checkShadowing } from './rules/shadowing.js';
 import { checkStealth } from './rules/stealth.js';
@@ -48,6 +49,7 @@ function report(item: ScanItem, server: string | undefined, ownNames: ReadonlySe
   const target = analyze(item, server, ownNames, peers);
   textRules(target, 0);
   checkShadowing(target);
+  checkLookAlikes(target);
   checkParameters(target);
   checkCombinations(target);
   const findings = toFindings(target);

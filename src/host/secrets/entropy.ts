@@ -9,7 +9,9 @@
  *   switch between them often, as random text does (`getUserAccountSettings2` does not);
  * - base64 that decodes to ordinary text (printable, with spaces) is not a secret;
  * - identifiers made mostly of words (`TFT5_Item_SunfireCapeRadiant`) and paths with plain
- *   lower-case words (`usr/local/lib/node_modules`) are skipped.
+ *   lower-case words (`usr/local/lib/node_modules`) are skipped as a whole; each of such a
+ *   path's segments is then judged alone (from {@link SEGMENT_MIN_LENGTH} characters: a `/`
+ *   bounds it), so a token in `docs/q3/<token>` of a resource URI is still found.
  *
  * @module
  */
@@ -81,10 +83,13 @@ export function entropyThreshold(length: number): number {
   return Math.min(4.2, Math.log2(length) - 0.9);
 }
 
-/** True when `token` (one candidate run) looks like a random secret. */
-export function isHighEntropyToken(token: string): boolean {
+/** Shortest path segment judged alone (see the module comment): random ids of 20 characters are common in URIs. */
+export const SEGMENT_MIN_LENGTH = 20;
+
+/** True when `token` (one candidate run, at least `minLength` characters) looks like a random secret. */
+export function isHighEntropyToken(token: string, minLength = 24): boolean {
   const body = token.replace(/=+$/u, '');
-  if (body.length < 24 || HEX.test(body)) return false;
+  if (body.length < minLength || HEX.test(body)) return false;
   const lower = /[a-z]/u.test(body);
   const upper = /[A-Z]/u.test(body);
   const digits = body.replace(/[^0-9]/gu, '').length;
@@ -101,6 +106,16 @@ export function findHighEntropy(text: string): { start: number; end: number }[] 
   CANDIDATE.lastIndex = 0;
   for (let m = CANDIDATE.exec(text); m !== null; m = CANDIDATE.exec(text)) {
     if (isHighEntropyToken(m[0])) out.push({ start: m.index, end: m.index + m[0].length });
+    else if (m[0].includes('/')) pathSegments(m[0], m.index, out);
   }
   return out;
+}
+
+/** The random-looking segments of a path-like run (`run` found at `offset`), appended to `out`. */
+function pathSegments(run: string, offset: number, out: { start: number; end: number }[]): void {
+  let at = 0;
+  for (const segment of run.split('/')) {
+    if (segment.length >= SEGMENT_MIN_LENGTH && isHighEntropyToken(segment, SEGMENT_MIN_LENGTH)) out.push({ start: offset + at, end: offset + at + segment.length });
+    at += segment.length + 1;
+  }
 }

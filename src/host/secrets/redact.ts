@@ -50,10 +50,12 @@ export function redactingLogger(inner: Logger, options: SecretScanOptions = {}):
 }
 
 /**
- * The entry as it may be stored: the error message and each decision's reason redacted with
- * every rule (the entropy detector included), the name (a resource URI may carry a token) and
- * decision details with the provider rules only (details hold digests and ids that look
- * random on purpose). Arguments stay for the log to digest; principal, session and server are ids.
+ * The entry as it may be stored: the error message, each decision's reason and the name (a
+ * tool or prompt name, or a resource URI, which may carry a token: `note://docs/<token>`)
+ * redacted with every rule (the entropy detector included, which judges each segment of a
+ * path alone); decision details with the provider rules only (details hold digests and ids
+ * that look random on purpose). Arguments stay for the log to digest; principal, session and
+ * server are ids.
  */
 export function redactAuditEntry(entry: AuditEntry, options: SecretScanOptions = {}): AuditEntry {
   return auditRedactor(options)(entry);
@@ -75,7 +77,7 @@ function auditRedactor(options: SecretScanOptions): (entry: AuditEntry) => Audit
   const redactName = (name: string): string => {
     let redacted = names.get(name);
     if (redacted === undefined) {
-      redacted = redactSecrets(name, rulesOnly).text;
+      redacted = redactSecrets(name, options).text;
       if (names.size >= MAX_REMEMBERED_NAMES) names.clear();
       names.set(name, redacted);
     }

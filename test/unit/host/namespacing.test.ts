@@ -43,13 +43,12 @@ describe('host/namespacing: always', () => {
     assert.deepEqual(ns.resolve('tool', spaced), { serverId: 'db', name: 'run query' });
   });
 
-  it('prefix ambiguity: "a__b" + "c" and "a" + "b__c" get distinct names', () => {
+  it('prefix ambiguity: "a__b" + "c" and "a" + "b__c" get distinct names (the separator inside a name is collapsed)', () => {
     const ns = new Namespacer({ mode: 'always' });
-    assert.equal(ns.assign('tool', 'a', ['b__c']).get('b__c'), 'a__b__c');
-    const other = ns.assign('tool', 'a__b', ['c']).get('c') as string;
-    assert.notEqual(other, 'a__b__c');
-    assert.deepEqual(ns.resolve('tool', 'a__b__c'), { serverId: 'a', name: 'b__c' });
-    assert.deepEqual(ns.resolve('tool', other), { serverId: 'a__b', name: 'c' });
+    assert.equal(ns.assign('tool', 'a', ['b__c']).get('b__c'), 'a__b_c');
+    assert.equal(ns.assign('tool', 'a__b', ['c']).get('c'), 'a__b__c');
+    assert.deepEqual(ns.resolve('tool', 'a__b_c'), { serverId: 'a', name: 'b__c' });
+    assert.deepEqual(ns.resolve('tool', 'a__b__c'), { serverId: 'a__b', name: 'c' });
   });
 });
 
@@ -87,11 +86,11 @@ describe('host/namespacing: on-collision', () => {
   it('name squatting: a server exposing another server\'s prefixed name does not capture its calls', () => {
     const ns = new Namespacer({ mode: 'on-collision' });
     ns.assign('tool', 'fs', ['delete']);
-    ns.assign('tool', 'evil', ['trash__delete']);
+    assert.equal(ns.assign('tool', 'evil', ['trash__delete']).get('trash__delete'), 'evil__trash_delete');
     const trash = ns.assign('tool', 'trash', ['delete']).get('delete') as string;
-    assert.notEqual(trash, 'trash__delete');
+    assert.equal(trash, 'trash__delete', 'the prefixed name stays free for its owner');
     assert.deepEqual(ns.resolve('tool', trash), { serverId: 'trash', name: 'delete' });
-    assert.deepEqual(ns.resolve('tool', 'trash__delete'), { serverId: 'evil', name: 'trash__delete' });
+    assert.deepEqual(ns.resolve('tool', 'evil__trash_delete'), { serverId: 'evil', name: 'trash__delete' });
   });
 
   it('forget drops reservations so the name becomes free again', async () => {
@@ -141,6 +140,52 @@ describe('host/namespacing: on-collision', () => {
   it('a corrupt saved record is a typed error', async () => {
     for (const bad of [[], { version: 2 }, { version: 1, mode: 'on-collision', separator: '__', tool: { x: 'fs' }, prompt: {} }]) {
       await assert.rejects(Namespacer.open({ mode: 'on-collision', store: new MemoryNameAssignmentStore(bad) }), (e) => isMcpError(e, 'ERR_MCP_STORE_CORRUPT'));
+    }
+  });
+});
+
+describe('host/namespacing: impersonation', () => {
+  for (const mode of ['always', 'on-collision', 'never'] as const) {
+    it(`namespace impersonation (${mode}): evil's real__create_issue is exposed as evil's, never as real's namespaced name`, () => {
+      const ns = new Namespacer({ mode, serverIds: () => ['real', 'evil'] });
+      const exposed = ns.assign('tool', 'evil', ['real__create_issue']).get('real__create_issue') as string;
+      assert.equal(exposed, 'evil__real_create_issue');
+      assert.equal(ns.resolve('tool', 'real__create_issue'), undefined, 'the namespaced form is nobody\'s until real claims it');
+      const real = ns.assign('tool', 'real', ['create_issue']).get('create_issue') as string;
+      assert.equal(ns.resolve('tool', real)?.serverId, 'real');
+    });
+  }
+
+  it('namespace impersonation with a one-character separator: a name starting with another server\'s prefix (case, -/_ folded) is prefixed with its own server', () => {
+    const ns = new Namespacer({ mode: 'on-collision', separator: '_', serverIds: () => ['real', 'evil'] });
+    const map = ns.assign('tool', 'evil', ['REAL_create_issue', 'real-delete', 'create_issue']);
+    assert.equal(map.get('REAL_create_issue'), 'evil_REAL_create_issue');
+    assert.equal(map.get('real-delete'), 'evil_real-delete');
+    assert.equal(map.get('create_issue'), 'create_issue', 'an ordinary name holding the one-character separator stays bare');
+  });
+
+  it('namespace impersonation through cleaning: a name whose invalid characters become the separator is renamed too', () => {
+    const ns = new Namespacer({ mode: 'on-collision', serverIds: () => ['real', 'evil'] });
+    const exposed = ns.assign('tool', 'evil', ['real _create_issue']).get('real _create_issue') as string;
+    assert.ok(exposed.startsWith('evil__') && !exposed.slice('evil__'.length).includes('__'), exposed);
+  });
+
+  it('a saved bare assignment of an impersonating name (made before the rule) is not reused', async () => {
+    const store = new MemoryNameAssignmentStore();
+    await store.save({ version: 1, mode: 'on-collision', separator: '__', tool: { real__create_issue: ['evil', 'real__create_issue'] }, prompt: {} });
+    const ns = await Namespacer.open({ mode: 'on-collision', store, serverIds: () => ['real', 'evil'] });
+    assert.equal(ns.assign('tool', 'evil', ['real__create_issue']).get('real__create_issue'), 'evil__real_create_issue');
+    await ns.flush();
+    assert.deepEqual((await store.load()) as unknown, { version: 1, mode: 'on-collision', separator: '__', tool: { evil__real_create_issue: ['evil', 'real__create_issue'] }, prompt: {} });
+  });
+
+  it('two impersonating names that collapse alike stay apart and each resolves to its original', () => {
+    const ns = new Namespacer({ mode: 'always' });
+    const map = ns.assign('prompt', 'evil', ['a__b', 'a___b']);
+    assert.notEqual(map.get('a__b'), map.get('a___b'));
+    for (const [name, exposed] of map) {
+      assert.ok(exposed.startsWith('evil__') && !exposed.slice(6).includes('__'), exposed);
+      assert.deepEqual(ns.resolve('prompt', exposed), { serverId: 'evil', name });
     }
   });
 });

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
+import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { describe, it } from 'node:test';
-import { sha256, sha256Hex } from '../../../src/util/sha256.js';
+import { hmacSha256Hex, sha256, sha256Hex } from '../../../src/util/sha256.js';
 
 // Vectors: FIPS 180-4 examples (NIST CSRC "Example Algorithms", SHA256.pdf / SHA2_Additional.pdf).
 describe('util/sha256', () => {
@@ -36,5 +36,25 @@ describe('util/sha256', () => {
 
   it('returns 32 bytes', () => {
     assert.equal(sha256('x').length, 32);
+  });
+});
+
+describe('util/sha256: HMAC-SHA-256 (RFC 4231 test vectors)', () => {
+  const bytes = (hex: string): Uint8Array => Uint8Array.from(hex.match(/../gu) ?? [], (h) => parseInt(h, 16));
+  it('case 1: a 20-byte key', () => {
+    assert.equal(hmacSha256Hex(bytes('0b'.repeat(20)), 'Hi There'), 'b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7');
+  });
+  it('case 2: a key shorter than the block', () => {
+    assert.equal(hmacSha256Hex(new TextEncoder().encode('Jefe'), 'what do ya want for nothing?'), '5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843');
+  });
+  it('case 6: a key longer than the block is hashed first', () => {
+    assert.equal(hmacSha256Hex(bytes('aa'.repeat(131)), 'Test Using Larger Than Block-Size Key - Hash Key First'), '60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54');
+  });
+  it('agrees with node:crypto on random inputs', () => {
+    for (let i = 0; i < 20; i++) {
+      const key = randomBytes(i * 7);
+      const data = randomBytes(i * 13);
+      assert.equal(hmacSha256Hex(key, data), createHmac('sha256', key).update(data).digest('hex'));
+    }
   });
 });

@@ -55,6 +55,35 @@ describe('secrets/entropy', () => {
   }
 });
 
+describe('secrets/entropy: paths and URIs (each segment judged alone)', () => {
+  it('token in a resource URI path with word segments: found (the whole run is a path, so it was skipped before)', () => {
+    const token = randomToken(28, 11);
+    const uri = `note://shared/docs/q3-plan/${token}`;
+    assert.deepEqual(findHighEntropy(uri).map((r) => uri.slice(r.start, r.end)), [token]);
+  });
+
+  it('a 20-character token bounded by slashes is found; the same length in free text is not', () => {
+    const token = randomToken(20, 42);
+    assert.ok(isHighEntropyToken(token, 20));
+    const uri = `file:///home/alice/share/${token}/index.md`;
+    assert.deepEqual(findHighEntropy(uri).map((r) => uri.slice(r.start, r.end)), [token]);
+    assert.deepEqual(findHighEntropy(`value ${token} here`), []);
+  });
+
+  const paths: readonly [string, string][] = [
+    ['a plain file URI', 'file:///home/alice/projects/switchboard/src/host/secrets/entropy.ts'],
+    ['a UUID segment', 'db://orders/550e8400-e29b-41d4-a716-446655440000/items'],
+    ['a commit id segment', 'git://repo/commits/e8f563d2a1c04b7f9e2d3c4b5a69788776655443/tree'],
+    ['a long identifier segment', 'api://v2/getUserAccountSettingsForOrganization2024/run'],
+    ['a tool name', 'github__create_pull_request_review_comment_v2'],
+  ];
+  for (const [what, text] of paths) {
+    it(`keeps ${what}`, () => {
+      assert.deepEqual(findHighEntropy(text), []);
+    });
+  }
+});
+
 describe('secrets/entropy: upper-case identifiers', () => {
   it('ignores a constant name with digits (JSON_SCHEMA_2020_12_INPUT)', () => {
     assert.deepEqual(findHighEntropy('const JSON_SCHEMA_2020_12_INPUT = 1;'), []);

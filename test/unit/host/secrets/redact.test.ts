@@ -131,6 +131,23 @@ describe('secrets/redact: the audit log', () => {
     }
   });
 
+  it('random token in a resources/read URI (no provider format): the stored name holds no token, the rest of the URI stays', async () => {
+    const seen: AuditEntry[] = [];
+    const log = redactingAuditLog({ problem: undefined, append: (entry) => (seen.push(entry), Promise.resolve({} as AuditRecord)) });
+    const uri = `note://shared/docs/${RANDOM}`;
+    await log.append({ time: 't', kind: 'request', method: 'resources/read', name: uri, decisions: [], outcome: 'ok', latencyMs: 1 });
+    assert.equal(seen[0]?.name, 'note://shared/docs/[REDACTED:high-entropy]');
+  });
+
+  it('keeps tool names and plain URIs in the stored name', async () => {
+    const seen: AuditEntry[] = [];
+    const log = redactingAuditLog({ problem: undefined, append: (entry) => (seen.push(entry), Promise.resolve({} as AuditRecord)) });
+    for (const name of ['github__create_pull_request_review_comment', 'file:///home/alice/projects/switchboard/README.md', 'db://orders/550e8400-e29b-41d4-a716-446655440000']) {
+      await log.append({ time: 't', kind: 'request', method: 'tools/call', name, decisions: [], outcome: 'ok', latencyMs: 1 });
+      assert.equal(seen.at(-1)?.name, name);
+    }
+  });
+
   it('passes the inner log\'s problem through (the audit interceptor fails closed on it)', () => {
     const inner = { problem: 'disk full' as string | undefined, append: () => Promise.reject(new Error('not used')) };
     const log = redactingAuditLog(inner);
