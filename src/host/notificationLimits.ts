@@ -220,15 +220,16 @@ export function relayCall(
 ): CallRelay | undefined {
   if (onProgress === undefined && onLog === undefined) return undefined;
   const limits = given ?? DEFAULT_NOTIFICATION_LIMITS;
-  const progress = onProgress === undefined ? undefined : new ProgressRelay(onProgress, limits.progressPerSecond);
-  const log = onLog === undefined ? undefined : new LogRelay(onLog, limits.logsPerSecond, source);
+  // Made on the first notification: most calls send none, and pay for nothing but this object.
+  let progress: ProgressRelay | undefined;
+  let log: LogRelay | undefined;
   const flush = (): void => {
     progress?.flush();
     log?.flush();
   };
   return {
-    onProgress: progress === undefined ? undefined : (p) => progress.push(p),
-    onLog: log === undefined ? undefined : (params) => log.push(params),
+    onProgress: onProgress === undefined ? undefined : (p) => (progress ??= new ProgressRelay(onProgress, limits.progressPerSecond)).push(p),
+    onLog: onLog === undefined ? undefined : (params) => (log ??= new LogRelay(onLog, limits.logsPerSecond, source)).push(params),
     around: (run) => run.finally(flush),
   };
 }

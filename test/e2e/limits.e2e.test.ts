@@ -235,10 +235,11 @@ describe('e2e: limits per server (the real gateway, a flooding stdio server)', (
     await config.remove();
   }, TIMEOUT);
 
-  it('notification flood: a server sending 10,000 progress notifications for one call delivers at most N to the client, the last progress value arrives', TIMEOUT, async () => {
+  it('notification flood: a server sending 10,000 progress notifications for one call delivers at most N to the client, the last progress value arrives', TIMEOUT, async (t) => {
     const seen: number[] = [];
     const result = await client.callTool({ name: 'flood_progress', arguments: { count: 10_000 } }, undefined, { onprogress: (p) => seen.push(p.progress), timeout: 50_000 });
     assert.equal(result.isError, undefined);
+    t.diagnostic(`${seen.length} of 10000 progress notifications reached the client`);
     assert.ok(seen.length >= 1 && seen.length <= 50, `${seen.length} progress notifications reached the client`);
     assert.equal(seen.at(-1), 10_000, 'the final progress value arrived, before the result');
     assert.deepEqual(
@@ -248,7 +249,7 @@ describe('e2e: limits per server (the real gateway, a flooding stdio server)', (
     );
   });
 
-  it('notification flood: a server sending 5,000 log messages for one call delivers at most M, and one summary counts the dropped ones', TIMEOUT, async () => {
+  it('notification flood: a server sending 5,000 log messages for one call delivers at most M, and one summary counts the dropped ones', TIMEOUT, async (t) => {
     const logs: string[] = [];
     client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
       logs.push(String(n.params.data));
@@ -260,11 +261,12 @@ describe('e2e: limits per server (the real gateway, a flooding stdio server)', (
     const summaries = logs.map((l) => /dropped (\d+) log messages from server flood/.exec(l)).filter((m) => m !== null);
     assert.ok(relayed.length >= 1 && relayed.length <= 100, `${relayed.length} log messages reached the client`);
     const dropped = summaries.reduce((sum, m) => sum + Number(m[1]), 0);
+    t.diagnostic(`${relayed.length} of 5000 log messages relayed, ${dropped} dropped in ${summaries.length} summaries`);
     assert.ok(summaries.length >= 1 && summaries.length <= 5, `${summaries.length} summaries`);
     assert.equal(relayed.length + dropped, 5000, 'every message is either relayed or counted');
   });
 
-  it('list_changed storm: 3,000 list_changed cause at most K re-lists (count tools/list requests reaching the downstream fixture server), and the last change is fetched', TIMEOUT, async () => {
+  it('list_changed storm: 3,000 list_changed cause at most K re-lists (count tools/list requests reaching the downstream fixture server), and the last change is fetched', TIMEOUT, async (t) => {
     const before = (await reached()).filter((r) => r.method === 'tools/list').length;
     let changed: () => void = () => undefined;
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => changed());
@@ -278,6 +280,7 @@ describe('e2e: limits per server (the real gateway, a flooding stdio server)', (
       await announced;
     }
     const relists = (await reached()).filter((r) => r.method === 'tools/list').length - before;
+    t.diagnostic(`${relists} re-lists reached the server for 3000 list_changed`);
     assert.ok(relists >= 1 && relists <= 10, `${relists} re-lists reached the server`);
   });
 });
