@@ -9,5 +9,5 @@
  *
  * @module
  */
-export { listen, toNodeHandler, type ListenOptions, type ListeningServer, type NodeHandlerOptions, type NodeRequestListener } from './nodeHttp.js';
+export { DEFAULT_SERVER_LIMITS, listen, toNodeHandler, type ListenOptions, type ListeningServer, type NodeHandlerOptions, type NodeRequestListener, type ServerLimits } from './nodeHttp.js';
 export { nodeFetch, type NodeFetchOptions } from './nodeFetch.js';

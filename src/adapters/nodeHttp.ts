@@ -221,6 +221,7 @@ export function toNodeHandler(handler: StreamableHttpHandler, options: NodeHandl
           return typeof value === 'string' ? value : value === undefined ? undefined : value.join(', ');
         },
         body: (limit) => readNodeBody(req, Math.min(limit, max)),
+        remoteAddress: req.socket.remoteAddress,
         onAbort: (listener) => {
           if (gone) listener(clientGone());
           else onGone = listener;
@@ -263,6 +264,49 @@ export interface ListenOptions {
   readonly host?: string;
   /** Diagnostics. Default: silent. */
   readonly logger?: Logger;
+  /** Connection limits and request timeouts (slowloris). Default {@link DEFAULT_SERVER_LIMITS}. */
+  readonly limits?: Partial<ServerLimits>;
+}
+
+/**
+ * What one client may hold of a {@link listen} server: connections, and how long it may take
+ * to send a request. The timeouts bound RECEIVING a request only (Node's `headersTimeout` and
+ * `requestTimeout` stop counting once the request is complete), so a long SSE response (a GET
+ * stream, a streamed tool result) is never cut by them.
+ */
+export interface ServerLimits {
+  /** Most open connections; past it a new connection is closed at once, unread. */
+  readonly maxConnections: number;
+  /** Time (ms) to receive a request's headers, counted from its first byte (or the connection's start): 408 and close. */
+  readonly headersTimeoutMs: number;
+  /** Time (ms) to receive a whole request, headers and body: 408 and close. At least `headersTimeoutMs`. */
+  readonly requestTimeoutMs: number;
+  /** How long (ms) an idle keep-alive connection stays open between requests. */
+  readonly keepAliveTimeoutMs: number;
+}
+
+/** The defaults of {@link ServerLimits}: 1,024 connections, 10 s for headers, 30 s for a request, 5 s keep-alive. */
+export const DEFAULT_SERVER_LIMITS: ServerLimits = Object.freeze({ maxConnections: 1024, headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, keepAliveTimeoutMs: 5_000 });
+
+/** The Node server options of `limits`; the timeouts are checked every second at most (Node's default is 30 s). */
+function serverOptionsOf(limits: ServerLimits): { headersTimeout: number; requestTimeout: number; keepAliveTimeout: number; connectionsCheckingInterval: number } {
+  const requestTimeout = limits.requestTimeoutMs;
+  const headersTimeout = Math.min(limits.headersTimeoutMs, requestTimeout);
+  return { headersTimeout, requestTimeout, keepAliveTimeout: limits.keepAliveTimeoutMs, connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(headersTimeout / 4))) };
+}
+
+/** Logs connections refused at `maxConnections`: the first at once, then a count at most every 10 s. */
+function logDrops(server: Server, logger: Logger, max: number): void {
+  let dropped = 0;
+  let lastWarn = 0;
+  server.on('drop', () => {
+    dropped++;
+    const now = Date.now();
+    if (now - lastWarn < 10_000) return;
+    logger.warn('refusing connections: maxConnections reached', { maxConnections: max, refused: dropped });
+    lastWarn = now;
+    dropped = 0;
+  });
 }
 
 /** A running server from {@link listen}. */
@@ -280,8 +324,8 @@ export interface ListeningServer {
 }
 
 /**
- * Starts a Node `http` server for the handler, on 127.0.0.1 unless told otherwise, and
- * resolves once it is bound.
+ * Starts a Node `http` server for the handler, on 127.0.0.1 unless told otherwise, with
+ * bounded connections and request timeouts ({@link ServerLimits}), and resolves once it is bound.
  *
  * @example
  * ```ts
@@ -289,7 +333,10 @@ export interface ListeningServer {
  * ```
  */
 export function listen(handler: StreamableHttpHandler, options: ListenOptions = {}): Promise<ListeningServer> {
-  const server = createServer(toNodeHandler(handler, options.logger === undefined ? {} : { logger: options.logger }));
+  const limits: ServerLimits = { ...DEFAULT_SERVER_LIMITS, ...options.limits };
+  const server = createServer(serverOptionsOf(limits), toNodeHandler(handler, options.logger === undefined ? {} : { logger: options.logger }));
+  server.maxConnections = limits.maxConnections;
+  logDrops(server, options.logger ?? silentLogger, limits.maxConnections);
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => {

@@ -202,6 +202,7 @@ export async function gatewayCommand(options: ParsedArgs['options']): Promise<vo
       allowedHosts: allowedHostsFor(host_),
       mounts: [...(consent.api !== undefined ? [consent.api] : []), ...(webConsole !== undefined ? [webConsole.api] : [])],
       ...(shared.sessions !== undefined ? { sessions: shared.sessions } : {}),
+      ...(config.gateway.limits !== undefined ? { limits: config.gateway.limits } : {}),
     });
     gatewayUrl = new URL(config.gateway.path, running.url).href;
     await consent.publish(running.url);

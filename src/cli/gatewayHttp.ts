@@ -12,6 +12,8 @@
  */
 import { listen, type ListeningServer } from '../adapters/nodeHttp.js';
 import type { FrontDoorOptions, MountedRoutes, NamedToken } from '../host/frontDoor.js';
+import { DEFAULT_GATEWAY_LIMITS } from '../host/configLimits.js';
+import type { GatewayLimits } from '../host/configTypes.js';
 import type { OpenedGateway } from '../host/openGateway.js';
 import type { StreamableHttpHandler } from '../transport/http/server/server.js';
 import type { Logger } from '../util/logger.js';
@@ -31,6 +33,8 @@ export interface GatewayHttpOptions {
   readonly mounts?: readonly MountedRoutes[];
   /** Stateful sessions shared with the other instances (`--cache redis://`): records, bus and SSE events. */
   readonly sessions?: FrontDoorOptions['sessions'];
+  /** Sessions in all and per caller, connections and request timeouts (`gateway.limits`). Default `DEFAULT_GATEWAY_LIMITS`. */
+  readonly limits?: GatewayLimits;
 }
 
 /** The gateway's client authentication. */
@@ -55,7 +59,8 @@ export async function serveGatewayHttp(gateway: Pick<OpenedGateway, 'frontDoor'>
     },
     close: () => late.door?.close() ?? Promise.resolve(),
   };
-  const running = await listen(handler, { host: options.host, port: options.port, logger: options.logger });
+  const limits = options.limits ?? DEFAULT_GATEWAY_LIMITS;
+  const running = await listen(handler, { host: options.host, port: options.port, logger: options.logger, limits });
   try {
     const { oauth, ...auth } = options.auth;
     const verifier = oauth === undefined ? undefined : await gatewayResourceAuth(oauth, new URL(options.path, running.url).href, options.logger);
@@ -65,7 +70,7 @@ export async function serveGatewayHttp(gateway: Pick<OpenedGateway, 'frontDoor'>
       auth: { ...auth, ...(verifier !== undefined ? { oauth: verifier } : {}) },
       ...(options.allowedHosts !== undefined ? { allowedHosts: options.allowedHosts } : {}),
       ...(options.mounts !== undefined ? { mounts: options.mounts } : {}),
-      ...(options.sessions !== undefined ? { sessions: options.sessions } : {}),
+      sessions: { ...options.sessions, maxSessions: limits.maxSessions, maxSessionsPerPrincipal: limits.sessionsPerPrincipal },
     });
   } catch (error) {
     await running.close();

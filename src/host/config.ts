@@ -21,6 +21,7 @@
 import type { AuditDurability } from './audit.js';
 import { expandEnv } from './configEnv.js';
 import { readGuards } from './configGuards.js';
+import { DEFAULT_GATEWAY_LIMITS, readGatewayLimits } from './configLimits.js';
 import { readConsent } from './configConsent.js';
 import { readRedact, readSanitize } from './configSanitize.js';
 import { LABEL_OPTION_KEYS, readPolicy, readServerLabels } from './configPolicy.js';
@@ -82,7 +83,7 @@ export const CONFIG_DEFAULTS = {
 
 const ENTRY_KEYS = ['type', 'command', 'args', 'env', 'cwd', 'url', 'headers', 'disabled'];
 const SWITCHBOARD_KEYS = ['namespacing', 'separator', 'exposure', 'stateDir', 'store', 'cache', 'gateway', 'approvedLaunches', 'servers', 'roots', 'guards', 'pins', 'audit', 'trustedKeys', 'consent', 'sanitize', 'redact', 'policy', 'console'];
-const GATEWAY_KEYS = ['host', 'port', 'path', 'auth'];
+const GATEWAY_KEYS = ['host', 'port', 'path', 'auth', 'limits'];
 const OPTION_KEYS = ['tools', 'timeoutMs', 'maxConcurrency', 'era', 'oauth', 'roots', 'scan', 'signature', ...LABEL_OPTION_KEYS];
 const TYPES = ['stdio', 'http', 'streamable-http', 'sse'] as const;
 const LOOPBACK = new Set(['127.0.0.1', '::1', '[::1]', 'localhost']);
@@ -368,7 +369,7 @@ function readSeparator(read: ConfigReader, value: unknown): string {
 
 function readGateway(read: ConfigReader, value: unknown, env: Readonly<Record<string, string | undefined>>): GatewayConfig {
   const defaults = CONFIG_DEFAULTS.gateway;
-  if (value === undefined) return { ...defaults, auth: { kind: 'token' } };
+  if (value === undefined) return { ...defaults, auth: { kind: 'token' }, limits: DEFAULT_GATEWAY_LIMITS };
   const gateway = read.record(value, '$.switchboard.gateway');
   read.strictKeys(gateway, GATEWAY_KEYS, '$.switchboard.gateway');
   const host = gateway['host'] === undefined ? defaults.host : read.string(gateway['host'], '$.switchboard.gateway.host', true);
@@ -379,7 +380,7 @@ function readGateway(read: ConfigReader, value: unknown, env: Readonly<Record<st
   if (auth.kind === 'none' && !LOOPBACK.has(host)) {
     read.fail('$.switchboard.gateway.auth', `auth "none" is allowed only on a loopback host (127.0.0.1, ::1, localhost), but host is ${JSON.stringify(host)}`);
   }
-  return { host, port, path, auth };
+  return { host, port, path, auth, limits: readGatewayLimits(read, gateway['limits']) };
 }
 
 function readGatewayAuth(read: ConfigReader, value: unknown, env: Readonly<Record<string, string | undefined>>): GatewayAuth {

@@ -13,6 +13,7 @@ import type { NamedToken } from '../auth/resource/staticTokens.js';
 import { McpError, McpErrorCode } from '../util/errors.js';
 import type { AuditDurability } from './audit.js';
 import type { GuardOptions } from './guards.js';
+import type { NotificationLimits } from './notificationLimits.js';
 import type { ConsentConfig } from './consent/consentSettings.js';
 import type { SanitizeOptions } from './sanitize/sanitize.js';
 import type { ServerLabelConfig } from './policy/labels.js';
@@ -154,6 +155,20 @@ export interface GatewayDpopConfig {
   readonly nonce: boolean;
 }
 
+/** `switchboard.gateway.limits`, defaults applied (`configLimits.ts`). */
+export interface GatewayLimits extends NotificationLimits {
+  /** Stateful sessions at once, all callers together (default 10,000). */
+  readonly maxSessions: number;
+  /** Stateful sessions one principal holds at once (anonymous callers: per remote address); default 100. */
+  readonly sessionsPerPrincipal: number;
+  /** Open HTTP connections; past it a new connection is closed unread (default 1,024). */
+  readonly maxConnections: number;
+  /** Time (ms) to receive a request's headers; then 408 and close (default 10,000). */
+  readonly headersTimeoutMs: number;
+  /** Time (ms) to receive a whole request, headers and body; then 408 and close (default 30,000). Responses (SSE streams) are not bounded by it. */
+  readonly requestTimeoutMs: number;
+}
+
 /** Where and how the gateway listens. */
 export interface GatewayConfig {
   /** Default `127.0.0.1`. */
@@ -164,6 +179,8 @@ export interface GatewayConfig {
   readonly path: string;
   /** Default `{ kind: 'token' }` (a bearer token generated under `stateDir`). */
   readonly auth: GatewayAuth;
+  /** `gateway.limits`: sessions per caller, connections, request timeouts, notification rates (`configLimits.ts`); the parser always sets it. */
+  readonly limits?: GatewayLimits;
 }
 
 /** `switchboard.redact`: where secrets are masked before text leaves the process. */

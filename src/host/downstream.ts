@@ -23,6 +23,7 @@ import type { QuarantinedItem } from './catalogVetting.js';
 import { Limiter } from './limiter.js';
 import { ResourceSubscriptions } from './resourceSubscriptions.js';
 import type { DownstreamSpec } from './spec.js';
+import { DEFAULT_NOTIFICATION_LIMITS, Relister } from './notificationLimits.js';
 import { EMPTY_CATALOG, type Catalog, type DownstreamOptions, type RunOptions, type ServerHealth, type ServerState } from './downstreamTypes.js';
 
 export { EMPTY_CATALOG, type BackoffOptions, type Catalog, type DownstreamOptions, type RunOptions, type ServerHealth, type ServerState, type TransportFactory } from './downstreamTypes.js';
@@ -365,8 +366,11 @@ export class Downstream {
   }
 
   #newClient(generation: number): McpClient {
+    // A storm of list_changed makes one re-list per window, the last change always followed by one.
+    const relister = new Relister(() => this.#refresh(generation), this.#options.listChangedWindowMs ?? DEFAULT_NOTIFICATION_LIMITS.listChangedWindowMs);
     const refresh = (): void => {
-      void this.#refresh(generation);
+      if (generation === this.#generation) relister.changed();
+      else relister.stop();
     };
     return new McpClient(this.#options.clientInfo, {
       logger: this.#logger,

@@ -81,6 +81,8 @@ export interface DownstreamOptions {
   readonly onHealth?: (health: ServerHealth) => void;
   /** The catalog changed (after a start, or a list_changed). */
   readonly onCatalog?: (catalog: Catalog) => void;
+  /** One re-list per this window (ms) however many `list_changed` arrive (see `Relister`). Default 500; 0 re-lists on each. */
+  readonly listChangedWindowMs?: number;
   /** A log message the server sent outside a call. */
   readonly onLog?: (params: LoggingMessageParams) => void;
   /** `notifications/resources/updated` for `uri`. */

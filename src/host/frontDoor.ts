@@ -65,7 +65,7 @@ export interface FrontDoorOptions {
   readonly path: string;
   readonly logger: Logger;
   /** Stateful sessions shared with the other instances (`--cache redis://`): records, bus and SSE events. */
-  readonly sessions?: Pick<StreamableHttpServerOptions, 'sessionStore' | 'sessionBus' | 'eventStore'>;
+  readonly sessions?: Pick<StreamableHttpServerOptions, 'sessionStore' | 'sessionBus' | 'eventStore' | 'maxSessions' | 'maxSessionsPerPrincipal'>;
   /** The `Host` allow-list of every route. Default: the loopback names. */
   readonly allowedHosts?: readonly string[];
   /** The `Origin` allow-list of every route. Default: the loopback names. */

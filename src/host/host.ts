@@ -25,6 +25,7 @@ import { DeniedError, InterceptorChain, interceptContext, type InterceptedMethod
 import { Namespacer } from './namespacing.js';
 import { sameSpec, withoutRoots, type DownstreamSpec } from './spec.js';
 import { compileToolFilter } from './toolFilter.js';
+import { relayCall, relayLogs } from './notificationLimits.js';
 import { UriNamespacer } from './uriNamespacing.js';
 import { vettedHandlers } from './vettedHandlers.js';
 import { changesOf, completionTarget, emptyExposure, exposeServer, parseTemplate } from './hostRegistry.js';
@@ -449,10 +450,11 @@ export class Host {
       onCatalog: () => {
         if (!this.#starting && this.#servers.get(spec.id) === server) this.#rebuild();
       },
+      ...(this.#options.notificationLimits !== undefined ? { listChangedWindowMs: this.#options.notificationLimits.listChangedWindowMs } : {}),
       // Outside any call: sanitised by the chain's notification hooks, with no request to record on.
-      onLog: this.#vetted<LoggingMessageParams>('notifications/message', (params) => {
+      onLog: relayLogs(this.#vetted<LoggingMessageParams>('notifications/message', (params) => {
         for (const l of this.#logListeners) l(spec.id, params);
-      }, undefined),
+      }, undefined), this.#options.notificationLimits, spec.id),
       onResourceUpdated: (uri) => {
         const exposed = this.exposedUri(spec.id, uri);
         for (const l of this.#updateListeners) l(spec.id, exposed);
@@ -531,14 +533,14 @@ export class Host {
     const server = this.#downstream(serverId);
     const ctx = this.#context(method, serverId, exposedName, definition, params, options);
     const target = typeof params['name'] === 'string' ? params['name'] : undefined;
-    const onProgress = options.onProgress === undefined ? undefined : this.#vetted('notifications/progress', options.onProgress, ctx);
-    const onLog = options.onLog === undefined ? undefined : this.#vetted('notifications/message', options.onLog, ctx);
+    // Rate-limited before the chain's notification hooks: a flood costs the sanitiser nothing.
+    const relay = relayCall(this.#options.notificationLimits, serverId, options.onProgress && this.#vetted('notifications/progress', options.onProgress, ctx), options.onLog && this.#vetted('notifications/message', options.onLog, ctx));
     const upstream = options.clientCapabilities;
     const task = (client: McpClient, o: { signal: AbortLike; timeoutMs: number }): Promise<R> => {
       // Built by assignment, not conditional spreads: no temporary objects per call.
       const routed: Mutable<RouteOptions> = { signal: o.signal, timeoutMs: o.timeoutMs };
-      if (onProgress !== undefined) routed.onProgress = onProgress;
-      if (onLog !== undefined) routed.onLog = onLog;
+      if (relay?.onProgress !== undefined) routed.onProgress = relay.onProgress;
+      if (relay?.onLog !== undefined) routed.onLog = relay.onLog;
       if (upstream !== undefined) routed.capabilities = sharedCapabilities(client.capabilities, upstream);
       return route(client, ctx.params, routed);
     };
@@ -546,7 +548,7 @@ export class Host {
     const signal = options.signal;
     let runOptions: RunOptions = {};
     if (signal !== undefined) runOptions = options.abort === undefined ? { signal } : { signal, abort: options.abort };
-    return observeCall(this.#logger, { method, serverId, target }, () => this.#chain.run(ctx, () => server.run(task, runOptions)));
+    return observeCall(this.#logger, { method, serverId, target }, () => this.#chain.run(ctx, () => (relay === undefined ? server.run(task, runOptions) : relay.around(server.run(task, runOptions)))));
   }
 
   /** `deliver`, behind the chain's notification hooks (the listener itself when no interceptor sees notifications). */

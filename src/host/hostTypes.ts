@@ -6,6 +6,7 @@
  *
  * @module
  */
+import type { NotificationLimits } from './notificationLimits.js';
 import type { Principal } from '../transport/principal.js';
 import type { McpClient } from '../client/mcpClient.js';
 import type { ClientHandlers } from '../client/types.js';
@@ -62,6 +63,8 @@ export interface HostOptions {
    * serves is exposed; what it withholds is hidden and refused with its reason.
    */
   readonly trust?: CatalogVetter;
+  /** How much of a server's progress, logs and `list_changed` is relayed or acted on. Default `DEFAULT_NOTIFICATION_LIMITS`. */
+  readonly notificationLimits?: NotificationLimits;
 }
 
 /** An item the trust layer withholds, as the host would expose it. */

@@ -202,6 +202,7 @@ export async function openGateway(config: HostConfig, deps: GatewayDeps): Promis
       clientInfo: deps.clientInfo ?? { name: 'switchboard-gateway', version: SWITCHBOARD_VERSION },
       capabilities: GATEWAY_CLIENT_CAPABILITIES,
       ...(deps.pins !== undefined ? { trust: deps.pins.trust } : {}),
+      ...(config.gateway.limits !== undefined ? { notificationLimits: config.gateway.limits } : {}),
       interceptors,
     });
     closers.push(() => host.close());

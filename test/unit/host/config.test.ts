@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { DEFAULT_GATEWAY_LIMITS } from '../../../src/host/configLimits.js';
 import { ConfigError, parseConfig } from '../../../src/host/config.js';
 import { folderOf, isAbsolutePath, pathToFileUri, resolvePath } from '../../../src/host/configPaths.js';
 import { isMcpError } from '../../../src/util/errors.js';
@@ -21,6 +22,11 @@ function configError(fn: () => unknown): ConfigError {
 }
 
 describe('host/config: parseConfig', () => {
+  it('reads gateway.limits over the defaults', () => {
+    const config = parseConfig(JSON.stringify({ switchboard: { gateway: { limits: { sessionsPerPrincipal: 5, headersTimeoutMs: 2000, listChangedWindowMs: 0 } } } }), { file: '/cfg/switchboard.json', env: {} });
+    assert.deepEqual(config.gateway.limits, { ...DEFAULT_GATEWAY_LIMITS, sessionsPerPrincipal: 5, headersTimeoutMs: 2000, listChangedWindowMs: 0 });
+  });
+
   it('resolves a Claude Desktop config with defaults filled in', () => {
     const config = parse({ mcpServers: { fs: { command: 'npx', args: ['-y', 'server-filesystem', '/tmp'] } } });
     assert.equal(config.servers.length, 1);
@@ -36,7 +42,7 @@ describe('host/config: parseConfig', () => {
     assert.equal(config.separator, '__');
     assert.equal(config.exposure, 'all');
     assert.equal(config.stateDir, '/home/u/.config/switchboard/.switchboard');
-    assert.deepEqual(config.gateway, { host: '127.0.0.1', port: 8765, path: '/mcp', auth: { kind: 'token' } });
+    assert.deepEqual(config.gateway, { host: '127.0.0.1', port: 8765, path: '/mcp', auth: { kind: 'token' }, limits: DEFAULT_GATEWAY_LIMITS });
     assert.deepEqual(config.approvedLaunches, {});
     assert.deepEqual(config.warnings, []);
   });

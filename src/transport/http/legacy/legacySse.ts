@@ -31,7 +31,7 @@ import { readBody } from '../server/exchange.js';
 import { encodeSseComment } from '../sse.js';
 import { HttpSession, type MessageTarget, type SessionSettings } from '../server/sessions.js';
 import { PushSseStream } from '../server/sseStream.js';
-import { busyAnswer, type StatefulHttp } from '../server/stateful.js';
+import { noRoomAnswer, type StatefulHttp } from '../server/stateful.js';
 import { dispatchSessionRequest, sessionRequestEnv, type RequestEnv } from '../server/statefulPost.js';
 import type { HttpRequestLike, HttpResponseLike } from '../server/types.js';
 import { acceptsSse, isJsonContentType } from '../server/validate.js';
@@ -161,14 +161,14 @@ export class LegacySseEndpoint {
     if (!acceptsSse(req.header('accept'))) return refuse(406, JsonRpcError.invalidRequest('the Accept header must list text/event-stream'));
     const extra = await context.extra(req);
     const messagesPath = this.#options.messagesPath;
-    const session = context.sessions.openSession(extra, (id, principal, settings, now) => {
+    const session = context.sessions.openSession(extra, req.remoteAddress, (id, principal, settings, now) => {
       const endpoint = `${messagesPath}?sessionId=${encodeURIComponent(id)}`;
       return new LegacySseSession(id, principal, settings, now, endpoint, (gone) => {
         context.logger.debug('legacy SSE stream closed; ending its session', { session: gone.id });
         context.sessions.endSession(gone);
       });
     });
-    if (session === undefined) return busyAnswer();
+    if (typeof session === 'string') return noRoomAnswer(session);
     return { status: 200, headers: SSE_HEADERS, body: session.stream };
   }
 

@@ -73,6 +73,8 @@ export class HttpSession implements SessionPeer, StreamHost {
   active = 0;
   /** True once ended. */
   closed = false;
+  /** Whose session it is for the per-caller cap: the principal, or an anonymous caller's address (set by {@link SessionRegistry.add}). */
+  holder = '';
   /** True for a session of the deprecated HTTP+SSE transport (`legacySse.ts`): never reachable by `Mcp-Session-Id`. */
   readonly legacy: boolean = false;
   /** Set when the session is shared with other instances (see {@link SessionSharing}). */
@@ -313,15 +315,24 @@ export class HttpSession implements SessionPeer, StreamHost {
 export interface SessionRegistryOptions {
   /** Most sessions at once. */
   readonly maxSessions: number;
+  /** Most sessions one holder (principal, or anonymous address) has at once; default no cap beyond `maxSessions`. */
+  readonly maxSessionsPerHolder?: number;
   /** Idle time (ms) after which a session without activity is ended; 0 never. */
   readonly idleTimeoutMs: number;
   /** Ends a session (the registry has already forgotten it). */
   readonly onExpire: (session: HttpSession) => void;
 }
 
-/** The sessions of one handler: lookup, cap and the idle sweep (an unref'd timer). */
+/**
+ * Why no session can be opened: `busy`, every slot is taken (503); `holder`, the caller holds
+ * its share and none of its sessions is idle (429).
+ */
+export type NoRoom = 'busy' | 'holder';
+
+/** The sessions of one handler: lookup, caps (in all and per holder) and the idle sweep (an unref'd timer). */
 export class SessionRegistry {
   readonly #sessions = new Map<string, HttpSession>();
+  readonly #byHolder = new Map<string, Set<HttpSession>>();
   readonly #options: SessionRegistryOptions;
   #timer: ReturnType<typeof setInterval> | undefined;
 
@@ -341,9 +352,32 @@ export class SessionRegistry {
     return this.#sessions.size < this.#options.maxSessions;
   }
 
-  /** Adds a session and starts the sweep timer when needed. */
-  add(session: HttpSession): void {
+  /**
+   * Makes room for one more session of `holder`, or says why there is none. At its share
+   * (`maxSessionsPerHolder`) the holder's least recently used idle session (no request in
+   * flight, no open stream) is ended to make room: one caller's sessions never take another
+   * caller's slots, and a client that forgets its sessions is not locked out for the idle
+   * timeout. When all of them are busy: `holder`.
+   */
+  claim(holder: string): NoRoom | undefined {
+    const held = this.#byHolder.get(holder);
+    const share = this.#options.maxSessionsPerHolder ?? Infinity;
+    if (held !== undefined && held.size >= share) {
+      let oldest: HttpSession | undefined;
+      for (const session of held) if (session.active === 0 && (oldest === undefined || session.lastUsed < oldest.lastUsed)) oldest = session;
+      if (oldest === undefined) return 'holder';
+      this.#expire(oldest);
+    }
+    return this.hasRoom() ? undefined : 'busy';
+  }
+
+  /** Adds a session of `holder` (default its principal) and starts the sweep timer when needed. */
+  add(session: HttpSession, holder = session.principal ?? ''): void {
     this.#sessions.set(session.id, session);
+    session.holder = holder;
+    let held = this.#byHolder.get(holder);
+    if (held === undefined) this.#byHolder.set(holder, (held = new Set()));
+    held.add(session);
     if (this.#timer === undefined && this.#options.idleTimeoutMs > 0 && Number.isFinite(this.#options.idleTimeoutMs)) {
       const every = Math.max(5, Math.min(this.#options.idleTimeoutMs / 2, 60_000));
       const timer = setInterval(() => this.sweep(), every);
@@ -366,6 +400,8 @@ export class SessionRegistry {
   /** Forgets a session (without ending it). */
   delete(session: HttpSession): void {
     if (this.#sessions.get(session.id) === session) this.#sessions.delete(session.id);
+    const held = this.#byHolder.get(session.holder);
+    if (held?.delete(session) === true && held.size === 0) this.#byHolder.delete(session.holder);
     if (this.#sessions.size === 0) this.#stopTimer();
   }
 

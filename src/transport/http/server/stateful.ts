@@ -4,7 +4,7 @@
  *
  * | Request | Answer |
  * |---|---|
- * | POST `initialize` without `Mcp-Session-Id` (no 2026 `_meta` version) | new session; `Mcp-Session-Id` on success; 503 + `Retry-After` at `maxSessions` |
+ * | POST `initialize` without `Mcp-Session-Id` (no 2026 `_meta` version) | new session; `Mcp-Session-Id` on success; 503 + `Retry-After` at `maxSessions`; 429 + `Retry-After` at `maxSessionsPerPrincipal` when none of the caller's sessions is idle (else its least recently used idle one is ended) |
  * | any request with an unknown, expired, deleted or foreign (principal) session id | 404 + JSON-RPC error `ErrorCode.SessionNotFound` (-32001) |
  * | `MCP-Protocol-Version` ≠ the negotiated version | 400 |
  * | POST request(s) | JSON, or the POST's SSE stream once anything is sent before the response |
@@ -35,7 +35,7 @@ import { principalIn } from '../../principal.js';
 import type { McpDispatcher } from '../../types.js';
 import { InMemoryEventStore, parseEventId, STANDALONE_STREAM_ID, type EventStore } from './eventStore.js';
 import { trimOws } from '../headerValue.js';
-import { HttpSession, SessionRegistry, type SessionSettings } from './sessions.js';
+import { HttpSession, SessionRegistry, type NoRoom, type SessionSettings } from './sessions.js';
 import { StatefulPost } from './statefulPost.js';
 import type { HttpRequestLike, HttpResponseLike } from './types.js';
 import { acceptsSse } from './validate.js';
@@ -55,6 +55,12 @@ class Found {
 export interface StatefulOptions extends SharedSessionOptions {
   /** Most sessions at once; `initialize` beyond gets 503. Default 10,000. */
   readonly maxSessions?: number;
+  /**
+   * Most sessions one principal holds at once (callers without a principal: per remote
+   * address, when the adapter tells it). Past it, `initialize` ends the caller's least
+   * recently used idle session, or gets 429 when all are busy. Default: no cap beyond `maxSessions`.
+   */
+  readonly maxSessionsPerPrincipal?: number;
   /** Idle sessions are ended after this many ms (no request, no open stream). Default 30 min; 0 never. */
   readonly sessionIdleTimeoutMs?: number;
   /** Events kept per session for replay, and unsent GET-stream messages buffered. Default 1,000. */
@@ -108,8 +114,26 @@ export function busyAnswer(id?: RequestId): HttpResponseLike {
   return errorAnswer(503, error, id, { 'content-type': 'application/json', 'retry-after': '5' });
 }
 
+/**
+ * The 429 answer when a caller holds its share of sessions and all are busy: its own quota,
+ * not the server's capacity (RFC 6585 section 4; 503 is for the server as a whole).
+ *
+ * @see https://www.rfc-editor.org/rfc/rfc6585#section-4
+ */
+export function noRoomAnswer(reason: NoRoom, id?: RequestId): HttpResponseLike {
+  if (reason === 'busy') return busyAnswer(id);
+  const error = new JsonRpcError(ErrorCode.ServiceUnavailable, 'Too many sessions: this caller holds its maximum number of sessions, all in use; end one (DELETE) or retry later', { retryAfterSeconds: 5 });
+  return errorAnswer(429, error, id, { 'content-type': 'application/json', 'retry-after': '5' });
+}
+
 function principalOf(extra: MessageExtra): string | undefined {
   return principalIn(extra)?.id;
+}
+
+/** Whose sessions count together for `maxSessionsPerPrincipal`: the principal, else the remote address (else all anonymous callers). */
+function holderOf(extra: MessageExtra, remote: string | undefined): string {
+  const principal = principalOf(extra);
+  return principal !== undefined ? `principal:${principal}` : `address:${remote ?? ''}`;
 }
 
 function startsWithBracket(bytes: Uint8Array): boolean {
@@ -162,6 +186,7 @@ export class StatefulHttp {
     };
     this.#registry = new SessionRegistry({
       maxSessions: options.maxSessions ?? 10_000,
+      ...(options.maxSessionsPerPrincipal !== undefined ? { maxSessionsPerHolder: options.maxSessionsPerPrincipal } : {}),
       idleTimeoutMs: options.sessionIdleTimeoutMs ?? 30 * 60_000,
       onExpire: (session) => {
         context.logger.debug('stateful session expired', { session: session.id });
@@ -201,19 +226,22 @@ export class StatefulHttp {
   }
 
   /**
-   * Creates a session bound to the principal of `extra` (`createSession`, then registered for the cap
-   * and the idle sweep); undefined at `maxSessions` (answer {@link busyAnswer}). `make` builds
+   * Creates a session bound to the principal of `extra` (`createSession`, then registered for the caps
+   * and the idle sweep); why not when there is no room (answer {@link noRoomAnswer}). `remote`
+   * (the client's address) counts the sessions of callers without a principal. `make` builds
    * the session object from a fresh random id.
    */
-  openSession<S extends HttpSession>(extra: MessageExtra, make: (id: string, principal: string | undefined, settings: SessionSettings, now: number) => S): S | undefined {
+  openSession<S extends HttpSession>(extra: MessageExtra, remote: string | undefined, make: (id: string, principal: string | undefined, settings: SessionSettings, now: number) => S): S | NoRoom {
     const registry = this.#registry;
-    if (!registry.hasRoom()) {
-      this.#context.logger.warn('refusing a new stateful session: maxSessions reached', { sessions: registry.size });
-      return undefined;
+    const holder = holderOf(extra, remote);
+    const refused = registry.claim(holder);
+    if (refused !== undefined) {
+      this.#context.logger.warn(refused === 'busy' ? 'refusing a new stateful session: maxSessions reached' : 'refusing a new stateful session: the caller holds maxSessionsPerPrincipal, all busy', { sessions: registry.size });
+      return refused;
     }
     const session = make(newSessionId(), principalOf(extra), this.#settings, Date.now());
     session.state = this.#dispatcher.createSession?.(session);
-    registry.add(session);
+    registry.add(session, holder);
     return session;
   }
 
@@ -257,8 +285,8 @@ export class StatefulHttp {
     if (shared !== undefined) {
       try {
         if (session === undefined) {
-          const rehydrated = await this.#rehydrate(shared, id, extra);
-          if (rehydrated === 'busy') return busyAnswer(requestId);
+          const rehydrated = await this.#rehydrate(shared, id, extra, req.remoteAddress);
+          if (rehydrated === 'busy' || rehydrated === 'holder') return noRoomAnswer(rehydrated, requestId);
           session = rehydrated;
         } else if (!(await shared.revalidate(session, Date.now()))) session = undefined;
       } catch (error) {
@@ -293,18 +321,20 @@ export class StatefulHttp {
   /**
    * A session another instance created, rebuilt here from the shared record; undefined when
    * there is none or it is bound to another principal (the same 404: ids reveal nothing),
-   * `busy` at `maxSessions`. Rejects when the store cannot be reached.
+   * why not when there is no room. Rejects when the store cannot be reached.
    */
-  async #rehydrate(shared: SharedSessions, id: string, extra: MessageExtra): Promise<HttpSession | 'busy' | undefined> {
+  async #rehydrate(shared: SharedSessions, id: string, extra: MessageExtra, remote: string | undefined): Promise<HttpSession | NoRoom | undefined> {
     const record = await shared.load(id);
     if (record === undefined || (record.principal ?? undefined) !== principalOf(extra) || record.version === '') return undefined;
     // Another request of the same session may have rebuilt it while this one waited.
     const raced = this.findSession(id, extra, false);
     if (raced !== undefined) return raced;
-    if (!this.#registry.hasRoom()) return 'busy';
+    const holder = holderOf(extra, remote);
+    const refused = this.#registry.claim(holder);
+    if (refused !== undefined) return refused;
     const session = new HttpSession(record.id, record.principal ?? undefined, this.#settings, Date.now());
     session.state = this.#dispatcher.createSession?.(session);
-    this.#registry.add(session);
+    this.#registry.add(session, holder);
     try {
       await shared.rehydrated(session, record, principalIn(extra));
     } catch (error) {
@@ -392,8 +422,8 @@ export class StatefulHttp {
   async initialize(req: HttpRequestLike, message: JsonRpcRequest): Promise<HttpResponseLike> {
     const registry = this.#registry;
     const extra = await this.#context.extra(req);
-    const session = this.openSession(extra, (id, principal, settings, now) => new HttpSession(id, principal, settings, now));
-    if (session === undefined) return busyAnswer(message.id);
+    const session = this.openSession(extra, req.remoteAddress, (id, principal, settings, now) => new HttpSession(id, principal, settings, now));
+    if (typeof session === 'string') return noRoomAnswer(session, message.id);
     const sessionHeaders = { 'mcp-session-id': session.id, 'access-control-expose-headers': 'Mcp-Session-Id' };
     const shared = this.#shared;
     let saving: Promise<void> | undefined;

@@ -37,6 +37,11 @@ export interface HttpRequestLike {
   /** Aborted when the client goes away (connection closed, response stream cancelled). */
   readonly signal?: AbortSignal;
   /**
+   * The client's network address, when the adapter knows it (Node: the socket's). Counts the
+   * sessions of callers without a principal (`maxSessionsPerPrincipal`); never trusted from a header.
+   */
+  readonly remoteAddress?: string | undefined;
+  /**
    * A cheaper alternative to `signal` for adapters: registers the one listener to call when
    * the client goes away (call it at once if it already has). On Node 20 merely creating an
    * `AbortSignal` costs several microseconds, so the hot path avoids it.
