@@ -3,7 +3,9 @@
  * as one MCP server, over Streamable HTTP (both eras on one endpoint) or stdio. The HTTP side
  * needs a bearer token by default (generated on first run under the state folder, mode 0600,
  * printed once); `--no-auth` is allowed on loopback only. `/healthz` answers while the process
- * runs, `/readyz` once every enabled server was tried and at least one is ready.
+ * runs (from the start: each server comes up on its own), `/readyz` once every enabled server
+ * was tried and at least one is ready. Stopping is bounded and leaves no server process
+ * behind (`gatewayLifecycle.ts`).
  *
  * Before a stdio server is first started, or after its launch changed, the exact command,
  * arguments, working directory and environment variable names need consent: a prompt in a
@@ -46,6 +48,7 @@ import { ConsoleMetrics } from '../console/consoleMetrics.js';
 import { gatewayConsole, PendingLaunches, publishConsole } from './gatewayConsole.js';
 import { tokenDigest } from '../auth/resource/staticTokens.js';
 import { allowedHostsFor } from '../host/frontDoor.js';
+import { GatewayLifecycle } from './gatewayLifecycle.js';
 
 /**
  * Runs the command with its parsed options (declared in `commands/gateway.ts`); resolves when
@@ -57,6 +60,9 @@ export async function gatewayCommand(options: ParsedArgs['options']): Promise<vo
   const lines = createLineLogger((line) => process.stderr.write(line), level);
   // Every line passes secret redaction (until the config says otherwise: switchboard.redact).
   let logger = redactingLogger(lines);
+  // Signals are the gateway's from here on: no server outlives it (gatewayLifecycle.ts).
+  const lifecycle = new GatewayLifecycle(logger);
+  lifecycle.install();
   if (typeof options['telemetry'] === 'string') await loadTelemetry(options['telemetry']);
   const file = resolvePath(typeof options['config'] === 'string' ? options['config'] : 'switchboard.json');
   const config = await loadConfig(file);
@@ -176,14 +182,18 @@ export async function gatewayCommand(options: ParsedArgs['options']): Promise<vo
 
   if (options['stdio'] === true) {
     const transport = new StdioServerTransport({ input: process.stdin, output: process.stdout, logger });
+    lifecycle.closeWith(shutdown);
     const connection = await gateway.server.connect(transport);
+    // The client closing stdin (EOF) is the end: every server goes, in bounded time.
+    const closed = new Promise<void>((resolve) => connection.onClose(() => resolve()));
     // No HTTP port over stdio: the consent API and the console get their own loopback listener.
     const adminUrl = await consent.publish(undefined, webConsole?.api);
     if (webConsole !== undefined && adminUrl !== undefined) await publishConsole(config.stateDir, adminUrl, webConsole.adminTokenFile);
-    await new Promise<void>((resolve) => connection.onClose(() => resolve()));
-    await shutdown();
+    await closed;
+    await lifecycle.stop('the client closed stdin');
     return;
   }
+  lifecycle.closeWith(shutdown);
 
   let running: ListeningServer;
   try {
@@ -212,6 +222,7 @@ export async function gatewayCommand(options: ParsedArgs['options']): Promise<vo
     await shutdown();
     throw error;
   }
+  lifecycle.closeWith(() => shutdown().then(() => running.close()));
   const url = new URL(config.gateway.path, running.url).href;
   const count = host.serverIds.length;
   process.stderr.write(`Switchboard gateway: ${url} (${count} ${count === 1 ? 'server' : 'servers'})\n`);
@@ -220,13 +231,6 @@ export async function gatewayCommand(options: ParsedArgs['options']): Promise<vo
   else if (named !== undefined) process.stderr.write(`Bearer tokens: ${named.map((t) => t.name).join(', ')} (gateway.auth.tokens)\n`);
   else if (token?.created === true) process.stderr.write(`Bearer token (shown once; stored in ${token.file}):\n  ${token.value}\n`);
   else process.stderr.write(`Bearer token: in ${token?.file}\n`);
-  const stop = (): void => {
-    void shutdown()
-      .then(() => running.close())
-      .then(() => process.exit(0));
-  };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
 }
 
 /** The servers of a config that may start: enabled, and for stdio servers an approved launch. */

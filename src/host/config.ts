@@ -84,7 +84,7 @@ export const CONFIG_DEFAULTS = {
 const ENTRY_KEYS = ['type', 'command', 'args', 'env', 'cwd', 'url', 'headers', 'disabled'];
 const SWITCHBOARD_KEYS = ['namespacing', 'separator', 'exposure', 'stateDir', 'store', 'cache', 'gateway', 'approvedLaunches', 'servers', 'roots', 'guards', 'pins', 'audit', 'trustedKeys', 'consent', 'sanitize', 'redact', 'policy', 'console'];
 const GATEWAY_KEYS = ['host', 'port', 'path', 'auth', 'limits'];
-const OPTION_KEYS = ['tools', 'timeoutMs', 'maxConcurrency', 'era', 'oauth', 'roots', 'scan', 'signature', ...LABEL_OPTION_KEYS];
+const OPTION_KEYS = ['tools', 'timeoutMs', 'startTimeoutMs', 'maxConcurrency', 'era', 'oauth', 'roots', 'scan', 'signature', ...LABEL_OPTION_KEYS];
 const TYPES = ['stdio', 'http', 'streamable-http', 'sse'] as const;
 const LOOPBACK = new Set(['127.0.0.1', '::1', '[::1]', 'localhost']);
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
@@ -272,6 +272,7 @@ function readServerOptionsSection(read: ConfigReader, value: unknown, ids: reado
       value: {
         tools,
         timeoutMs: options['timeoutMs'] === undefined ? CONFIG_DEFAULTS.timeoutMs : read.integer(options['timeoutMs'], 1, 86_400_000, childPath(path, 'timeoutMs')),
+        ...(options['startTimeoutMs'] === undefined ? {} : { startTimeoutMs: read.integer(options['startTimeoutMs'], 100, 3_600_000, childPath(path, 'startTimeoutMs')) }),
         maxConcurrency: options['maxConcurrency'] === undefined ? CONFIG_DEFAULTS.maxConcurrency : read.integer(options['maxConcurrency'], 1, 1024, childPath(path, 'maxConcurrency')),
         era: options['era'] === undefined ? CONFIG_DEFAULTS.era : read.choice<ServerEra>(options['era'], ['auto', 'stateless', 'stateful'], childPath(path, 'era')),
         oauth,

@@ -87,6 +87,8 @@ export interface ServerOptions {
   readonly tools: ToolFilter;
   /** Per-request timeout to this server in ms. Default 60000. */
   readonly timeoutMs: number;
+  /** How long a start may take (transport opened, `initialize` answered) before it counts as failed; absent = 30000. */
+  readonly startTimeoutMs?: number;
   /** Most requests in flight to this server. Default 16. */
   readonly maxConcurrency: number;
   /** Default `auto`. */

@@ -36,6 +36,14 @@ export { EMPTY_CATALOG, type BackoffOptions, type Catalog, type DownstreamOption
  */
 const HOST_ENFORCED = 0;
 
+/**
+ * How long a server has to start (its transport opened, `initialize` answered) when its
+ * `startTimeoutMs` is not set: 30 s. A cold `npx` start (a package download, then Node) takes
+ * seconds to tens of seconds; half the request default (`timeoutMs`, 60 s) frees a hung
+ * server's slot twice as fast, and it is retried with backoff like any failed start.
+ */
+export const DEFAULT_START_TIMEOUT_MS = 30_000;
+
 /** The lifecycle, catalog, limit and timeout of one downstream server. */
 export class Downstream {
   /** The server's configuration. */
@@ -63,6 +71,8 @@ export class Downstream {
   #lastError: string | undefined;
   #nextStartAt: number | undefined;
   #timer: ReturnType<typeof setTimeout> | undefined;
+  /** The client of the start in progress (not ready yet): {@link stop} closes it too. */
+  #startingClient: McpClient | undefined;
   #stopping = false;
   #firstSettled: Promise<void>;
   #settleFirst: () => void = () => undefined;
@@ -305,7 +315,9 @@ export class Downstream {
     this.#setState('stopped');
     this.#limiter.rejectQueued(this.#unavailable());
     this.#settleFirst();
-    await client?.close().catch(() => undefined);
+    const starting = this.#startingClient;
+    this.#startingClient = undefined;
+    await Promise.all([client?.close().catch(() => undefined), starting?.close().catch(() => undefined)]);
     this.#logger.info(`server ${this.spec.id} stopped`, { event: 'server.stopped', server: this.spec.id });
   }
 
@@ -318,14 +330,24 @@ export class Downstream {
     let client: McpClient | undefined;
     /** Set once ready: a close before that is the start's own failure, reported by the catch below. */
     let live = false;
+    const startTimeoutMs = this.spec.options.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS;
+    const deadline = new AbortController();
+    const timer = setTimeout(() => deadline.abort(new McpError(McpErrorCode.RequestTimeout, `it did not answer initialize within ${startTimeoutMs} ms (its startTimeoutMs)`)), startTimeoutMs);
     try {
       const transport = await this.#options.transport(this.spec, { stderr: (chunk) => this.#stderr(chunk) });
+      if (generation !== this.#generation) {
+        await transport.close();
+        return;
+      }
       client = this.#newClient(generation);
+      this.#startingClient = client;
       await client.connect(
         watchClose(transport, (reason) => {
           if (live) this.#closed(generation, reason);
         }),
+        { signal: deadline.signal },
       );
+      clearTimeout(timer);
       // Ask for every log message: the gateway filters by each upstream client's own level.
       if (client.serverCapabilities?.['logging'] !== undefined) await client.setLoggingLevel('debug').catch(() => undefined);
       const received = await this.#fetchCatalog(client);
@@ -359,8 +381,10 @@ export class Downstream {
       this.#client = undefined;
       const login = findLoginRequired(error);
       if (login !== undefined) this.#needsLogin(login.message);
-      else this.#failed('server.start_failed', `did not start: ${describeError(error)}`);
+      else this.#failed('server.start_failed', `did not start: ${describeError(deadline.signal.aborted ? deadline.signal.reason : error)}`);
     } finally {
+      clearTimeout(timer);
+      if (this.#startingClient === client) this.#startingClient = undefined;
       this.#settleFirst();
     }
   }

@@ -101,7 +101,8 @@ function healthRoutes(health: () => readonly FrontDoorHealth[], authenticated: (
       if (request.method !== 'GET' && request.method !== 'HEAD') return { status: 405, headers: { allow: 'GET, HEAD', 'content-type': 'application/json' }, body: '{"error":"GET only"}' };
       if (request.path === '/healthz') return json(200, { status: 'ok' });
       const servers = health();
-      const settled = servers.every((s) => s.state !== 'starting');
+      // Tried = its first start settled: a restart later (starting again, with its last error) is not "not ready".
+      const settled = servers.every((s) => s.state !== 'starting' || s.lastError !== undefined);
       const ready = settled && (servers.length === 0 || servers.some((s) => s.state === 'ready'));
       const status = ready ? 'ready' : 'not ready';
       // Server ids and their last errors describe the deployment: only for a caller with a credential.

@@ -28,12 +28,11 @@ import { compileToolFilter } from './toolFilter.js';
 import { relayCall, relayLogs } from './notificationLimits.js';
 import { UriNamespacer } from './uriNamespacing.js';
 import { vettedHandlers } from './vettedHandlers.js';
-import { changesOf, completionTarget, emptyExposure, exposeServer, parseTemplate } from './hostRegistry.js';
+import { changesOf, completionTarget, emptyExposure, exposeServer, parseTemplate, startWindow } from './hostRegistry.js';
 
 export type { ExposedTool, ExposedPrompt, ExposedResource, ExposedTemplate, HostChange, HostOptions, WithheldItem, RequestScope, HostCallOptions, RouteOptions, DownstreamRoute } from './hostTypes.js';
 export { sharedCapabilities } from './hostTypes.js';
 import { sharedCapabilities, type ExposedTool, type ExposedPrompt, type ExposedResource, type ExposedTemplate, type HostChange, type HostOptions, type WithheldItem, type RequestScope, type HostCallOptions, type RouteOptions, type DownstreamRoute } from './hostTypes.js';
-
 
 const DEFAULT_CLIENT_INFO: Implementation = Object.freeze({ name: 'switchboard', version: SWITCHBOARD_VERSION });
 
@@ -66,8 +65,8 @@ export class Host {
   /** `<kind>:<exposed name>` → the withheld item. */
   #withheldByName = new Map<string, WithheldItem>();
   #closed = false;
-  /** During {@link start}: catalogs are exposed together once every server settled, so name assignment follows config order, not start-up speed. */
-  #starting = false;
+  /** The start window while it is open (see `HostOptions.startWindowMs`): catalogs wait for its end. */
+  #starting: Promise<void> | undefined;
 
   private constructor(options: HostOptions, names: Namespacer) {
     this.#options = options;
@@ -97,15 +96,18 @@ export class Host {
     return this.#chain.interceptors;
   }
 
-  /** Starts every server; resolves once each has been ready or failed once (failures restart in the background). */
+  /**
+   * Starts every server; resolves once each has been ready or failed once (failures restart in
+   * the background). What is ready is exposed when the start window ends, each later one as it
+   * comes (see `HostOptions.startWindowMs`).
+   */
   async start(): Promise<void> {
-    this.#starting = true;
-    try {
-      await Promise.all([...this.#servers.values()].map((s) => s.start()));
-    } finally {
-      this.#starting = false;
-    }
-    this.#rebuild();
+    const all = Promise.all([...this.#servers.values()].map((s) => s.start()));
+    this.#starting = startWindow(all, this.#options.startWindowMs).then(() => {
+      this.#starting = undefined;
+      this.#rebuild();
+    });
+    await Promise.all([all, this.#starting]);
   }
 
   /** Each server's health, in configuration order, with the reason its catalog is withheld if any. */
@@ -271,6 +273,7 @@ export class Host {
   ): Promise<R> {
     // Not `async` (one promise less per call); a throw still becomes a rejection.
     const exposed = this.#toolIndex.get(name);
+    if (exposed === undefined && this.#starting !== undefined) return this.#starting.then(() => this.callTool(name, args, options, route));
     if (exposed === undefined) return this.#refuse('tools/call', 'tool', name, args === undefined ? {} : { arguments: args }, options);
     const params: Record<string, unknown> = { name: exposed.definition.name, ...(args !== undefined ? { arguments: args } : {}) };
     try {
@@ -287,6 +290,7 @@ export class Host {
     options: HostCallOptions = {},
     route: DownstreamRoute<R> = (client, params, o) => client.getPrompt(params['name'] as string, params['arguments'] as Record<string, string> | undefined, o) as Promise<R>,
   ): Promise<R> {
+    if (!this.#promptIndex.has(name)) await this.#starting;
     const exposed = this.#promptIndex.get(name);
     if (exposed === undefined) return this.#refuse('prompts/get', 'prompt', name, args === undefined ? {} : { arguments: args }, options);
     const params: Record<string, unknown> = { name: exposed.definition.name, ...(args !== undefined ? { arguments: args } : {}) };
@@ -299,6 +303,7 @@ export class Host {
     options: HostCallOptions = {},
     route: DownstreamRoute<R> = (client, params, o) => client.readResource(params['uri'] as string, o) as Promise<R>,
   ): Promise<R> {
+    if (this.#uris.resolve(uri) === undefined) await this.#starting;
     const owner = this.#uris.resolve(uri);
     if (owner === undefined) return this.#refuse('resources/read', 'resource', uri, {}, options);
     const definition = this.#resources.find((r) => r.uri === uri)?.definition;
@@ -448,7 +453,7 @@ export class Host {
       ...(this.#options.trust !== undefined ? { vetter: this.#options.trust } : {}),
       onHealth: () => this.#emit('servers'),
       onCatalog: () => {
-        if (!this.#starting && this.#servers.get(spec.id) === server) this.#rebuild();
+        if (this.#starting === undefined && this.#servers.get(spec.id) === server) this.#rebuild();
       },
       ...(this.#options.notificationLimits !== undefined ? { listChangedWindowMs: this.#options.notificationLimits.listChangedWindowMs } : {}),
       // Outside any call: sanitised by the chain's notification hooks, with no request to record on.
@@ -466,11 +471,8 @@ export class Host {
 
   /** The compiled tool filter of a server (compiled once per spec). */
   #filterOf(server: Downstream): (name: string) => boolean {
-    let filter = this.#filters.get(server);
-    if (filter === undefined) {
-      filter = compileToolFilter(server.spec.options.tools);
-      this.#filters.set(server, filter);
-    }
+    const filter = this.#filters.get(server) ?? compileToolFilter(server.spec.options.tools);
+    this.#filters.set(server, filter);
     return filter;
   }
 
@@ -517,6 +519,7 @@ export class Host {
   }
 
   async #list<T>(method: InterceptedMethod, scope: RequestScope, read: () => readonly T[]): Promise<readonly T[]> {
+    await this.#starting;
     const ctx = this.#context(method, undefined, undefined, undefined, {}, scope);
     return this.#chain.run(ctx, () => Promise.resolve(read()));
   }

@@ -22,6 +22,13 @@ export interface Exposure {
   readonly withheld: WithheldItem[];
 }
 
+/** The start window (`HostOptions.startWindowMs`, default 10 s): resolves when `started` settles or after `ms`, whichever is first. */
+export function startWindow(started: Promise<unknown>, ms = 10_000): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const elapsed = new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)));
+  return Promise.race([started.then(() => undefined), elapsed]).finally(() => clearTimeout(timer));
+}
+
 /** A registry with nothing in it, to fill with {@link exposeServer}. */
 export function emptyExposure(): Exposure {
   return { tools: [], prompts: [], resources: [], templates: [], withheld: [] };

@@ -46,6 +46,13 @@ export interface HostOptions {
   readonly logger?: Logger;
   readonly backoff?: BackoffOptions;
   /**
+   * The start window: the catalogs of the servers ready within it are exposed together (names
+   * follow config order, not start-up speed), and lists and unknown names wait for it. It ends
+   * once every server settled (ready or failed), or after this many ms; a server ready later
+   * joins then (a `list_changed`). Default 10,000.
+   */
+  readonly startWindowMs?: number;
+  /**
    * Answers what a server asks when no call-specific handler does (default: nothing is
    * declared). Elicitation and sampling requests pass the chain as a `server/request` first
    * (the sanitiser, the policy's server-request rule, the audit log), and the handler gets

@@ -8,7 +8,8 @@
  * 1. the audit log, wrapped for redaction (`switchboard.redact.audit`) and telemetry;
  * 2. call consent (built by `deps.consent`, given that log);
  * 3. the scanner and the policy (reloadable; with a cluster store, the cluster's policy);
- * 4. the chain ({@link buildChain}), the host on the admitted servers, and their start;
+ * 4. the chain ({@link buildChain}), the host on the admitted servers, and their start (not
+ *    awaited: each server comes up on its own, see {@link OpenedGateway.started});
  * 5. the {@link Gateway} over the host.
  *
  * {@link OpenedGateway.apply} applies a reloaded config (servers reconciled, policy
@@ -97,6 +98,8 @@ export interface OpenedGateway {
   readonly policy: ReloadablePolicy;
   /** The audit log as the chain writes it (redacted, emitting); undefined when auditing is off. */
   readonly audit: AuditLog | undefined;
+  /** Resolves once every server's first start settled (ready or failed); the gateway serves before. */
+  readonly started: Promise<void>;
   /** The config in force (the last one {@link apply} took). */
   readonly config: () => HostConfig;
   /** Applies a reloaded config: servers reconciled (launches admitted again), the policy reloaded and audited. */
@@ -143,7 +146,9 @@ export async function openGateway(config: HostConfig, deps: GatewayDeps): Promis
   const audit = redacted === undefined ? undefined : emittingAuditLog(redacted, { onError: (message) => logger.warn(message) });
   const consent = await (deps.consent ?? ((log, live) => elicitedConsent(log, live, deps.pins?.trust)))(audit, () => current);
   const closers: (() => Promise<void> | void)[] = [() => consent.close()];
+  let closed = false;
   const closeAll = async (): Promise<void> => {
+    closed = true;
     for (const close of closers.splice(0).reverse()) {
       try {
         await close();
@@ -210,7 +215,14 @@ export async function openGateway(config: HostConfig, deps: GatewayDeps): Promis
     const pins = deps.pins;
     const unwatchPins = pins?.store.watch?.(() => void pins.trust.reload().then(() => host.refreshTrust()));
     if (unwatchPins !== undefined) closers.push(unwatchPins);
-    await host.start();
+    // Each server comes up on its own: the gateway serves at once with those that are ready
+    // (lists wait for the start window), and the others join when they are (`Host.start`).
+    const started = host.start().then(() => {
+      for (const h of closed ? [] : host.health()) {
+        if (h.state !== 'ready') logger.warn(`server ${h.id} is not ready: ${h.problem ?? h.lastError ?? h.state}`);
+        else if (h.problem !== undefined) logger.warn(`server ${h.id}: ${h.problem}`);
+      }
+    });
     // The scanner judges every list the host exposes as soon as it changes, not only when a client
     // lists: its reports are logged at start, and the console shows each item's verdict.
     const scanAll = (): void => {
@@ -221,10 +233,6 @@ export async function openGateway(config: HostConfig, deps: GatewayDeps): Promis
     };
     scanAll();
     closers.push(host.onChange(scanAll));
-    for (const h of host.health()) {
-      if (h.state !== 'ready') logger.warn(`server ${h.id} is not ready: ${h.problem ?? h.lastError ?? h.state}`);
-      else if (h.problem !== undefined) logger.warn(`server ${h.id}: ${h.problem}`);
-    }
     const gateway = new Gateway(host, { ...deps.gateway, exposure: config.exposure });
     closers.push(() => gateway.close());
     const opened: OpenedGateway = {
@@ -234,6 +242,7 @@ export async function openGateway(config: HostConfig, deps: GatewayDeps): Promis
       policy,
       audit,
       config: () => current,
+      started,
       async apply(next) {
         current = next;
         await host.reconcile(await deps.admit(next));

@@ -66,6 +66,24 @@ export interface ExitStatus {
 const STDOUT_DRAIN_GRACE_MS = 250;
 
 /**
+ * The process groups of every server this process spawned and has not yet seen shut down:
+ * process-wide, as process groups are. {@link signalStdioServers} reaches them all at once.
+ */
+const liveGroups = new Set<(signal: NodeJS.Signals) => void>();
+
+/**
+ * Sends `signal` to the process group of every stdio server this process started and has not
+ * yet shut down (servers still starting included), at once and synchronously (so it may run in
+ * an `exit` handler), and returns how many groups it signalled. For a host that must be gone
+ * in bounded time: `SIGTERM` when it is told to stop, `SIGKILL` after a grace, on a second
+ * Ctrl-C, or when the process exits with servers left. Only the child on Windows.
+ */
+export function signalStdioServers(signal: NodeJS.Signals): number {
+  for (const send of liveGroups) send(signal);
+  return liveGroups.size;
+}
+
+/**
  * A {@link Transport} to an MCP server run as a child process.
  *
  * - `start()` spawns the child (`detached`, so it leads its own process group) and resolves
@@ -109,6 +127,8 @@ export class StdioClientTransport implements Transport {
   #resolveExited!: () => void;
   readonly #gone: Promise<void>;
   #resolveGone!: () => void;
+  /** This transport's entry in {@link liveGroups}. */
+  readonly #signalAll = (signal: NodeJS.Signals): void => this.#signalGroup(signal);
 
   constructor(options: StdioClientTransportOptions) {
     this.#options = options;
@@ -205,6 +225,7 @@ export class StdioClientTransport implements Transport {
       throw this.#spawnFailed(error);
     }
     this.#child = child;
+    if (child.pid !== undefined) liveGroups.add(this.#signalAll);
     try {
       await new Promise<void>((resolve, reject) => {
         const onSpawn = (): void => {
@@ -219,6 +240,7 @@ export class StdioClientTransport implements Transport {
         child.once('error', onError);
       });
     } catch (error) {
+      liveGroups.delete(this.#signalAll);
       child.stdin?.destroy();
       child.stdout?.destroy();
       child.stderr?.destroy();
@@ -301,7 +323,12 @@ export class StdioClientTransport implements Transport {
     this.#resolveExited();
     const how = signal !== null ? `signal ${signal}` : `code ${String(code)}`;
     this.#exitReason = new McpError(McpErrorCode.ConnectionClosed, `The server process exited with ${how}`, { cause: { code, signal } });
-    if (!this.#closeRequested) this.#logger.warn('the server process exited unexpectedly', { code, signal });
+    if (!this.#closeRequested) {
+      this.#logger.warn('the server process exited unexpectedly', { code, signal });
+      // What it started in its group goes with it (ESRCH when nothing is left).
+      this.#signalGroup('SIGTERM', true);
+      liveGroups.delete(this.#signalAll);
+    }
     this.#writer?.fail(new McpError(McpErrorCode.ConnectionClosed, `Cannot send: ${this.#exitReason.message}`, { cause: this.#exit }));
     // Deliver whatever it wrote before exiting, but don't wait on a pipe a grandchild holds.
     const stdout = this.#child?.stdout;
@@ -354,6 +381,7 @@ export class StdioClientTransport implements Transport {
       this.#signalGroup('SIGTERM', true);
     }
     await this.#gone;
+    liveGroups.delete(this.#signalAll);
   }
 
   async #exitedWithin(ms: number): Promise<boolean> {

@@ -7,6 +7,7 @@ import type { AbortLike } from '../../../src/util/lazyAbort.js';
 import { memoryServers, memorySpec, until } from './support/memoryServers.js';
 import type { DownstreamSpec } from '../../../src/host/spec.js';
 import type { TransportFactory } from '../../../src/host/downstream.js';
+import type { Transport } from '../../../src/transport/types.js';
 
 const clientInfo = { name: 'host-test', version: '1.0.0' };
 
@@ -39,6 +40,25 @@ function observed(spec: DownstreamSpec, factory: TransportFactory, backoff = { i
     seen,
     health: (predicate: (h: ServerHealth) => boolean) => until<ServerHealth>((l) => health.push(l), predicate),
     catalog: (predicate: (c: Catalog) => boolean) => until<Catalog>((l) => catalogs.push(l), predicate),
+  };
+}
+
+/** A server that reads everything and never answers (not even initialize): its transport says when it starts and closes. */
+function mute(events: { started?: () => void; closed?: () => void }): Transport {
+  let sink: Parameters<Transport['start']>[0] | undefined;
+  return {
+    start: (s) => {
+      sink = s;
+      events.started?.();
+      return Promise.resolve();
+    },
+    send: () => Promise.resolve(),
+    close: () => {
+      events.closed?.();
+      sink?.closed(undefined);
+      sink = undefined;
+      return Promise.resolve();
+    },
   };
 }
 
@@ -182,5 +202,36 @@ describe('host/downstream', () => {
     await servers.kill('eps');
     assert.equal(o.server.health.state, 'stopped');
     assert.equal(servers.started.get('eps')?.length, 1);
+  });
+
+  it('hung server: a start that never answers initialize fails after its startTimeoutMs, its transport is closed, and it is retried', { timeout: 10_000 }, async () => {
+    let closed = 0;
+    let made = 0;
+    const o = observed(memorySpec('mute', { startTimeoutMs: 100 }), () => {
+      made++;
+      return mute({ closed: () => closed++ });
+    });
+    const since = Date.now();
+    await o.server.start();
+    assert.ok(Date.now() - since < 5000, 'bounded by startTimeoutMs, not by the 5 s request timeout');
+    assert.equal(o.server.health.state, 'backoff');
+    assert.match(o.server.health.lastError ?? '', /did not answer initialize within 100 ms \(its startTimeoutMs\)/);
+    assert.equal(closed, 1);
+    await o.health((h) => h.restarts >= 1 && h.state === 'backoff');
+    assert.ok(made >= 2);
+    await o.server.stop();
+  });
+
+  it('hung server: stopping it during its start closes the transport of that start (its process goes with it)', { timeout: 10_000 }, async () => {
+    let markStarted!: () => void;
+    const started = new Promise<void>((resolve) => (markStarted = resolve));
+    let closed = false;
+    const o = observed(memorySpec('mute'), () => mute({ started: markStarted, closed: () => (closed = true) }));
+    void o.server.start();
+    await started;
+    assert.equal(o.server.health.state, 'starting');
+    await o.server.stop();
+    assert.equal(closed, true);
+    assert.equal(o.server.health.state, 'stopped');
   });
 });

@@ -173,4 +173,29 @@ describe('host/host', () => {
     assert.deepEqual(calls, ['y']);
     await host.close();
   });
+
+  it('hung server: a server that never answers does not hold the others; a late one joins with a change after the start window', { timeout: 10_000 }, async () => {
+    const servers = memoryServers(build);
+    const mute: Parameters<typeof Host.open>[0]['transport'] = () => ({ start: () => Promise.resolve(), send: () => Promise.resolve(), close: () => Promise.resolve() });
+    const host = await Host.open({
+      servers: [memorySpec('a'), memorySpec('hung', { startTimeoutMs: 60_000 }), memorySpec('late')],
+      transport: async (spec, io) => {
+        if (spec.id === 'hung') return mute(spec, io);
+        if (spec.id === 'late') await new Promise((resolve) => setTimeout(resolve, 400));
+        return servers.factory(spec, io);
+      },
+      startWindowMs: 100,
+    });
+    const changes: HostChange[] = [];
+    host.onChange((c) => changes.push(c));
+    void host.start();
+    // A list sent at once waits for the window only, and has the server that is up.
+    const first = await host.listTools();
+    assert.deepEqual(first.map((t) => t.name), ['search', 'a_only']);
+    assert.equal(host.health().find((h) => h.id === 'hung')?.state, 'starting');
+    await until<HostChange>((l) => host.onChange(l), (c) => c === 'tools' && host.tools.some((t) => t.serverId === 'late'));
+    assert.deepEqual((await host.listTools()).map((t) => t.name), ['search', 'a_only', 'late__search', 'late_only']);
+    assert.equal(host.health().find((h) => h.id === 'hung')?.state, 'starting');
+    await host.close();
+  });
 });
