@@ -2,7 +2,8 @@
 // Runs every test/**/*.test.ts with Node's own test runner, TypeScript loaded through tsx.
 // Usage: node scripts/runTests.mjs [path-prefix ...]   (defaults to all of test/)
 import { spawnSync } from 'node:child_process';
-import { readdirSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 
 const root = new URL('..', import.meta.url).pathname;
@@ -16,9 +17,12 @@ if (files.length === 0) {
   console.error('no test files matched');
   process.exit(1);
 }
+// Tests never write to the real user's per-user folder (a gateway records itself there): it is a temp folder.
+const userConfig = mkdtempSync(join(tmpdir(), 'sb-test-user-'));
 const result = spawnSync(
   process.execPath,
   ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-reporter=spec', ...files],
-  { cwd: root, stdio: 'inherit', env: { ...process.env, NODE_OPTIONS: '' } },
+  { cwd: root, stdio: 'inherit', env: { ...process.env, NODE_OPTIONS: '', XDG_CONFIG_HOME: userConfig, APPDATA: userConfig } },
 );
+rmSync(userConfig, { recursive: true, force: true });
 process.exit(result.status ?? 1);

@@ -19,7 +19,7 @@
  */
 import { watch, type FSWatcher } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
-import { basename, dirname, join, resolve as resolvePath } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import type { HostConfig, ServerConfig } from '../host/configTypes.js';
 import { openGateway } from '../host/openGateway.js';
 import { admitLaunches, LaunchNotApprovedError, type LaunchApprovalStore } from '../host/launchConsent.js';
@@ -49,6 +49,8 @@ import { gatewayConsole, PendingLaunches, publishConsole } from './gatewayConsol
 import { tokenDigest } from '../auth/resource/staticTokens.js';
 import { allowedHostsFor } from '../host/frontDoor.js';
 import { GatewayLifecycle } from './gatewayLifecycle.js';
+import { nodePathPlatform } from './pathPlatform.js';
+import { configFileOption, recordRunningGateway, userFolder } from './userFolder.js';
 
 /**
  * Runs the command with its parsed options (declared in `commands/gateway.ts`); resolves when
@@ -64,7 +66,7 @@ export async function gatewayCommand(options: ParsedArgs['options']): Promise<vo
   const lifecycle = new GatewayLifecycle(logger);
   lifecycle.install();
   if (typeof options['telemetry'] === 'string') await loadTelemetry(options['telemetry']);
-  const file = resolvePath(typeof options['config'] === 'string' ? options['config'] : 'switchboard.json');
+  const file = await configFileOption(options['config'], false);
   const config = await loadConfig(file);
   const secretOptions = { entropy: config.redact.entropy };
   logger = config.redact.logs ? redactingLogger(lines, secretOptions) : lines;
@@ -75,6 +77,8 @@ export async function gatewayCommand(options: ParsedArgs['options']): Promise<vo
   const noAuth = options['no-auth'] === true || config.gateway.auth.kind === 'none';
   if (options['stdio'] !== true && noAuth && !isLoopback(host_)) throw new UsageError(`--no-auth is allowed only on loopback (127.0.0.1, ::1, localhost), not on ${host_}`);
   await mkdir(config.stateDir, { recursive: true, mode: 0o700 });
+  // Where `audit`, `pins`, `consent` and `console` find this gateway without --config.
+  await recordRunningGateway(file, config.stateDir).catch((error: unknown) => logger.warn(`could not record this gateway in ${userFolder()}: ${describeError(error)}`));
   const stores = openStateStores(config.stateDir);
   // PostgreSQL / Redis shared by several instances, when given; unreachable = the gateway does not start.
   const shared = await openSharedStores(typeof options['store'] === 'string' ? options['store'] : config.store, typeof options['cache'] === 'string' ? options['cache'] : config.cache);
@@ -118,6 +122,8 @@ export async function gatewayCommand(options: ParsedArgs['options']): Promise<vo
     transport: defaultTransportFactory({ environment: process.env, logger, auth: hostOAuthHooks(config, shared.oauthTokens) }),
     admit,
     names: stores.names,
+    // The gateway's own files (config, state folder, the per-user folder) are off-limits to its servers.
+    files: { platform: nodePathPlatform(config.stateDir), cwd: process.cwd(), extra: [{ path: userFolder(), what: 'per-user folder' }] },
     ...(audit !== undefined ? { audit } : {}),
     ...(pins !== undefined ? { pins } : {}),
     taint,

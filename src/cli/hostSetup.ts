@@ -10,7 +10,9 @@ import { mkdir, readFile } from 'node:fs/promises';
 import type { Authorizer } from '../auth/client/authorization.js';
 import { downstreamOAuth, unconfiguredOAuthHooks, type DownstreamOAuth } from '../adapters/hostOAuth.js';
 import type { DefaultTransportOptions } from '../adapters/hostTransports.js';
-import { parseConfig } from '../host/config.js';
+import { join } from 'node:path';
+import { parseConfig, type ParseConfigOptions } from '../host/config.js';
+import { userFolder, userStateDir } from './userFolder.js';
 import type { HostConfig } from '../host/configTypes.js';
 import { PinTrust } from '../host/pins/pinTrust.js';
 import type { PinStore } from '../host/pins/pinStore.js';
@@ -26,6 +28,11 @@ import { stateSecret } from './stateSecret.js';
 /** The state file of the key env values are digested under in server identities (`host/pins/serverIdentity.ts`). */
 export const IDENTITY_KEY_FILE = 'identity-key';
 
+/** How the CLI parses a config at `file`: `${env:…}` from this process, the per-user state folder as the default `stateDir`. */
+export function configParseOptions(file: string): ParseConfigOptions {
+  return { file, env: process.env, defaultStateDir: userStateDir(file) };
+}
+
 /** Reads and parses the config at `file` (absolute). */
 export async function loadConfig(file: string): Promise<HostConfig> {
   let text: string;
@@ -34,11 +41,11 @@ export async function loadConfig(file: string): Promise<HostConfig> {
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') {
-      throw new UsageError(`no config at ${file}: write one (see examples/switchboard.json) or create it from your MCP clients with \`switchboard import --out ${file}\``);
+      throw new UsageError(`no config at ${file} (nor ${join(userFolder(), 'switchboard.json')}, nor a running gateway's): write one (see examples/switchboard.json) or create it from your MCP clients with \`switchboard import --out ${file}\``);
     }
     throw error;
   }
-  return parseConfig(text, { file, env: process.env });
+  return parseConfig(text, configParseOptions(file));
 }
 
 /** What to type to sign in to `serverId` of the config at `file`. */

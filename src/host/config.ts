@@ -56,6 +56,12 @@ export interface ParseConfigOptions {
   readonly file: string;
   /** The environment for `${env:NAME}` (e.g. `process.env`, passed in by the CLI). */
   readonly env: Readonly<Record<string, string | undefined>>;
+  /**
+   * The state folder when the config sets no `stateDir`: keep it outside the folders servers
+   * are given (the CLI passes the per-user folder's `state`). Default `.switchboard` beside the
+   * config file.
+   */
+  readonly defaultStateDir?: string;
 }
 
 /** Server ids become name prefixes: `^[A-Za-z0-9_-]{1,32}$`. */
@@ -118,7 +124,7 @@ export function parseConfig(text: string, options: ParseConfigOptions): HostConf
     namespacing: section['namespacing'] === undefined ? CONFIG_DEFAULTS.namespacing : read.choice<NamespacingMode>(section['namespacing'], ['always', 'on-collision', 'never'], '$.switchboard.namespacing'),
     separator: section['separator'] === undefined ? CONFIG_DEFAULTS.separator : readSeparator(read, section['separator']),
     exposure: section['exposure'] === undefined ? CONFIG_DEFAULTS.exposure : read.choice<Exposure>(section['exposure'], ['all', 'search'], '$.switchboard.exposure'),
-    stateDir: resolvePath(folder, section['stateDir'] === undefined ? CONFIG_DEFAULTS.stateDir : read.string(section['stateDir'], '$.switchboard.stateDir', true)),
+    stateDir: resolvePath(folder, section['stateDir'] === undefined ? (options.defaultStateDir ?? CONFIG_DEFAULTS.stateDir) : read.string(section['stateDir'], '$.switchboard.stateDir', true)),
     ...readSharedStores(read, section),
     gateway: readGateway(read, section['gateway'], options.env),
     guards: readGuards(read, section['guards']),

@@ -33,6 +33,8 @@ import { createFrontDoor, type FrontDoorOptions } from './frontDoor.js';
 import type { StreamableHttpHandler } from '../transport/http/server/server.js';
 import { guardInterceptor, type ConcurrencyStore, type RateLimitStore } from './guards.js';
 import { Host } from './host.js';
+import { gatewayProtectedPaths, protectedPathsInterceptor, protectedPathWarnings } from './protectedPathsInterceptor.js';
+import { protectedPathSet, type PathPlatform, type ProtectedPath } from './protectedPaths.js';
 import type { Interceptor } from './interceptors.js';
 import type { NameAssignmentStore } from './namespacing.js';
 import type { PinTrust } from './pins/pinTrust.js';
@@ -86,6 +88,12 @@ export interface GatewayDeps {
   readonly observers?: readonly Interceptor[];
   /** The host's identity towards each server. */
   readonly clientInfo?: Implementation;
+  /**
+   * How paths behave here, for the check that keeps the gateway's own files (config, state
+   * folder, `extra`) off-limits to its servers: the working folder, home, case, symlinks.
+   * Default: compared as written, relative paths against the servers' folders only.
+   */
+  readonly files?: { readonly platform: PathPlatform; readonly cwd: string; readonly extra?: readonly ProtectedPath[] };
   /** Options of the {@link Gateway} beyond the config's (`server`: logger, sealed state keys, ...). */
   readonly gateway?: Omit<GatewayOptions, 'exposure'>;
 }
@@ -186,12 +194,18 @@ export async function openGateway(config: HostConfig, deps: GatewayDeps): Promis
             ...(audit !== undefined ? { audit: async (entry: AuditEntry) => void (await audit.append(entry)) } : {}),
           });
     await cluster?.start(config.policy, serverLabelsOf(config.servers), deps.cluster?.publish === true);
+    // The gateway's own files: refused to every server, and said at start where a server's arguments or roots reach them.
+    const cwd = deps.files?.cwd ?? '/';
+    const paths = protectedPathSet(gatewayProtectedPaths(config, cwd, deps.files?.extra), deps.files?.platform ?? { caseInsensitive: false });
+    const warnPaths = (of: HostConfig): void => protectedPathWarnings(of, paths, cwd).forEach((line) => logger.warn(line));
+    warnPaths(config);
     if (cluster !== undefined) closers.push(() => cluster.stop());
     const interceptors = buildChain({
       ...(deps.observers !== undefined ? { observers: deps.observers } : {}),
       ...(audit !== undefined ? { audit: auditInterceptor(audit) } : {}),
       ...(deps.pins !== undefined ? { pins: deps.pins.trust.interceptor() } : {}),
       scanner: scanner.interceptor,
+      paths: protectedPathsInterceptor({ paths, config: () => current, cwd }),
       policy: policy.interceptor,
       consent: consent.interceptor,
       ...(config.guards !== undefined ? { guards: guardInterceptor({ ...config.guards, ...deps.guardStores }) } : {}),
@@ -245,6 +259,7 @@ export async function openGateway(config: HostConfig, deps: GatewayDeps): Promis
       started,
       async apply(next) {
         current = next;
+        warnPaths(next);
         await host.reconcile(await deps.admit(next));
         // Atomic: the new rules were compiled when the config was read; a config that fails to compile never gets here.
         if (cluster !== undefined) return cluster.fileChanged(next.policy, serverLabelsOf(next.servers));

@@ -6,6 +6,7 @@
  */
 import { existsSync } from 'node:fs';
 import { resolve as resolvePath } from 'node:path';
+import { configFileOption } from '../userFolder.js';
 import { loadConfig } from '../hostSetup.js';
 import type { AuditReader, AuditRecord } from '../../host/audit.js';
 import { SqliteAuditLog } from '../../store/sqliteAudit.js';
@@ -37,7 +38,7 @@ principal, server, tool, argument digest, decisions with their rule ids, outcome
       description:
         'export: instead emit the records as OpenTelemetry log records: import the ES module F (as gateway --telemetry does), which registers a LoggerProvider; flush and shut it down after; print how many records were emitted',
     },
-    config: { type: 'string', value: 'FILE', description: 'the gateway config whose stateDir holds audit.db', default: './switchboard.json' },
+    config: { type: 'string', value: 'FILE', description: 'the gateway config whose stateDir holds audit.db', default: "./switchboard.json, else the running gateway's, else the per-user one" },
     file: { type: 'string', value: 'DB', description: 'the audit database itself (instead of --config)' },
     store: {
       type: 'string',
@@ -120,7 +121,7 @@ async function openReader(options: Readonly<Record<string, unknown>>): Promise<A
   let store = typeof options['store'] === 'string' ? options['store'] : undefined;
   let file = typeof options['file'] === 'string' ? resolvePath(options['file']) : undefined;
   if (store === undefined && file === undefined) {
-    const config = await loadConfig(resolvePath(typeof options['config'] === 'string' ? options['config'] : 'switchboard.json'));
+    const config = await loadConfig(await configFileOption(options['config'], true));
     store = config.store;
     file = auditFile(config.stateDir);
   }

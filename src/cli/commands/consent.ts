@@ -13,6 +13,7 @@ import { describeConsentRequest } from '../../host/consent/consentText.js';
 import type { ConsentRequest, GrantScope } from '../../host/consent/consentTypes.js';
 import { CliFailure, listOption, UsageError } from '../args.js';
 import { ADMIN_TOKEN_FILE, CONSENT_URL_FILE } from '../gatewayConsent.js';
+import { configFileOption } from '../userFolder.js';
 import { loadConfig } from '../hostSetup.js';
 import { readStateSecret } from '../stateSecret.js';
 import { defineCommand, type ParsedCommand } from '../command.js';
@@ -41,7 +42,7 @@ listed in switchboard.consent.ask). The agent cannot answer: this uses the admin
     until: { type: 'string', value: 'ISO', description: 'approve: until then, in any session of the same agent' },
     for: { type: 'string', value: 'DURATION', description: 'approve: for this long (e.g. 30m, 2h, 1d), in any session of the same agent' },
     reason: { type: 'string', value: 'TEXT', description: 'deny: the reason the caller is given' },
-    config: { type: 'string', value: 'FILE', description: "the gateway's config; its stateDir holds admin-token and consent-url", default: './switchboard.json' },
+    config: { type: 'string', value: 'FILE', description: "the gateway's config; its stateDir holds admin-token and consent-url", default: "./switchboard.json, else the running gateway's, else the per-user one" },
     url: { type: 'string', value: 'URL', description: "the gateway's consent API base", default: 'from consent-url' },
   },
   run: runConsent,
@@ -54,7 +55,7 @@ async function runConsent({ options, positionals }: ParsedCommand): Promise<void
   if (extra.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(extra[0])}`);
   if (action !== 'list' && id === undefined) throw new UsageError(`${action} needs a request id (see switchboard consent list)`);
   const scope = action === 'approve' ? scopeOf(options) : undefined;
-  const config = await loadConfig(resolvePath(typeof options['config'] === 'string' ? options['config'] : 'switchboard.json'));
+  const config = await loadConfig(await configFileOption(options['config'], true));
   const token = await readStateSecret(config.stateDir, ADMIN_TOKEN_FILE);
   if (token === undefined) throw new CliFailure(`No admin token in ${resolvePath(config.stateDir, ADMIN_TOKEN_FILE)}: is a gateway with a consent queue running on this config?`);
   const base = typeof options['url'] === 'string' ? options['url'] : await readUrl(config.stateDir);

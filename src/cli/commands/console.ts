@@ -11,6 +11,7 @@ import { UsageError } from '../args.js';
 import { defineCommand, noPositionals } from '../command.js';
 import { consoleUrl, openInBrowser } from '../consoleUrl.js';
 import { ADMIN_TOKEN_FILE } from '../gatewayConsent.js';
+import { configFileOption } from '../userFolder.js';
 import { loadConfig } from '../hostSetup.js';
 
 const PAGES = ['overview', 'tools', 'review', 'consent', 'audit', 'policy', 'inspector'];
@@ -25,7 +26,7 @@ their trust, review of changed definitions, consent requests live, the audit log
 an inspector). Sign in with the admin token in <stateDir>/admin-token; the MCP bearer token
 never opens it.`,
   options: {
-    config: { type: 'string', value: 'FILE', description: "the gateway's config", default: './switchboard.json' },
+    config: { type: 'string', value: 'FILE', description: "the gateway's config", default: "./switchboard.json, else the running gateway's, else the per-user one" },
     print: { type: 'boolean', description: 'only print the URL' },
     page: { type: 'string', value: 'PAGE', description: `open this page: ${PAGES.join(', ')}` },
   },
@@ -34,7 +35,7 @@ never opens it.`,
     const { options } = parsed;
     const page = options['page'];
     if (page !== undefined && (typeof page !== 'string' || !PAGES.includes(page))) throw new UsageError(`--page is one of ${PAGES.join(', ')}`);
-    const config = await loadConfig(resolvePath(typeof options['config'] === 'string' ? options['config'] : 'switchboard.json'));
+    const config = await loadConfig(await configFileOption(options['config'], true));
     const base = await consoleUrl(config.stateDir);
     const url = page === undefined ? base : `${base}#/${page}`;
     process.stdout.write(`${url}\nSign in with the admin token in ${resolvePath(config.stateDir, ADMIN_TOKEN_FILE)}\n`);

@@ -14,7 +14,7 @@ export const command = defineCommand({
   description: `Runs the host on a switchboard.json and serves every configured MCP server behind one
 guarded endpoint (namespaced tools, prompts, resources; the interceptor chain).`,
   options: {
-    config: { type: 'string', value: 'FILE', description: 'the config', default: './switchboard.json' },
+    config: { type: 'string', value: 'FILE', description: 'the config', default: './switchboard.json, else the per-user one' },
     port: { type: 'string', value: 'N', description: 'HTTP port (0 = a free one)', default: "the config's gateway.port, 8765" },
     host: { type: 'string', value: 'H', description: 'interface to bind', default: "the config's gateway.host, 127.0.0.1" },
     stdio: { type: 'boolean', description: 'serve one client over stdin/stdout instead of HTTP' },

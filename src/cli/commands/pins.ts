@@ -8,7 +8,6 @@
  * @module
  */
 import { userInfo } from 'node:os';
-import { resolve as resolvePath } from 'node:path';
 import type { AuditLog } from '../../host/audit.js';
 import { decidePending, formatPinDiff, formatPinList, selectRecords } from '../../host/pins/pinReview.js';
 import { SqliteAuditLog } from '../../store/sqliteAudit.js';
@@ -18,6 +17,7 @@ import type { PinStore } from '../../host/pins/pinStore.js';
 import { openSharedStores } from '../sharedStores.js';
 import { isMcpError } from '../../util/errors.js';
 import { CliFailure, UsageError } from '../args.js';
+import { configFileOption } from '../userFolder.js';
 import { loadConfig } from '../hostSetup.js';
 import { defineCommand, type ParsedCommand } from '../command.js';
 
@@ -41,7 +41,7 @@ quarantined: hidden from the model, its calls refused, until you decide here.`,
     { name: 'item', description: 'e.g. tool:search, prompt:greet, or a bare name; "instructions" for changed server instructions; default: every pending change of the server' },
   ],
   options: {
-    config: { type: 'string', value: 'FILE', description: "the gateway's config; its stateDir holds pins.db", default: './switchboard.json' },
+    config: { type: 'string', value: 'FILE', description: "the gateway's config; its stateDir holds pins.db", default: "./switchboard.json, else the running gateway's, else the per-user one" },
   },
   run: runPins,
 });
@@ -53,7 +53,7 @@ async function runPins({ options, positionals }: ParsedCommand): Promise<void> {
   if (!['list', 'diff', 'approve', 'reject'].includes(action)) throw new UsageError(`unknown action ${JSON.stringify(action)}`);
   if (extra.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(extra[0])}`);
   if ((action === 'approve' || action === 'reject') && server === undefined) throw new UsageError(`${action} needs a server (and optionally an item): decide per server, after \`switchboard pins diff\``);
-  const config = await loadConfig(resolvePath(typeof options['config'] === 'string' ? options['config'] : 'switchboard.json'));
+  const config = await loadConfig(await configFileOption(options['config'], true));
   // With switchboard.store the pins are the instances' shared ones in PostgreSQL (the save notifies them).
   const shared = config.store !== undefined ? await openSharedStores(config.store, undefined) : undefined;
   let store: PinStore & { close?(): Promise<void> };

@@ -17,6 +17,7 @@ import { replayPolicy, type ReplayReport } from '../../host/policy/replay.js';
 import { SqliteAuditLog } from '../../store/sqliteAudit.js';
 import { THIS_PROCESS, auditFile, formatAuditRecord } from '../auditFiles.js';
 import { CliFailure, UsageError } from '../args.js';
+import { configFileOption } from '../userFolder.js';
 import { loadConfig } from '../hostSetup.js';
 import { defineCommand, type ParsedCommand } from '../command.js';
 
@@ -33,7 +34,7 @@ principal.scopes, principal.subject or tool.annotations is reported as "needs ar
 (or claims, annotations) and no change is claimed where a request's decision hinges on it.`,
   positionals: [{ name: 'test', description: 'replay the recorded requests against the rules' }],
   options: {
-    config: { type: 'string', value: 'FILE', description: 'the gateway config: rules, labels, stateDir', default: './switchboard.json' },
+    config: { type: 'string', value: 'FILE', description: 'the gateway config: rules, labels, stateDir', default: "./switchboard.json, else the running gateway's, else the per-user one" },
     audit: { type: 'string', value: 'DB', description: 'the audit database', default: '<stateDir>/audit.db' },
     rules: { type: 'string', value: 'FILE', description: "rules to test instead of the config's: a JSON array of { id, when, outcome, reason? } or { \"rules\": [...] }" },
     json: { type: 'boolean', description: 'print the report as JSON' },
@@ -48,7 +49,7 @@ async function runPolicy({ options, positionals }: ParsedCommand): Promise<numbe
   const [verb, ...rest] = positionals;
   if (verb !== 'test') throw new UsageError(verb === undefined ? 'say test' : `unknown policy command ${JSON.stringify(verb)}`);
   if (rest.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(rest[0])}`);
-  const config = await loadConfig(resolvePath(typeof options['config'] === 'string' ? options['config'] : 'switchboard.json'));
+  const config = await loadConfig(await configFileOption(options['config'], true));
   const rules = typeof options['rules'] === 'string' ? await rulesFile(resolvePath(options['rules'])) : config.policy.compiled;
   const file = typeof options['audit'] === 'string' ? resolvePath(options['audit']) : auditFile(config.stateDir);
   if (!existsSync(file)) throw new CliFailure(`no audit log at ${file} (the gateway writes it on its first request)`);

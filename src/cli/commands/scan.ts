@@ -35,7 +35,7 @@ import { createLineLogger } from '../../util/logger.js';
 import { CliFailure, UsageError } from '../args.js';
 import { CLIENT_NAMES, clientLocations, homeOf, processContext } from '../clientLocations.js';
 import { readLocations } from '../clientFiles.js';
-import { openPins } from '../hostSetup.js';
+import { configParseOptions, openPins } from '../hostSetup.js';
 import { fails, failOn, formatTrifectaReport, renderReport, scanFormat } from '../scanFormat.js';
 import { defineCommand, type ParsedCommand } from '../command.js';
 import { SWITCHBOARD_VERSION } from '../../util/version.js';
@@ -132,7 +132,7 @@ async function loadConfigFile(file: string): Promise<HostConfig> {
   const text = await readFile(file, 'utf8').catch((error: unknown) => {
     throw new CliFailure(`cannot read ${file}: ${error instanceof Error ? error.message : String(error)}`);
   });
-  return parseConfig(text, { file, env: process.env });
+  return parseConfig(text, configParseOptions(file));
 }
 
 /** One config holding the servers of every MCP client config on this machine. */
@@ -142,7 +142,7 @@ function discoveredConfig(): HostConfig {
   const found = readLocations(CLIENT_NAMES.flatMap((c) => clientLocations(c, context)), homeOf(context), undefined, log);
   if (found.length === 0) throw new CliFailure('no MCP servers found in any client config; pass a switchboard.json or use --tools FILE');
   const { added } = mergeServers({}, found);
-  return parseConfig(renderSwitchboardConfig(added), { file: resolvePath('switchboard.json'), env: process.env });
+  return parseConfig(renderSwitchboardConfig(added), configParseOptions(resolvePath('switchboard.json')));
 }
 
 /** Starts the configured servers (launch consent applies), pins and snapshots what they expose, scans, stops them. */

@@ -27,7 +27,7 @@ describe('cli: switchboard pins', () => {
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), 'switchboard-pins-cli-'));
     config = join(dir, 'switchboard.json');
-    await writeFile(config, JSON.stringify({ mcpServers: {} }));
+    await writeFile(config, JSON.stringify({ mcpServers: {}, switchboard: { stateDir: '.switchboard' } }));
     const store = openPinStore(join(dir, '.switchboard'));
     const trust = await PinTrust.open({ store });
     await trust.vet(input('The weather in a city'));

@@ -111,7 +111,7 @@ describe('cli: switchboard scan', () => {
     const { command, args } = fixtureCommand('rugPullServer.ts');
     const folder = await mkdtemp(join(dir, 'pins-broken-'));
     const config = join(folder, 'switchboard.json');
-    await writeFile(config, JSON.stringify({ mcpServers: { weather: { command, args } } }));
+    await writeFile(config, JSON.stringify({ mcpServers: { weather: { command, args } }, switchboard: { stateDir: '.switchboard' } }));
     await mkdir(join(folder, '.switchboard'), { recursive: true });
     await writeFile(join(folder, '.switchboard', 'pins.db'), 'garbage '.repeat(1000));
     const out = await cli(['scan', config, '--yes']);
