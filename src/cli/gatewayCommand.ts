@@ -42,6 +42,7 @@ import { createLineLogger, type Logger } from '../util/logger.js';
 import { portOption, UsageError, type ParsedArgs } from './args.js';
 import { stateSecret, type StateSecret } from './stateSecret.js';
 import { gatewayConsent, type GatewayConsent } from './gatewayConsent.js';
+import { askYesNo } from './consentTerminal.js';
 import { ConsoleMetrics } from '../console/consoleMetrics.js';
 import { gatewayConsole, PendingLaunches, publishConsole } from './gatewayConsole.js';
 import { tokenDigest } from '../auth/resource/staticTokens.js';
@@ -247,17 +248,6 @@ async function closeStores(audit: { close(): Promise<void> } | undefined, pins: 
   await audit?.close().catch((error: unknown) => logger.error(`audit log: ${describeError(error)}`));
   await pins?.store.close?.();
   await shared.close();
-}
-
-async function askYesNo(text: string): Promise<boolean> {
-  const { createInterface } = await import('node:readline/promises');
-  const rl = createInterface({ input: process.stdin, output: process.stderr });
-  try {
-    const answer = await rl.question(`${text} [y/N] `);
-    return /^y(es)?$/i.test(answer.trim());
-  } finally {
-    rl.close();
-  }
 }
 
 /** The gateway's bearer token: `<stateDir>/gateway-token`, generated on first use (mode 0600). */
