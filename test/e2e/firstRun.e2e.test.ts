@@ -88,7 +88,8 @@ describe('switchboard wrap claude-desktop, as a first-time user (#33)', { timeou
     writeDesktopConfig();
     const config = join(home, 'sb', 'switchboard.json');
     mkdirSync(dirname(config), { recursive: true });
-    const wrap = await cli(['wrap', 'claude-desktop', '--config', config, '--yes']);
+    // Not a terminal and no --yes: nothing is approved (the next tests approve it).
+    const wrap = await cli(['wrap', 'claude-desktop', '--config', config]);
     assert.equal(wrap.code, 0, wrap.stderr);
     const text = readFileSync(config, 'utf8');
     for (const secret of [TOKEN_ONE, TOKEN_TWO, HEADER_TOKEN, 'lin_api_', 'visible-value']) assert.equal(text.includes(secret), false, `${secret} leaked into switchboard.json`);
@@ -101,8 +102,31 @@ describe('switchboard wrap claude-desktop, as a first-time user (#33)', { timeou
     const backups = readdirSync(dirname(desktopConfig())).filter((n) => n.includes('.switchboard-backup-'));
     assert.equal(backups.length, 1);
     assert.equal(statSync(join(dirname(desktopConfig()), backups[0] as string)).mode & 0o777, 0o600, 'the backup holds the tokens: 0600');
-    assert.match(wrap.stdout, /approved launches: everything \(recorded in /);
+    assert.match(wrap.stdout, /NOT approved yet: everything\. Until they are, these servers do not start and Claude Desktop sees one tool, switchboard_setup_required/);
+    assert.match(wrap.stdout, /approve them: switchboard wrap claude-desktop --yes/);
     assert.match(wrap.stdout, /Next: restart Claude Desktop/);
+  });
+
+  it('zero tools in silence: with a launch not approved, the client lists one tool, switchboard_setup_required, whose call says how to approve', { timeout: 60_000 }, async () => {
+    const { client, transport, stderr } = await connectAsClaude();
+    try {
+      const { tools } = await client.listTools();
+      assert.deepEqual(tools.map((t) => t.name), ['switchboard_setup_required'], stderr());
+      assert.match(tools[0]?.description ?? '', /"everything" has not been approved yet/);
+      const result = (await client.callTool({ name: 'switchboard_setup_required', arguments: {} })) as { content: { text?: string }[] };
+      const text = result.content.map((c) => c.text ?? '').join('');
+      assert.match(text, /run switchboard scan .*switchboard\.json --yes/);
+      assert.match(text, /Review page of the Switchboard console at http:\/\/127\.0\.0\.1:\d+\//);
+    } finally {
+      await transport.close();
+    }
+  });
+
+  it('wrap --yes on the wrapped client approves the waiting launch and records it where the gateway reads it', { timeout: 60_000 }, async () => {
+    const wrap = await cli(['wrap', 'claude-desktop', '--yes']);
+    assert.equal(wrap.code, 0, wrap.stderr);
+    assert.match(wrap.stdout, /already wrapped/);
+    assert.match(wrap.stdout, /approved launches: everything \(recorded in /);
   });
 
   it('wrap --yes: the wrapped command, started by the official SDK client, lists tools and calls one; the server got its token by its own name', { timeout: 90_000 }, async () => {
@@ -110,6 +134,7 @@ describe('switchboard wrap claude-desktop, as a first-time user (#33)', { timeou
     try {
       const { tools } = await client.listTools();
       assert.ok(tools.length > 0, `no tools; gateway said: ${stderr()}`);
+      assert.equal(tools.some((t) => t.name === 'switchboard_setup_required'), false, 'no notice once every launch is approved');
       const echo = tools.find((t) => t.name.endsWith('echo'));
       assert.ok(echo !== undefined, tools.map((t) => t.name).join(', '));
       const result = (await client.callTool({ name: echo.name, arguments: { message: 'hello through switchboard' } })) as { content: { type: string; text?: string }[]; isError?: boolean };
