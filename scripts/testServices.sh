@@ -1,6 +1,25 @@
 #!/usr/bin/env bash
-# Makes sure the services the tests need are up; run by `npm test` and by .ci/run.
+# Makes sure the programs and services the tests need are there and up; run by `npm test` and
+# by .ci/run, so a fresh machine passes `npm test` as the README says. Idempotent and quiet when
+# everything is present.
 set -euo pipefail
+#
+# Programs (Debian packages, installed with apt-get when missing: as root directly, otherwise
+# through sudo when there is one, else the script stops and says what to install):
+#   haproxy   the cluster test (test/cluster/) and `npm run bench:cluster`;
+#   chromium  the console's browser tests (test/browser/, /usr/bin/chromium via playwright-core).
+need_packages=()
+command -v haproxy >/dev/null 2>&1 || [ -x /usr/sbin/haproxy ] || need_packages+=(haproxy)
+[ -x /usr/bin/chromium ] || need_packages+=(chromium)
+if [ "${#need_packages[@]}" -gt 0 ]; then
+  if [ "$(id -u)" = 0 ]; then as_root=(); elif command -v sudo >/dev/null 2>&1; then as_root=(sudo); else
+    echo "testServices: the tests need the Debian packages: ${need_packages[*]}. Install them as root (apt-get install ${need_packages[*]}) and run again." >&2
+    exit 1
+  fi
+  echo "testServices: installing ${need_packages[*]} (apt-get)" >&2
+  "${as_root[@]}" apt-get update -qq
+  "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_packages[@]}" >/dev/null
+fi
 #
 # The store contract suites (test/contract/stores) and the shared-store e2e run against the real
 # PostgreSQL and Redis, and FAIL (never skip) when either is unreachable. Start them when they are

@@ -1,12 +1,13 @@
 /**
  * File handling for `import`, `wrap`, `unwrap` and `scan`: reading client configs (and the one
  * `wrap`/`unwrap` work on), backups next to
- * the file (`<file>.switchboard-backup-<timestamp>`), atomic writes that keep the file's mode,
- * and the command a wrapped client uses to start the gateway.
+ * the file (`<file>.switchboard-backup-<timestamp>`, mode 0600: client configs hold tokens),
+ * atomic writes (a new file, or a Switchboard config, is mode 0600; a client's existing file
+ * keeps its mode), and the command a wrapped client uses to start the gateway.
  *
  * @module
  */
-import { constants, copyFileSync, existsSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, constants, copyFileSync, existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { SourcedServer } from '../host/clientConfigs/merge.js';
@@ -19,11 +20,16 @@ export function readIfExists(file: string): string | undefined {
   return existsSync(file) ? readFileSync(file, 'utf8') : undefined;
 }
 
-/** Writes `text` to `file` through a temporary file and a rename, keeping an existing file's mode. */
-export function writeAtomic(file: string, text: string): void {
-  const mode = existsSync(file) ? statSync(file).mode & 0o777 : 0o644;
+/**
+ * Writes `text` to `file` through a temporary file and a rename: with `mode` when given, else
+ * keeping an existing file's mode, else 0600 (what the CLI writes holds config or secrets).
+ */
+export function writeAtomic(file: string, text: string, mode?: number): void {
+  const wanted = mode ?? (existsSync(file) ? statSync(file).mode & 0o777 : 0o600);
   const tmp = join(dirname(file), `.${basename(file)}.switchboard-${process.pid}.tmp`);
-  writeFileSync(tmp, text, { mode });
+  rmSync(tmp, { force: true });
+  writeFileSync(tmp, text, { mode: wanted, flag: 'wx' });
+  chmodSync(tmp, wanted);
   renameSync(tmp, file);
 }
 
@@ -39,6 +45,7 @@ export function backupFile(file: string, now = new Date()): string {
   let target = `${file}${BACKUP_MARK}${stamp(now)}`;
   for (let n = 2; existsSync(target); n++) target = `${file}${BACKUP_MARK}${stamp(now)}-${n}`;
   copyFileSync(file, target, constants.COPYFILE_EXCL);
+  chmodSync(target, 0o600);
   return target;
 }
 

@@ -13,6 +13,11 @@
  *
  * A request answered elsewhere first (the HTTP API, a webhook) cancels its prompt.
  *
+ * Every question (this provider's, and the yes/no of launch consent, {@link askYesNo}) first
+ * throws away what was typed before it was shown ({@link flushInput}): a stray Enter pressed
+ * while nothing was asked would otherwise answer (deny, or approve with a stray `y`) a question
+ * the person never saw.
+ *
  * @module
  */
 import type { Readable, Writable } from 'node:stream';
@@ -39,7 +44,42 @@ export function terminalConsentProvider(options: TerminalConsentOptions): Consen
   };
 }
 
+/**
+ * Throws away input typed before a question is shown: what the stream holds already, and what
+ * the terminal delivers as soon as it is read again (bytes waiting in the terminal arrive in
+ * the first poll of the event loop after reading resumes; a timer of 0 and an immediate let
+ * that poll happen). Leaves the stream paused.
+ */
+export async function flushInput(input: Readable): Promise<void> {
+  const discard = (): void => undefined;
+  while (input.readableLength > 0 && input.read() !== null) {
+    // Buffered before the question: dropped.
+  }
+  input.on('data', discard);
+  await new Promise((resolve) => setTimeout(resolve, 0));
+  await new Promise((resolve) => setImmediate(resolve));
+  input.off('data', discard);
+  input.pause();
+}
+
+/**
+ * Asks a yes/no question on `output` (launch consent: `gateway`, `scan`, `wrap`), after
+ * {@link flushInput}; only `y` or `yes` approves.
+ */
+export async function askYesNo(text: string, options: TerminalConsentOptions = { input: process.stdin, output: process.stderr }): Promise<boolean> {
+  await flushInput(options.input);
+  const { createInterface } = await import('node:readline/promises');
+  const rl = createInterface({ input: options.input, output: options.output, terminal: false });
+  try {
+    return /^y(es)?$/i.test((await rl.question(`${text} [y/N] `)).trim());
+  } finally {
+    rl.close();
+  }
+}
+
 async function prompt(options: TerminalConsentOptions, request: ConsentRequest, env: ConsentEnvironment): Promise<ConsentAnswer> {
+  env.signal.throwIfAborted();
+  await flushInput(options.input);
   env.signal.throwIfAborted();
   const { createInterface } = await import('node:readline/promises');
   const rl = createInterface({ input: options.input, output: options.output, terminal: false });

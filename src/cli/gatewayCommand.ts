@@ -44,9 +44,12 @@ import { createLineLogger, type Logger } from '../util/logger.js';
 import { portOption, UsageError, type ParsedArgs } from './args.js';
 import { stateSecret, type StateSecret } from './stateSecret.js';
 import { gatewayConsent, type GatewayConsent } from './gatewayConsent.js';
+import { askYesNo } from './consentTerminal.js';
 import { ConsoleMetrics } from '../console/consoleMetrics.js';
 import { gatewayConsole, PendingLaunches, publishConsole } from './gatewayConsole.js';
 import { tokenDigest } from '../auth/resource/staticTokens.js';
+import { launchApprovalSteps } from '../host/setupNotice.js';
+import { consoleUrl } from './consoleUrl.js';
 import { allowedHostsFor } from '../host/frontDoor.js';
 import { GatewayLifecycle } from './gatewayLifecycle.js';
 import { nodePathPlatform } from './pathPlatform.js';
@@ -116,7 +119,13 @@ export async function gatewayCommand(options: ParsedArgs['options']): Promise<vo
   // With --cache, MRTR single-use nonces are shared: a state consumed on one instance is a replay on every other.
   // With --store, so is the sealing key: a state sealed on one instance opens on every other.
   const requestState = { ...(shared.nonceStore !== undefined ? { nonceStore: shared.nonceStore } : {}), ...(shared.requestStateKeys !== undefined ? { keys: shared.requestStateKeys } : {}) };
-  const admit = launchConsent(options['yes'] === true, interactive, stores.launches, launches);
+  // The servers whose launch waits for a person: the gateway serves a setup notice naming them (setupNotice.ts).
+  let waiting: readonly string[] = [];
+  let showWaiting = (): void => undefined;
+  const admit = launchConsent(options['yes'] === true, interactive, stores.launches, launches, (ids) => {
+    waiting = ids;
+    showWaiting();
+  });
   const opened = await openGateway(config, {
     logger,
     transport: defaultTransportFactory({ environment: process.env, logger, auth: hostOAuthHooks(config, shared.oauthTokens) }),
@@ -179,6 +188,9 @@ export async function gatewayCommand(options: ParsedArgs['options']): Promise<vo
     () => opened.readmit(),
     (id) => host.health().some((h) => h.id === id),
   );
+  let consoleAt: string | undefined;
+  showWaiting = () => gateway.setupNotice(waiting.length === 0 ? undefined : launchApprovalSteps(waiting, { consoleUrl: consoleAt, command: `switchboard scan ${file} --yes` }));
+  showWaiting();
   const shutdown = async (): Promise<void> => {
     watcher?.close();
     webConsole?.api.close();
@@ -194,7 +206,11 @@ export async function gatewayCommand(options: ParsedArgs['options']): Promise<vo
     const closed = new Promise<void>((resolve) => connection.onClose(() => resolve()));
     // No HTTP port over stdio: the consent API and the console get their own loopback listener.
     const adminUrl = await consent.publish(undefined, webConsole?.api);
-    if (webConsole !== undefined && adminUrl !== undefined) await publishConsole(config.stateDir, adminUrl, webConsole.adminTokenFile);
+    if (webConsole !== undefined && adminUrl !== undefined) {
+      await publishConsole(config.stateDir, adminUrl, webConsole.adminTokenFile);
+      consoleAt = await consoleUrl(config.stateDir).catch(() => undefined);
+      showWaiting();
+    }
     await closed;
     await lifecycle.stop('the client closed stdin');
     return;
@@ -222,7 +238,11 @@ export async function gatewayCommand(options: ParsedArgs['options']): Promise<vo
     });
     gatewayUrl = new URL(config.gateway.path, running.url).href;
     await consent.publish(running.url);
-    if (webConsole !== undefined) await publishConsole(config.stateDir, running.url, webConsole.adminTokenFile);
+    if (webConsole !== undefined) {
+      await publishConsole(config.stateDir, running.url, webConsole.adminTokenFile);
+      consoleAt = await consoleUrl(config.stateDir).catch(() => undefined);
+      showWaiting();
+    }
   } catch (error) {
     // The servers are running: stop them, or the process would outlive its failure.
     await shutdown();
@@ -240,19 +260,32 @@ export async function gatewayCommand(options: ParsedArgs['options']): Promise<vo
 }
 
 /** The servers of a config that may start: enabled, and for stdio servers an approved launch. */
-function launchConsent(yes: boolean, interactive: boolean, store: LaunchApprovalStore, pending?: PendingLaunches): (config: HostConfig) => Promise<ServerConfig[]> {
-  return (config) =>
-    admitLaunches(config, {
+function launchConsent(
+  yes: boolean,
+  interactive: boolean,
+  store: LaunchApprovalStore,
+  pending: PendingLaunches | undefined,
+  waiting: (ids: readonly string[]) => void,
+): (config: HostConfig) => Promise<ServerConfig[]> {
+  return async (config) => {
+    const refused: string[] = [];
+    const admitted = await admitLaunches(config, {
       store,
       yes,
       ...(interactive ? { prompt: askYesNo } : {}),
       refused: (server, error) => {
         // The console's review page can approve it (then the config is applied again).
-        if (error instanceof LaunchNotApprovedError) pending?.note(server, error);
+        if (error instanceof LaunchNotApprovedError) {
+          pending?.note(server, error);
+          refused.push(server.id);
+        }
         process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
       },
       admitted: (server) => pending?.clear(server.id),
     });
+    waiting(refused);
+    return admitted;
+  };
 }
 
 /** Closes the stores the command opened (after the gateway closed): the audit log, the pins, the shared connections. */
@@ -260,17 +293,6 @@ async function closeStores(audit: { close(): Promise<void> } | undefined, pins: 
   await audit?.close().catch((error: unknown) => logger.error(`audit log: ${describeError(error)}`));
   await pins?.store.close?.();
   await shared.close();
-}
-
-async function askYesNo(text: string): Promise<boolean> {
-  const { createInterface } = await import('node:readline/promises');
-  const rl = createInterface({ input: process.stdin, output: process.stderr });
-  try {
-    const answer = await rl.question(`${text} [y/N] `);
-    return /^y(es)?$/i.test(answer.trim());
-  } finally {
-    rl.close();
-  }
 }
 
 /** The gateway's bearer token: `<stateDir>/gateway-token`, generated on first use (mode 0600). */

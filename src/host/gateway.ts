@@ -46,6 +46,7 @@ import { RECORDED_METHODS, type RecordedMethod } from './interceptors.js';
 import type { ListRequest } from '../server/core.js';
 import type { MiddlewareContext } from '../server/middleware.js';
 import { ToolSearchIndex } from './toolSearch.js';
+import { SETUP_TOOL, setupNoticeResult, setupNoticeTool } from './setupNotice.js';
 import { attempt, failedAnswer, manual, metaOf, missingCapabilities, scopeOf, scopeOfRequest, toWireError, UpstreamDriver } from './gatewayUpstream.js';
 
 /** Options of a {@link Gateway}. */
@@ -98,6 +99,8 @@ export class Gateway {
   /** The tools of `exposure: "search"` (what its `tools/list` serves). */
   readonly #searchTools: Tool[] = [];
   readonly #tasks: GatewayTasks | undefined;
+  /** The setup notice's tool while one is shown (see {@link setupNotice}). */
+  #notice: { readonly text: string; readonly tool: Tool; readonly handle: ForwardedHandle<Tool> } | undefined;
 
   constructor(host: Host, options: GatewayOptions = {}) {
     this.#host = host;
@@ -132,6 +135,24 @@ export class Gateway {
       host.onResourceUpdated((_serverId, uri) => this.server.notifyResourceUpdated(uri)),
     );
     this.#sync();
+  }
+
+  /**
+   * Shows the setup notice (one tool, `switchboard_setup_required`, saying `text`: what to do
+   * so the missing servers start) or, with undefined, takes it away. Its calls pass the
+   * chain's audit as any call does. See `setupNotice.ts` for why a tool.
+   */
+  setupNotice(text: string | undefined): void {
+    if (text === this.#notice?.text) return;
+    this.#notice?.handle.remove();
+    this.#notice = undefined;
+    if (text === undefined) return;
+    const tool = setupNoticeTool(text);
+    const handle = this.server.forwardTool(tool, (params, ctx): Promise<CallToolResult> => {
+      const args = (params['arguments'] ?? {}) as Record<string, unknown>;
+      return this.#host.record('tools/call', scopeOf(ctx), () => Promise.resolve(setupNoticeResult(text)), { name: SETUP_TOOL, arguments: args });
+    }) as ForwardedHandle<Tool>;
+    this.#notice = { text, tool, handle };
   }
 
   /** How many forwarded calls wait for their upstream's answers. */
@@ -193,7 +214,12 @@ export class Gateway {
   #list(kind: ItemKind, request: ListRequest): Promise<readonly Readonly<Record<string, unknown>>[]> {
     const scope = scopeOfRequest(request.principal, request.session, request.meta, undefined, request.clientCapabilities);
     const host = this.#host;
-    if (kind === 'tool') return host.listTools(scope).then((tools) => (this.#exposure === 'search' ? this.#searchTools : tools.map((t) => t.tool)));
+    if (kind === 'tool') {
+      return host.listTools(scope).then((tools) => {
+        const listed = this.#exposure === 'search' ? this.#searchTools : tools.map((t) => t.tool);
+        return this.#notice === undefined ? listed : [...listed, this.#notice.tool];
+      });
+    }
     if (kind === 'prompt') return host.listPrompts(scope).then((prompts) => prompts.map((p) => p.prompt));
     if (kind === 'resource') return host.listResources(scope).then((resources) => resources.map((r) => r.resource));
     return host.listTemplates(scope).then((templates) => templates.map((t) => t.template));
@@ -220,7 +246,7 @@ export class Gateway {
   #unrouted(method: string, params: Readonly<Record<string, unknown>>): readonly ['tool' | 'prompt' | 'resource', string] | undefined {
     if (method === 'tools/call') {
       const name = params['name'];
-      return typeof name === 'string' && !this.#handles.tool.has(name) && !this.#searchTools.some((t) => t.name === name) ? ['tool', name] : undefined;
+      return typeof name === 'string' && !this.#handles.tool.has(name) && !this.#searchTools.some((t) => t.name === name) && this.#notice?.tool.name !== name ? ['tool', name] : undefined;
     }
     if (method === 'prompts/get') {
       const name = params['name'];

@@ -38,6 +38,7 @@ import { readLocations } from '../clientFiles.js';
 import { configParseOptions, openPins } from '../hostSetup.js';
 import { fails, failOn, formatTrifectaReport, renderReport, scanFormat } from '../scanFormat.js';
 import { defineCommand, type ParsedCommand } from '../command.js';
+import { askYesNo } from '../consentTerminal.js';
 import { SWITCHBOARD_VERSION } from '../../util/version.js';
 
 /** `switchboard scan`. */
@@ -91,7 +92,6 @@ export function toolsOfFile(text: string, file: string): unknown[] {
   if (Array.isArray(tools)) return tools;
   throw new CliFailure(`${file} holds no tool definitions: expected an array, { "tools": [...] } or a tools/list response`);
 }
-
 
 /** Runs the command; resolves with the exit code. */
 async function runScan({ options, positionals }: ParsedCommand): Promise<number> {
@@ -199,12 +199,3 @@ async function scanConfigured(
   }
 }
 
-async function askYesNo(text: string): Promise<boolean> {
-  const { createInterface } = await import('node:readline/promises');
-  const rl = createInterface({ input: process.stdin, output: process.stderr });
-  try {
-    return /^y(es)?$/i.test((await rl.question(`${text} [y/N] `)).trim());
-  } finally {
-    rl.close();
-  }
-}

@@ -11,7 +11,7 @@ import { parse, stringify, TomlError } from 'smol-toml';
 import { readEntries, readEntry, SkipEntry } from './entries.js';
 import { sameJson } from './jsonEdit.js';
 import { tomlBlocks, type TomlBlock } from './tomlBlocks.js';
-import { ClientConfigError, GATEWAY_ENTRY_ID, isRecord, type ClientFormat, type ClientServers, type EditResult, type GatewayLaunch, type ImportedServer } from './types.js';
+import { ClientConfigError, GATEWAY_ENTRY_ID, isRecord, launchFields, type ClientFormat, type ClientServers, type EditResult, type GatewayLaunch, type ImportedServer } from './types.js';
 import { noVariables } from './variables.js';
 
 const SECTION = 'mcp_servers';
@@ -104,8 +104,11 @@ export function codexFormat(): ClientFormat {
       const doc = parseToml(text, file);
       if (isWrapped(doc)) return { text, changed: false };
       const eol = text.includes('\r\n') ? '\r\n' : '\n';
-      const entry = { command: launch.command, args: [...launch.args] };
-      const body = `[${SECTION}.${GATEWAY_ENTRY_ID}]${eol}${stringify(entry).trimEnd().split('\n').join(eol)}${eol}`;
+      const entry = { ...launchFields(launch), args: [...launch.args] };
+      // The env table goes inline (`env = { NAME = "value" }`), so it stays inside this server's table.
+      const { env, ...plain } = entry;
+      const inline = env === undefined ? '' : `env = { ${Object.entries(env).map(([k, v]) => `${stringify({ [k]: v }).trim()}`).join(', ')} }\n`;
+      const body = `[${SECTION}.${GATEWAY_ENTRY_ID}]${eol}${(stringify(plain).trimEnd() + (inline === '' ? '' : `\n${inline.trimEnd()}`)).split('\n').join(eol)}${eol}`;
       const blocks = mcpBlocks(text);
       let out: string;
       if (blocks.length === 0) {

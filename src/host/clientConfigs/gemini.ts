@@ -8,7 +8,7 @@
  */
 import { readEntries } from './entries.js';
 import { jsonFormat } from './jsonEdit.js';
-import type { ClientFormat } from './types.js';
+import { launchFields, type ClientFormat } from './types.js';
 import { plainNames } from './variables.js';
 
 /** The Gemini CLI format. */
@@ -16,6 +16,6 @@ export function geminiFormat(): ClientFormat {
   return jsonFormat({
     sectionPath: ['mcpServers'],
     read: (section) => readEntries(section, { urlKeys: { httpUrl: 'http', url: 'sse' }, resolve: plainNames, bareVariables: true }),
-    gatewayEntry: (launch) => ({ command: launch.command, args: launch.args }),
+    gatewayEntry: launchFields,
   });
 }

@@ -10,7 +10,7 @@
 import type { JSONPath } from 'jsonc-parser';
 import { readEntries, type EntryDialect } from './entries.js';
 import { jsonFormat } from './jsonEdit.js';
-import type { ClientFormat, GatewayLaunch, ParseContext } from './types.js';
+import { launchFields, type ClientFormat, type GatewayLaunch, type ParseContext } from './types.js';
 import { anyOf, envPrefixed, folders, noVariables, plainNames, type VariableResolver } from './variables.js';
 
 /** The clients writing this format. */
@@ -29,7 +29,7 @@ function resolverFor(client: McpServersClient, context: ParseContext | undefined
 
 /** The entry wrap writes: Claude Code spells out `type: "stdio"` as `claude mcp add` does. */
 function gatewayEntry(client: McpServersClient, launch: GatewayLaunch): unknown {
-  return client === 'claude-code' ? { type: 'stdio', command: launch.command, args: launch.args } : { command: launch.command, args: launch.args };
+  return client === 'claude-code' ? { type: 'stdio', ...launchFields(launch) } : launchFields(launch);
 }
 
 /**

@@ -48,6 +48,13 @@ export interface ClientServers {
 export interface GatewayLaunch {
   readonly command: string;
   readonly args: readonly string[];
+  /** Variables the gateway process gets (the servers' secrets, referred to as `${env:NAME}` in switchboard.json); none when empty. */
+  readonly env?: Readonly<Record<string, string>>;
+}
+
+/** The gateway entry's `command`, `args` and (when there are any) `env`, as most formats spell them. */
+export function launchFields(launch: GatewayLaunch): { command: string; args: readonly string[]; env?: Readonly<Record<string, string>> } {
+  return { command: launch.command, args: launch.args, ...(launch.env !== undefined && Object.keys(launch.env).length > 0 ? { env: launch.env } : {}) };
 }
 
 /** Context some formats need to resolve their variables (`${workspaceFolder}`, `${userHome}`). */

@@ -9,7 +9,7 @@
  */
 import { readEntry, readEntries, type EntryDialect } from './entries.js';
 import { jsonFormat } from './jsonEdit.js';
-import { isRecord, type ClientFormat } from './types.js';
+import { isRecord, launchFields, type ClientFormat } from './types.js';
 import { anyOf, envPrefixed, folders } from './variables.js';
 
 /** The environment variable an input id maps to: `api-key` → `API_KEY`. */
@@ -54,6 +54,6 @@ export function vscodeFormat(): ClientFormat {
         return { ...server, notes };
       });
     },
-    gatewayEntry: (launch) => ({ type: 'stdio', command: launch.command, args: launch.args }),
+    gatewayEntry: (launch) => ({ type: 'stdio', ...launchFields(launch) }),
   });
 }

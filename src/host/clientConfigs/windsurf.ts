@@ -6,7 +6,7 @@
  */
 import { readEntries } from './entries.js';
 import { jsonFormat } from './jsonEdit.js';
-import type { ClientFormat } from './types.js';
+import { launchFields, type ClientFormat } from './types.js';
 import { anyOf, envPrefixed, folders } from './variables.js';
 
 /** The Windsurf format. */
@@ -14,6 +14,6 @@ export function windsurfFormat(): ClientFormat {
   return jsonFormat({
     sectionPath: ['mcpServers'],
     read: (section, _root, context) => readEntries(section, { urlKeys: { serverUrl: 'infer', url: 'infer' }, resolve: anyOf(envPrefixed, folders(context)) }),
-    gatewayEntry: (launch) => ({ command: launch.command, args: launch.args }),
+    gatewayEntry: launchFields,
   });
 }

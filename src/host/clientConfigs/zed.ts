@@ -9,7 +9,7 @@
  */
 import { readEntries, readEntry, SkipEntry, type EntryDialect } from './entries.js';
 import { jsonFormat } from './jsonEdit.js';
-import { isRecord, type ClientFormat, type GatewayLaunch } from './types.js';
+import { isRecord, launchFields, type ClientFormat, type GatewayLaunch } from './types.js';
 import { noVariables } from './variables.js';
 
 const dialect: EntryDialect = { urlKeys: { url: 'infer' }, resolve: noVariables, silentKeys: ['source'] };
@@ -31,7 +31,7 @@ function readZedEntry(id: string, raw: unknown): ReturnType<typeof readEntry> {
 
 function gatewayEntry(launch: GatewayLaunch, section: unknown): unknown {
   const nested = isRecord(section) && Object.values(section).some(isNested);
-  return nested ? { command: { path: launch.command, args: launch.args, env: {} } } : { source: 'custom', command: launch.command, args: launch.args };
+  return nested ? { command: { path: launch.command, args: launch.args, env: launch.env ?? {} } } : { source: 'custom', ...launchFields(launch) };
 }
 
 /** The Zed format. */

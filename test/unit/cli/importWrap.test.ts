@@ -131,7 +131,9 @@ describe('switchboard wrap / unwrap', () => {
     const config = join(home, 'sb', 'codex.json');
     writeFileSync(config, '{\n  // kept\n  "mcpServers": { "context7": { "command": "other" } }\n}\n');
     const wrap = await cli('wrap', 'codex', '--config', config);
-    assert.equal(wrap.code, 0, wrap.stderr);
+    // The merge keeps the comment, which the gateway's strict JSON reader refuses: wrap says so (exit 1) after writing.
+    assert.equal(wrap.code, 1, wrap.stderr);
+    assert.match(wrap.stderr, /the gateway cannot read .*codex\.json, so Codex would get no servers/);
     assert.match(wrap.stderr, /a different "context7" is already there; added as "context7-2"/);
     assert.ok(readFileSync(config, 'utf8').includes('// kept'));
     assert.deepEqual(Object.keys(json(config)['mcpServers'] as object), ['context7', 'context7-2', 'figma', 'local-tools']);
