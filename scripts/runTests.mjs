@@ -2,7 +2,8 @@
 // Runs every test/**/*.test.ts with Node's own test runner, TypeScript loaded through tsx.
 // Usage: node scripts/runTests.mjs [path-prefix ...]   (defaults to all of test/)
 import { spawnSync } from 'node:child_process';
-import { readdirSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 
 const root = new URL('..', import.meta.url).pathname;
@@ -16,9 +17,13 @@ if (files.length === 0) {
   console.error('no test files matched');
   process.exit(1);
 }
+// The state stores' anchor folder (per user, outside the state folder): a temporary one, so no
+// test writes to the real user's (a test that needs its own passes SWITCHBOARD_ANCHOR_DIR itself).
+const anchorDir = process.env.SWITCHBOARD_ANCHOR_DIR ? undefined : mkdtempSync(join(tmpdir(), 'sb-anchor-'));
 const result = spawnSync(
   process.execPath,
   ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-reporter=spec', ...files],
-  { cwd: root, stdio: 'inherit', env: { ...process.env, NODE_OPTIONS: '' } },
+  { cwd: root, stdio: 'inherit', env: { ...process.env, NODE_OPTIONS: '', ...(anchorDir !== undefined ? { SWITCHBOARD_ANCHOR_DIR: anchorDir } : {}) } },
 );
+if (anchorDir !== undefined) rmSync(anchorDir, { recursive: true, force: true });
 process.exit(result.status ?? 1);

@@ -18,6 +18,7 @@ import type { DownstreamSpec } from '../host/spec.js';
 import { OAuthTokenFiles } from '../store/oauthTokenFiles.js';
 import type { OAuthTokenStores } from './sharedStores.js';
 import { openPinStore } from '../store/sqlitePinStore.js';
+import { anchoredPins } from './stateAnchors.js';
 import type { Logger } from '../util/logger.js';
 import { CliFailure, UsageError } from './args.js';
 import { DEFAULT_REDIRECT_PORT, loopbackRedirectUri } from './oauthLoopback.js';
@@ -75,7 +76,9 @@ export function hostOAuthHooks(config: HostConfig, tokens?: OAuthTokenStores): N
 export async function openPins(config: HostConfig, logger: Logger, current: () => HostConfig, consequence: string, shared?: PinStore): Promise<{ store: PinStore; trust: PinTrust }> {
   let store: PinStore | undefined;
   try {
+    // The SQLite store is checked against its anchor: one moved away or replaced is refused, not pinned anew.
     store = shared ?? openPinStore(config.stateDir);
+    if (shared === undefined) store = await anchoredPins(config, store, logger);
     const trust = await PinTrust.open({
       store,
       trustedKeys: config.trustedKeys,
