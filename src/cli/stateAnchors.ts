@@ -8,7 +8,7 @@
  *   (`~/.local/state/switchboard/anchor`). The config cannot move it (an agent that rewrites
  *   the config would point it at an empty folder).
  * - A store is named by its file (`file:<real path of the state folder>/pins.db`), or for the
- *   PostgreSQL audit log by its database (`postgres://host:port/db`, no credentials).
+ *   PostgreSQL audit log by its database and schema (`postgres://host:port/db?schema=s`, no credentials).
  * - The SQLite pin store of the gateway, `scan` and `pins` is an {@link AnchoredPinStore}. The
  *   PostgreSQL pin store (`--store`) is not anchored here: its instances approve for each other,
  *   and a per-user file of one instance cannot follow them.
@@ -55,11 +55,11 @@ export function storeFileName(file: string): string {
   return `file:${join(dir, basename(file))}`;
 }
 
-/** The name of a PostgreSQL store: its server and database, without credentials or options. */
+/** The name of a PostgreSQL store: its server, database and schema (default `switchboard`), without credentials or other options. */
 export function postgresStoreName(url: string): string {
   try {
     const u = new URL(url);
-    return `postgres://${u.host}${u.pathname}`;
+    return `postgres://${u.host}${u.pathname}?schema=${u.searchParams.get('schema') ?? 'switchboard'}`;
   } catch {
     return 'postgres:(unparsable URL)';
   }
