@@ -41,7 +41,8 @@ import type { ListeningServer } from '../adapters/nodeHttp.js';
 import { describeError } from '../util/errors.js';
 import { SWITCHBOARD_VERSION } from '../util/version.js';
 import { createLineLogger, type Logger } from '../util/logger.js';
-import { portOption, UsageError, type ParsedArgs } from './args.js';
+import { CliFailure, portOption, UsageError, type ParsedArgs } from './args.js';
+import { anchoredAudit } from './stateAnchors.js';
 import { stateSecret, type StateSecret } from './stateSecret.js';
 import { gatewayConsent, type GatewayConsent } from './gatewayConsent.js';
 import { askYesNo } from './consentTerminal.js';
@@ -84,10 +85,19 @@ export async function gatewayCommand(options: ParsedArgs['options']): Promise<vo
   await recordRunningGateway(file, config.stateDir).catch((error: unknown) => logger.warn(`could not record this gateway in ${userFolder()}: ${describeError(error)}`));
   const stores = openStateStores(config.stateDir);
   // PostgreSQL / Redis shared by several instances, when given; unreachable = the gateway does not start.
-  const shared = await openSharedStores(typeof options['store'] === 'string' ? options['store'] : config.store, typeof options['cache'] === 'string' ? options['cache'] : config.cache);
+  const storeUrl = typeof options['store'] === 'string' ? options['store'] : config.store;
+  const shared = await openSharedStores(storeUrl, typeof options['cache'] === 'string' ? options['cache'] : config.cache);
   for (const line of shared.described) logger.info(`shared ${line}`);
   // Opened before any server starts: a corrupt audit log stops the gateway with a clear message.
   const audit = config.audit ? (shared.audit ?? SqliteAuditLog.open(auditFile(config.stateDir), auditStoreOptions(config))) : undefined;
+  // A log that no longer holds its anchored head (truncated, emptied, replaced) is not continued.
+  const checkpoints =
+    audit === undefined
+      ? undefined
+      : await anchoredAudit(config, audit, logger, shared.audit !== undefined ? storeUrl : undefined).catch(async (error: unknown) => {
+          await closeStores(audit, undefined, shared, logger);
+          throw new CliFailure(`${describeError(error)} The gateway did not start.`);
+        });
   // Over --stdio, stdin is the protocol: nobody can be asked there.
   const interactive = options['stdio'] !== true && process.stdin.isTTY === true && process.stderr.isTTY === true;
   // The web console (switchboard.console): its call metrics and the launches waiting for a person.
@@ -146,6 +156,7 @@ export async function gatewayCommand(options: ParsedArgs['options']): Promise<vo
     ...(metrics !== undefined ? { observers: [metrics.interceptor()] } : {}),
     gateway: { server: { logger, ...(Object.keys(requestState).length > 0 ? { requestState } : {}) } },
   }).catch(async (error: unknown) => {
+    await checkpoints?.stop();
     await closeStores(audit, pins, shared, logger);
     throw error;
   });
@@ -195,6 +206,7 @@ export async function gatewayCommand(options: ParsedArgs['options']): Promise<vo
     watcher?.close();
     webConsole?.api.close();
     await opened.close();
+    await checkpoints?.stop();
     await closeStores(audit, pins, shared, logger);
   };
 

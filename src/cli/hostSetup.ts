@@ -20,6 +20,7 @@ import type { DownstreamSpec } from '../host/spec.js';
 import { OAuthTokenFiles } from '../store/oauthTokenFiles.js';
 import type { OAuthTokenStores } from './sharedStores.js';
 import { openPinStore } from '../store/sqlitePinStore.js';
+import { anchoredPins } from './stateAnchors.js';
 import type { Logger } from '../util/logger.js';
 import { CliFailure, UsageError } from './args.js';
 import { DEFAULT_REDIRECT_PORT, loopbackRedirectUri } from './oauthLoopback.js';
@@ -103,7 +104,9 @@ export async function openPins(
 ): Promise<{ store: PinStore; trust: PinTrust }> {
   let store: PinStore | undefined;
   try {
+    // The SQLite store is checked against its anchor: one moved away or replaced is refused, not pinned anew.
     store = shared.store ?? openPinStore(config.stateDir);
+    if (shared.store === undefined) store = await anchoredPins(config, store, logger);
     const trust = await PinTrust.open({
       store,
       identityKey: shared.identityKey ?? (await localIdentityKey(config.stateDir)),

@@ -34,6 +34,7 @@ export const COMMANDS: Readonly<Record<string, Loader>> = {
   wrap: () => import('./commands/wrap.js'),
   unwrap: () => import('./commands/unwrap.js'),
   audit: () => import('./commands/audit.js'),
+  anchor: () => import('./commands/anchor.js'),
   policy: () => import('./commands/policy.js'),
   console: () => import('./commands/console.js'),
 };

@@ -4,8 +4,8 @@
  * - **Chain.** Each record's canonical text (RFC 8785) includes `prev`, its predecessor's hash;
  *   `hash` is `sha256:` of that text. Editing a record changes its hash; deleting, inserting or
  *   reordering breaks a link or the numbering. {@link SqliteAuditLog.verify} re-computes all of
- *   it. (Whoever can rewrite the whole file can also rewrite the whole chain: compare the head
- *   hash `verify` prints with a copy kept elsewhere, or export the records regularly.)
+ *   it. (Whoever can rewrite the whole file can also rewrite the whole chain: the keyed anchor
+ *   of its head, kept outside the state folder, finds that; see `anchor/auditAnchor.ts`.)
  * - **Several writers.** Each write takes SQLite's write lock and continues the chain from the
  *   last record on disk, so processes sharing a state folder keep one chain.
  * - **Group commit, durable, without timers.** Appends are written in one transaction (one

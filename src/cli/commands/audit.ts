@@ -16,18 +16,25 @@ import { emitAuditRecords } from '../../host/auditTelemetry.js';
 import { registeredLoggerProvider } from '../../protocol/telemetry.js';
 import { loadTelemetry } from '../telemetrySetup.js';
 import { defineCommand, type ParsedCommand } from '../command.js';
+import { anchorFindings, exportCheckpoint } from '../auditAnchorCheck.js';
+import { postgresStoreName, storeFileName } from '../stateAnchors.js';
 
 /** `switchboard audit`. */
 export const command = defineCommand({
   name: 'audit',
-  summary: "read and verify the gateway's tamper-evident audit log (tail, verify, export)",
-  usage: ['<tail|verify|export> [--config FILE] [--file DB] [options]'],
+  summary: "read and verify the gateway's tamper-evident audit log (tail, verify, export, checkpoint)",
+  usage: ['<tail|verify|export|checkpoint> [--config FILE] [--file DB] [options]'],
   description: `Reads the gateway's tamper-evident audit log (one hash-chained record per request: time,
 principal, server, tool, argument digest, decisions with their rule ids, outcome, latency).`,
   positionals: [
     { name: 'tail', description: 'print the newest N records (--lines, default 20), one line each' },
-    { name: 'verify', description: 're-compute every hash and link; exit 1 and name each record that was edited, deleted, inserted or reordered; prints the head hash' },
+    {
+      name: 'verify',
+      description:
+        're-compute every hash and link, and check the log still holds its anchored record (a truncated tail, an emptied, replaced or re-chained log) and with --checkpoint a witness\'s signed one; exit 1 and name each problem; prints the head hash',
+    },
     { name: 'export', description: 'print records as JSON lines (JSONL), oldest first (from --from SEQ); with --telemetry, emit them as OpenTelemetry log records' },
+    { name: 'checkpoint', description: 'print the signed head (record number, hash, time; Ed25519, public key included) for an external witness to keep' },
   ],
   options: {
     lines: { type: 'string', short: 'n', value: 'N', description: 'tail: how many records', default: '20' },
@@ -46,6 +53,7 @@ principal, server, tool, argument digest, decisions with their rule ids, outcome
       description: "the PostgreSQL audit log of several instances (postgres://...): verify checks the whole chain",
       default: "the config's switchboard.store when set",
     },
+    checkpoint: { type: 'string', value: 'FILE', description: 'verify: also check the log still holds the record of this signed checkpoint (a witness\'s copy)' },
     json: { type: 'boolean', description: 'tail and verify print JSON' },
   },
   run: runAudit,
@@ -56,12 +64,18 @@ const out = (line: string): void => void process.stdout.write(`${line}\n`);
 /** Runs `audit`; resolves with the exit code. */
 async function runAudit({ options, positionals }: ParsedCommand): Promise<number> {
   const [verb, ...rest] = positionals;
-  if (verb !== 'tail' && verb !== 'verify' && verb !== 'export') throw new UsageError(verb === undefined ? 'say tail, verify or export' : `unknown audit command ${JSON.stringify(verb)}`);
+  if (verb !== 'tail' && verb !== 'verify' && verb !== 'export' && verb !== 'checkpoint') throw new UsageError(verb === undefined ? 'say tail, verify, export or checkpoint' : `unknown audit command ${JSON.stringify(verb)}`);
   if (rest.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(rest[0])}`);
   const telemetry = typeof options['telemetry'] === 'string' ? options['telemetry'] : undefined;
   if (telemetry !== undefined && verb !== 'export') throw new UsageError('--telemetry goes with export');
-  const log = await openReader(options);
+  const checkpointFile = typeof options['checkpoint'] === 'string' ? options['checkpoint'] : undefined;
+  if (checkpointFile !== undefined && verb !== 'verify') throw new UsageError('--checkpoint goes with verify');
+  const { log, name } = await openReader(options);
   try {
+    if (verb === 'checkpoint') {
+      out(JSON.stringify(await exportCheckpoint(log, name)));
+      return 0;
+    }
     if (verb === 'tail') {
       const count = options['lines'] === undefined ? 20 : positiveInteger(options['lines'], '--lines');
       for (const r of await log.tail(count)) out(options['json'] === true ? JSON.stringify(r) : formatAuditRecord(r));
@@ -77,11 +91,14 @@ async function runAudit({ options, positionals }: ParsedCommand): Promise<number
       for await (const page of pages(log, from)) for (const r of page) out(JSON.stringify(r));
       return 0;
     }
-    const report = await log.verify();
+    const chain = await log.verify();
+    const anchored = await anchorFindings(log, name, checkpointFile);
+    const report = { ...chain, ok: chain.ok && anchored.problems.length === 0, problems: [...chain.problems, ...anchored.problems], notes: anchored.notes };
     if (options['json'] === true) out(JSON.stringify(report));
     else {
       for (const p of report.problems) out(`record ${p.seq}: ${p.problem}`);
       out(`${report.ok ? 'intact' : 'TAMPERED'}: ${report.records} records, head ${report.head}`);
+      for (const note of report.notes) out(note);
     }
     return report.ok ? 0 : 1;
   } finally {
@@ -116,8 +133,8 @@ async function exportTelemetry(log: AuditReader, from: number, file: string): Pr
   return emitted;
 }
 
-/** The audit log named by --store, --file or the config (its store, else its state folder's file). */
-async function openReader(options: Readonly<Record<string, unknown>>): Promise<AuditReader & { close(): Promise<void> }> {
+/** The audit log named by --store, --file or the config (its store, else its state folder's file), and its name in the anchor. */
+async function openReader(options: Readonly<Record<string, unknown>>): Promise<{ log: AuditReader & { close(): Promise<void> }; name: string }> {
   let store = typeof options['store'] === 'string' ? options['store'] : undefined;
   let file = typeof options['file'] === 'string' ? resolvePath(options['file']) : undefined;
   if (store === undefined && file === undefined) {
@@ -131,12 +148,12 @@ async function openReader(options: Readonly<Record<string, unknown>>): Promise<A
       throw new CliFailure(error instanceof Error ? error.message : String(error));
     });
     const log = new PgAuditLog(db);
-    return { read: (o) => log.read(o), tail: (n) => log.tail(n), verify: () => log.verify(), close: () => db.close() };
+    return { log: { read: (o) => log.read(o), tail: (n) => log.tail(n), verify: () => log.verify(), close: () => db.close() }, name: postgresStoreName(store) };
   }
   const path = file as string;
   if (!existsSync(path)) throw new CliFailure(`no audit log at ${path} (the gateway writes it on its first request)`);
   // Opening commits what a killed gateway answered but left in its pending file.
-  return SqliteAuditLog.open(path, { process: THIS_PROCESS });
+  return { log: SqliteAuditLog.open(path, { process: THIS_PROCESS }), name: storeFileName(path) };
 }
 
 function positiveInteger(value: unknown, name: string): number {

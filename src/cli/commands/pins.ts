@@ -12,6 +12,7 @@ import type { AuditLog } from '../../host/audit.js';
 import { decidePending, formatPinDiff, formatPinList, selectRecords } from '../../host/pins/pinReview.js';
 import { SqliteAuditLog } from '../../store/sqliteAudit.js';
 import { openPinStore } from '../../store/sqlitePinStore.js';
+import { anchoredPins } from '../stateAnchors.js';
 import { auditFile, auditStoreOptions } from '../auditFiles.js';
 import type { PinStore } from '../../host/pins/pinStore.js';
 import { openSharedStores } from '../sharedStores.js';
@@ -60,6 +61,13 @@ async function runPins({ options, positionals }: ParsedCommand): Promise<void> {
   try {
     store = shared?.pins ?? openPinStore(config.stateDir);
   } catch (error) {
+    throw new CliFailure(error instanceof Error ? error.message : String(error));
+  }
+  try {
+    // The SQLite store is checked against its anchor, and an approval moves the anchor with it.
+    if (shared === undefined) store = await anchoredPins(config, store);
+  } catch (error) {
+    await store.close?.();
     throw new CliFailure(error instanceof Error ? error.message : String(error));
   }
   let audit: (AuditLog & { close(): Promise<void> }) | undefined;
