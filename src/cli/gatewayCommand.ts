@@ -42,7 +42,7 @@ import { describeError } from '../util/errors.js';
 import { SWITCHBOARD_VERSION } from '../util/version.js';
 import { createLineLogger, type Logger } from '../util/logger.js';
 import { CliFailure, portOption, UsageError, type ParsedArgs } from './args.js';
-import { anchoredAudit } from './stateAnchors.js';
+import { anchoredAudit, anchorDir } from './stateAnchors.js';
 import { stateSecret, type StateSecret } from './stateSecret.js';
 import { gatewayConsent, type GatewayConsent } from './gatewayConsent.js';
 import { askYesNo } from './consentTerminal.js';
@@ -141,8 +141,15 @@ export async function gatewayCommand(options: ParsedArgs['options']): Promise<vo
     transport: defaultTransportFactory({ environment: process.env, logger, auth: hostOAuthHooks(config, shared.oauthTokens) }),
     admit,
     names: stores.names,
-    // The gateway's own files (config, state folder, the per-user folder) are off-limits to its servers.
-    files: { platform: nodePathPlatform(config.stateDir), cwd: process.cwd(), extra: [{ path: userFolder(), what: 'per-user folder' }] },
+    // The gateway's own files (config, state folder, the per-user folder, the state anchors' folder) are off-limits to its servers.
+    files: {
+      platform: nodePathPlatform(config.stateDir),
+      cwd: process.cwd(),
+      extra: [
+        { path: userFolder(), what: 'per-user folder' },
+        { path: anchorDir(), what: 'state anchor folder' },
+      ],
+    },
     ...(audit !== undefined ? { audit } : {}),
     ...(pins !== undefined ? { pins } : {}),
     taint,
