@@ -237,6 +237,9 @@ export class Gateway {
     if (RECORDED_METHODS.has(method)) return this.#host.record(method as RecordedMethod, this.#scope(ctx), next, { ...ctx.params });
     const unrouted = this.#unrouted(method, ctx.params);
     if (unrouted === undefined) return next();
+    // A name of a server that may be ready at the end of the start window: asked again then.
+    const starting = this.#host.starting;
+    if (starting !== undefined) return starting.then(() => this.#recordOrRefuse(ctx, next));
     const [kind, name] = unrouted;
     const refused = this.#host.refuse(method as 'tools/call', kind, name, { ...ctx.params }, this.#scope(ctx), next);
     return refused.catch((error: unknown) => failedAnswer(method, error));

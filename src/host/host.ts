@@ -97,9 +97,8 @@ export class Host {
   }
 
   /**
-   * Starts every server; resolves once each has been ready or failed once (failures restart in
-   * the background). What is ready is exposed when the start window ends, each later one as it
-   * comes (see `HostOptions.startWindowMs`).
+   * Starts every server; resolves once each was ready or failed once (failures restart in the
+   * background). The ready ones are exposed when the start window ends, later ones as they come.
    */
   async start(): Promise<void> {
     const all = Promise.all([...this.#servers.values()].map((s) => s.start()));
@@ -108,6 +107,11 @@ export class Host {
       this.#rebuild();
     });
     await Promise.all([all, this.#starting]);
+  }
+
+  /** The start window while it is open (see `HostOptions.startWindowMs`): resolves when it ends. */
+  get starting(): Promise<void> | undefined {
+    return this.#starting;
   }
 
   /** Each server's health, in configuration order, with the reason its catalog is withheld if any. */
@@ -273,7 +277,6 @@ export class Host {
   ): Promise<R> {
     // Not `async` (one promise less per call); a throw still becomes a rejection.
     const exposed = this.#toolIndex.get(name);
-    if (exposed === undefined && this.#starting !== undefined) return this.#starting.then(() => this.callTool(name, args, options, route));
     if (exposed === undefined) return this.#refuse('tools/call', 'tool', name, args === undefined ? {} : { arguments: args }, options);
     const params: Record<string, unknown> = { name: exposed.definition.name, ...(args !== undefined ? { arguments: args } : {}) };
     try {
@@ -290,7 +293,6 @@ export class Host {
     options: HostCallOptions = {},
     route: DownstreamRoute<R> = (client, params, o) => client.getPrompt(params['name'] as string, params['arguments'] as Record<string, string> | undefined, o) as Promise<R>,
   ): Promise<R> {
-    if (!this.#promptIndex.has(name)) await this.#starting;
     const exposed = this.#promptIndex.get(name);
     if (exposed === undefined) return this.#refuse('prompts/get', 'prompt', name, args === undefined ? {} : { arguments: args }, options);
     const params: Record<string, unknown> = { name: exposed.definition.name, ...(args !== undefined ? { arguments: args } : {}) };
@@ -303,7 +305,6 @@ export class Host {
     options: HostCallOptions = {},
     route: DownstreamRoute<R> = (client, params, o) => client.readResource(params['uri'] as string, o) as Promise<R>,
   ): Promise<R> {
-    if (this.#uris.resolve(uri) === undefined) await this.#starting;
     const owner = this.#uris.resolve(uri);
     if (owner === undefined) return this.#refuse('resources/read', 'resource', uri, {}, options);
     const definition = this.#resources.find((r) => r.uri === uri)?.definition;
