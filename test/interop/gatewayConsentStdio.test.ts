@@ -10,7 +10,7 @@ import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
 import { McpClient } from '../../src/client/mcpClient.js';
 import { StdioClientTransport } from '../../src/transport/stdio/client.js';
-import { MAIN, everythingEntry, writeConfig, type GatewayConfig } from './fixtures/gatewayHarness.js';
+import { MAIN, everythingEntry, gatewayStdioParams, writeConfig, type GatewayConfig } from './fixtures/gatewayHarness.js';
 
 const run = promisify(execFile);
 const text = (r: unknown): string => (r as { content: { text?: string }[] }).content.map((c) => c.text ?? '').join('');
@@ -21,7 +21,8 @@ let consentApi: string;
 
 before(async () => {
   config = await writeConfig({ everything: everythingEntry() }, { namespacing: 'never', exposure: 'search', consent: { providers: ['queue'], ask: ['everything/echo'] } });
-  const transport = new StdioClientTransport({ command: process.execPath, args: [MAIN, 'gateway', '--stdio', '--config', config.file, '--yes', '--log-level', 'error'], cwd: config.dir, stderr: 'pipe' });
+  const { env } = gatewayStdioParams(config);
+  const transport = new StdioClientTransport({ command: process.execPath, args: [MAIN, 'gateway', '--stdio', '--config', config.file, '--yes', '--log-level', 'error'], cwd: config.dir, stderr: 'pipe', env });
   let err = '';
   const announced = new Promise<string>((resolve) =>
     transport.stderr?.on('data', (chunk: Buffer) => {

@@ -77,7 +77,7 @@ form made from its input schema, and read the result. Every call is audited.`,
     await mkdir(dir, { recursive: true, mode: 0o700 });
     if (!keep) process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
     const file = join(dir, 'switchboard.json');
-    const config = { mcpServers: { [id]: inspectServerEntry(args.target, args.headers) }, switchboard: { namespacing: 'never', consent: { providers: ['queue'] } } };
+    const config = { mcpServers: { [id]: inspectServerEntry(args.target, args.headers) }, switchboard: { namespacing: 'never', stateDir: '.switchboard', consent: { providers: ['queue'] } } };
     await writeFile(file, `${JSON.stringify(config, null, 2)}\n`, { mode: 0o600 });
     const { gatewayCommand } = await import('../gatewayCommand.js');
     // yes: the person typed the server's command line; the approval is recorded in the audit log.
