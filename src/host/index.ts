@@ -23,12 +23,15 @@ export {
   type GatewayConfig,
   type GatewayAuth,
   type GatewayDpopConfig,
+  type GatewayLimits,
   type NamespacingMode,
   type Exposure,
   type ServerEra,
   type ScanMode,
 } from './configTypes.js';
 export { compileGlob, compileToolFilter } from './toolFilter.js';
+export { DEFAULT_GATEWAY_LIMITS } from './configLimits.js';
+export { DEFAULT_NOTIFICATION_LIMITS, LogRelay, ProgressRelay, Relister, relayCall, relayLogs, type CallRelay, type NotificationLimits } from './notificationLimits.js';
 export { EXPOSED_NAME_MAX_LENGTH, EXPOSED_NAME_PATTERN, isExposableName } from './nameRules.js';
 export {
   Namespacer,

@@ -3,9 +3,10 @@
  * messages relayed for a call are rate-limited and coalesced, and `list_changed` storms make
  * one re-list per window.
  *
- * - Progress ({@link ProgressRelay}): at most `progressPerSecond` per call; in between only the
- *   latest is kept (each progress value supersedes the one before), and it is delivered when
- *   the interval ends or the call does, so the final value always arrives, before the result.
+ * - Progress ({@link ProgressRelay}): at most `progressPerSecond` per call (burst the same); past
+ *   it only the latest is kept (each progress value supersedes the one before), and it is
+ *   delivered when a token is due or the call ends, so the final value always arrives, before
+ *   the result.
  * - Logs ({@link LogRelay}): a token bucket of `logsPerSecond` (burst the same); past it
  *   messages are dropped and counted, and one summary message (a `warning` naming the count)
  *   goes out per second of dropping and when the call ends.
@@ -39,30 +40,35 @@ function unref(timer: ReturnType<typeof setTimeout>): ReturnType<typeof setTimeo
   return timer;
 }
 
-/** Relays one call's progress at most `perSecond` times a second, keeping the latest in between. */
+/**
+ * Relays one call's progress at most `perSecond` times a second (a token bucket, burst the
+ * same: a server's ordinary progress passes unchanged), keeping only the latest in between.
+ */
 export class ProgressRelay {
   readonly #deliver: (p: Progress) => void;
-  readonly #intervalMs: number;
+  readonly #perSecond: number;
   readonly #now: () => number;
-  #lastSent = -Infinity;
+  #tokens: number;
+  #refilled: number;
   #pending: Progress | undefined;
   #timer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(deliver: (p: Progress) => void, perSecond: number, now: () => number = Date.now) {
     this.#deliver = deliver;
-    this.#intervalMs = 1000 / perSecond;
+    this.#perSecond = perSecond;
     this.#now = now;
+    this.#tokens = perSecond;
+    this.#refilled = now();
   }
 
   /** A progress notification from the server. */
   push(p: Progress): void {
-    const now = this.#now();
-    if (this.#timer === undefined && now - this.#lastSent >= this.#intervalMs) {
-      this.#send(p, now);
+    if (this.#timer === undefined && this.#take()) {
+      this.#deliver(p);
       return;
     }
     this.#pending = p;
-    this.#timer ??= unref(setTimeout(() => this.flush(), Math.max(0, this.#lastSent + this.#intervalMs - now)));
+    this.#timer ??= unref(setTimeout(() => this.#due(), Math.ceil(((1 - this.#tokens) * 1000) / this.#perSecond)));
   }
 
   /** Delivers the kept progress now (the call ended). */
@@ -71,12 +77,26 @@ export class ProgressRelay {
     this.#timer = undefined;
     const pending = this.#pending;
     this.#pending = undefined;
-    if (pending !== undefined) this.#send(pending, this.#now());
+    if (pending === undefined) return;
+    this.#take();
+    this.#deliver(pending);
   }
 
-  #send(p: Progress, now: number): void {
-    this.#lastSent = now;
-    this.#deliver(p);
+  #due(): void {
+    this.#timer = undefined;
+    const pending = this.#pending;
+    this.#pending = undefined;
+    if (pending !== undefined) this.push(pending);
+  }
+
+  /** Takes a token if there is one, after refilling (the flush delivers even without one). */
+  #take(): boolean {
+    const now = this.#now();
+    this.#tokens = Math.min(this.#perSecond, this.#tokens + ((now - this.#refilled) * this.#perSecond) / 1000);
+    this.#refilled = now;
+    if (this.#tokens < 1) return false;
+    this.#tokens -= 1;
+    return true;
   }
 }
 

@@ -23,24 +23,41 @@ beforeEach(() => {
 afterEach(() => mock.timers.reset());
 
 describe('ProgressRelay', () => {
-  it('notification flood: 10,000 progress in one instant deliver the first and, at the interval, only the latest', TIMEOUT, () => {
+  it('notification flood: 10,000 progress in one instant deliver the burst and, when a token is due, only the latest', TIMEOUT, () => {
     const seen: number[] = [];
     const relay = new ProgressRelay((p) => seen.push(p.progress), 10, clock);
     for (let i = 1; i <= 10_000; i++) relay.push({ progress: i, total: 10_000 });
-    assert.deepEqual(seen, [1]);
-    advance(100);
-    assert.deepEqual(seen, [1, 10_000]);
+    assert.deepEqual(seen, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    advance(99);
+    assert.equal(seen.length, 10);
+    advance(1);
+    assert.deepEqual(seen.slice(10), [10_000]);
     advance(1000);
-    assert.deepEqual(seen, [1, 10_000], 'nothing more without new progress');
+    assert.equal(seen.length, 11, 'nothing more without new progress');
+  });
+
+  it('notification flood: a steady flood is cut to the rate', TIMEOUT, () => {
+    const seen: number[] = [];
+    const relay = new ProgressRelay((p) => seen.push(p.progress), 10, clock);
+    // 1,000 a second for 10 seconds.
+    for (let i = 1; i <= 10_000; i++) {
+      relay.push({ progress: i });
+      advance(1);
+    }
+    relay.flush();
+    assert.ok(seen.length <= 10 + 100 + 1, `${seen.length} delivered`);
+    assert.equal(seen.at(-1), 10_000);
+    assert.deepEqual(seen, [...seen].sort((a, b) => a - b));
   });
 
   it('flush delivers the kept value at once (the call ended), never twice', TIMEOUT, () => {
     const seen: Progress[] = [];
-    const relay = new ProgressRelay((p) => seen.push(p), 10, clock);
+    const relay = new ProgressRelay((p) => seen.push(p), 1, clock);
     relay.push({ progress: 1 });
-    relay.push({ progress: 2, message: 'half' });
+    relay.push({ progress: 2 });
+    relay.push({ progress: 3, message: 'half' });
     relay.flush();
-    assert.deepEqual(seen, [{ progress: 1 }, { progress: 2, message: 'half' }]);
+    assert.deepEqual(seen, [{ progress: 1 }, { progress: 3, message: 'half' }]);
     advance(200);
     relay.flush();
     assert.equal(seen.length, 2);
