@@ -20,6 +20,9 @@ export interface FailureContext {
   readonly options: ParsedArgs['options'];
 }
 
+/** Where a gateway started on `./switchboard.json` keeps its bearer token. */
+const GATEWAY_TOKEN_DEFAULT = '.switchboard/gateway-token';
+
 /** The status details an HTTP failure carries. */
 interface HttpStatusCause {
   readonly status: number;
@@ -65,9 +68,12 @@ function explainStatus(cause: HttpStatusCause, context: FailureContext): string 
   const reason = serverReason(cause.body);
   switch (cause.status) {
     case 401:
-      return context.options['oauth'] === true
-        ? `${where} still refuses the request after authorization (HTTP 401)${reason === undefined ? '' : `: ${reason}`}`
-        : `${where} requires authorization (HTTP 401): add --oauth to sign in`;
+      if (context.options['oauth'] === true) return `${where} still refuses the request after authorization (HTTP 401)${reason === undefined ? '' : `: ${reason}`}`;
+      // OAuth only when the server points at its protected resource metadata (RFC 9728 §5.1); otherwise it wants a token it issued.
+      if (/resource_metadata\s*=/i.test(cause.wwwAuthenticate ?? '')) return `${where} requires authorization (HTTP 401): add --oauth to sign in`;
+      return `${where} requires a bearer token (HTTP 401)${reason === undefined ? '' : `: ${reason}`}. Add --header "Authorization: Bearer <token>"${
+        /gateway-token/.test(reason ?? '') ? `; a Switchboard gateway's token is in the gateway-token file of its state folder (by default ${GATEWAY_TOKEN_DEFAULT}): --header "Authorization: Bearer $(cat ${GATEWAY_TOKEN_DEFAULT})"` : ''
+      }`;
     case 403: {
       const hint = /Host header/i.test(reason ?? '')
         ? ' (the server must list this host name, e.g. switchboard everything --allowed-host <name>)'

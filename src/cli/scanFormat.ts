@@ -76,10 +76,22 @@ export function renderHuman(report: ScanReport, problems: readonly string[] = []
     }
   }
   lines.push(...renderPins(pins));
-  for (const p of problems) lines.push(`NOT SCANNED  ${p}`);
+  for (const p of problems) {
+    const [first, ...rest] = p.split('\n');
+    lines.push(`NOT SCANNED  ${first ?? ''}`, ...rest.map((line) => `  ${line}`));
+  }
   const { pass, warn, block } = report.counts;
   lines.push(`${report.items.length} item${report.items.length === 1 ? '' : 's'} scanned: ${block} blocked, ${warn} with warnings, ${pass} clean`);
   if (pins.length > 0) lines.push(`${pins.length} pinned definition${pins.length === 1 ? '' : 's'} differ${pins.length === 1 ? 's' : ''} from ${pins.length === 1 ? 'its pin' : 'their pins'}`);
+  const servers = [...new Set(report.items.map((i) => i.server).filter((s): s is string => s !== undefined))];
+  if (servers.length > 0 || problems.length > 0) {
+    for (const server of servers) {
+      const items = report.items.filter((i) => i.server === server);
+      const count = (verdict: string): number => items.filter((i) => i.verdict === verdict).length;
+      lines.push(`  ${server}: ${items.length} item${items.length === 1 ? '' : 's'}, ${count('block')} blocked, ${count('warn')} with warnings, ${count('pass')} clean`);
+    }
+    for (const p of problems) lines.push(`  ${p.split(':')[0] ?? p}: NOT SCANNED`);
+  }
   return `${lines.join('\n')}\n`;
 }
 

@@ -13,8 +13,10 @@
  *   differs from its pin (changed or added since, and not yet approved) is reported with its
  *   classified diff (`pins/*` findings; `switchboard.pins: false` turns this off).
  *
- * Exit code: 1 when a finding meets `--fail-on` (default: any blocking finding) or a pinned
- * definition changed (unless `--fail-on never`), 0 otherwise, 2 on a usage error.
+ * Exit codes ({@link SCAN_EXIT}): 1 when a finding meets `--fail-on` (default: any blocking
+ * finding) or a pinned definition changed (unless `--fail-on never`); else 3 when a configured
+ * server could not be scanned (its launch is not approved, or it did not start): a scan that
+ * saw nothing never passes; 0 otherwise; 2 on a usage error.
  *
  * @module
  */
@@ -40,6 +42,9 @@ import { fails, failOn, formatTrifectaReport, renderReport, scanFormat } from '.
 import { defineCommand, type ParsedCommand } from '../command.js';
 import { askYesNo } from '../consentTerminal.js';
 import { SWITCHBOARD_VERSION } from '../../util/version.js';
+
+/** The exit codes of `switchboard scan`. */
+export const SCAN_EXIT = { clean: 0, findings: 1, usage: 2, notScanned: 3 } as const;
 
 /** `switchboard scan`. */
 export const command = defineCommand({
@@ -71,7 +76,11 @@ markup smuggling, preference manipulation, capability mismatch, embedded secrets
     },
     'log-level': { type: 'string', value: 'L', description: 'debug | info | warn | error (logs go to stderr)', default: 'error' },
   },
-  notes: `With CONFIG (or the discovered configs), every server is also pinned in the gateway's pin
+  notes: `Exit codes: 0 everything was scanned and nothing meets --fail-on; 1 a finding meets
+--fail-on, or a pinned definition changed; 2 a usage error; 3 a server could not be scanned
+(its launch is not approved: run again with --yes, or it did not start), even with --fail-on never.
+
+With CONFIG (or the discovered configs), every server is also pinned in the gateway's pin
 store (<stateDir>/pins.db): first sight pins it; a definition that changed since (or a tool,
 prompt or template added since) is reported with its classified diff and exits 1 until a
 person runs \`switchboard pins approve\` or \`reject\` on it. --fail-on never exits 0 anyway.`,
@@ -125,7 +134,8 @@ async function runScan({ options, positionals }: ParsedCommand): Promise<number>
   }
   process.stdout.write(renderReport(report, format, { version: SWITCHBOARD_VERSION, ...(artifact !== undefined ? { artifact } : {}), problems, pins }));
   if (trifecta !== undefined) process.stdout.write(`\n${trifecta.join('\n')}\n`);
-  return fails(report, threshold) || (threshold !== 'never' && pins.length > 0) ? 1 : 0;
+  if (fails(report, threshold) || (threshold !== 'never' && pins.length > 0)) return SCAN_EXIT.findings;
+  return problems.length > 0 ? SCAN_EXIT.notScanned : SCAN_EXIT.clean;
 }
 
 async function loadConfigFile(file: string): Promise<HostConfig> {
@@ -161,7 +171,7 @@ async function scanConfigured(
     store,
     yes,
     ...(interactive ? { prompt: askYesNo } : {}),
-    refused: (server, error) => problems.push(`${server.id}: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`),
+    refused: (server, error) => problems.push(`${server.id}: ${error instanceof Error ? error.message : String(error)}`),
   });
   // The gateway's pin store: a damaged one stops the scan before any server starts (fail closed).
   const pinned = config.pins ? await openPins(config, logger, () => config, 'Nothing was scanned.') : undefined;

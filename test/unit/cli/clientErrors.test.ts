@@ -103,6 +103,16 @@ describe('explainFailure and friends', () => {
     assert.equal(origin.message, 'the server refused the request (HTTP 403): the Origin header is not allowed (the server must list this origin, e.g. switchboard everything --allowed-origin <origin>)');
   });
 
+  it("the gateway's own 401 (no resource metadata) suggests its bearer token and the token file, never --oauth", () => {
+    const gateway = new McpError(McpErrorCode.SendFailed, 'Could not send request initialize', {
+      cause: new McpError(McpErrorCode.HttpStatus, 'HTTP 401: x', { cause: { status: 401, body: '{"error":"invalid_token","error_description":"a valid bearer token is required (see the gateway-token file in the state folder)"}', wwwAuthenticate: 'Bearer error="invalid_token"' } }),
+    });
+    const message = (explainFailure(gateway, { url: 'http://127.0.0.1:8080/mcp', options: {} }) as Error).message;
+    assert.doesNotMatch(message, /--oauth/);
+    assert.match(message, /requires a bearer token \(HTTP 401\): a valid bearer token is required/);
+    assert.match(message, /--header "Authorization: Bearer \$\(cat \.switchboard\/gateway-token\)"/);
+  });
+
   it('a 405 not on /sse, or with --legacy-sse already, gets no --legacy-sse hint', () => {
     assert.doesNotMatch((explainFailure(status(405, ''), { url: 'http://h/mcp', options: {} }) as Error).message, /--legacy-sse/);
     assert.doesNotMatch((explainFailure(status(405, ''), { url: 'http://h/sse', options: { 'legacy-sse': true } }) as Error).message, /--legacy-sse/);

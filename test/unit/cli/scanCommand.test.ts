@@ -127,7 +127,24 @@ describe('cli: switchboard scan', () => {
     const config = join(other, 'switchboard.json');
     await writeFile(config, JSON.stringify({ mcpServers: { calc: { command, args } } }));
     const out = await cli(['scan', config]);
-    assert.equal(out.code, 0);
+    assert.equal(out.code, 3, 'could not scan: exit 3, never a pass');
     assert.match(out.stdout, /NOT SCANNED {2}calc:/);
+    // The whole message: what would run, and how to approve it (not cut after "It would run:").
+    assert.match(out.stdout, /It would run:\n {4}command: ".+"\n/);
+    assert.match(out.stdout, /To approve it, run again with --yes/);
+    assert.match(out.stdout, /0 items scanned.*\n {2}calc: NOT SCANNED/);
+  });
+
+  it('scanning nothing passes no gate: --fail-on low and --fail-on never still exit 3 when a server was not scanned', async () => {
+    const { command, args } = fixtureCommand('poisonedTool.ts');
+    const other = await mkdtemp(join(dir, 'unapproved-gate-'));
+    const config = join(other, 'switchboard.json');
+    await writeFile(config, JSON.stringify({ mcpServers: { calc: { command, args } } }));
+    assert.equal((await cli(['scan', config, '--fail-on', 'low'])).code, 3);
+    assert.equal((await cli(['scan', config, '--fail-on', 'never'])).code, 3);
+    // Approved, the poisoned tool is scanned and the gate applies (exit 1).
+    const approved = await cli(['scan', config, '--yes', '--fail-on', 'low']);
+    assert.equal(approved.code, 1, approved.stdout);
+    assert.match(approved.stdout, /calc: \d+ items?, [1-9]\d* blocked/);
   });
 });
