@@ -28,6 +28,18 @@ export async function consoleUrl(stateDir: string): Promise<string> {
   return url.href;
 }
 
+/** {@link consoleUrl}, once something answers there (any HTTP status); a stale URL of a stopped gateway is a clear failure. */
+export async function liveConsoleUrl(stateDir: string): Promise<string> {
+  const url = await consoleUrl(stateDir);
+  try {
+    const response = await fetch(url, { method: 'GET', redirect: 'manual', signal: AbortSignal.timeout(3000) });
+    await response.body?.cancel();
+  } catch {
+    throw new CliFailure(`The gateway is not running: nothing answers at ${url} (written by its last start to ${resolvePath(stateDir, CONSOLE_URL_FILE)}). Start it (switchboard gateway), then run this again.`);
+  }
+  return url;
+}
+
 /** Starts the platform's URL opener; resolves false when there is none. The URL is one argument, never shell text. */
 export function openInBrowser(url: string): Promise<boolean> {
   const [command, args] = process.platform === 'darwin' ? ['open', [url]] : process.platform === 'win32' ? ['rundll32', ['url.dll,FileProtocolHandler', url]] : ['xdg-open', [url]];

@@ -53,6 +53,12 @@ async function main(argv: readonly string[]): Promise<number> {
   }
 }
 
+// A reader that went away (`switchboard audit export | head`) is a normal end of the output, not a crash.
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code !== 'EPIPE') throw error;
+  process.exit(typeof process.exitCode === 'number' ? process.exitCode : 0);
+});
+
 main(process.argv.slice(2)).then(
   (code) => {
     if (code !== 0) process.exitCode = code;

@@ -9,7 +9,7 @@
 import { resolve as resolvePath } from 'node:path';
 import { UsageError } from '../args.js';
 import { defineCommand, noPositionals } from '../command.js';
-import { consoleUrl, openInBrowser } from '../consoleUrl.js';
+import { liveConsoleUrl, openInBrowser } from '../consoleUrl.js';
 import { ADMIN_TOKEN_FILE } from '../gatewayConsent.js';
 import { configFileOption } from '../userFolder.js';
 import { loadConfig } from '../hostSetup.js';
@@ -36,7 +36,7 @@ never opens it.`,
     const page = options['page'];
     if (page !== undefined && (typeof page !== 'string' || !PAGES.includes(page))) throw new UsageError(`--page is one of ${PAGES.join(', ')}`);
     const config = await loadConfig(await configFileOption(options['config'], true));
-    const base = await consoleUrl(config.stateDir);
+    const base = await liveConsoleUrl(config.stateDir);
     const url = page === undefined ? base : `${base}#/${page}`;
     process.stdout.write(`${url}\nSign in with the admin token in ${resolvePath(config.stateDir, ADMIN_TOKEN_FILE)}\n`);
     if (options['print'] !== true && !(await openInBrowser(url))) process.stderr.write('Could not start a browser; open the URL above yourself.\n');
