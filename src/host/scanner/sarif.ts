@@ -72,6 +72,7 @@ export const RULES: readonly RuleInfo[] = Object.freeze([
   r('combination/layered-hiding', 'always', 'several ways of hiding in one item'),
   r('combination/read-and-send', 'always', 'reads sensitive data and sends data out'),
   r('combination/mismatch-harm', 'always', 'a pure function that reaches for credentials or sends data out'),
+  r('limits/unread', 'always', 'part of a definition was not read (nested too deep, too many strings, too long, a cycle): blocked, never passed unread'),
   r('combination/shadowing-harm', 'always', "steers another server's tools while hiding or doing harm"),
 ]);
 
