@@ -36,10 +36,15 @@ export interface AnalyzedItem {
   readonly ownNames: ReadonlySet<string>;
   readonly peers: readonly PeerTool[];
   readonly hits: Hit[];
+  /** What the text is: a listed definition, or what a server answered or asked at run time (results, errors, requests). */
+  readonly context: TextContext;
 }
 
+/** Where a text comes from: a `definition`, or a `result` (tool results, errors, a server's sampling and elicitation requests). */
+export type TextContext = 'definition' | 'result';
+
 /** Builds the analysed view of an item. */
-export function analyze(item: ScanItem, server: string | undefined, ownNames: ReadonlySet<string>, peers: readonly PeerTool[]): AnalyzedItem {
+export function analyze(item: ScanItem, server: string | undefined, ownNames: ReadonlySet<string>, peers: readonly PeerTool[], context: TextContext = 'definition'): AnalyzedItem {
   const strings = item.strings.map((s) => {
     const text = s.role === 'key' || s.role === 'property' ? identifierWords(s.text) : s.text;
     return { ...s, norm: normalize(text), sentences: normalizedSentences(text) };
@@ -48,7 +53,7 @@ export function analyze(item: ScanItem, server: string | undefined, ownNames: Re
     .filter((s) => s.role !== 'name' && s.role !== 'property' && s.role !== 'key')
     .map((s) => s.norm)
     .join(' \n ');
-  return { item, server, strings, allText, ownNames, peers, hits: [] };
+  return { item, server, strings, allText, ownNames, peers, hits: [], context };
 }
 
 /** Records a hit (once per rule and path). */

@@ -14,7 +14,8 @@
  *
  * @module
  */
-import { analyze, emit, toFindings, type AnalyzedItem, type Hit } from './analysis.js';
+import { analyze, emit, toFindings, type AnalyzedItem, type Hit, type TextContext } from './analysis.js';
+import { checkDirectives } from './rules/directives.js';
 import { checkCombinations } from './rules/combination.js';
 import { checkDataFlow } from './rules/dataflow.js';
 import { checkEncoded } from './rules/encoded.js';
@@ -32,15 +33,17 @@ function textRules(target: AnalyzedItem, depth: number): void {
   checkInjection(target);
   checkStealth(target);
   checkDataFlow(target);
-  checkEncoded(target, scanText, depth);
+  checkDirectives(target);
+  checkEncoded(target, (text, inner) => scanText(text, inner, target.context), depth);
 }
 
 /**
  * Runs the text rules on one free text as if it were a tool's description (decoded payloads
- * here; tool results in the sanitiser). Hits are located at `$`.
+ * here; in context `result`, tool results, errors and a server's requests in the sanitiser).
+ * Hits are located at `$`.
  */
-export function scanText(text: string, depth = 0): readonly Hit[] {
-  const target = analyze({ kind: 'tool', name: 'decoded', strings: [{ path: '$', role: 'description', text }], parameters: [] }, undefined, new Set(), []);
+export function scanText(text: string, depth = 0, context: TextContext = 'definition'): readonly Hit[] {
+  const target = analyze({ kind: 'tool', name: 'decoded', strings: [{ path: '$', role: 'description', text }], parameters: [] }, undefined, new Set(), [], context);
   textRules(target, depth);
   return target.hits;
 }

@@ -44,7 +44,9 @@ export type RuleFamily =
   | 'capability-mismatch'
   | 'secret'
   | 'combination'
-  | 'limits';
+  | 'limits'
+  | 'directive'
+  | 'solicit';
 
 /** Where a finding is: the item, and the JSON path of the string inside its definition. */
 export interface FindingLocation {
