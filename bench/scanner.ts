@@ -4,6 +4,7 @@
  *
  * - per source of `labelled.json`: recall on the malicious items (flagged = warn or block,
  *   and blocked), and the blocking and warning rates on the benign ones;
+ * - per class (label and the source's category): flagged and blocked counts;
  * - the warning and blocking rates on the 527 real tools of `real-tools-livemcptool.json`;
  * - the time to scan 1,000 tools (the real tools, cycled, in one `scanTools` call);
  * - the cost of the pins on the same 1,000 tools (names made unique): pinning them on first
@@ -99,6 +100,19 @@ for (const source of [...sources, 'all']) {
     for (const i of malicious) if (verdicts.get(i.id)?.verdict === 'pass') details.push(`MISS ${i.id}`);
     for (const i of [...benignBlocked, ...benignWarned]) details.push(`${verdicts.get(i.id)?.verdict.toUpperCase()} ${i.id}: ${verdicts.get(i.id)?.findings.map((f) => f.rule).join(', ')}`);
   }
+}
+
+// Per class (the sources' own categories): how many of each were flagged, blocked, warned.
+process.stdout.write('\nper class (label/category: flagged, blocked of n):\n');
+const classes = [...new Set(labelled.map((i) => `${i.label}/${i.category}`))].sort();
+const classRows: Record<string, unknown>[] = [];
+for (const c of classes) {
+  const items = labelled.filter((i) => `${i.label}/${i.category}` === c);
+  const reports = items.map((i) => scanOne(i));
+  const flagged = reports.filter((r) => r.verdict !== 'pass').length;
+  const blockedN = reports.filter((r) => r.verdict === 'block').length;
+  classRows.push({ class: c, n: items.length, flagged, blocked: blockedN });
+  process.stdout.write(`  ${c.padEnd(40)} flagged ${flagged}/${items.length}, blocked ${blockedN}/${items.length}\n`);
 }
 
 const realDefs = real.tools.map((t) => ({ name: t.tool, description: t.description ?? '', inputSchema: t.inputSchema ?? { type: 'object' } }));
@@ -219,4 +233,4 @@ process.stdout.write(pinLine('verify a signed manifest (EdDSA) and pin', pinCost
 process.stdout.write(`  ${'per call: one verdict lookup'.padEnd(48)} ${lookupNs.toFixed(0)} ns\n`);
 
 if (argv.includes('--details')) process.stdout.write(`\n${details.join('\n')}\n`);
-if (argv.includes('--json')) process.stdout.write(`${JSON.stringify({ rows, real: { tools: realReports.length, warn: wilson(realWarn.length, realReports.length), block: wilson(realBlock.length, realReports.length) }, thousandToolsMs: { wallBest: times[0], wallMedian: times[2], cpuBest: cpu[0], cpuMedian: cpu[2] }, pinsThousandToolsMs: pinCost, verdictLookupNs: lookupNs }, null, 2)}\n`);
+if (argv.includes('--json')) process.stdout.write(`${JSON.stringify({ rows, classes: classRows, real: { tools: realReports.length, warn: wilson(realWarn.length, realReports.length), block: wilson(realBlock.length, realReports.length) }, thousandToolsMs: { wallBest: times[0], wallMedian: times[2], cpuBest: cpu[0], cpuMedian: cpu[2] }, pinsThousandToolsMs: pinCost, verdictLookupNs: lookupNs }, null, 2)}\n`);

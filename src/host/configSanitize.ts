@@ -9,8 +9,8 @@ import type { ConfigReader } from './configRead.js';
 import { childPath, type RedactConfig } from './configTypes.js';
 import type { SanitizeMode, SanitizeOptions } from './sanitize/sanitize.js';
 
-/** The defaults: sanitising in mode `strip`, no notice, results' secrets left alone. */
-export const SANITIZE_DEFAULTS: Required<SanitizeOptions> = Object.freeze({ mode: 'strip', wrap: false, redactSecrets: false });
+/** The defaults: sanitising in mode `strip`, no notice, results' secrets left alone, flagged results passed on (the session tainted). */
+export const SANITIZE_DEFAULTS: Required<SanitizeOptions> = Object.freeze({ mode: 'strip', wrap: false, redactSecrets: false, withhold: false });
 /** The defaults: logs and audit redacted, entropy detector on. */
 export const REDACT_DEFAULTS: RedactConfig = Object.freeze({ logs: true, audit: true, entropy: true });
 
@@ -22,11 +22,12 @@ export function readSanitize(read: ConfigReader, value: unknown): Required<Sanit
   if (value === undefined) return SANITIZE_DEFAULTS;
   if (value === false) return { ...SANITIZE_DEFAULTS, mode: 'off' };
   const section = read.record(value, path);
-  read.strictKeys(section, ['mode', 'wrap', 'redactSecrets'], path);
+  read.strictKeys(section, ['mode', 'wrap', 'redactSecrets', 'withhold'], path);
   return {
     mode: section['mode'] === undefined ? SANITIZE_DEFAULTS.mode : read.choice<SanitizeMode>(section['mode'], MODES, childPath(path, 'mode')),
     wrap: section['wrap'] === undefined ? SANITIZE_DEFAULTS.wrap : read.boolean(section['wrap'], childPath(path, 'wrap')),
     redactSecrets: section['redactSecrets'] === undefined ? SANITIZE_DEFAULTS.redactSecrets : read.boolean(section['redactSecrets'], childPath(path, 'redactSecrets')),
+    withhold: section['withhold'] === undefined ? SANITIZE_DEFAULTS.withhold : read.boolean(section['withhold'], childPath(path, 'withhold')),
   };
 }
 

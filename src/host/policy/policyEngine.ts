@@ -18,8 +18,9 @@
  *
  * **Taint.** After a call, get or read returns, the target's labels enter the session (see
  * `taint.ts` for what a session is), a result the sanitize interceptor flagged
- * (`detail.injection === true`) brings `untrusted-content`, and the secrets `detectSecrets`
- * finds in the result are fingerprinted for value taint.
+ * (`detail.injection === true`) brings `untrusted-content` (a flagged error too: the call
+ * failed, but its message reached the model), and the secrets `detectSecrets` finds in the
+ * result are fingerprinted for value taint.
  *
  * **A shared taint store** (several instances) answers with promises. Taint that cannot be
  * read refuses the call (`deny`, naming the store); taint that cannot be recorded after the
@@ -341,7 +342,14 @@ export function policyInterceptor(options: PolicyOptions): Interceptor {
         return answer;
       }
       if (!USES.has(ctx.method)) return enforce(ctx, decided, next);
-      const result = await enforce(ctx, decided, next);
+      let result: unknown;
+      try {
+        result = await enforce(ctx, decided, next);
+      } catch (error) {
+        // A server's error the sanitiser flagged reaches the model as its result would: untrusted content entered the session.
+        if (injectedRequest(ctx)) await taint(ctx, keys, serverId, ctx.exposedName, NO_LABELS, undefined);
+        throw error;
+      }
       const recorded = taint(ctx, keys, serverId, ctx.exposedName, labels, result);
       if (recorded !== undefined) await recorded;
       return result;
@@ -381,7 +389,7 @@ function strongest(candidates: readonly Candidate[]): Candidate {
   return same.length === 0 ? best : { ...best, reasons: [...best.reasons, ...same.flatMap((c) => c.reasons)] };
 }
 
-/** Whether the request sanitiser flagged a server's request (`detail.injection`). */
+/** Whether the sanitiser flagged a server's request, result or error (`detail.injection`). */
 function injectedRequest(ctx: InterceptContext): boolean {
   return ctx.decisions.some((d) => d.detail?.['injection'] === true);
 }

@@ -3,7 +3,8 @@
  * to every text a `tools/call`, `prompts/get` or `resources/read` result carries (text content,
  * embedded resource text, resource link titles and descriptions, every string of structured
  * content, prompt descriptions and message content, resource contents), copying only what
- * changes. Binary parts (`blob`, image and audio `data`), URIs and `_meta` are left alone.
+ * changes. Object keys of structured content are read, not rewritten; a `blob` that decodes to
+ * text is read, not rewritten; image and audio `data`, URIs and `_meta` are left alone.
  * The same walk covers what else a server sends that reaches a person or the model: the text of
  * its sampling and elicitation requests ({@link mapServerRequestText}), of its tasks
  * ({@link mapTaskText}) and of its progress and log notifications ({@link mapNotificationText}).
@@ -17,9 +18,21 @@
  * @see https://modelcontextprotocol.io/specification/2025-11-25/server/utilities/logging
  * @module
  */
+import { textOfBase64 } from '../scanner/rules/encoded.js';
 
-/** Rewrites one text; returns it unchanged (the same string) when there is nothing to do. */
-export type TextMap = (text: string) => string;
+/**
+ * Rewrites one text; returns it unchanged (the same string) when there is nothing to do. With
+ * a `kind` the text is only read, never rewritten (the return is ignored): an object `key` of
+ * structured content or a request schema, the decoded text of a `blob`, or (`unread`) a note
+ * that part of the value was not read (nested deeper than {@link MAX_RESULT_DEPTH}, or a blob
+ * larger than {@link MAX_BLOB_CHARS}), which the sanitiser counts as a marker.
+ */
+export type TextMap = (text: string, kind?: 'key' | 'blob' | 'unread') => string;
+
+/** Structured content deeper than this is not read (reported as `unread`). */
+export const MAX_RESULT_DEPTH = 64;
+/** Base64 blobs longer than this are not decoded (reported as `unread`). */
+export const MAX_BLOB_CHARS = 8 * 1024 * 1024;
 
 type Obj = Record<string, unknown>;
 
@@ -49,22 +62,43 @@ function array(each: (v: unknown) => unknown): (v: unknown) => unknown {
   };
 }
 
-/** Every string of a JSON value (keys kept), for structured content. */
+/** Every string of a JSON value, for structured content: values rewritten, keys read (kept as they are). */
 function deep(fn: TextMap, depth = 0): (v: unknown) => unknown {
   return (v) => {
     if (typeof v === 'string') return fn(v);
-    if (depth > 64) return v;
+    if (v === null || typeof v !== 'object') return v;
+    if (depth > MAX_RESULT_DEPTH) {
+      fn(`nested deeper than ${MAX_RESULT_DEPTH} levels`, 'unread');
+      return v;
+    }
     if (Array.isArray(v)) return array(deep(fn, depth + 1))(v);
-    if (!isObj(v)) return v;
-    let out: Obj = v;
-    for (const key of Object.keys(v)) out = field(out, key, deep(fn, depth + 1));
+    let out: Obj = v as Obj;
+    for (const key of Object.keys(v)) {
+      fn(key, 'key');
+      out = field(out, key, deep(fn, depth + 1));
+    }
     return out;
   };
 }
 
-/** Embedded resource contents and `resources/read` contents: their `text`. */
+/** The text a base64 blob holds, read (never rewritten): binary blobs are not text and give nothing. */
+function readBlob(fn: TextMap, blob: unknown): void {
+  if (typeof blob !== 'string' || blob === '') return;
+  if (blob.length > MAX_BLOB_CHARS) {
+    fn(`a blob of ${blob.length} base64 characters`, 'unread');
+    return;
+  }
+  const decoded = textOfBase64(blob);
+  if (decoded !== undefined) fn(decoded, 'blob');
+}
+
+/** Embedded resource contents and `resources/read` contents: their `text`, and the text a `blob` decodes to. */
 function contents(fn: TextMap): (v: unknown) => unknown {
-  return (v) => (isObj(v) ? field(v, 'text', text(fn)) : v);
+  return (v) => {
+    if (!isObj(v)) return v;
+    readBlob(fn, v['blob']);
+    return field(v, 'text', text(fn));
+  };
 }
 
 /** One content block. */
@@ -117,6 +151,15 @@ export function mapServerRequestText<T>(params: T, fn: TextMap): T {
   out = field(out, 'messages', messages(fn));
   out = field(out, 'systemPrompt', text(fn));
   return out as T;
+}
+
+/**
+ * The text of a JSON-RPC error a server answered with: its `message` (rewritten) and every
+ * string and key of its `data` (as structured content). Copy on write, as {@link mapResultText}.
+ */
+export function mapErrorText<T>(error: T, fn: TextMap): T {
+  if (!isObj(error)) return error;
+  return field(field(error, 'message', text(fn)), 'data', deep(fn)) as T;
 }
 
 /**

@@ -21,9 +21,10 @@
  * @see https://modelcontextprotocol.io/specification/2025-11-25/server/tools#security-considerations
  * @module
  */
-import type { InterceptedMethod, Interceptor } from '../interceptors.js';
+import { JsonRpcError } from '../../jsonrpc/errors.js';
+import { DeniedError, type InterceptContext, type InterceptedMethod, type Interceptor } from '../interceptors.js';
 import { redactSecrets, type SecretScanOptions } from '../secrets/findSecrets.js';
-import { mapNotificationText, mapResultText, mapTaskText, type TextMap } from './resultText.js';
+import { mapErrorText, mapNotificationText, mapResultText, mapTaskText, type TextMap } from './resultText.js';
 import { injectionMarkers, stripHidden, type StrippedCounts } from './sanitizeText.js';
 
 /** What the sanitiser does: `strip` hidden characters and flag markers, only `flag`, or nothing (`off`). */
@@ -37,6 +38,13 @@ export interface SanitizeOptions {
   readonly wrap?: boolean;
   /** Also mask secrets in results, as {@link redactResult} does (default false). */
   readonly redactSecrets?: boolean;
+  /**
+   * Withhold what carries injection markers (default false): a tool result becomes an error
+   * result saying it was withheld, a server's error message is replaced, and a prompt or
+   * resource read is refused. Without it, the text is passed on (stripped, and with `wrap`
+   * behind a notice) and the session is tainted either way.
+   */
+  readonly withhold?: boolean;
 }
 
 /** The id the sanitiser records under. */
@@ -71,12 +79,18 @@ export function sanitizeValue(value: unknown, options: SanitizeOptions, walk: Te
   let stripped: Record<string, number> | undefined;
   let redacted = 0;
   if (mode === 'off') return { result, markers: NO_MARKERS, stripped: NOTHING_STRIPPED, redacted };
-  const clean = walk(result, (text) => {
+  const clean = walk(result, (text, kind) => {
+    if (kind === 'unread') {
+      (markers ??= new Set()).add('limits/unread');
+      return text;
+    }
     const hidden = stripHidden(text);
     const counts = hidden.counts as Readonly<Record<string, number>>;
     for (const key in counts) (stripped ??= {})[key] = (stripped[key] ?? 0) + (counts[key] as number);
     for (const m of hidden.markers) (markers ??= new Set()).add(m);
     for (const m of injectionMarkers(text)) (markers ??= new Set()).add(m);
+    // Keys and decoded blobs are read, never rewritten.
+    if (kind !== undefined) return text;
     let out = mode === 'strip' ? hidden.text : text;
     if (options.redactSecrets === true) {
       const r = redactSecrets(out);
@@ -116,7 +130,12 @@ export function sanitizeInterceptor(options: SanitizeOptions = {}): Interceptor 
     phase: 'guard',
     methods: METHODS,
     async intercept(ctx, next) {
-      const result = await next();
+      let result: unknown;
+      try {
+        result = await next();
+      } catch (error) {
+        throw sanitizeError(error, ctx, options);
+      }
       if (options.mode === 'off') return result;
       // A polled task carries the tool's result (and the server's status text and questions).
       const report = sanitizeValue(result, options, ctx.method === 'tasks/get' ? mapTaskText : mapResultText);
@@ -124,7 +143,8 @@ export function sanitizeInterceptor(options: SanitizeOptions = {}): Interceptor 
       const strippedAny = hasMembers(report.stripped);
       let out = report.result;
       if (report.markers.length > 0) {
-        if (options.wrap === true && ctx.method === 'tools/call') out = withNotice(out, injectionNotice(ctx.server?.id, report.markers));
+        if (options.withhold === true) out = withheld(ctx, report.markers);
+        else if (options.wrap === true && ctx.method === 'tools/call') out = withNotice(out, injectionNotice(ctx.server?.id, report.markers));
         ctx.record({
           interceptor: SANITIZE_INTERCEPTOR_ID,
           outcome: out !== result ? 'change' : 'observe',
@@ -157,10 +177,38 @@ export function sanitizeInterceptor(options: SanitizeOptions = {}): Interceptor 
   };
 }
 
+/** What `withhold` answers instead of a result with markers: an error result for a call; a refusal (thrown) for a get or read. */
+function withheld(ctx: InterceptContext, markers: readonly string[]): unknown {
+  const text = `[Switchboard: the ${ctx.method === 'tools/call' ? 'tool result' : 'answer'} from server ${ctx.server?.id ?? '(unknown)'} was withheld: it contains text that reads like instructions (${markers.join(', ')})]`;
+  if (ctx.method === 'tools/call') return { content: [{ type: 'text', text }], isError: true };
+  throw new DeniedError(SANITIZE_INTERCEPTOR_ID, text);
+}
+
+/**
+ * A server's JSON-RPC error, sanitised as a result is: its message and data go to the model
+ * too. Markers are recorded (`detail.injection`, so the policy engine taints the session on the
+ * failed call too); the message is stripped, or replaced with `withhold`. Other errors (local
+ * ones) are returned as they are.
+ */
+export function sanitizeError(error: unknown, ctx: InterceptContext, options: SanitizeOptions): unknown {
+  if (options.mode === 'off' || !(error instanceof JsonRpcError)) return error;
+  const report = sanitizeValue({ message: error.message, data: error.data }, { ...options, redactSecrets: false }, mapErrorText);
+  const clean = report.result as { message: string; data: unknown };
+  if (report.markers.length === 0) return clean.message === error.message && clean.data === error.data ? error : new JsonRpcError(error.code, clean.message, clean.data, { cause: error });
+  ctx.record({
+    interceptor: SANITIZE_INTERCEPTOR_ID,
+    outcome: options.withhold === true || clean.message !== error.message || clean.data !== error.data ? 'change' : 'observe',
+    reason: `the server's error carries prompt-injection markers (${report.markers.join(', ')})`,
+    detail: { injection: true, markers: report.markers, error: true },
+  });
+  if (options.withhold === true) return new JsonRpcError(error.code, `[Switchboard: the error message from server ${ctx.server?.id ?? '(unknown)'} was withheld: it contains text that reads like instructions (${report.markers.join(', ')})]`, undefined, { cause: error });
+  return clean.message === error.message && clean.data === error.data ? error : new JsonRpcError(error.code, clean.message, clean.data, { cause: error });
+}
+
 /**
  * `result` with every secret in its model-visible text masked as `[REDACTED:<rule>]` (a new
  * object; the input is not changed). For the policy engine's `redact` outcome.
  */
 export function redactResult(result: unknown, options: SecretScanOptions = {}): unknown {
-  return mapResultText(result, (text) => redactSecrets(text, options).text);
+  return mapResultText(result, (text, kind) => (kind === undefined ? redactSecrets(text, options).text : text));
 }

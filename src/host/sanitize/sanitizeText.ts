@@ -15,8 +15,9 @@
  * @see https://www.unicode.org/reports/tr36/ (Unicode security considerations)
  * @module
  */
+import { decodeRuns } from '../scanner/rules/encoded.js';
 import { scanText } from '../scanner/scan.js';
-import { ANSI_ESCAPE, BIDI_CONTROLS, CONTROL_CHARS, decodeTags, isStrayZeroWidth, normalize, PRIVATE_USE, TAG_CHARS, ZERO_WIDTH } from '../scanner/text.js';
+import { ANSI_ESCAPE, BIDI_CONTROLS, CONTROL_CHARS, isStrayZeroWidth, PRIVATE_USE, spacedRuns, TAG_CHARS, unfold, ZERO_WIDTH } from '../scanner/text.js';
 import { SENSITIVE_PATH } from '../scanner/lexicon.js';
 
 /** How many characters of each kind were removed. */
@@ -136,27 +137,29 @@ const SCREEN: readonly RegExp[] = [
   // Jailbreak phrasing and authority markers.
   /jailbr|do anything now|dan mode|developer mode|god mode|unfiltered mode|no longer (?:bound|restricted|limited|constrained)|(?:free|freed|liberated) from (?:all |any |your )?(?:rules|restrictions|guidelines|constraints|policies)|without (?:any )?(?:ethical|moral|safety|content) (?:restrictions|limits|guidelines|filters|constraints)|you have no (?:rules|restrictions|limits|guidelines)|(?:system|admin|administrator|developer|root|sudo|security|emergency|god|maintenance)[ _-]?(?:override|mode enabled|mode activated)|(?:important|urgent|critical|mandatory) (?:system|admin|security|developer) (?:instruction|notice|message|directive|update|note)/u,
   // Concealment from the user, covert action, exfiltration named as such, Markdown image beacons.
+  // Plain-language orders to the agent: a privileged mode, a tool call ordered, text addressed to the AI.
+  /you are now|you're now|you have been (?:granted|elevated|switched)|(?:admin|administrator|root|god|sudo|superuser|unrestricted|privileged) (?:mode|access)|you (?:now )?have (?:full|unrestricted|elevated|admin|root) |(?:retry|try again|re-?run|instead|now|immediately|please|must|should|need to)\b[^.!?\n]{0,40}?[a-z][a-z0-9]*_[a-z0-9_]+\s*\(|\b(?:run|call|invoke|execute|use|trigger)\s+(?:the\s+)?(?:tool\s+)?`?[a-z][a-z0-9]*(?:[_.][a-z0-9]+)+`?(?:\s+tool)?\s+(?:on|from|via|through|in|of)\s+(?:the\s+)?[\w-]+\s+(?:server|mcp|service)|(?:note|message|attention|instructions?|important|reminder) (?:to|for) (?:the |any )?(?:ai|llm|assistant|agent|model)|(?:dear|hey|hello) (?:ai|llm|assistant|agent|model|claude|chatgpt|gpt)\b|if you are an? (?:ai|llm|language model|assistant|agent)|(?:ai|llm|assistant|agent|model)s? (?:reading|processing|parsing|seeing) this|\b(?:ai|llm|assistant|agent)\s*:/u,
   /\b(?:do not|don't|dont|never|must not|should not|without)\s+(?:ever\s+)?(?:tell|inform|notify|mention|reveal|alert|disclose|let|warn|say)\b[^.!?\n]{0,40}?\b(?:user|human|person|operator|customer)|\b(?:hide|conceal|keep)\b[^.!?\n]{0,40}?\bfrom (?:the )?(?:user|human)|\b(?:mislead|deceive|lie to|lying to|trick)s? (?:the )?users?|secretly|covertly|stealthily|surreptitiously|exfiltrat|!\[[^\]\n]{0,80}\]\(\s*https?:/u,
 ];
 /** Sensitive things a coercion or exfiltration directive reaches for (with {@link SENSITIVE_PATH}). */
 const SENSITIVE_SCREEN = /api[ _-]?keys?|access[ _-]?(?:keys?|tokens?)|auth\w* tokens?|bearer tokens?|refresh tokens?|session (?:tokens?|cookies?)|passwords?|passphrases?|credentials?|secrets|private keys?|ssh keys?|signing keys?|seed phrases?|recovery phrases?|mnemonic|credit ?cards?|card numbers?|social security|conversation (?:history|context|logs?)|chat (?:history|logs?)|(?:previous|prior|all|user) messages|environment variables|env vars|process\.env|system prompt|clipboard|keystrokes|browsing history|cookies/u;
 /** Verbs of coercion and exfiltration: the scanner runs on them only together with a sensitive noun or path. */
-const MOVE_SCREEN = /before|prior to|\bfirst\b|\bread\b|\bopen\b|\bcat\b|send|upload|\bpost|forward|transmit|leak|e-?mail|curl|wget|share|copy|attach|include|\bpass\b|\bput\b|append|embed|dump|extract/u;
-/** A word mixing Latin with look-alike Greek or Cyrillic letters, or full-width Latin letters: such text is normalised (NFKC, homoglyphs folded) before the screen. */
-const LOOKALIKE = /[A-Za-z][\u0370-\u03FF\u0400-\u052F]|[\u0370-\u03FF\u0400-\u052F][A-Za-z]|[\uFF21-\uFF3A\uFF41-\uFF5A]/u;
+const MOVE_SCREEN = /before|prior to|\bfirst\b|\bread\b|\bopen\b|\bcat\b|send|upload|\bpost|forward|transmit|leak|e-?mail|curl|wget|share|copy|attach|include|\bpass\b|\bput\b|append|embed|dump|extract|provide|paste|reply|respond|answer with|tell me|give me|what (?:is|are)|enter|\btype\b|submit|reveal|repeat|output|print|\bshow\b|\blist\b|confirm/u;
+/** Words a spaced-out run hides when it matters (joined: no word breaks). */
+const SPACED_TRIGGER = /ignore|disregard|instruction|system|prompt|override|admin|password|secret|credential|token|exfiltrat|apikey|sshkey|idrsa|execute|runshell/u;
+/** A run that may be encoded text (base64, hex, percent or `\\x` escapes): decoded and screened again. */
+const ENCODED_HINT = /[A-Za-z0-9+/_-]{16,}|(?:%[0-9A-Fa-f]{2}){6,}|(?:\\x[0-9A-Fa-f]{2}){6,}/u;
+/** How many encodings deep the screen follows (base64 in base64 in base64). */
+const SCREEN_DECODE_DEPTH = 3;
 
-/** The lower-case text the screen reads: tag characters decoded, other hidden characters removed, homoglyphs folded when there are any. */
-function screenView(text: string, hidden: boolean): string {
-  if (!hidden) return text.toLowerCase();
-  if (LOOKALIKE.test(text)) return normalize(text);
-  return text.replace(/[\u{E0020}-\u{E007E}]+/gu, (run) => ` ${decodeTags(run)} `).replace(HIDDEN, '').toLowerCase();
-}
-
-/** True when `text` may carry a marker (see {@link SCREEN}); false means it carries none. */
-export function mayCarryInjection(text: string): boolean {
-  const view = screenView(text, UNUSUAL.test(text));
+/** True when `text` may carry a marker (see {@link SCREEN}); false means it carries none. The screen reads the normalised view (`unfold`), then any decoded payload. */
+export function mayCarryInjection(text: string, depth = 0): boolean {
+  const view = unfold(text).toLowerCase();
   if (SCREEN.some((re) => re.test(view))) return true;
-  return (SENSITIVE_SCREEN.test(view) || SENSITIVE_PATH.test(view)) && MOVE_SCREEN.test(view);
+  if ((SENSITIVE_SCREEN.test(view) || SENSITIVE_PATH.test(view)) && MOVE_SCREEN.test(view)) return true;
+  if (view !== text.toLowerCase() && spacedRuns(text).some((run) => SPACED_TRIGGER.test(run.toLowerCase()))) return true;
+  if (depth < SCREEN_DECODE_DEPTH && ENCODED_HINT.test(text)) for (const run of decodeRuns(text)) if (mayCarryInjection(run.decoded, depth + 1)) return true;
+  return false;
 }
 
 /**
@@ -164,7 +167,7 @@ export function mayCarryInjection(text: string): boolean {
  * that only describe (a credential file named, a secret, a shell command, a persona phrase,
  * an HTML comment) are left out: results name such things honestly all the time.
  */
-const MARKER_RULES = /^(?:instruction-tag\/(?:tag|chat-template-token|override-marker)|override\/|persona\/jailbreak|coercion\/|exfiltration\/(?:sensitive-to-outsider|exfiltrate|markdown-beacon)|concealment\/(?:hide-from-user|deceive-user)|encoded-payload\/|combination\/)/u;
+const MARKER_RULES = /^(?:instruction-tag\/(?:tag|chat-template-token|override-marker)|override\/|persona\/(?:jailbreak|privileged-mode)|directive\/|solicit\/|markup-smuggling\/letter-spaced|coercion\/|exfiltration\/(?:sensitive-to-outsider|exfiltrate|markdown-beacon)|concealment\/(?:hide-from-user|deceive-user)|encoded-payload\/|combination\/)/u;
 /** A forged turn (`System: …` at the start of a line) counts only with another marker: alone it is often honest (`System: Linux`). */
 const FAKE_TURN_RULE = 'instruction-tag/fake-turn';
 /** Tags that close or open the frame a host puts around a tool result, to make what follows read as the host's own text. */
@@ -176,7 +179,7 @@ export function injectionMarkers(text: string): readonly string[] {
   const markers = new Set<string>();
   if (FRAME_BREAK.test(text)) markers.add('instruction-tag/frame-break');
   let fakeTurn = false;
-  for (const hit of scanText(text)) {
+  for (const hit of scanText(text, 0, 'result')) {
     if (hit.confidence === 'low') continue;
     if (hit.rule === FAKE_TURN_RULE) fakeTurn = true;
     else if (MARKER_RULES.test(hit.rule)) markers.add(hit.rule);

@@ -36,16 +36,24 @@ export interface AnalyzedItem {
   readonly ownNames: ReadonlySet<string>;
   readonly peers: readonly PeerTool[];
   readonly hits: Hit[];
+  /** What the text is: a listed definition, or what a server answered or asked at run time (results, errors, requests). */
+  readonly context: TextContext;
 }
 
+/** Where a text comes from: a `definition`, or a `result` (tool results, errors, a server's sampling and elicitation requests). */
+export type TextContext = 'definition' | 'result';
+
 /** Builds the analysed view of an item. */
-export function analyze(item: ScanItem, server: string | undefined, ownNames: ReadonlySet<string>, peers: readonly PeerTool[]): AnalyzedItem {
-  const strings = item.strings.map((s) => ({ ...s, norm: normalize(s.text), sentences: normalizedSentences(s.text) }));
+export function analyze(item: ScanItem, server: string | undefined, ownNames: ReadonlySet<string>, peers: readonly PeerTool[], context: TextContext = 'definition'): AnalyzedItem {
+  const strings = item.strings.map((s) => {
+    const text = s.role === 'key' || s.role === 'property' ? identifierWords(s.text) : s.text;
+    return { ...s, norm: normalize(text), sentences: normalizedSentences(text) };
+  });
   const allText = strings
-    .filter((s) => s.role !== 'name' && s.role !== 'property')
+    .filter((s) => s.role !== 'name' && s.role !== 'property' && s.role !== 'key')
     .map((s) => s.norm)
     .join(' \n ');
-  return { item, server, strings, allText, ownNames, peers, hits: [] };
+  return { item, server, strings, allText, ownNames, peers, hits: [], context };
 }
 
 /** Records a hit (once per rule and path). */
@@ -68,9 +76,23 @@ export function toFindings(target: AnalyzedItem): Finding[] {
   }));
 }
 
-/** Free-text strings (descriptions, titles, instructions, prompt texts, enum/default/example values). */
+/** An identifier read as words: `ignore_allPrevious-rules` → `ignore all Previous rules`. */
+export function identifierWords(id: string): string {
+  return id.replace(/([a-z])([A-Z])/gu, '$1 $2').replace(/[_\-.]+/gu, ' ');
+}
+
+/** A key or property name that reads like a phrase (a space, or four words or more), not an identifier. */
+function phraseLike(s: AnalyzedString): boolean {
+  return /\s/u.test(s.text) || s.norm.split(' ').length >= 4;
+}
+
+/**
+ * Free-text strings (descriptions, titles, instructions, prompt texts, enum/default/example
+ * values, every other value of the definition, and keys or property names that read like a
+ * phrase).
+ */
 export function textStrings(target: AnalyzedItem): readonly AnalyzedString[] {
-  return target.strings.filter((s) => s.role !== 'name' && s.role !== 'property' && s.role !== 'uri');
+  return target.strings.filter((s) => (s.role === 'key' || s.role === 'property' ? phraseLike(s) : s.role !== 'name' && s.role !== 'uri'));
 }
 
 /** Words before a phrase that make it a mention: detecting, analysing, explaining, quoting, testing for it. */

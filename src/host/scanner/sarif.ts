@@ -74,6 +74,13 @@ export const RULES: readonly RuleInfo[] = Object.freeze([
   r('combination/layered-hiding', 'always', 'several ways of hiding in one item'),
   r('combination/read-and-send', 'always', 'reads sensitive data and sends data out'),
   r('combination/mismatch-harm', 'always', 'a pure function that reaches for credentials or sends data out'),
+  r('persona/privileged-mode', 'in context', '"you are now in admin mode" used as a claim (a mention is a note)'),
+  r('directive/tool-call', 'never', 'orders the model to run a tool on another server; in a result, also a call written out with its arguments'),
+  r('directive/addressed-to-agent', 'never', 'text addressed to the AI reading it (results only)'),
+  r('solicit/credentials', 'never', 'asks the model for credentials (results only)'),
+  r('solicit/system-prompt', 'never', 'asks the model for its system prompt (results only)'),
+  r('markup-smuggling/letter-spaced', 'never', 'letters spaced out one by one to hide a trigger word'),
+  r('limits/unread', 'always', 'part of a definition was not read (nested too deep, too many strings, too long, a cycle): blocked, never passed unread'),
   r('combination/shadowing-harm', 'always', "steers another server's tools while hiding or doing harm"),
 ]);
 

@@ -4,8 +4,9 @@
  * lists, its instructions included). Pure and deterministic: no I/O, no clock, no
  * randomness; the same input gives the same report.
  *
- * Verdicts: `block` when a blocking finding exists, `warn` with any other finding, else
- * `pass`. Only rules with a near-zero false-positive rate block by themselves (hidden tag
+ * Verdicts: `block` when a blocking finding exists, `warn` with any other finding above
+ * severity `low`, else `pass` (findings of severity `low` are notes: a phrase quoted or
+ * described, an example; listed, never acted on). Only rules with a near-zero false-positive rate block by themselves (hidden tag
  * characters, chat-template tokens, an override phrase used as an order, credentials sent to
  * an outsider, decoded payloads that hold instructions, ...) or in combination (see
  * `rules/combination.ts`); everything else warns, so forceful but honest documentation
@@ -13,7 +14,8 @@
  *
  * @module
  */
-import { analyze, toFindings, type AnalyzedItem, type Hit } from './analysis.js';
+import { analyze, emit, toFindings, type AnalyzedItem, type Hit, type TextContext } from './analysis.js';
+import { checkDirectives } from './rules/directives.js';
 import { checkCombinations } from './rules/combination.js';
 import { checkDataFlow } from './rules/dataflow.js';
 import { checkEncoded } from './rules/encoded.js';
@@ -32,28 +34,34 @@ function textRules(target: AnalyzedItem, depth: number): void {
   checkInjection(target);
   checkStealth(target);
   checkDataFlow(target);
-  checkEncoded(target, scanText, depth);
+  checkDirectives(target);
+  checkEncoded(target, (text, inner) => scanText(text, inner, target.context), depth);
 }
 
 /**
  * Runs the text rules on one free text as if it were a tool's description (decoded payloads
- * here; tool results in the sanitiser). Hits are located at `$`.
+ * here; in context `result`, tool results, errors and a server's requests in the sanitiser).
+ * Hits are located at `$`.
  */
-export function scanText(text: string, depth = 0): readonly Hit[] {
-  const target = analyze({ kind: 'tool', name: 'decoded', strings: [{ path: '$', role: 'description', text }], parameters: [] }, undefined, new Set(), []);
+export function scanText(text: string, depth = 0, context: TextContext = 'definition'): readonly Hit[] {
+  const target = analyze({ kind: 'tool', name: 'decoded', strings: [{ path: '$', role: 'description', text }], parameters: [] }, undefined, new Set(), [], context);
   textRules(target, depth);
   return target.hits;
 }
 
 function report(item: ScanItem, server: string | undefined, ownNames: ReadonlySet<string>, peers: readonly PeerTool[]): ItemReport {
   const target = analyze(item, server, ownNames, peers);
+  if (item.unread !== undefined) {
+    emit(target, { rule: 'limits/unread', family: 'limits', severity: 'high', confidence: 'high', blocking: true, message: `part of the definition was not read (${item.unread}): blocked rather than passed unread`, evidence: item.unread, path: '$' });
+  }
   textRules(target, 0);
   checkShadowing(target);
   checkLookAlikes(target);
   checkParameters(target);
   checkCombinations(target);
   const findings = toFindings(target);
-  const verdict: Verdict = findings.some((f) => f.blocking) ? 'block' : findings.length > 0 ? 'warn' : 'pass';
+  // Notes (severity low: a phrase quoted or described, an example) are listed but do not warn.
+  const verdict: Verdict = findings.some((f) => f.blocking) ? 'block' : findings.some((f) => f.severity !== 'low') ? 'warn' : 'pass';
   return { kind: item.kind, server, item: item.name, verdict, severity: highest(findings.map((f) => f.severity)), findings };
 }
 

@@ -19,7 +19,7 @@ export type Confidence = 'low' | 'medium' | 'high';
 /**
  * What the scanner concludes for one item: `block` (a near-zero-false-positive rule fired:
  * hide it from the model, refuse calls), `warn` (findings for a person to review, the item
- * stays usable) or `pass` (no finding).
+ * stays usable) or `pass` (no finding above severity `low`: notes only).
  */
 export type Verdict = 'pass' | 'warn' | 'block';
 
@@ -43,7 +43,10 @@ export type RuleFamily =
   | 'preference'
   | 'capability-mismatch'
   | 'secret'
-  | 'combination';
+  | 'combination'
+  | 'limits'
+  | 'directive'
+  | 'solicit';
 
 /** Where a finding is: the item, and the JSON path of the string inside its definition. */
 export interface FindingLocation {

@@ -48,7 +48,9 @@ export function checkDataFlow(target: AnalyzedItem): void {
     const path = SENSITIVE_PATH.exec(s.norm);
     if (path !== null) {
       const inValue = s.role === 'default' || s.role === 'enum' || s.role === 'example';
-      emit(target, { rule: 'sensitive/credential-file', family: 'sensitive', severity: inValue ? 'high' : 'medium', confidence: 'high', blocking: false, message: `names a credential or key file (${path[0].trim()})`, evidence: path[0], path: s.path });
+      // Returned to the caller and sent nowhere else: an honest credential tool, noted.
+      const toCaller = !inValue && LOCAL_SINK.test(s.norm) && externalSink(s.norm) === undefined && !HOSTILE_SINK.test(s.norm);
+      emit(target, { rule: 'sensitive/credential-file', family: 'sensitive', severity: inValue ? 'high' : toCaller ? 'low' : 'medium', confidence: 'high', blocking: false, message: `names a credential or key file (${path[0].trim()})${toCaller ? ', returned to the caller' : ''}`, evidence: path[0], path: s.path });
     }
     const secret = findSecrets(s.text, { entropy: false }).find((m) => !GENERIC_SECRET_RULES.has(m.rule));
     if (secret !== undefined) {
@@ -64,7 +66,10 @@ export function checkDataFlow(target: AnalyzedItem): void {
     for (const sentence of s.sentences) {
       const shell = SHELL.exec(sentence);
       if (shell !== null) {
-        emit(target, { rule: 'command/dangerous-shell', family: 'exfiltration', severity: 'high', confidence: 'medium', blocking: false, message: 'a shell command that runs downloaded code, opens a shell or destroys data', evidence: shell[0], path: s.path });
+        // Code fetched from a reserved documentation domain (RFC 2606) cannot be anyone's: an example, noted.
+        const url = /https?:\/\/[^\s|'"]+/u.exec(shell[0]);
+        const example = url !== null && DOCUMENTATION_DOMAIN.test(url[0]) && !HOSTILE_SINK.test(url[0]);
+        emit(target, { rule: 'command/dangerous-shell', family: 'exfiltration', severity: example ? 'low' : 'high', confidence: 'medium', blocking: false, message: 'a shell command that runs downloaded code, opens a shell or destroys data', evidence: shell[0], path: s.path });
       }
     }
   }
@@ -93,7 +98,7 @@ export function checkDataFlow(target: AnalyzedItem): void {
   });
   eachMatch(target, /\bexfiltrat\w*/u, (s, sentence, m) => {
     const mention = isMention(sentence, m.index, target.allText);
-    emit(target, { rule: 'exfiltration/exfiltrate', family: 'exfiltration', severity: mention ? 'medium' : 'critical', confidence: mention ? 'low' : 'high', blocking: !mention, message: 'states that it exfiltrates data', evidence: sentence, path: s.path });
+    emit(target, { rule: 'exfiltration/exfiltrate', family: 'exfiltration', severity: mention ? 'low' : 'critical', confidence: mention ? 'low' : 'high', blocking: !mention, message: 'states that it exfiltrates data', evidence: sentence, path: s.path });
   });
   eachMatch(target, HARVEST, (s, sentence, m) => {
     if (!SENSITIVE_DATA.test(sentence.slice(m.index)) || isMention(sentence, m.index, target.allText)) return;

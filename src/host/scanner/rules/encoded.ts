@@ -10,7 +10,7 @@
 import { emit, textStrings, type AnalyzedItem, type Hit } from '../analysis.js';
 
 /** How many encodings deep a payload is followed. */
-export const MAX_DECODE_DEPTH = 2;
+export const MAX_DECODE_DEPTH = 3;
 
 const BASE64 = /(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{16,}={0,2}(?![A-Za-z0-9+/=_-])/gu;
 const HEX = /(?<![0-9A-Za-z])(?:[0-9A-Fa-f]{2}){8,}(?![0-9A-Za-z])/gu;
@@ -50,6 +50,18 @@ function fromHex(token: string): Uint8Array {
   const out = new Uint8Array(token.length / 2);
   for (let i = 0; i < out.length; i++) out[i] = parseInt(token.slice(i * 2, i * 2 + 2), 16);
   return out;
+}
+
+/** The text a whole base64 value (a resource blob) decodes to, or undefined when it is not text. */
+export function textOfBase64(value: string): string | undefined {
+  const std = value.replace(/\s+/gu, '').replace(/-/gu, '+').replace(/_/gu, '/').replace(/=+$/u, '');
+  if (std.length % 4 === 1 || !/^[A-Za-z0-9+/]*$/u.test(std)) return undefined;
+  try {
+    const binary = atob(std + '='.repeat((4 - (std.length % 4)) % 4));
+    return printable(Uint8Array.from(binary, (c) => c.charCodeAt(0)));
+  } catch {
+    return undefined;
+  }
 }
 
 /** Every decodable run of `text`, with its encoding and decoded text. */

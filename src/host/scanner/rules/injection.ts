@@ -3,7 +3,8 @@
  * (`<IMPORTANT>`, `<SYSTEM>`, chat-template tokens, "SYSTEM OVERRIDE" markers), override
  * phrases ("ignore all previous instructions", "reveal your system prompt") and persona or
  * jailbreak phrasing ("you are now …", "developer mode"). A phrase that is only mentioned
- * (quoted, detected, explained, shown as sample output) warns; a phrase that is used blocks.
+ * (quoted, detected, explained, shown as sample output) is a note (severity `low`: listed,
+ * the verdict stays `pass`); a phrase that is used blocks.
  *
  * @module
  */
@@ -65,7 +66,7 @@ export function checkInjection(target: AnalyzedItem): void {
       emit(target, {
         rule,
         family: 'override',
-        severity: mention ? 'medium' : 'critical',
+        severity: mention ? 'low' : 'critical',
         confidence: mention ? 'low' : 'high',
         blocking: !mention,
         message: mention ? `${message} (quoted or described, not addressed to the model)` : message,
@@ -83,7 +84,7 @@ export function checkInjection(target: AnalyzedItem): void {
   phrase('override/new-instructions', NEW_ORDERS, 'substitutes new instructions for the real ones');
   eachMatch(target, PERSONA_STRONG, (s, sentence, m) => {
     const mention = isMention(sentence, m.index, target.allText);
-    emit(target, { rule: 'persona/jailbreak', family: 'persona', severity: mention ? 'medium' : 'critical', confidence: mention ? 'low' : 'high', blocking: !mention, message: 'jailbreak phrasing: frees the model from its rules', evidence: sentence, path: s.path });
+    emit(target, { rule: 'persona/jailbreak', family: 'persona', severity: mention ? 'low' : 'critical', confidence: mention ? 'low' : 'high', blocking: !mention, message: 'jailbreak phrasing: frees the model from its rules', evidence: sentence, path: s.path });
   });
   eachMatch(target, PERSONA_WEAK, (s, sentence, m) => {
     const mention = isMention(sentence, m.index, target.allText);
