@@ -6,18 +6,21 @@
  * runs, `/readyz` once every enabled server was tried and at least one is ready.
  *
  * Before a stdio server is first started, or after its launch changed, the exact command,
- * arguments, working directory and environment variable names need consent: a prompt in a
- * TTY, `--yes` for this run, or `approvedLaunches` in the config. Without any of these the
- * server is not started and the message says how to approve; the others still run.
+ * arguments, working directory and environment variables (names, and values as written) need
+ * consent: a prompt in a TTY, `--yes` for this run, or the console. Approvals are keyed with
+ * the state folder's approval key (`host/launchKeys.ts`); a config file cannot approve its own
+ * launches. Without consent the server is not started and the message says how to approve; the
+ * others still run.
  *
- * The config file is watched: servers added, removed or changed are applied without a
- * restart; a config that no longer parses is reported and the running one kept.
+ * The config file is watched (`gatewayReload.ts`): a change that only tightens applies without
+ * a restart; one that weakens security (a control off or down, a server added, a launch
+ * changed) waits for `switchboard config approve` or the console, and the running config is
+ * kept meanwhile; a config that no longer parses is reported and the running one kept.
  *
  * @module
  */
-import { watch, type FSWatcher } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
-import { basename, dirname, join, resolve as resolvePath } from 'node:path';
+import { join, resolve as resolvePath } from 'node:path';
 import type { HostConfig, ServerConfig } from '../host/configTypes.js';
 import { openGateway } from '../host/openGateway.js';
 import { admitLaunches, LaunchNotApprovedError, type LaunchApprovalStore } from '../host/launchConsent.js';
@@ -41,6 +44,9 @@ import { SWITCHBOARD_VERSION } from '../util/version.js';
 import { createLineLogger, type Logger } from '../util/logger.js';
 import { portOption, UsageError, type ParsedArgs } from './args.js';
 import { stateSecret, type StateSecret } from './stateSecret.js';
+import { approvalKey } from './approvalKey.js';
+import { askYesNo } from './askYesNo.js';
+import { gatewayReload } from './gatewayReload.js';
 import { gatewayConsent, type GatewayConsent } from './gatewayConsent.js';
 import { ConsoleMetrics } from '../console/consoleMetrics.js';
 import { gatewayConsole, PendingLaunches, publishConsole } from './gatewayConsole.js';
@@ -70,6 +76,8 @@ export async function gatewayCommand(options: ParsedArgs['options']): Promise<vo
   if (options['stdio'] !== true && noAuth && !isLoopback(host_)) throw new UsageError(`--no-auth is allowed only on loopback (127.0.0.1, ::1, localhost), not on ${host_}`);
   await mkdir(config.stateDir, { recursive: true, mode: 0o700 });
   const stores = openStateStores(config.stateDir);
+  // Launch and config approvals are HMACs under this key (host/launchKeys.ts).
+  const key = await approvalKey(config.stateDir);
   // PostgreSQL / Redis shared by several instances, when given; unreachable = the gateway does not start.
   const shared = await openSharedStores(typeof options['store'] === 'string' ? options['store'] : config.store, typeof options['cache'] === 'string' ? options['cache'] : config.cache);
   for (const line of shared.described) logger.info(`shared ${line}`);
@@ -104,7 +112,7 @@ export async function gatewayCommand(options: ParsedArgs['options']): Promise<vo
   // With --cache, MRTR single-use nonces are shared: a state consumed on one instance is a replay on every other.
   // With --store, so is the sealing key: a state sealed on one instance opens on every other.
   const requestState = { ...(shared.nonceStore !== undefined ? { nonceStore: shared.nonceStore } : {}), ...(shared.requestStateKeys !== undefined ? { keys: shared.requestStateKeys } : {}) };
-  const admit = launchConsent(options['yes'] === true, interactive, stores.launches, launches);
+  const admit = launchConsent(options['yes'] === true, interactive, stores.launches, key, launches);
   const opened = await openGateway(config, {
     logger,
     transport: defaultTransportFactory({ environment: process.env, logger, auth: hostOAuthHooks(config, shared.oauthTokens) }),
@@ -129,10 +137,20 @@ export async function gatewayCommand(options: ParsedArgs['options']): Promise<vo
   const { host, gateway, scanner, policy } = opened;
   const consent = callConsent as GatewayConsent;
   const auditLog = opened.audit;
-  const watcher = watchConfig(file, logger, async (next) => {
-    current = next;
-    await opened.apply(next);
-  }, (error) => void auditLog?.append(refusedReloadEntry(error, Date.now())).catch(() => undefined));
+  const watcher = gatewayReload({
+    file,
+    stateDir: config.stateDir,
+    key,
+    logger,
+    current: () => current,
+    apply: async (next) => {
+      current = next;
+      await opened.apply(next);
+    },
+    launches: stores.launches,
+    ...(auditLog !== undefined ? { audit: async (entry) => void (await auditLog.append(entry)) } : {}),
+    refused: (error) => void auditLog?.append(refusedReloadEntry(error, Date.now())).catch(() => undefined),
+  });
   let gatewayUrl: string | undefined;
   const webConsole =
     metrics === undefined
@@ -147,6 +165,7 @@ export async function gatewayCommand(options: ParsedArgs['options']): Promise<vo
           scanner,
           ...(audit !== undefined && auditLog !== undefined ? { audit: { log: auditLog, reader: audit } } : {}),
           ...(launches !== undefined ? { launches } : {}),
+          reload: watcher.gate,
           // The running policy (it reloads with the config): the console shows and dry-runs the current rules.
           policy: {
             get config() {
@@ -166,7 +185,7 @@ export async function gatewayCommand(options: ParsedArgs['options']): Promise<vo
     (id) => host.health().some((h) => h.id === id),
   );
   const shutdown = async (): Promise<void> => {
-    watcher?.close();
+    watcher.close();
     webConsole?.api.close();
     await opened.close();
     await closeStores(audit, pins, shared, logger);
@@ -227,10 +246,11 @@ export async function gatewayCommand(options: ParsedArgs['options']): Promise<vo
 }
 
 /** The servers of a config that may start: enabled, and for stdio servers an approved launch. */
-function launchConsent(yes: boolean, interactive: boolean, store: LaunchApprovalStore, pending?: PendingLaunches): (config: HostConfig) => Promise<ServerConfig[]> {
+function launchConsent(yes: boolean, interactive: boolean, store: LaunchApprovalStore, key: string, pending?: PendingLaunches): (config: HostConfig) => Promise<ServerConfig[]> {
   return (config) =>
     admitLaunches(config, {
       store,
+      key,
       yes,
       ...(interactive ? { prompt: askYesNo } : {}),
       refused: (server, error) => {
@@ -249,17 +269,6 @@ async function closeStores(audit: { close(): Promise<void> } | undefined, pins: 
   await shared.close();
 }
 
-async function askYesNo(text: string): Promise<boolean> {
-  const { createInterface } = await import('node:readline/promises');
-  const rl = createInterface({ input: process.stdin, output: process.stderr });
-  try {
-    const answer = await rl.question(`${text} [y/N] `);
-    return /^y(es)?$/i.test(answer.trim());
-  } finally {
-    rl.close();
-  }
-}
-
 /** The gateway's bearer token: `<stateDir>/gateway-token`, generated on first use (mode 0600). */
 function gatewayToken(stateDir: string): Promise<StateSecret> {
   return stateSecret(stateDir, 'gateway-token');
@@ -267,34 +276,4 @@ function gatewayToken(stateDir: string): Promise<StateSecret> {
 
 function isLoopback(host: string): boolean {
   return host === 'localhost' || host === '::1' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host);
-}
-
-/** Re-reads the config when it changes; a broken config is reported and the running one kept. */
-function watchConfig(file: string, logger: Logger, apply: (config: HostConfig) => Promise<void>, refused: (error: string) => void = () => undefined): FSWatcher | undefined {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  let chain = Promise.resolve();
-  const reload = (): void => {
-    chain = chain.then(async () => {
-      try {
-        const next = await loadConfig(file);
-        await apply(next);
-        logger.info('config reloaded', { file, servers: next.servers.length });
-      } catch (error) {
-        const message = error instanceof Error ? error.message : String(error);
-        logger.error(`config not reloaded, the running one is kept: ${message}`);
-        refused(message);
-      }
-    });
-  };
-  try {
-    // The folder, not the file: editors replace a file by renaming a new one over it.
-    return watch(dirname(file), (_event, name) => {
-      if (name !== null && name !== basename(file)) return;
-      if (timer !== undefined) clearTimeout(timer);
-      timer = setTimeout(reload, 100);
-    });
-  } catch (error) {
-    logger.warn(`cannot watch ${file}; restart to apply changes`, { error: String(error) });
-    return undefined;
-  }
 }

@@ -27,6 +27,8 @@ import type { HostConfig } from '../../host/configTypes.js';
 import { Host } from '../../host/host.js';
 import { admitLaunches, type LaunchApprovalStore } from '../../host/launchConsent.js';
 import { MemoryLaunchApprovalStore } from '../../host/memoryStores.js';
+import { approvalKey } from '../approvalKey.js';
+import { askYesNo } from '../askYesNo.js';
 import { PinScan, type PinFinding } from '../../host/pins/pinScan.js';
 import { scanServers, scanTools } from '../../host/scanner/scan.js';
 import type { ScanReport, ServerSnapshot } from '../../host/scanner/types.js';
@@ -153,12 +155,17 @@ async function scanConfigured(
   level: 'debug' | 'info' | 'warn' | 'error',
 ): Promise<{ report: ScanReport; problems: string[]; pins: readonly PinFinding[] }> {
   const logger = createLineLogger((line) => process.stderr.write(line), level);
-  // Approvals of a real config are kept with it (like the gateway's); those of discovered client configs only for this run.
-  const store: LaunchApprovalStore = persist ? openStateStores(config.stateDir).launches : new MemoryLaunchApprovalStore();
   const interactive = process.stdin.isTTY === true && process.stderr.isTTY === true;
+  // Approvals are kept in the config's state folder, keyed like the gateway's, so a later gateway on the same
+  // state runs what was approved here (for discovered client configs too: `scan --yes` before `wrap`).
+  // Without --yes, a prompt or a real config, nothing is recorded and no state folder is created.
+  const record = persist || yes || interactive;
+  const store: LaunchApprovalStore = record ? openStateStores(config.stateDir).launches : new MemoryLaunchApprovalStore();
+  const key = await approvalKey(config.stateDir, { create: record });
   const problems: string[] = [];
   const allowed = await admitLaunches(config, {
     store,
+    key,
     yes,
     ...(interactive ? { prompt: askYesNo } : {}),
     refused: (server, error) => problems.push(`${server.id}: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`),
@@ -199,12 +206,3 @@ async function scanConfigured(
   }
 }
 
-async function askYesNo(text: string): Promise<boolean> {
-  const { createInterface } = await import('node:readline/promises');
-  const rl = createInterface({ input: process.stdin, output: process.stderr });
-  try {
-    return /^y(es)?$/i.test((await rl.question(`${text} [y/N] `)).trim());
-  } finally {
-    rl.close();
-  }
-}

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
+import { createHash, createHmac } from 'node:crypto';
 import { describe, it } from 'node:test';
-import { sha256, sha256Hex } from '../../../src/util/sha256.js';
+import { hmacSha256Hex, sha256, sha256Hex } from '../../../src/util/sha256.js';
 
 // Vectors: FIPS 180-4 examples (NIST CSRC "Example Algorithms", SHA256.pdf / SHA2_Additional.pdf).
 describe('util/sha256', () => {
@@ -36,5 +36,26 @@ describe('util/sha256', () => {
 
   it('returns 32 bytes', () => {
     assert.equal(sha256('x').length, 32);
+  });
+});
+
+// Vectors: RFC 4231 section 4 (HMAC-SHA-256).
+describe('util/sha256: hmacSha256Hex', () => {
+  it('RFC 4231 test case 1 (20-byte key)', () => {
+    assert.equal(hmacSha256Hex(new Uint8Array(20).fill(0x0b), 'Hi There'), 'b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7');
+  });
+
+  it('RFC 4231 test case 2 (short key "Jefe")', () => {
+    assert.equal(hmacSha256Hex('Jefe', 'what do ya want for nothing?'), '5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843');
+  });
+
+  it('RFC 4231 test case 6 (a key longer than the block is hashed first)', () => {
+    assert.equal(hmacSha256Hex(new Uint8Array(131).fill(0xaa), 'Test Using Larger Than Block-Size Key - Hash Key First'), '60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54');
+  });
+
+  it('matches node:crypto for a key of exactly one block and a long message', () => {
+    const key = 'k'.repeat(64);
+    const data = 'x'.repeat(1000);
+    assert.equal(hmacSha256Hex(key, data), createHmac('sha256', key).update(data).digest('hex'));
   });
 });
