@@ -129,7 +129,9 @@ describe('e2e: a config written by whoever can write the file does not weaken th
 
   it('config rewrite: a new stdio server added to the config does not launch (its command never runs) until approved out of band', TIMEOUT, async () => {
     const from = gateway.stderr().length;
-    await write({ real: realEntry(), evil: markerEntry('evil') }, section('off'));
+    // With the unkeyed digest it can compute itself, as the attack went before.
+    const evil = markerEntry('evil');
+    await write({ real: realEntry(), evil }, section('off', { approvedLaunches: { evil: launchDigest({ command: evil.command, args: evil.args, cwd: null, env: [] }) } }));
     await stderrMatches(gateway, /config not applied: [\s\S]*server \\"evil\\" added: runs/, from);
     assert.equal(existsSync(marker('evil')), false, 'the added command never ran');
     assert.equal(await call('read_file'), 'ok', 'the running config keeps serving');
