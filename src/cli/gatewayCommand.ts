@@ -8,18 +8,21 @@
  * behind (`gatewayLifecycle.ts`).
  *
  * Before a stdio server is first started, or after its launch changed, the exact command,
- * arguments, working directory and environment variable names need consent: a prompt in a
- * TTY, `--yes` for this run, or `approvedLaunches` in the config. Without any of these the
- * server is not started and the message says how to approve; the others still run.
+ * arguments, working directory and environment variables (names, and values as written) need
+ * consent: a prompt in a TTY, `--yes` for this run, or the console. Approvals are keyed with
+ * the state folder's approval key (`host/launchKeys.ts`); a config file cannot approve its own
+ * launches. Without consent the server is not started and the message says how to approve; the
+ * others still run.
  *
- * The config file is watched: servers added, removed or changed are applied without a
- * restart; a config that no longer parses is reported and the running one kept.
+ * The config file is watched (`gatewayReload.ts`): a change that only tightens applies without
+ * a restart; one that weakens security (a control off or down, a server added, a launch
+ * changed) waits for `switchboard config approve` or the console, and the running config is
+ * kept meanwhile; a config that no longer parses is reported and the running one kept.
  *
  * @module
  */
-import { watch, type FSWatcher } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { basename, dirname, join, resolve as resolvePath } from 'node:path';
 import type { HostConfig, ServerConfig } from '../host/configTypes.js';
 import { openGateway } from '../host/openGateway.js';
 import { admitLaunches, LaunchNotApprovedError, type LaunchApprovalStore } from '../host/launchConsent.js';
@@ -44,6 +47,8 @@ import { createLineLogger, type Logger } from '../util/logger.js';
 import { CliFailure, portOption, UsageError, type ParsedArgs } from './args.js';
 import { anchoredAudit, anchorDir } from './stateAnchors.js';
 import { stateSecret, type StateSecret } from './stateSecret.js';
+import { approvalKey } from './approvalKey.js';
+import { gatewayReload } from './gatewayReload.js';
 import { gatewayConsent, type GatewayConsent } from './gatewayConsent.js';
 import { askYesNo } from './consentTerminal.js';
 import { ConsoleMetrics } from '../console/consoleMetrics.js';
@@ -84,6 +89,8 @@ export async function gatewayCommand(options: ParsedArgs['options']): Promise<vo
   // Where `audit`, `pins`, `consent` and `console` find this gateway without --config.
   await recordRunningGateway(file, config.stateDir).catch((error: unknown) => logger.warn(`could not record this gateway in ${userFolder()}: ${describeError(error)}`));
   const stores = openStateStores(config.stateDir);
+  // Launch and config approvals are HMACs under this key (host/launchKeys.ts).
+  const key = await approvalKey(config.stateDir);
   // PostgreSQL / Redis shared by several instances, when given; unreachable = the gateway does not start.
   const storeUrl = typeof options['store'] === 'string' ? options['store'] : config.store;
   const shared = await openSharedStores(storeUrl, typeof options['cache'] === 'string' ? options['cache'] : config.cache);
@@ -132,7 +139,7 @@ export async function gatewayCommand(options: ParsedArgs['options']): Promise<vo
   // The servers whose launch waits for a person: the gateway serves a setup notice naming them (setupNotice.ts).
   let waiting: readonly string[] = [];
   let showWaiting = (): void => undefined;
-  const admit = launchConsent(options['yes'] === true, interactive, stores.launches, launches, (ids) => {
+  const admit = launchConsent(options['yes'] === true, interactive, stores.launches, key, launches, (ids) => {
     waiting = ids;
     showWaiting();
   });
@@ -170,10 +177,20 @@ export async function gatewayCommand(options: ParsedArgs['options']): Promise<vo
   const { host, gateway, scanner, policy } = opened;
   const consent = callConsent as GatewayConsent;
   const auditLog = opened.audit;
-  const watcher = watchConfig(file, logger, async (next) => {
-    current = next;
-    await opened.apply(next);
-  }, (error) => void auditLog?.append(refusedReloadEntry(error, Date.now())).catch(() => undefined));
+  const watcher = gatewayReload({
+    file,
+    stateDir: config.stateDir,
+    key,
+    logger,
+    current: () => current,
+    apply: async (next) => {
+      current = next;
+      await opened.apply(next);
+    },
+    launches: stores.launches,
+    ...(auditLog !== undefined ? { audit: async (entry) => void (await auditLog.append(entry)) } : {}),
+    refused: (error) => void auditLog?.append(refusedReloadEntry(error, Date.now())).catch(() => undefined),
+  });
   let gatewayUrl: string | undefined;
   const webConsole =
     metrics === undefined
@@ -188,6 +205,7 @@ export async function gatewayCommand(options: ParsedArgs['options']): Promise<vo
           scanner,
           ...(audit !== undefined && auditLog !== undefined ? { audit: { log: auditLog, reader: audit } } : {}),
           ...(launches !== undefined ? { launches } : {}),
+          reload: watcher.gate,
           // The running policy (it reloads with the config): the console shows and dry-runs the current rules.
           policy: {
             get config() {
@@ -210,7 +228,7 @@ export async function gatewayCommand(options: ParsedArgs['options']): Promise<vo
   showWaiting = () => gateway.setupNotice(waiting.length === 0 ? undefined : launchApprovalSteps(waiting, { consoleUrl: consoleAt, command: `switchboard scan ${file} --yes` }));
   showWaiting();
   const shutdown = async (): Promise<void> => {
-    watcher?.close();
+    watcher.close();
     webConsole?.api.close();
     await opened.close();
     await checkpoints?.stop();
@@ -283,6 +301,7 @@ function launchConsent(
   yes: boolean,
   interactive: boolean,
   store: LaunchApprovalStore,
+  key: string,
   pending: PendingLaunches | undefined,
   waiting: (ids: readonly string[]) => void,
 ): (config: HostConfig) => Promise<ServerConfig[]> {
@@ -290,6 +309,7 @@ function launchConsent(
     const refused: string[] = [];
     const admitted = await admitLaunches(config, {
       store,
+      key,
       yes,
       ...(interactive ? { prompt: askYesNo } : {}),
       refused: (server, error) => {
@@ -321,34 +341,4 @@ function gatewayToken(stateDir: string): Promise<StateSecret> {
 
 function isLoopback(host: string): boolean {
   return host === 'localhost' || host === '::1' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host);
-}
-
-/** Re-reads the config when it changes; a broken config is reported and the running one kept. */
-function watchConfig(file: string, logger: Logger, apply: (config: HostConfig) => Promise<void>, refused: (error: string) => void = () => undefined): FSWatcher | undefined {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  let chain = Promise.resolve();
-  const reload = (): void => {
-    chain = chain.then(async () => {
-      try {
-        const next = await loadConfig(file);
-        await apply(next);
-        logger.info('config reloaded', { file, servers: next.servers.length });
-      } catch (error) {
-        const message = error instanceof Error ? error.message : String(error);
-        logger.error(`config not reloaded, the running one is kept: ${message}`);
-        refused(message);
-      }
-    });
-  };
-  try {
-    // The folder, not the file: editors replace a file by renaming a new one over it.
-    return watch(dirname(file), (_event, name) => {
-      if (name !== null && name !== basename(file)) return;
-      if (timer !== undefined) clearTimeout(timer);
-      timer = setTimeout(reload, 100);
-    });
-  } catch (error) {
-    logger.warn(`cannot watch ${file}; restart to apply changes`, { error: String(error) });
-    return undefined;
-  }
 }

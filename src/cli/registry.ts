@@ -27,6 +27,7 @@ export const COMMANDS: Readonly<Record<string, Loader>> = {
   scan: () => import('./commands/scan.js'),
   import: () => import('./commands/import.js'),
   pins: () => import('./commands/pins.js'),
+  config: () => import('./commands/config.js'),
   consent: () => import('./commands/consent.js'),
   inspect: () => import('./commands/inspect.js'),
   keygen: () => import('./commands/keygen.js'),

@@ -18,7 +18,7 @@ import type { RouteContext } from './consoleTypes.js';
 
 /** `GET review`. */
 export function reviewState(ctx: RouteContext): Promise<HttpResponseLike> {
-  const { pins, launches } = ctx.options;
+  const { pins, launches, reload } = ctx.options;
   const items: Record<string, unknown>[] = [];
   const instructions: Record<string, unknown>[] = [];
   for (const record of pins?.trust.records ?? []) {
@@ -40,7 +40,7 @@ export function reviewState(ctx: RouteContext): Promise<HttpResponseLike> {
       instructions.push({ identity: record.identity, server: record.alias, item: INSTRUCTIONS_ITEM, before: record.instructions ?? null, after: record.pendingInstructions });
     }
   }
-  return Promise.resolve(json(200, { pins: pins !== undefined, items, instructions, launches: launches?.pending() ?? [] }));
+  return Promise.resolve(json(200, { pins: pins !== undefined, items, instructions, launches: launches?.pending() ?? [], config: reload?.pending ?? null }));
 }
 
 /** `POST review/approve|reject` `{ identity, item? }`. */
@@ -94,4 +94,23 @@ export async function approveLaunch(ctx: RouteContext): Promise<HttpResponseLike
   } catch (error) {
     return failure(500, `the launch was approved but ${server} did not start: ${describeError(error)}`);
   }
+}
+
+/** `POST review/config/approve` `{ digest }`: applies the reloaded config that waits (it must still be the one shown). */
+export async function approveConfig(ctx: RouteContext): Promise<HttpResponseLike> {
+  const reload = ctx.options.reload;
+  if (reload === undefined) return failure(404, 'this gateway does not watch a config file');
+  const body = await ctx.body();
+  const digest = body['digest'];
+  if (typeof digest !== 'string') return failure(400, 'the body needs "digest" (from GET review: config.digest)');
+  const pending = reload.pending;
+  if (pending === undefined) return failure(404, 'no reloaded config waits for approval');
+  if (pending.digest !== digest) return failure(409, `the waiting config changed since it was shown (digest ${pending.digest}); review it again`);
+  try {
+    await reload.approve(digest, CONSOLE_APPROVER);
+  } catch (error) {
+    return failure(500, `the config was approved but could not be applied: ${describeError(error)}`);
+  }
+  ctx.changed('servers');
+  return json(200, { applied: digest });
 }

@@ -11,7 +11,7 @@ import { inspectServer, inspectorCall, inspectorPrompt, inspectorRead } from './
 import { overview, tools } from './consoleOverview.js';
 import { policyDryRun, policyState } from './consolePolicy.js';
 import { json } from './consoleResponses.js';
-import { approveLaunch, decidePins, reviewState } from './consoleReview.js';
+import { approveConfig, approveLaunch, decidePins, reviewState } from './consoleReview.js';
 import type { ConsoleOptions, Route, RouteContext } from './consoleTypes.js';
 
 const sync =
@@ -30,6 +30,7 @@ export const ROUTES: readonly Route[] = [
   { method: 'POST', path: 'review/approve', run: (ctx) => decidePins(ctx, 'approve') },
   { method: 'POST', path: 'review/reject', run: (ctx) => decidePins(ctx, 'reject') },
   { method: 'POST', path: 'review/launches/approve', run: approveLaunch },
+  { method: 'POST', path: 'review/config/approve', run: approveConfig },
   { method: 'GET', path: 'audit', run: auditList },
   { method: 'GET', path: 'audit/verify', run: auditVerify },
   { method: 'GET', path: 'audit/export', run: auditExport },

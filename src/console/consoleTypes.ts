@@ -7,6 +7,7 @@
  */
 import type { AuditLog, AuditReader } from '../host/audit.js';
 import type { HostConfig } from '../host/configTypes.js';
+import type { PendingConfig } from '../host/configReload.js';
 import type { ConsentGrantStore } from '../host/consent/consentGrants.js';
 import type { ConsentQueue } from '../host/consent/consentQueue.js';
 import type { Host } from '../host/host.js';
@@ -39,6 +40,14 @@ export interface LaunchReview {
   approve(server: string, digest: string): Promise<boolean>;
 }
 
+/** A reloaded config waiting for a person (`host/configReload.ts`), as the console sees it. */
+export interface ConfigReview {
+  /** The config held back, if any. */
+  readonly pending: PendingConfig | undefined;
+  /** Approves the waiting config named by `digest` and applies it; rejects when another one waits (or none). */
+  approve(digest: string, by: string): Promise<void>;
+}
+
 /** Options of the console handler. */
 export interface ConsoleOptions {
   readonly host: Host;
@@ -58,6 +67,8 @@ export interface ConsoleOptions {
   readonly scanner?: { verdictOf(definition: object): ItemReport | undefined };
   readonly audit?: { readonly log: AuditLog; readonly reader: AuditReader };
   readonly launches?: LaunchReview;
+  /** The reload gate: a reloaded config that weakens security waits here. */
+  readonly reload?: ConfigReview;
   /** The policy the gateway runs now (read at each request: a config reload may have changed it), and whether it decides anything. */
   readonly policy?: {
     readonly config: PolicyConfig;

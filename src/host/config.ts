@@ -432,7 +432,7 @@ function readGatewayDpop(read: ConfigReader, value: unknown, path: string): Gate
 
 function readApprovals(read: ConfigReader, value: unknown, ids: readonly string[], warnings: string[]): Readonly<Record<string, string>> {
   if (value === undefined) return {};
-  return read.stringRecord(
+  const approvals = read.stringRecord(
     value,
     '$.switchboard.approvedLaunches',
     (id, at) => {
@@ -441,6 +441,9 @@ function readApprovals(read: ConfigReader, value: unknown, ids: readonly string[
     },
     (digest, at) => (LAUNCH_DIGEST_PATTERN.test(digest) ? digest : read.fail(at, `expected "sha256:" and 64 lowercase hex digits, got ${JSON.stringify(digest)}`)),
   );
+  // A config file cannot approve its own launches (whoever can write it could): see launchKeys.ts.
+  warnings.push(`${read.file}: $.switchboard.approvedLaunches: ignored, a config file cannot approve its own launches (answer the gateway's prompt, run it once with --yes, or approve on the console's Review page)`);
+  return approvals;
 }
 
 /** True when `error` is a {@link ConfigError}. */

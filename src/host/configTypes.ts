@@ -243,7 +243,7 @@ export interface HostConfig {
   readonly console: boolean;
   /** Publisher keys whose signed manifests are trusted (and whose signed updates need no review). */
   readonly trustedKeys: readonly TrustedKey[];
-  /** Server id → approved launch digest (`sha256:<hex>`). */
+  /** Server id → launch digest (`sha256:<hex>`) as written in the file: IGNORED (a config file cannot approve its own launches; `launchKeys.ts`). */
   readonly approvedLaunches: Readonly<Record<string, string>>;
   /** Non-fatal findings (unknown keys in `mcpServers` entries, stale approvals, …), each naming its JSON path. */
   readonly warnings: readonly string[];

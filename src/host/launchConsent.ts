@@ -2,14 +2,17 @@
  * Consent before the host starts a local (stdio) server: a config file, or whoever can edit
  * it, decides what program runs with the user's rights, so the user approves each exact launch.
  *
- * A launch spec is `{ command, args, cwd, env }` where `env` holds the variable NAMES, sorted
- * (values are often secrets that rotate, so they are not part of the approval). Its digest is
- * `sha256:` + hex SHA-256 over the RFC 8785 canonical JSON of the spec. A launch is approved
- * when the digest equals the one in the config's `approvedLaunches` or the one recorded in a
- * {@link LaunchApprovalStore}; otherwise `--yes` or an interactive prompt records it, and
- * without either {@link checkLaunch} throws {@link LaunchNotApprovedError}. Any change to the
- * command, an argument, the working directory or the set of env names changes the digest and
- * needs new consent (a "rug pull" after approval is refused).
+ * A launch is approved when its keyed approval ({@link launchApproval} in `launchKeys.ts`: an
+ * HMAC under the state store's key over the command, arguments, working directory and env
+ * names and values as written) equals the one recorded in a {@link LaunchApprovalStore};
+ * otherwise `--yes` or an interactive prompt records it, and without either
+ * {@link checkLaunch} throws {@link LaunchNotApprovedError}. Any change to the command, an
+ * argument, the working directory, an env name or an env value written in the config needs
+ * new consent (a "rug pull" after approval is refused). A config file cannot approve its own
+ * launches: `switchboard.approvedLaunches` is ignored (the config reader warns).
+ *
+ * {@link launchDigest} is the older, unkeyed digest over env NAMES; it names a server's
+ * identity for the pins (`pins/serverIdentity.ts`), never an approval.
  *
  * @see https://www.rfc-editor.org/rfc/rfc8785
  * @see https://modelcontextprotocol.io/specification/2025-11-25/basic/security_best_practices#local-mcp-server-compromise
@@ -19,6 +22,7 @@ import { canonicalJson } from '../server/requestState.js';
 import { McpError, McpErrorCode } from '../util/errors.js';
 import { sha256Hex } from '../util/sha256.js';
 import type { HostConfig, ServerConfig } from './configTypes.js';
+import { launchApproval } from './launchKeys.js';
 
 /** What the user approves: the exact process a stdio server entry starts. */
 export interface LaunchSpec {
@@ -32,9 +36,9 @@ export interface LaunchSpec {
 
 /** Where approvals persist (implemented in `store/`; in memory by `MemoryLaunchApprovalStore`). */
 export interface LaunchApprovalStore {
-  /** The approved digest for `serverId`, if any. */
+  /** The approved keyed digest for `serverId`, if any. */
   get(serverId: string): Promise<string | undefined>;
-  /** Records `digest` as approved for `serverId`. */
+  /** Records `digest` (a keyed approval) as approved for `serverId`. */
   set(serverId: string, digest: string): Promise<void>;
 }
 
@@ -45,7 +49,7 @@ export function launchSpecOf(server: ServerConfig): LaunchSpec | undefined {
   return { command: launch.command, args: [...launch.args], cwd: launch.cwd ?? null, env: Object.keys(launch.env).sort() };
 }
 
-/** `sha256:` + hex SHA-256 of the RFC 8785 canonical JSON of `spec` (env names sorted first). */
+/** `sha256:` + hex SHA-256 of the RFC 8785 canonical JSON of `spec` (env names sorted first): an identity, not an approval (see the module comment). */
 export function launchDigest(spec: LaunchSpec): string {
   const canonical = canonicalJson({ command: spec.command, args: spec.args, cwd: spec.cwd, env: [...spec.env].sort() });
   return `sha256:${sha256Hex(canonical)}`;
@@ -72,7 +76,7 @@ export function describeLaunch(spec: LaunchSpec): string {
 /** A stdio server's launch was not approved; the message shows it and how to approve. */
 export class LaunchNotApprovedError extends McpError {
   readonly serverId: string;
-  /** The digest an approval must name. */
+  /** The keyed approval a person's approval records. */
   readonly digest: string;
   /** True when a different launch of this server was approved before (it changed). */
   readonly changed: boolean;
@@ -84,7 +88,7 @@ export class LaunchNotApprovedError extends McpError {
       [
         `The launch of server "${serverId}" ${why}. It would run:`,
         describeLaunch(spec),
-        `To approve it, run again with --yes, or add "approvedLaunches": { ${JSON.stringify(serverId)}: "${digest}" } to the "switchboard" section of the config file.`,
+        'To approve it, start the gateway in a terminal and answer the prompt, run it once with --yes, or approve it on the console\'s Review page (a config file cannot approve its own launches).',
       ].join('\n'),
     );
     this.serverId = serverId;
@@ -97,8 +101,8 @@ export class LaunchNotApprovedError extends McpError {
 export interface CheckLaunchOptions {
   readonly serverId: string;
   readonly spec: LaunchSpec;
-  /** The digest in the config's `approvedLaunches` for this server, if any. */
-  readonly configApproved?: string | undefined;
+  /** The launch's keyed approval ({@link launchApproval}). */
+  readonly digest: string;
   readonly store: LaunchApprovalStore;
   /** Approve without asking (`--yes`): the approval is recorded in `store`. */
   readonly yes: boolean;
@@ -107,20 +111,18 @@ export interface CheckLaunchOptions {
 }
 
 /**
- * Resolves `'approved'` when the config or the store already approves this exact launch,
+ * Resolves `'approved'` when the store already approves this exact launch,
  * `'approved-now'` when `yes` or `prompt` approved it now (recorded in `store`); otherwise
  * throws {@link LaunchNotApprovedError}.
  */
 export async function checkLaunch(options: CheckLaunchOptions): Promise<'approved' | 'approved-now'> {
-  const { serverId, spec, store } = options;
-  const digest = launchDigest(spec);
-  if (options.configApproved === digest) return 'approved';
+  const { serverId, spec, store, digest } = options;
   const stored = await store.get(serverId);
   if (stored === digest) return 'approved';
-  const changed = (options.configApproved !== undefined && options.configApproved !== digest) || (stored !== undefined && stored !== digest);
+  const changed = stored !== undefined;
   let approve = options.yes;
   if (!approve && options.prompt !== undefined) {
-    const text = [`Server "${serverId}" wants to start a local process${changed ? ' (its launch changed since it was approved)' : ''}:`, describeLaunch(spec), `digest: ${digest}`, 'Allow it?'].join('\n');
+    const text = [`Server "${serverId}" wants to start a local process${changed ? ' (its launch changed since it was approved)' : ''}:`, describeLaunch(spec), 'Allow it?'].join('\n');
     approve = (await options.prompt(text)) === true;
     if (!approve) throw new LaunchNotApprovedError(serverId, spec, digest, { changed, declined: true });
   }
@@ -129,9 +131,11 @@ export async function checkLaunch(options: CheckLaunchOptions): Promise<'approve
   return 'approved-now';
 }
 
-/** How {@link admitLaunches} decides: the store of approvals, `--yes`, the terminal prompt. */
+/** How {@link admitLaunches} decides: the store of approvals and its key, `--yes`, the terminal prompt. */
 export interface AdmitOptions {
   readonly store: LaunchApprovalStore;
+  /** The approval key of the state store (`launchKeys.ts`). */
+  readonly key: string;
   readonly yes: boolean;
   readonly prompt?: (text: string) => Promise<boolean>;
   /** Told of each launch that was not approved (its error says how to approve it). */
@@ -141,14 +145,15 @@ export interface AdmitOptions {
 }
 
 /** The servers of `config` that may start: enabled, and each stdio launch approved ({@link checkLaunch}). */
-export async function admitLaunches(config: Pick<HostConfig, 'servers' | 'approvedLaunches'>, options: AdmitOptions): Promise<ServerConfig[]> {
+export async function admitLaunches(config: Pick<HostConfig, 'servers'>, options: AdmitOptions): Promise<ServerConfig[]> {
   const allowed: ServerConfig[] = [];
   for (const server of config.servers) {
     if (server.disabled) continue;
     const spec = launchSpecOf(server);
-    if (spec !== undefined) {
+    const digest = launchApproval(options.key, server);
+    if (spec !== undefined && digest !== undefined) {
       try {
-        await checkLaunch({ serverId: server.id, spec, configApproved: config.approvedLaunches[server.id], store: options.store, yes: options.yes, ...(options.prompt !== undefined ? { prompt: options.prompt } : {}) });
+        await checkLaunch({ serverId: server.id, spec, digest, store: options.store, yes: options.yes, ...(options.prompt !== undefined ? { prompt: options.prompt } : {}) });
       } catch (error) {
         options.refused?.(server, error);
         continue;

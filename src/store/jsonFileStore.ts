@@ -4,7 +4,8 @@
  *
  * - `names.json`: the {@link NameAssignmentStore} of the namespacer (which server owns which
  *   exposed name).
- * - `launches.json`: the {@link LaunchApprovalStore} (server id → approved launch digest).
+ * - `launches.json`: the {@link LaunchApprovalStore} (server id → keyed launch approval,
+ *   `hmac-sha256:<hex>`; an older unkeyed `sha256:<hex>` entry is read but never matches).
  *
  * Files are written atomically with mode 0600 in a 0700 folder (see `jsonFile.ts`).
  *
@@ -13,6 +14,7 @@
 import { join } from 'node:path';
 import { LAUNCH_DIGEST_PATTERN } from '../host/config.js';
 import type { LaunchApprovalStore } from '../host/launchConsent.js';
+import { KEYED_APPROVAL_PATTERN } from '../host/launchKeys.js';
 import type { NameAssignmentStore, NameAssignments } from '../host/namespacing.js';
 import { McpError, McpErrorCode } from '../util/errors.js';
 import { JsonFile, type JsonFileOptions } from './jsonFile.js';
@@ -36,7 +38,7 @@ export class JsonFileNameAssignmentStore implements NameAssignmentStore {
   }
 }
 
-/** A {@link LaunchApprovalStore} in one JSON file: `{ "version": 1, "approved": { "<id>": "sha256:…" } }`. */
+/** A {@link LaunchApprovalStore} in one JSON file: `{ "version": 1, "approved": { "<id>": "hmac-sha256:…" } }`. */
 export class JsonFileLaunchApprovalStore implements LaunchApprovalStore {
   readonly file: JsonFile;
 
@@ -68,7 +70,7 @@ export class JsonFileLaunchApprovalStore implements LaunchApprovalStore {
     const approved = (value as Record<string, unknown>)['approved'];
     if (typeof approved !== 'object' || approved === null || Array.isArray(approved)) return fail('"approved" is not an object');
     for (const [id, digest] of Object.entries(approved)) {
-      if (typeof digest !== 'string' || !LAUNCH_DIGEST_PATTERN.test(digest)) fail(`the digest of "${id}" is not "sha256:<64 hex>"`);
+      if (typeof digest !== 'string' || !(KEYED_APPROVAL_PATTERN.test(digest) || LAUNCH_DIGEST_PATTERN.test(digest))) fail(`the digest of "${id}" is not "hmac-sha256:<64 hex>"`);
     }
     return approved as Record<string, string>;
   }

@@ -86,27 +86,32 @@ export function sha256Hex(data: Uint8Array | string): string {
   return hex;
 }
 
-function rotr(x: number, n: number): number {
-  return (x >>> n) | (x << (32 - n));
-}
-
 /**
- * HMAC-SHA-256 (RFC 2104) of `data` under `key`, as 64 lowercase hex digits: a keyed digest
- * for values that must be compared without being stored or guessable (synchronous).
- *
+ * HMAC-SHA256 (RFC 2104) of `data` under `key` (strings as UTF-8), as 64 lowercase hex digits:
+ * a keyed digest for approvals that whoever lacks the key cannot compute.
  * @see https://www.rfc-editor.org/rfc/rfc2104
  */
-export function hmacSha256Hex(key: Uint8Array, data: Uint8Array | string): string {
-  const block = new Uint8Array(64);
-  block.set(key.length > 64 ? sha256(key) : key);
-  const message = typeof data === 'string' ? encoder.encode(data) : data;
-  const inner = new Uint8Array(64 + message.length);
-  const outer = new Uint8Array(64 + 32);
+export function hmacSha256Hex(key: Uint8Array | string, data: Uint8Array | string): string {
+  let k = typeof key === 'string' ? encoder.encode(key) : key;
+  if (k.length > 64) k = sha256(k);
+  const inner = new Uint8Array(64);
+  const outer = new Uint8Array(64);
+  inner.set(k);
+  outer.set(k);
   for (let i = 0; i < 64; i++) {
-    inner[i] = (block[i] as number) ^ 0x36;
-    outer[i] = (block[i] as number) ^ 0x5c;
+    inner[i] = (inner[i] as number) ^ 0x36;
+    outer[i] = (outer[i] as number) ^ 0x5c;
   }
-  inner.set(message, 64);
-  outer.set(sha256(inner), 64);
-  return sha256Hex(outer);
+  const message = typeof data === 'string' ? encoder.encode(data) : data;
+  const first = new Uint8Array(64 + message.length);
+  first.set(inner);
+  first.set(message, 64);
+  const second = new Uint8Array(96);
+  second.set(outer);
+  second.set(sha256(first), 64);
+  return sha256Hex(second);
+}
+
+function rotr(x: number, n: number): number {
+  return (x >>> n) | (x << (32 - n));
 }

@@ -9,7 +9,7 @@ import Database from 'better-sqlite3';
 import { nodeFetch } from '../../src/adapters/nodeFetch.js';
 import { McpClient } from '../../src/client/mcpClient.js';
 import { StreamableHttpClientTransport } from '../../src/transport/http/client/client.js';
-import { everythingEntry, startGateway, writeConfig, type GatewayConfig, type RunningGateway } from './fixtures/gatewayHarness.js';
+import { everythingEntry, startGateway, stderrMatches, writeConfig, type GatewayConfig, type RunningGateway } from './fixtures/gatewayHarness.js';
 
 let config: GatewayConfig;
 let gateway: RunningGateway;
@@ -17,19 +17,6 @@ let client: McpClient;
 
 const section = (rules: unknown[]): Record<string, unknown> => ({ namespacing: 'never', policy: { rules } });
 const rewrite = (rules: unknown[]): Promise<void> => writeFile(config.file, JSON.stringify({ mcpServers: { everything: everythingEntry() }, switchboard: section(rules) }, null, 2));
-
-/** Resolves when the gateway's stderr (from `from` on) matches `pattern`: the reload's own report. */
-function reported(pattern: RegExp, from: number): Promise<void> {
-  return new Promise((resolve) => {
-    const check = (): void => {
-      if (!pattern.test(gateway.stderr().slice(from))) return;
-      gateway.child.stderr?.off('data', check);
-      resolve();
-    };
-    gateway.child.stderr?.on('data', check);
-    check();
-  });
-}
 
 const echo = async (): Promise<string> => {
   try {
@@ -58,14 +45,14 @@ describe('e2e: the policy reloads with the config', () => {
     assert.equal(await echo(), 'ok');
     const from = gateway.stderr().length;
     await rewrite([{ id: 'no-echo', when: 'tool.name == "echo"', outcome: 'deny', reason: 'echo is closed' }]);
-    await reported(/policy reloaded \(rules added: no-echo\)/, from);
+    await stderrMatches(gateway, /policy reloaded \(rules added: no-echo\)/, from);
     assert.match(await echo(), /echo is closed/);
   });
 
   it('a rule that does not compile (an unknown field) is refused naming its path; the running policy keeps denying', async () => {
     const from = gateway.stderr().length;
     await rewrite([{ id: 'no-echo', when: 'tool.nmae == "echo"', outcome: 'deny' }]);
-    await reported(/config not reloaded, the running one is kept: .*\$\.switchboard\.policy\.rules\[0\]\.when/, from);
+    await stderrMatches(gateway, /config not reloaded, the running one is kept: .*\$\.switchboard\.policy\.rules\[0\]\.when/, from);
     assert.match(await echo(), /echo is closed/);
   });
 

@@ -29,6 +29,7 @@ import type { HostConfig } from '../../host/configTypes.js';
 import { Host } from '../../host/host.js';
 import { admitLaunches, type LaunchApprovalStore } from '../../host/launchConsent.js';
 import { MemoryLaunchApprovalStore } from '../../host/memoryStores.js';
+import { approvalKey } from '../approvalKey.js';
 import { PinScan, type PinFinding } from '../../host/pins/pinScan.js';
 import { scanServers, scanTools } from '../../host/scanner/scan.js';
 import type { ScanReport, ServerSnapshot } from '../../host/scanner/types.js';
@@ -163,12 +164,17 @@ async function scanConfigured(
   level: 'debug' | 'info' | 'warn' | 'error',
 ): Promise<{ report: ScanReport; problems: string[]; pins: readonly PinFinding[] }> {
   const logger = createLineLogger((line) => process.stderr.write(line), level);
-  // Approvals of a real config are kept with it (like the gateway's); those of discovered client configs only for this run.
-  const store: LaunchApprovalStore = persist ? openStateStores(config.stateDir).launches : new MemoryLaunchApprovalStore();
   const interactive = process.stdin.isTTY === true && process.stderr.isTTY === true;
+  // Approvals are kept in the config's state folder, keyed like the gateway's, so a later gateway on the same
+  // state runs what was approved here (for discovered client configs too: `scan --yes` before `wrap`).
+  // Without --yes, a prompt or a real config, nothing is recorded and no state folder is created.
+  const record = persist || yes || interactive;
+  const store: LaunchApprovalStore = record ? openStateStores(config.stateDir).launches : new MemoryLaunchApprovalStore();
+  const key = await approvalKey(config.stateDir, { create: record });
   const problems: string[] = [];
   const allowed = await admitLaunches(config, {
     store,
+    key,
     yes,
     ...(interactive ? { prompt: askYesNo } : {}),
     refused: (server, error) => problems.push(`${server.id}: ${error instanceof Error ? error.message : String(error)}`),

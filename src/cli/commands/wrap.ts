@@ -24,6 +24,7 @@ import { openStateStores } from '../../store/jsonFileStore.js';
 import { CLIENT_NAMES, type ClientName } from '../clientLocations.js';
 import { backupFile, gatewayLaunch, readIfExists, sourceLabel, wrapTarget, writeAtomic } from '../clientFiles.js';
 import { defineCommand, type ParsedCommand } from '../command.js';
+import { approvalKey } from '../approvalKey.js';
 import { askYesNo } from '../consentTerminal.js';
 
 const out = (line: string): void => void process.stdout.write(`${line}\n`);
@@ -140,6 +141,8 @@ async function approveLaunches(configFile: string, env: Readonly<Record<string, 
   const waiting: string[] = [];
   await admitLaunches(config, {
     store: openStateStores(config.stateDir).launches,
+    // Keyed like the gateway's approvals (approvalKey.ts), so the wrapped gateway finds them.
+    key: await approvalKey(config.stateDir),
     yes,
     ...(interactive ? { prompt: (question: string) => askYesNo(question) } : {}),
     admitted: (server) => void (launchSpecOf(server) !== undefined && approved.push(server.id)),

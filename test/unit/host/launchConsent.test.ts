@@ -2,7 +2,9 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { parseConfig } from '../../../src/host/config.js';
-import { LaunchNotApprovedError, checkLaunch, describeLaunch, launchDigest, launchSpecOf, type LaunchSpec } from '../../../src/host/launchConsent.js';
+import type { ServerConfig } from '../../../src/host/configTypes.js';
+import { LaunchNotApprovedError, admitLaunches, checkLaunch, describeLaunch, launchDigest, launchSpecOf, type LaunchSpec } from '../../../src/host/launchConsent.js';
+import { launchApproval } from '../../../src/host/launchKeys.js';
 import { MemoryLaunchApprovalStore } from '../../../src/host/memoryStores.js';
 import { canonicalJson } from '../../../src/server/requestState.js';
 import { isMcpError } from '../../../src/util/errors.js';
@@ -45,71 +47,97 @@ describe('host/launchConsent: spec, digest, description', () => {
   });
 });
 
+const KEY = 'k'.repeat(43);
+/** The server `fs` of a config, its launch spec and keyed approval. */
+function serverOf(entry: Record<string, unknown>): { server: ServerConfig; spec: LaunchSpec; digest: string } {
+  const server = parseConfig(JSON.stringify({ mcpServers: { fs: entry } }), { file: '/c/sb.json', env: { TOKEN_SRC: 'from-env' } }).servers[0] as ServerConfig;
+  return { server, spec: launchSpecOf(server) as LaunchSpec, digest: launchApproval(KEY, server) as string };
+}
+const base = { command: 'npx', args: ['-y', '@modelcontextprotocol/server-filesystem', '/tmp'], cwd: '/srv', env: { TOKEN: '${env:TOKEN_SRC}' } };
+const approved = serverOf(base);
+
 describe('host/launchConsent: checkLaunch', () => {
-  it('approved by the digest in the config', async () => {
-    assert.equal(await checkLaunch({ serverId: 'fs', spec, configApproved: digest, store: new MemoryLaunchApprovalStore(), yes: false }), 'approved');
+  it('approved by a recorded keyed digest', async () => {
+    assert.equal(await checkLaunch({ serverId: 'fs', spec: approved.spec, digest: approved.digest, store: new MemoryLaunchApprovalStore({ fs: approved.digest }), yes: false }), 'approved');
   });
 
-  it('approved by a recorded digest', async () => {
-    assert.equal(await checkLaunch({ serverId: 'fs', spec, store: new MemoryLaunchApprovalStore({ fs: digest }), yes: false }), 'approved');
-  });
-
-  it('--yes approves now and records it', async () => {
+  it('--yes approves now and records the keyed digest', async () => {
     const store = new MemoryLaunchApprovalStore();
-    assert.equal(await checkLaunch({ serverId: 'fs', spec, store, yes: true }), 'approved-now');
-    assert.equal(await store.get('fs'), digest);
+    assert.equal(await checkLaunch({ serverId: 'fs', spec: approved.spec, digest: approved.digest, store, yes: true }), 'approved-now');
+    assert.equal(await store.get('fs'), approved.digest);
+    assert.match(approved.digest, /^hmac-sha256:[0-9a-f]{64}$/);
   });
 
-  it('an accepted prompt approves now, showing the launch and digest', async () => {
+  it('an accepted prompt approves now, showing the launch', async () => {
     const store = new MemoryLaunchApprovalStore();
     let shown = '';
-    const result = await checkLaunch({ serverId: 'fs', spec, store, yes: false, prompt: (text) => ((shown = text), Promise.resolve(true)) });
+    const result = await checkLaunch({ serverId: 'fs', spec: approved.spec, digest: approved.digest, store, yes: false, prompt: (text) => ((shown = text), Promise.resolve(true)) });
     assert.equal(result, 'approved-now');
-    assert.ok(shown.includes(describeLaunch(spec)) && shown.includes(digest));
+    assert.ok(shown.includes(describeLaunch(approved.spec)));
   });
 
-  it('silent launch: an unapproved server without --yes or a prompt is refused, and the error says how to approve', async () => {
-    await assert.rejects(checkLaunch({ serverId: 'fs', spec, store: new MemoryLaunchApprovalStore(), yes: false }), (error) => {
+  it('silent launch: an unapproved server without --yes or a prompt is refused, and the error says how to approve (never through the config file)', async () => {
+    await assert.rejects(checkLaunch({ serverId: 'fs', spec: approved.spec, digest: approved.digest, store: new MemoryLaunchApprovalStore(), yes: false }), (error) => {
       assert.ok(refused(error));
       const message = (error as Error).message;
-      assert.ok(message.includes(describeLaunch(spec)));
+      assert.ok(message.includes(describeLaunch(approved.spec)));
       assert.ok(message.includes('--yes'));
-      assert.ok(message.includes(`"approvedLaunches": { "fs": "${digest}" }`));
-      assert.ok(message.includes('"switchboard" section'));
+      assert.ok(message.includes('Review page'));
+      assert.ok(!message.includes('approvedLaunches'));
       return true;
     });
   });
 
   it('declined prompt: the user saying no is refused and nothing is recorded', async () => {
     const store = new MemoryLaunchApprovalStore();
-    await assert.rejects(checkLaunch({ serverId: 'fs', spec, store, yes: false, prompt: () => Promise.resolve(false) }), refused);
+    await assert.rejects(checkLaunch({ serverId: 'fs', spec: approved.spec, digest: approved.digest, store, yes: false, prompt: () => Promise.resolve(false) }), refused);
     assert.equal(await store.get('fs'), undefined);
   });
 
-  it('rug pull: a changed argument after approval is refused', async () => {
-    const store = new MemoryLaunchApprovalStore({ fs: digest });
-    const pulled = { ...spec, args: ['-y', '@modelcontextprotocol/server-filesystem', '/'] };
-    await assert.rejects(checkLaunch({ serverId: 'fs', spec: pulled, store, yes: false }), (e) => refused(e) && (e as LaunchNotApprovedError).changed && /changed since it was approved/.test((e as Error).message));
+  for (const [attack, entry] of [
+    ['rug pull: a changed argument after approval is refused', { ...base, args: ['-y', '@modelcontextprotocol/server-filesystem', '/'] }],
+    ['rug pull: a swapped command after approval is refused', { ...base, command: '/tmp/evil' }],
+    ['rug pull: a changed working directory after approval is refused', { ...base, cwd: '/home/victim' }],
+    ['env injection: an added environment variable (NODE_OPTIONS) after approval is refused', { ...base, env: { ...base.env, NODE_OPTIONS: '--require /tmp/x.js' } }],
+    ['launch env swap: a changed env value after approval is refused', { ...base, env: { TOKEN: '--require /tmp/x.js' } }],
+  ] as const) {
+    it(attack, async () => {
+      const pulled = serverOf(entry);
+      assert.notEqual(pulled.digest, approved.digest);
+      const store = new MemoryLaunchApprovalStore({ fs: approved.digest });
+      await assert.rejects(checkLaunch({ serverId: 'fs', spec: pulled.spec, digest: pulled.digest, store, yes: false }), (e) => refused(e) && (e as LaunchNotApprovedError).changed && /changed since it was approved/.test((e as Error).message));
+    });
+  }
+
+  it('self-computed approval: the unkeyed sha256 digest an agent can compute does not approve a launch (an older store entry never matches)', async () => {
+    const unkeyed = launchDigest(approved.spec);
+    await assert.rejects(checkLaunch({ serverId: 'fs', spec: approved.spec, digest: approved.digest, store: new MemoryLaunchApprovalStore({ fs: unkeyed }), yes: false }), refused);
   });
 
-  it('rug pull: a swapped command after approval in the config is refused', async () => {
-    await assert.rejects(checkLaunch({ serverId: 'fs', spec: { ...spec, command: '/tmp/evil' }, configApproved: digest, store: new MemoryLaunchApprovalStore(), yes: false }), refused);
+  it('a config file cannot approve its own launches: approvedLaunches is ignored with a warning, and admitLaunches does not start the server', async () => {
+    const config = parseConfig(JSON.stringify({ mcpServers: { fs: base }, switchboard: { approvedLaunches: { fs: launchDigest(approved.spec) } } }), { file: '/c/sb.json', env: { TOKEN_SRC: 'x' } });
+    assert.ok(config.warnings.some((w) => /approvedLaunches: ignored, a config file cannot approve its own launches/.test(w)));
+    const refusedIds: string[] = [];
+    const admitted = await admitLaunches(config, { store: new MemoryLaunchApprovalStore(), key: KEY, yes: false, refused: (s) => refusedIds.push(s.id) });
+    assert.deepEqual(admitted, []);
+    assert.deepEqual(refusedIds, ['fs']);
   });
 
-  it('rug pull: a changed working directory after approval is refused', async () => {
-    await assert.rejects(checkLaunch({ serverId: 'fs', spec: { ...spec, cwd: '/home/victim' }, store: new MemoryLaunchApprovalStore({ fs: digest }), yes: false }), refused);
+  it('a secret rotated in the gateway\'s environment needs no new consent (the value as written, ${env:…}, is what is approved)', () => {
+    const rotated = parseConfig(JSON.stringify({ mcpServers: { fs: base } }), { file: '/c/sb.json', env: { TOKEN_SRC: 'rotated' } }).servers[0] as ServerConfig;
+    assert.equal(launchApproval(KEY, rotated), approved.digest);
   });
 
-  it('env injection: an added environment variable (e.g. NODE_OPTIONS) after approval is refused', async () => {
-    await assert.rejects(checkLaunch({ serverId: 'fs', spec: { ...spec, env: ['NODE_OPTIONS', 'TOKEN'] }, store: new MemoryLaunchApprovalStore({ fs: digest }), yes: false }), refused);
+  it('a different key gives a different approval (a digest minted elsewhere does not transfer)', () => {
+    assert.notEqual(launchApproval('x'.repeat(43), approved.server), approved.digest);
   });
 
-  it('argument splitting: moving text between arguments changes the digest', () => {
-    assert.notEqual(launchDigest({ ...spec, args: ['-y', 'a b'] }), launchDigest({ ...spec, args: ['-y', 'a', 'b'] }));
-    assert.notEqual(launchDigest({ ...spec, args: ['ab'] }), launchDigest({ ...spec, args: ['a', 'b'] }));
+  it('argument splitting: moving text between arguments changes the keyed digest', () => {
+    assert.notEqual(serverOf({ ...base, args: ['-y', 'a b'] }).digest, serverOf({ ...base, args: ['-y', 'a', 'b'] }).digest);
+    assert.notEqual(serverOf({ ...base, args: ['ab'] }).digest, serverOf({ ...base, args: ['a', 'b'] }).digest);
   });
 
   it('approval transplant: a digest approved for one server does not approve another server', async () => {
-    await assert.rejects(checkLaunch({ serverId: 'other', spec, store: new MemoryLaunchApprovalStore({ fs: digest }), yes: false }), refused);
+    await assert.rejects(checkLaunch({ serverId: 'other', spec: approved.spec, digest: approved.digest, store: new MemoryLaunchApprovalStore({ fs: approved.digest }), yes: false }), refused);
   });
 });

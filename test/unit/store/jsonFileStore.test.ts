@@ -3,7 +3,7 @@ import * as fs from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { checkLaunch, launchDigest } from '../../../src/host/launchConsent.js';
+import { checkLaunch } from '../../../src/host/launchConsent.js';
 import { Namespacer } from '../../../src/host/namespacing.js';
 import { JsonFile, type FileOps } from '../../../src/store/jsonFile.js';
 import { JsonFileLaunchApprovalStore, openStateStores } from '../../../src/store/jsonFileStore.js';
@@ -102,9 +102,10 @@ describe('store/jsonFileStore', () => {
   it('approving a launch with --yes records it, and the next run finds it', async () => {
     const dir = fresh();
     const spec = { command: 'node', args: ['server.js'], cwd: null, env: [] };
-    assert.equal(await checkLaunch({ serverId: 'local', spec, store: openStateStores(dir).launches, yes: true }), 'approved-now');
-    assert.equal(await checkLaunch({ serverId: 'local', spec, store: openStateStores(dir).launches, yes: false }), 'approved');
-    assert.equal(await openStateStores(dir).launches.get('local'), launchDigest(spec));
+    const digest = `hmac-sha256:${'c'.repeat(64)}`;
+    assert.equal(await checkLaunch({ serverId: 'local', spec, digest, store: openStateStores(dir).launches, yes: true }), 'approved-now');
+    assert.equal(await checkLaunch({ serverId: 'local', spec, digest, store: openStateStores(dir).launches, yes: false }), 'approved');
+    assert.equal(await openStateStores(dir).launches.get('local'), digest);
   });
 
   it('name assignments survive a restart through names.json', async () => {
