@@ -22,7 +22,7 @@
  * @module
  */
 import { mkdir } from 'node:fs/promises';
-import { basename, dirname, join, resolve as resolvePath } from 'node:path';
+import { join } from 'node:path';
 import type { HostConfig, ServerConfig } from '../host/configTypes.js';
 import { openGateway } from '../host/openGateway.js';
 import { admitLaunches, LaunchNotApprovedError, type LaunchApprovalStore } from '../host/launchConsent.js';
