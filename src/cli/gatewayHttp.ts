@@ -18,6 +18,7 @@ import type { OpenedGateway } from '../host/openGateway.js';
 import type { StreamableHttpHandler } from '../transport/http/server/server.js';
 import type { Logger } from '../util/logger.js';
 import { gatewayResourceAuth, type GatewayOAuthOptions } from './gatewayOAuth.js';
+import { listenFailure } from './listenErrors.js';
 
 /** Where and how the gateway serves HTTP. */
 export interface GatewayHttpOptions {
@@ -60,7 +61,12 @@ export async function serveGatewayHttp(gateway: Pick<OpenedGateway, 'frontDoor'>
     close: () => late.door?.close() ?? Promise.resolve(),
   };
   const limits = options.limits ?? DEFAULT_GATEWAY_LIMITS;
-  const running = await listen(handler, { host: options.host, port: options.port, logger: options.logger, limits });
+  let running: ListeningServer;
+  try {
+    running = await listen(handler, { host: options.host, port: options.port, logger: options.logger, limits });
+  } catch (error) {
+    throw listenFailure(error, options.host, options.port);
+  }
   try {
     const { oauth, ...auth } = options.auth;
     const verifier = oauth === undefined ? undefined : await gatewayResourceAuth(oauth, new URL(options.path, running.url).href, options.logger);

@@ -10,7 +10,8 @@
  */
 import { StdioServerTransport } from '../../transport/stdio/server.js';
 import { createLineLogger, type Logger } from '../../util/logger.js';
-import { CliFailure, listOption, portOption, UsageError } from '../args.js';
+import { listOption, portOption, UsageError } from '../args.js';
+import { listenFailure } from '../listenErrors.js';
 import { createEverythingServer } from '../../demo/everything/server.js';
 import { defineCommand, noPositionals, type ParsedCommand } from '../command.js';
 
@@ -85,14 +86,7 @@ async function runEverything(parsed: ParsedCommand): Promise<void> {
   try {
     running = await serveEverythingHttp(server, where);
   } catch (error) {
-    const code = (error as { code?: unknown } | null)?.code;
-    if (code === 'EADDRINUSE') {
-      throw new CliFailure(`port ${where.port} on ${where.host} is already in use: stop what runs there, or choose another port with --port N (0 picks a free one)`, { cause: error });
-    }
-    if (code === 'EADDRNOTAVAIL' || code === 'EACCES') {
-      throw new CliFailure(`cannot listen on ${where.host}:${where.port} (${String(code)}): check --host and --port`, { cause: error });
-    }
-    throw error;
+    throw listenFailure(error, where.host, where.port);
   }
   const stop = (): void => void running.close().then(() => process.exit(0));
   process.once('SIGINT', stop);
