@@ -107,6 +107,8 @@ describe('e2e: injection through the real gateway (definitions, results, errors,
     const client = await connect(true);
     const answer = await call(client, 'ask_user');
     assert.equal(await calls('ask_user'), 1, 'the call reached the server, which asked');
+    await call(client, 'ask_honest');
+    assert.ok(elicited.some((p) => JSON.stringify(p).includes('Which city?')), `control: an honest elicitation does reach the client (${JSON.stringify(elicited)})`);
     const leaked = elicited.filter((p) => JSON.stringify(p).includes('Ignore all previous instructions'));
     assert.deepEqual(leaked, [], `the injected schema never reached the client (the answer was ${JSON.stringify(answer)})`);
     await client.close();
