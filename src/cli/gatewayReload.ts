@@ -18,6 +18,7 @@ import type { LaunchApprovalStore } from '../host/launchConsent.js';
 import { configApproval, launchApproval } from '../host/launchKeys.js';
 import { CONFIG_APPROVAL_FILE, JsonFileConfigApprovalStore } from '../store/configApprovalFiles.js';
 import type { Logger } from '../util/logger.js';
+import { configParseOptions } from './hostSetup.js';
 
 /** What {@link gatewayReload} needs. */
 export interface GatewayReloadOptions {
@@ -66,7 +67,8 @@ export function gatewayReload(options: GatewayReloadOptions): GatewayReload {
     chain = chain.then(async () => {
       try {
         const text = await readFile(file, 'utf8');
-        const next = parseConfig(text, { file, env: process.env });
+        // Parsed as at start (the per-user default state folder included): otherwise a config without `stateDir` would read as moving it.
+        const next = parseConfig(text, configParseOptions(file));
         const outcome = await gate.offer(next, configApproval(key, text));
         if (outcome !== 'held') logger.info('config reloaded', { file, servers: next.servers.length });
       } catch (error) {

@@ -39,7 +39,8 @@ function markerEntry(name: string): { command: string; args: string[] } {
 
 /** read_file brings private data and untrusted content into the session; delete_file is a way out: the trifecta. */
 function section(trifecta: 'deny' | 'off', extra: Record<string, unknown> = {}): Record<string, unknown> {
-  return { namespacing: 'never', policy: { trifecta }, servers: { real: { toolLabels: { read_file: ['private-data', 'untrusted-content'], delete_file: ['egress'] } } }, ...extra };
+  // The state folder beside the config (not the per-user default), as `switchboard scan` and the gateway both read it.
+  return { namespacing: 'never', stateDir: '.switchboard', policy: { trifecta }, servers: { real: { toolLabels: { read_file: ['private-data', 'untrusted-content'], delete_file: ['egress'] } } }, ...extra };
 }
 
 const write = (mcpServers: Record<string, unknown>, switchboard: Record<string, unknown>): Promise<void> => writeFile(config.file, JSON.stringify({ mcpServers, switchboard }, null, 2));

@@ -74,13 +74,13 @@ describe('e2e: the gateway\'s own files through the real server-filesystem', () 
   };
 
   before(async () => {
-    // The project folder: the config, a state folder under work/, and an ordinary file. The
+    // The project folder: the config, a state folder under data/, and an ordinary file. The
     // filesystem server is launched on a folder of its own and then given the project (and,
     // carelessly, the state folder) as MCP roots.
     config = await writeConfig({}, {});
     elsewhere = await mkdtemp(join(tmpdir(), 'sb-elsewhere-'));
     const project = config.dir;
-    state = join(project, 'work', '.switchboard');
+    state = join(project, 'data', '.switchboard');
     await mkdir(join(project, 'launch-root'), { recursive: true });
     await writeFile(join(project, 'notes.txt'), 'ordinary notes\n');
     await writeFile(
@@ -88,7 +88,7 @@ describe('e2e: the gateway\'s own files through the real server-filesystem', () 
       JSON.stringify(
         {
           mcpServers: { fs: { command: process.execPath, args: [FS_SERVER, join(project, 'launch-root')], cwd: project } },
-          switchboard: { stateDir: 'work/.switchboard', roots: [project, state], namespacing: 'never' },
+          switchboard: { stateDir: 'data/.switchboard', roots: [project, state], namespacing: 'never' },
         },
         null,
         2,
@@ -135,11 +135,11 @@ describe('e2e: the gateway\'s own files through the real server-filesystem', () 
 
   it('self-approval: spellings server-filesystem honours (./, //, .., relative, quotes and spaces) are refused alike', TIMEOUT, async () => {
     for (const path of [
-      `${config.dir}/./work/.switchboard//admin-token`,
-      `${config.dir}/nowhere/../work/.switchboard/admin-token`,
-      'work/.switchboard/admin-token',
+      `${config.dir}/./data/.switchboard//admin-token`,
+      `${config.dir}/nowhere/../data/.switchboard/admin-token`,
+      'data/.switchboard/admin-token',
       `  "${join(state, 'admin-token')}"  `,
-      `${config.dir}/work/./.switchboard/../.switchboard/admin-token`,
+      `${config.dir}/data/./.switchboard/../.switchboard/admin-token`,
     ]) {
       refused(await call('read_text_file', { path }));
     }
@@ -157,7 +157,7 @@ describe('e2e: the gateway\'s own files through the real server-filesystem', () 
   });
 
   it('self-approval: search_files for the token file by pattern, and listing the state folder, are refused', TIMEOUT, async () => {
-    refused(await call('search_files', { path: join(config.dir, 'work'), pattern: '**/admin-token' }));
+    refused(await call('search_files', { path: join(config.dir, 'data'), pattern: '**/admin-token' }));
     refused(await call('list_directory', { path: state }));
   });
 
@@ -174,8 +174,8 @@ describe('e2e: the gateway\'s own files through the real server-filesystem', () 
       assert.ok(existsSync(join(state, file)), `${file} was moved`);
       assert.ok(!existsSync(join(config.dir, `${file}.moved`)));
     }
-    refused(await call('move_file', { source: join(config.dir, 'work'), destination: join(config.dir, 'elsewhere') }));
-    refused(await call('move_file', { source: 'work', destination: 'elsewhere' }));
+    refused(await call('move_file', { source: join(config.dir, 'data'), destination: join(config.dir, 'elsewhere') }));
+    refused(await call('move_file', { source: 'data', destination: 'elsewhere' }));
     assert.ok(existsSync(join(state, 'pins.db')) && !existsSync(join(config.dir, 'elsewhere')));
     // A move INTO the state folder is refused too (its destination is inside).
     refused(await call('move_file', { source: join(config.dir, 'notes.txt'), destination: join(state, 'pins.db') }));

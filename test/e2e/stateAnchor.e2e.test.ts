@@ -116,7 +116,7 @@ describe('e2e: state that cannot be reset by moving files (pins)', () => {
     moveAway(join(config.dir, '.switchboard'), 'pins.db', join(config.dir, 'moved'));
     serve(config, 'celsius');
     const said = await refusedStart(config);
-    assert.match(said, /The pin store file:.*pins\.db does not match its anchor .*the pins of stdio:sha256:[0-9a-f]+ are missing \(the store was moved away, replaced or emptied\).*not pinned anew as first use/);
+    assert.match(said, /The pin store file:.*pins\.db does not match its anchor .*the pins of stdio:sha256:[0-9a-f]+(?:\+env:hmac-sha256:[0-9a-f]+)? are missing \(the store was moved away, replaced or emptied\).*not pinned anew as first use/);
     assert.match(said, /switchboard anchor reset --config /);
     assert.match(said, /The gateway did not start/);
     const pinned = new Database(join(config.dir, '.switchboard', 'pins.db'), { readonly: true });
@@ -330,7 +330,7 @@ describe('e2e: witness checkpoints', () => {
       }
       assert.equal(existsSync(join(config.dir, '.switchboard', 'pins.db')), false, 'server-filesystem moved it');
       serve(config, 'celsius');
-      assert.match(await refusedStart(config), /the pins of stdio:sha256:[0-9a-f]+ are missing/);
+      assert.match(await refusedStart(config), /the pins of stdio:sha256:[0-9a-f]+(?:\+env:hmac-sha256:[0-9a-f]+)? are missing/);
     } finally {
       await config.remove();
     }

@@ -25,6 +25,7 @@ import { CLIENT_NAMES, type ClientName } from '../clientLocations.js';
 import { backupFile, gatewayLaunch, readIfExists, sourceLabel, wrapTarget, writeAtomic } from '../clientFiles.js';
 import { defineCommand, type ParsedCommand } from '../command.js';
 import { approvalKey } from '../approvalKey.js';
+import { configParseOptions } from '../hostSetup.js';
 import { askYesNo } from '../consentTerminal.js';
 
 const out = (line: string): void => void process.stdout.write(`${line}\n`);
@@ -129,7 +130,8 @@ async function approveLaunches(configFile: string, env: Readonly<Record<string, 
   const lookup = (name: string): string | undefined => (Object.hasOwn(env, name) ? env[name] : process.env[name]);
   let config: HostConfig;
   try {
-    config = parseConfig(text, { file: configFile, env: new Proxy({}, { get: (_target, name) => (typeof name === 'string' ? (lookup(name) ?? '') : undefined) }) });
+    // The env of the gateway entry, and the state folder the gateway will use (the per-user default unless the config names one).
+    config = parseConfig(text, { ...configParseOptions(configFile), env: new Proxy({}, { get: (_target, name) => (typeof name === 'string' ? (lookup(name) ?? '') : undefined) }) });
   } catch (error) {
     err(`switchboard wrap: the gateway cannot read ${configFile}, so ${CLIENT_TITLES[client]} would get no servers: ${error instanceof Error ? error.message : String(error)}`);
     err(`  fix it, then approve the launches: switchboard wrap ${client} --yes`);
