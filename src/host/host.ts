@@ -27,7 +27,7 @@ import { sameSpec, withoutRoots, type DownstreamSpec } from './spec.js';
 import { compileToolFilter } from './toolFilter.js';
 import { relayCall, relayLogs } from './notificationLimits.js';
 import { UriNamespacer } from './uriNamespacing.js';
-import { vettedHandlers } from './vettedHandlers.js';
+import { vettedHandlers, vettedListener } from './vettedHandlers.js';
 import { changesOf, completionTarget, emptyExposure, exposeServer, parseTemplate, startWindow } from './hostRegistry.js';
 
 export type { ExposedTool, ExposedPrompt, ExposedResource, ExposedTemplate, HostChange, HostOptions, WithheldItem, RequestScope, HostCallOptions, RouteOptions, DownstreamRoute } from './hostTypes.js';
@@ -458,7 +458,7 @@ export class Host {
       },
       ...(this.#options.notificationLimits !== undefined ? { listChangedWindowMs: this.#options.notificationLimits.listChangedWindowMs } : {}),
       // Outside any call: sanitised by the chain's notification hooks, with no request to record on.
-      onLog: relayLogs(this.#vetted<LoggingMessageParams>('notifications/message', (params) => {
+      onLog: relayLogs(vettedListener<LoggingMessageParams>(this.#chain, 'notifications/message', (params) => {
         for (const l of this.#logListeners) l(spec.id, params);
       }, undefined), this.#options.notificationLimits, spec.id),
       onResourceUpdated: (uri) => {
@@ -538,7 +538,7 @@ export class Host {
     const ctx = this.#context(method, serverId, exposedName, definition, params, options);
     const target = typeof params['name'] === 'string' ? params['name'] : undefined;
     // Rate-limited before the chain's notification hooks: a flood costs the sanitiser nothing.
-    const relay = relayCall(this.#options.notificationLimits, serverId, options.onProgress && this.#vetted('notifications/progress', options.onProgress, ctx), options.onLog && this.#vetted('notifications/message', options.onLog, ctx));
+    const relay = relayCall(this.#options.notificationLimits, serverId, options.onProgress && vettedListener(this.#chain, 'notifications/progress', options.onProgress, ctx), options.onLog && vettedListener(this.#chain, 'notifications/message', options.onLog, ctx));
     const upstream = options.clientCapabilities;
     const task = (client: McpClient, o: { signal: AbortLike; timeoutMs: number }): Promise<R> => {
       // Built by assignment, not conditional spreads: no temporary objects per call.
@@ -553,16 +553,6 @@ export class Host {
     let runOptions: RunOptions = {};
     if (signal !== undefined) runOptions = options.abort === undefined ? { signal } : { signal, abort: options.abort };
     return observeCall(this.#logger, { method, serverId, target }, () => this.#chain.run(ctx, () => (relay === undefined ? server.run(task, runOptions) : relay.around(server.run(task, runOptions)))));
-  }
-
-  /** `deliver`, behind the chain's notification hooks (the listener itself when no interceptor sees notifications). */
-  #vetted<P extends object>(method: NotificationMethod, deliver: (params: P) => void, ctx: InterceptContext | undefined): (params: P) => void {
-    const chain = this.#chain;
-    if (!chain.seesNotifications) return deliver;
-    return (params) => {
-      const out = chain.notify(method, params as unknown as Record<string, unknown>, ctx);
-      if (out !== undefined) deliver(out as unknown as P);
-    };
   }
 
   #context(
