@@ -80,8 +80,12 @@ describe('e2e: review through the real gateway (issue #32)', () => {
     const client = await connect(r);
     assert.deepEqual((await client.listTools()).tools.map((t) => t.name), [], 'the only tool is withheld from the list');
     const text = await refusalText(client.callTool({ name: 'weather', arguments: { city: 'Oslo' } }));
+    await refusalText(client.callTool({ name: 'weather', arguments: { city: 'Bergen' } }));
+    await client.listTools();
     await client.close();
     assert.doesNotMatch(text, /Unknown tool/);
+    const logged = r.stderr().split('\n').filter((line) => /quarantined: tool files\/weather/.test(line));
+    assert.equal(logged.length, 1, `the quarantine is logged once, not per call or list:\n${r.stderr()}`);
     assert.match(text, /weather/, 'the refusal names the tool');
     assert.match(text, /switchboard pins (diff|approve)/, 'the refusal names the review command');
     assert.deepEqual(await calls(c), [], 'the quarantined tool never reached the server');
