@@ -5,7 +5,6 @@
  *
  * @module
  */
-import type { Host } from '../host/host.js';
 import { itemKey } from '../host/pins/pinDigests.js';
 import { serverIdentity } from '../host/pins/serverIdentity.js';
 import type { ServerPins } from '../host/pins/pinStore.js';
@@ -29,7 +28,7 @@ export function overview(o: ConsoleOptions): Record<string, unknown> {
       era: client?.era ?? null,
       protocolVersion: client?.protocolVersion ?? null,
       serverInfo: info === undefined ? null : { name: info.name, version: info.version },
-      counts: counts(host, h.id),
+      counts: counts(o, h.id),
       restarts: h.restarts,
       failures: h.failures,
       crashLooping: h.crashLooping,
@@ -57,9 +56,17 @@ export function overview(o: ConsoleOptions): Record<string, unknown> {
   };
 }
 
-function counts(host: Host, id: string): Record<string, number> {
+/**
+ * A server's counts: what it exposes, what the trust layer withholds (`withheld`: quarantined by
+ * the pins), and (`scannerBlocked`) the exposed items the scanner blocks on a `block`-mode server.
+ */
+function counts(o: ConsoleOptions, id: string): Record<string, number> {
+  const { host } = o;
   const count = (items: readonly { readonly serverId: string }[]): number => items.reduce((n, i) => (i.serverId === id ? n + 1 : n), 0);
-  return { tools: count(host.tools), prompts: count(host.prompts), resources: count(host.resources), templates: count(host.templates), withheld: count(host.withheld) };
+  const mode = o.config().servers.find((s) => s.id === id)?.options.scan ?? 'block';
+  const exposed = [...host.tools, ...host.prompts, ...host.resources, ...host.templates];
+  const scannerBlocked = mode !== 'block' ? 0 : exposed.reduce((n, e) => (e.serverId === id && o.scanner?.verdictOf(e.definition)?.verdict === 'block' ? n + 1 : n), 0);
+  return { tools: count(host.tools), prompts: count(host.prompts), resources: count(host.resources), templates: count(host.templates), withheld: count(host.withheld), scannerBlocked };
 }
 
 /** The tools' JSON: every exposed tool with its trust, findings and labels, and what is withheld. */

@@ -5,11 +5,14 @@
  * use the same record functions as `switchboard pins approve|reject` (`pinReview.ts`), save
  * through the gateway's pin store, then reload the pins (`PinTrust`) and vet every server's lists again
  * (what `switchboard pins` in another process triggers through the store's watch). Each decision
- * is recorded in the audit log as `console:admin`.
+ * is recorded in the audit log as `console:admin`. Each pending item comes with the scanner's
+ * findings for its new definition; approving one that has findings needs
+ * `acknowledgeFindings: true` in the body (409 with the findings otherwise).
  *
  * @module
  */
-import { decidePending, INSTRUCTIONS_ITEM, selectRecords } from '../host/pins/pinReview.js';
+import { UnacknowledgedFindingsError } from '../host/pins/pinFindings.js';
+import { decidePending, findingsOfPending, INSTRUCTIONS_ITEM, selectRecords } from '../host/pins/pinReview.js';
 import type { HttpResponseLike } from '../transport/http/server/types.js';
 import { McpErrorCode, describeError, isMcpError } from '../util/errors.js';
 import { CONSOLE_APPROVER } from './consoleConsent.js';
@@ -33,17 +36,25 @@ export function reviewState(ctx: RouteContext): Promise<HttpResponseLike> {
         before: record.items[key]?.definition ?? null,
         after: p.definition,
         changes: p.changes,
+        findings: findingsOfPending(record, key),
         at: p.at,
       });
     }
     if (record.pendingInstructions !== undefined) {
-      instructions.push({ identity: record.identity, server: record.alias, item: INSTRUCTIONS_ITEM, before: record.instructions ?? null, after: record.pendingInstructions });
+      instructions.push({
+        identity: record.identity,
+        server: record.alias,
+        item: INSTRUCTIONS_ITEM,
+        before: record.instructions ?? null,
+        after: record.pendingInstructions,
+        findings: findingsOfPending(record, INSTRUCTIONS_ITEM),
+      });
     }
   }
   return Promise.resolve(json(200, { pins: pins !== undefined, items, instructions, launches: launches?.pending() ?? [], config: reload?.pending ?? null }));
 }
 
-/** `POST review/approve|reject` `{ identity, item? }`. */
+/** `POST review/approve|reject` `{ identity, item?, acknowledgeFindings? }`. */
 export async function decidePins(ctx: RouteContext, action: 'approve' | 'reject'): Promise<HttpResponseLike> {
   const pins = ctx.options.pins;
   if (pins === undefined) return failure(404, 'pins are off on this gateway (switchboard.pins is false)');
@@ -52,14 +63,17 @@ export async function decidePins(ctx: RouteContext, action: 'approve' | 'reject'
   const item = body['item'];
   if (typeof identity !== 'string' || identity === '') return failure(400, 'the body needs "identity" (a server identity from GET review, or its id)');
   if (item !== undefined && typeof item !== 'string') return failure(400, '"item" must be a string such as "tool:search"');
+  const ack = body['acknowledgeFindings'];
+  if (ack !== undefined && typeof ack !== 'boolean') return failure(400, '"acknowledgeFindings" must be true or false');
   if (action === 'reject' && item === INSTRUCTIONS_ITEM) return failure(400, 'changed instructions can be approved, not rejected: they stay unserved until approved');
   const now = (ctx.options.now ?? Date.now)();
   const decided: string[] = [];
   // Each decision is audited as the console's admin, like its consent answers.
   const audit = ctx.options.audit !== undefined ? { log: ctx.options.audit.log, by: CONSOLE_APPROVER } : undefined;
   try {
-    for (const record of selectRecords(await pins.store.load(), identity)) decided.push(...(await decidePending(pins.store, record.identity, action, item, now, audit)));
+    for (const record of selectRecords(await pins.store.load(), identity)) decided.push(...(await decidePending(pins.store, record.identity, action, item, now, audit, ack === true)));
   } catch (error) {
+    if (error instanceof UnacknowledgedFindingsError) return json(409, { error: error.message, findings: error.findings });
     if (isMcpError(error, McpErrorCode.StoreUnavailable)) {
       // Saved but not audited (or not saved): the other instances and this page must still see what is stored.
       await pins.trust.reload().catch(() => undefined);

@@ -85,10 +85,11 @@ export function agentTools(host: Host, api: 'anthropic' | 'openai'): AgentTools<
 }
 
 async function run(host: Host, name: string | undefined, asCalled: string, input: unknown, options: HostCallOptions | undefined): Promise<CallToolResult> {
-  if (name === undefined || host.tool(name) === undefined) return errorResult(`Unknown tool: ${asCalled}`);
   if (input !== undefined && (typeof input !== 'object' || input === null || Array.isArray(input))) return errorResult(`The arguments of ${asCalled} must be an object`);
   try {
-    return (await host.callTool(name, input as Record<string, unknown> | undefined, options)) as CallToolResult;
+    // A name the host does not serve is the host's to record and refuse: a withheld (quarantined)
+    // tool with the trust layer's reason and the review command, an unknown one as `Unknown tool`.
+    return (await host.callTool(name ?? asCalled, input as Record<string, unknown> | undefined, options)) as CallToolResult;
   } catch (error) {
     if (error instanceof McpError && error.code !== McpErrorCode.InvalidArgument && error.code !== McpErrorCode.Denied && error.code !== McpErrorCode.ServerUnavailable && error.code !== McpErrorCode.RequestTimeout) throw error;
     return errorResult(error instanceof Error ? error.message : String(error));

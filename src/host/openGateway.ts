@@ -45,6 +45,7 @@ import type { TaintStore } from './policy/taint.js';
 import type { SecretFingerprints } from './policy/valueTaint.js';
 import { redactResult, sanitizeInterceptor } from './sanitize/sanitize.js';
 import { sanitizeRequestInterceptor } from './sanitize/sanitizeRequests.js';
+import { ReviewNotices } from './reviewNotices.js';
 import { Scanner } from './scanner/scanner.js';
 import { findSecretValues } from './secrets/findSecrets.js';
 import { redactingAuditLog } from './secrets/redact.js';
@@ -167,10 +168,9 @@ export async function openGateway(config: HostConfig, deps: GatewayDeps): Promis
   };
   try {
     // The poisoning scanner (trust phase): per-server mode from the config, read live so a reload applies.
-    const scanner = new Scanner({
-      modeOf: (id) => current.servers.find((s) => s.id === id)?.options.scan,
-      onReport: (id, r) => logger.warn(`scanner: ${r.kind} ${id}/${r.item}: ${r.verdict} (${r.findings.map((f) => f.rule).join(', ')})`),
-    });
+    // A quarantine or a scanner verdict is logged once per item per change (#32), not per refresh or call.
+    const notices = new ReviewNotices((line) => logger.warn(line));
+    const scanner = new Scanner({ modeOf: (id) => current.servers.find((s) => s.id === id)?.options.scan, onReport: (id, r) => notices.scannerReport(id, r) });
     if (deps.taint?.close !== undefined) closers.push(() => deps.taint?.close?.());
     const policy = new ReloadablePolicy(
       {
@@ -240,6 +240,7 @@ export async function openGateway(config: HostConfig, deps: GatewayDeps): Promis
     // The scanner judges every list the host exposes as soon as it changes, not only when a client
     // lists: its reports are logged at start, and the console shows each item's verdict.
     const scanAll = (): void => {
+      notices.withheld(host.withheld);
       scanner.filter(host.tools);
       scanner.filter(host.prompts);
       scanner.filter(host.resources);

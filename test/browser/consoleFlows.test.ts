@@ -85,9 +85,14 @@ describe('console in Chromium: the person acts', () => {
     await item.waitFor();
     await item.getByTitle('hidden character U+200B').waitFor();
     assert.match((await item.getByRole('table').textContent()) ?? '', /Also gives⟦U\+200B⟧ example sentences\./);
+    // The scanner's findings beside the diff (the hidden U+200B); Approve waits for "I have read the findings" (issue #32).
+    assert.match((await item.getByTestId('review-findings').textContent()) ?? '', /hidden-unicode\//);
+    const approve = item.getByRole('button', { name: 'Approve tool lookup on lab' });
+    assert.equal(await approve.isDisabled(), true, 'approve is disabled until the findings are acknowledged');
+    await item.getByLabel('I have read the findings of tool lookup on lab').check();
     await screenshot(page, 'review');
     const approved = toolsChanged();
-    await item.getByRole('button', { name: 'Approve tool lookup on lab' }).click();
+    await approve.click();
     await page.getByRole('status').filter({ hasText: 'Approved tool lookup on lab' }).waitFor();
     await approved;
     assert.equal(resultText(await agent.callTool('lookup', { word: 'pin', examples: true })), 'pin: a word (with examples)');

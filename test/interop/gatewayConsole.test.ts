@@ -269,6 +269,8 @@ describe('e2e: console API', () => {
       assert.match(text(refused), /Denied by trust\.pins/);
       const withheld = await console_.json<{ withheld: { exposedName: string }[] }>('/console/api/tools');
       assert.ok(withheld.withheld.some((w) => w.exposedName === weatherTool.name));
+      const counted = (await console_.json<{ servers: { id: string; counts: Record<string, number> }[] }>('/console/api/overview')).servers.find((s) => s.id === 'weather');
+      assert.deepEqual([counted?.counts['withheld'], counted?.counts['scannerBlocked']], [1, 0], 'the overview counts the quarantined item (and no scanner block)');
 
       assert.equal((await console_.fetch('/console/api/review/approve', { method: 'POST', body: { identity: item.identity, item: 'tool:nope' } })).status, 400);
       const approved = await console_.json<{ approved: string[] }>('/console/api/review/approve', { method: 'POST', body: { identity: item.identity, item: item.item } });

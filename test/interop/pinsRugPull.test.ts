@@ -56,7 +56,8 @@ describe('e2e: pins in the gateway', () => {
     assert.match(diff.stdout, /\[parameter-added\] parameter notes added/);
 
     const approvedEvent = new Promise<void>((resolve) => (changed = resolve));
-    const approve = await run(process.execPath, [MAIN, 'pins', 'approve', 'weather', 'tool:get_weather', '--config', config.file], { cwd: config.dir });
+    // The poisoned text has scanner findings: approving it needs --ack-findings (issue #32).
+    const approve = await run(process.execPath, [MAIN, 'pins', 'approve', 'weather', 'tool:get_weather', '--ack-findings', '--config', config.file], { cwd: config.dir });
     assert.match(approve.stdout, /weather: approved tool:get_weather/);
     await approvedEvent; // the gateway noticed the approval and re-vetted
     // Approving the pin does not overrule the poisoning scanner: the new description carries an

@@ -26,14 +26,16 @@ import { defineCommand, type ParsedCommand } from '../command.js';
 export const command = defineCommand({
   name: 'pins',
   summary: 'review pinned definitions: list | diff | approve | reject',
-  usage: ['<list|diff|approve|reject> [server] [item] [--config FILE]'],
+  usage: ['<list|diff|approve|reject> [server] [item] [--ack-findings] [--config FILE]'],
   description: `Reviews the definitions the gateway pinned. A tool, prompt, resource or template that
 changed since it was approved (or appeared after the server was first pinned) is
-quarantined: hidden from the model, its calls refused, until you decide here.`,
+quarantined: hidden from the model, its calls refused, until you decide here.
+\`diff\` shows the scanner's findings for each new definition (rule id, severity,
+evidence); approving a change that has findings needs --ack-findings.`,
   positionals: [
     { name: 'list', description: 'every pinned server (by id and identity), its items and their trust level' },
-    { name: 'diff', description: 'the quarantined changes, classified (annotation less safe, parameter added, text changed, schema widened, ...)' },
-    { name: 'approve', description: 'serve the changed definition from now on (trust level "approved")' },
+    { name: 'diff', description: 'the quarantined changes, classified (annotation less safe, parameter added, text changed, schema widened, ...), each with the scanner\'s findings for the new definition' },
+    { name: 'approve', description: 'serve the changed definition from now on (trust level "approved"); refused when the scanner has findings for it, unless --ack-findings' },
     {
       name: 'reject',
       description: 'keep it quarantined; it is not offered again while it stays the same (each approval and rejection is recorded in the audit log as cli:<user>)',
@@ -42,6 +44,7 @@ quarantined: hidden from the model, its calls refused, until you decide here.`,
     { name: 'item', description: 'e.g. tool:search, prompt:greet, or a bare name; "instructions" for changed server instructions; default: every pending change of the server' },
   ],
   options: {
+    'ack-findings': { type: 'boolean', description: "approve: I have read the scanner's findings (pins diff) and approve anyway; the audit record names them" },
     config: { type: 'string', value: 'FILE', description: "the gateway's config; its stateDir holds pins.db", default: "./switchboard.json, else the running gateway's, else the per-user one" },
   },
   run: runPins,
@@ -53,6 +56,8 @@ async function runPins({ options, positionals }: ParsedCommand): Promise<void> {
   if (action === undefined) throw new UsageError('which action: list, diff, approve or reject?');
   if (!['list', 'diff', 'approve', 'reject'].includes(action)) throw new UsageError(`unknown action ${JSON.stringify(action)}`);
   if (extra.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(extra[0])}`);
+  const ack = options['ack-findings'] === true;
+  if (ack && action !== 'approve') throw new UsageError('--ack-findings belongs to approve');
   if ((action === 'approve' || action === 'reject') && server === undefined) throw new UsageError(`${action} needs a server (and optionally an item): decide per server, after \`switchboard pins diff\``);
   const config = await loadConfig(await configFileOption(options['config'], true));
   // With switchboard.store the pins are the instances' shared ones in PostgreSQL (the save notifies them).
@@ -79,7 +84,7 @@ async function runPins({ options, positionals }: ParsedCommand): Promise<void> {
     if (config.audit) audit = shared?.audit ?? SqliteAuditLog.open(auditFile(config.stateDir), auditStoreOptions(config));
     const decision = audit !== undefined ? { log: audit, by: `cli:${currentUser()}` } : undefined;
     for (const record of records) {
-      const keys = await decidePending(store, record.identity, action === 'approve' ? 'approve' : 'reject', item, now, decision);
+      const keys = await decidePending(store, record.identity, action === 'approve' ? 'approve' : 'reject', item, now, decision, ack);
       if (keys.length === 0) {
         process.stdout.write(`${record.alias}: nothing pending\n`);
         continue;

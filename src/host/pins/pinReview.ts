@@ -9,6 +9,7 @@
 import { McpError, McpErrorCode, describeError } from '../../util/errors.js';
 import type { AuditEntry, AuditLog } from '../audit.js';
 import { formatChanges } from './pinDiff.js';
+import { findingId, formatFindings, pendingFindings, UnacknowledgedFindingsError } from './pinFindings.js';
 import { digestOf, namesDigest } from './pinDigests.js';
 import type { PendingItem, PinnedItem, PinStore, ServerPins } from './pinStore.js';
 import { displayIdentity } from './serverIdentity.js';
@@ -94,13 +95,23 @@ export const PIN_REVIEW_ID = 'pins.review';
  * pending, nothing written); rejects with `ERR_MCP_INVALID_ARGUMENT` for an item that is not
  * pending, and with `ERR_MCP_STORE_UNAVAILABLE` when the decision was saved but its record could
  * not be written (the person is told; the decision is not undone behind their back).
+ *
+ * An approval of a change the scanner has findings for ({@link findingsOfPending}) is refused
+ * with {@link UnacknowledgedFindingsError} (nothing written) unless `acknowledgeFindings`; the
+ * findings are judged on the very definitions approved, inside the same update.
  */
-export async function decidePending(store: PinStore, identity: string, action: 'approve' | 'reject', item: string | undefined, now: number, audit?: PinDecisionAudit): Promise<string[]> {
+export async function decidePending(store: PinStore, identity: string, action: 'approve' | 'reject', item: string | undefined, now: number, audit?: PinDecisionAudit, acknowledgeFindings = false): Promise<string[]> {
   let decided: string[] = [];
   let before: ServerPins | undefined;
+  const acknowledged = new Map<string, string[]>();
   await store.update(identity, (current) => {
     if (current === undefined) return undefined;
     const { record, keys } = action === 'approve' ? approvePending(current, item, now) : rejectPending(current, item, now);
+    if (action === 'approve') {
+      const found = Object.fromEntries(keys.map((k) => [k, findingsOfPending(current, k)] as const).filter(([, f]) => f.length > 0));
+      if (Object.keys(found).length > 0 && !acknowledgeFindings) throw new UnacknowledgedFindingsError(current.alias, found);
+      for (const [k, f] of Object.entries(found)) acknowledged.set(k, f.map(findingId));
+    }
     decided = keys;
     before = current;
     return keys.length === 0 ? undefined : record;
@@ -108,7 +119,7 @@ export async function decidePending(store: PinStore, identity: string, action: '
   const decidedOn = before;
   if (audit !== undefined && decidedOn !== undefined) {
     try {
-      for (const key of decided) await audit.log.append(pinDecisionEntry(decidedOn, key, action, audit.by, now));
+      for (const key of decided) await audit.log.append(pinDecisionEntry(decidedOn, key, action, audit.by, now, acknowledged.get(key)));
     } catch (error) {
       throw new McpError(McpErrorCode.StoreUnavailable, `${decidedOn.alias}: ${action === 'approve' ? 'approved' : 'rejected'} ${decided.join(', ')}, but the audit record could not be written: ${describeError(error)}`, { cause: error });
     }
@@ -120,9 +131,10 @@ export async function decidePending(store: PinStore, identity: string, action: '
  * The `pin` audit record of one decision on `record` (as it was before): who (`principal`),
  * which server and item, `pins/approve` or `pins/reject`, and in the decision's detail the
  * server identity and the digests of the approved definition before (`oldDigest`, null for an
- * added item) and of the one decided on (`newDigest`).
+ * added item) and of the one decided on (`newDigest`), and (`acknowledgedFindings`) the ids of
+ * the scanner findings the person acknowledged approving it.
  */
-export function pinDecisionEntry(record: ServerPins, key: string, action: 'approve' | 'reject', by: string, now: number): AuditEntry {
+export function pinDecisionEntry(record: ServerPins, key: string, action: 'approve' | 'reject', by: string, now: number, acknowledged?: readonly string[]): AuditEntry {
   const instructions = key === INSTRUCTIONS_ITEM;
   const old = instructions ? record.instructions : record.items[key]?.definition;
   const next = instructions ? record.pendingInstructions : record.pending[key]?.definition;
@@ -138,7 +150,7 @@ export function pinDecisionEntry(record: ServerPins, key: string, action: 'appro
         interceptor: PIN_REVIEW_ID,
         outcome: action === 'approve' ? 'allow' : 'deny',
         reason: `${by} ${action === 'approve' ? 'approved' : 'rejected'} the changed definition`,
-        detail: { identity: record.identity, item: key, decision: action, oldDigest: old === undefined ? null : digestOf(old), newDigest: next === undefined ? null : digestOf(next) },
+        detail: { identity: record.identity, item: key, decision: action, oldDigest: old === undefined ? null : digestOf(old), newDigest: next === undefined ? null : digestOf(next), ...(acknowledged !== undefined ? { acknowledgedFindings: [...acknowledged] } : {}) },
       },
     ],
     outcome: 'ok',
@@ -159,7 +171,14 @@ export function formatPinList(records: readonly ServerPins[]): string {
   return `${out.join('\n')}\n`;
 }
 
-/** The classified differences of the pending changes, readable. */
+/** The scanner's findings for the pending definition `key` of `record` (none when nothing is pending there). */
+export function findingsOfPending(record: ServerPins, key: string): ReturnType<typeof pendingFindings> {
+  if (key === INSTRUCTIONS_ITEM) return record.pendingInstructions === undefined ? [] : pendingFindings(record.alias, 'instructions', record.pendingInstructions);
+  const p = record.pending[key];
+  return p === undefined ? [] : pendingFindings(record.alias, p.kind, p.definition);
+}
+
+/** The classified differences of the pending changes, readable, each followed by the scanner's findings for the new definition. */
 export function formatPinDiff(records: readonly ServerPins[], item: string | undefined): string {
   const out: string[] = [];
   for (const r of records) {
@@ -167,10 +186,11 @@ export function formatPinDiff(records: readonly ServerPins[], item: string | und
     for (const key of keys) {
       if (key === INSTRUCTIONS_ITEM) {
         out.push(`${r.alias} ${key}: changed`, `  approved: ${JSON.stringify(r.instructions ?? null)}`, `  now:      ${JSON.stringify(r.pendingInstructions ?? null)}`);
-        continue;
+      } else {
+        const p = r.pending[key] as PendingItem;
+        out.push(`${r.alias} ${key}: ${p.status}, first seen ${new Date(p.at).toISOString()}`, formatChanges(p.changes));
       }
-      const p = r.pending[key] as PendingItem;
-      out.push(`${r.alias} ${key}: ${p.status}, first seen ${new Date(p.at).toISOString()}`, formatChanges(p.changes));
+      out.push(formatFindings(findingsOfPending(r, key)));
     }
   }
   return out.length === 0 ? 'No pending changes.\n' : `${out.join('\n')}\n`;

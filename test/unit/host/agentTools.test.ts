@@ -69,4 +69,26 @@ describe('host/agentTools', () => {
     assert.deepEqual(denied.content, [{ type: 'text', text: 'Denied by policy.no-dots: guests may not' }]);
     await host.close();
   });
+
+  it('quarantined tool: a model calling a tool the trust layer withholds gets the quarantine reason, not Unknown tool (issue #32)', { timeout: 10_000 }, async () => {
+    const servers = memoryServers((id) => {
+      const server = new McpServer({ name: id, version: '1' });
+      server.tool('add', { description: 'Adds' }, () => 'reached');
+      return server;
+    });
+    const reason = 'Tool "add" of server calc changed since it was approved. Review with `switchboard pins diff calc tool:add`.';
+    const host = await Host.open({
+      servers: [memorySpec('calc')],
+      transport: servers.factory,
+      trust: { vet: (input) => Promise.resolve({ catalog: { ...input.catalog, tools: [] }, quarantined: input.catalog.tools.map((t) => ({ kind: 'tool' as const, name: t.name, reason })), instructions: input.instructions }) },
+    });
+    await host.start();
+    const tools = agentTools(host, 'openai');
+    assert.deepEqual(tools.definitions, [], 'the only tool is withheld from the model');
+    const refused = await tools.dispatch({ id: 'c1', type: 'function', function: { name: 'add', arguments: '{}' } });
+    assert.doesNotMatch(refused.content, /Unknown tool/);
+    assert.match(refused.content, /switchboard pins diff calc tool:add/);
+    assert.doesNotMatch(refused.content, /reached/, 'the call never reached the server');
+    await host.close();
+  });
 });

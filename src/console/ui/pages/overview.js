@@ -1,6 +1,6 @@
 // @ts-check
 /**
- * Overview: the gateway, its servers (state, transport, era, tool counts, restarts, recent
+ * Overview: the gateway, its servers (state, transport, era, tool counts, quarantined and scanner-blocked counts, restarts, recent
  * errors), and calls per second and latency per server over the last minutes as two SVG
  * charts. New metric buckets arrive as `metrics` events while the page is open; the server
  * list reloads on a `changed` event (no polling).
@@ -79,6 +79,8 @@ export function Overview() {
           { label: 'Era', cell: (/** @type {ServerRow} */ s) => `${s.era ?? '—'}${s.protocolVersion !== null ? ` (${s.protocolVersion})` : ''}` },
           { label: 'Tools', className: 'num', cell: (/** @type {ServerRow} */ s) => String(s.counts['tools'] ?? 0) },
           { label: 'Prompts · resources', className: 'num', cell: (/** @type {ServerRow} */ s) => `${s.counts['prompts'] ?? 0} · ${s.counts['resources'] ?? 0}` },
+          { label: 'Quarantined', className: 'num', cell: (/** @type {ServerRow} */ s) => String(s.counts['withheld'] ?? 0) },
+          { label: 'Scanner-blocked', className: 'num', cell: (/** @type {ServerRow} */ s) => String(s.counts['scannerBlocked'] ?? 0) },
           { label: 'Restarts', className: 'num', cell: (/** @type {ServerRow} */ s) => String(s.restarts) },
           {
             label: 'Recent errors',

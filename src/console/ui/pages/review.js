@@ -3,7 +3,9 @@
  * Review: tool, prompt and resource definitions held back because they changed since a person
  * approved them (or are new, or were rejected), each as a side-by-side diff with hidden
  * Unicode made visible, with Approve and Reject; changed server instructions; and launch specs
- * (commands) waiting for consent before the gateway starts them.
+ * (commands) waiting for consent before the gateway starts them. Beside each diff, the scanner's
+ * findings for the new definition (rule id, severity, where, evidence); a change with findings
+ * is approved only once "I have read the findings" is ticked (the API refuses it otherwise).
  *
  * @module
  */
@@ -15,8 +17,9 @@ import { Diff } from '../components/diff.js';
 import { prettyJson } from '../components/json.js';
 import { Notice, Reveal, errorText, formatTime } from '../components/text.js';
 
-/** @typedef {{ identity: string, server: string, item: string, kind: string, name: string, status: string, before: Record<string, unknown> | null, after: Record<string, unknown>, at?: number }} ReviewItem */
-/** @typedef {{ identity: string, server: string, item: string, before: string | null, after: string }} InstructionsItem */
+/** @typedef {{ rule: string, severity: string, blocking: boolean, message: string, evidence: string, location: { path: string } }} Finding */
+/** @typedef {{ identity: string, server: string, item: string, kind: string, name: string, status: string, before: Record<string, unknown> | null, after: Record<string, unknown>, findings?: Finding[], at?: number }} ReviewItem */
+/** @typedef {{ identity: string, server: string, item: string, before: string | null, after: string, findings?: Finding[] }} InstructionsItem */
 /** @typedef {{ server: string, command: string, args: string[], cwd: string | null, env: string[], digest: string, reason: string }} Launch */
 
 /**
@@ -35,10 +38,42 @@ export function definitionText(def) {
   return lines.join('\n');
 }
 
+/**
+ * The scanner's findings for a new definition, and the acknowledgement an approval of it needs.
+ * @param {{ findings: Finding[] | undefined, label: string, acknowledged: boolean, onAcknowledge: (value: boolean) => void }} props
+ */
+function Findings({ findings, label, acknowledged, onAcknowledge }) {
+  const list = findings ?? [];
+  if (list.length === 0) return html`<p class="hint" data-testid="review-findings">Scanner: no findings in the new definition.</p>`;
+  return html`<div class="findings" data-testid="review-findings">
+    <h3>Scanner: ${list.length} finding${list.length === 1 ? '' : 's'} in the new definition</h3>
+    <ul>
+      ${list.map(
+        (f) => html`<li>
+          <code>${f.rule}</code> <${Badge} value=${f.severity} />${f.blocking ? html` <strong>blocks the item</strong>` : null} at <code>${f.location.path}</code>: <${Reveal} text=${f.message} />
+          <div class="mono">Evidence: <${Reveal} text=${f.evidence} /></div>
+        </li>`,
+      )}
+    </ul>
+    <label><input type="checkbox" checked=${acknowledged} onChange=${(/** @type {Event} */ e) => onAcknowledge(/** @type {HTMLInputElement} */ (e.target).checked)}
+      aria-label=${`I have read the findings of ${label}`} /> I have read the findings</label>
+  </div>`;
+}
+
 /** The Review page. */
 export function Review() {
   const { data, error, reload } = /** @type {import('../lib/useApi.js').Loaded<{ items: ReviewItem[], instructions: InstructionsItem[], launches: Launch[] }>} */ (useApi('review', ['pins', 'tools', 'servers']));
   const [message, setMessage] = useState(/** @type {{ kind: 'ok' | 'error', text: string } | null} */ (null));
+  // Which items' findings the person ticked as read, by `<identity> <item>`.
+  const [read, setRead] = useState(/** @type {Record<string, boolean>} */ ({}));
+  /** @param {{ identity: string, item: string }} i */
+  const key = (i) => `${i.identity} ${i.item}`;
+  /** @param {{ identity: string, item: string }} i @param {boolean} value */
+  const acknowledge = (i, value) => setRead({ ...read, [key(i)]: value });
+  /** @param {{ identity: string, item: string, findings?: Finding[] }} i */
+  const blocked = (i) => (i.findings ?? []).length > 0 && read[key(i)] !== true;
+  /** @param {{ identity: string, item: string, findings?: Finding[] }} i */
+  const approval = (i) => ({ identity: i.identity, item: i.item, ...((i.findings ?? []).length > 0 ? { acknowledgeFindings: read[key(i)] === true } : {}) });
   /** @param {string} path @param {unknown} body @param {string} done */
   const act = async (path, body, done) => {
     try {
@@ -61,8 +96,9 @@ export function Review() {
         ${item.at !== undefined ? html`<p class="hint">Seen ${formatTime(item.at)}</p>` : null}
         <${Diff} caption=${`Definition of ${item.kind} ${item.name}`} before=${definitionText(item.before)} after=${definitionText(item.after)}
           beforeLabel=${item.before === null ? 'Not approved before' : 'Approved before'} />
+        <${Findings} findings=${item.findings} label=${`${item.kind} ${item.name} on ${item.server}`} acknowledged=${read[key(item)] === true} onAcknowledge=${(/** @type {boolean} */ v) => acknowledge(item, v)} />
         <div class="actions">
-          <button type="button" onClick=${() => act('review/approve', { identity: item.identity, item: item.item }, `Approved ${item.kind} ${item.name} on ${item.server}.`)}
+          <button type="button" disabled=${blocked(item)} onClick=${() => act('review/approve', approval(item), `Approved ${item.kind} ${item.name} on ${item.server}.`)}
             aria-label=${`Approve ${item.kind} ${item.name} on ${item.server}`}>Approve</button>
           <button type="button" class="danger" onClick=${() => act('review/reject', { identity: item.identity, item: item.item }, `Rejected ${item.kind} ${item.name} on ${item.server}.`)}
             aria-label=${`Reject ${item.kind} ${item.name} on ${item.server}`}>Reject</button>
@@ -73,8 +109,9 @@ export function Review() {
       (ins) => html`<section class="card" aria-label=${`Instructions of ${ins.server}`} data-testid="review-instructions">
         <h2>Instructions of <${Reveal} text=${ins.server} /></h2>
         <${Diff} caption=${`Instructions of ${ins.server}`} before=${ins.before ?? ''} after=${ins.after} />
+        <${Findings} findings=${ins.findings} label=${`the instructions of ${ins.server}`} acknowledged=${read[key(ins)] === true} onAcknowledge=${(/** @type {boolean} */ v) => acknowledge(ins, v)} />
         <div class="actions">
-          <button type="button" onClick=${() => act('review/approve', { identity: ins.identity, item: ins.item }, `Approved the instructions of ${ins.server}.`)}
+          <button type="button" disabled=${blocked(ins)} onClick=${() => act('review/approve', approval(ins), `Approved the instructions of ${ins.server}.`)}
             aria-label=${`Approve the instructions of ${ins.server}`}>Approve</button>
           <button type="button" class="danger" onClick=${() => act('review/reject', { identity: ins.identity, item: ins.item }, `Rejected the instructions of ${ins.server}.`)}
             aria-label=${`Reject the instructions of ${ins.server}`}>Reject</button>
