@@ -11,8 +11,8 @@
  *    open. Composition keywords (`allOf`, `anyOf`, `oneOf`, `$ref`, `if`,
  *    `unevaluatedProperties`) leave the level they sit on to JSON Schema alone. A schema our
  *    validator refuses refuses the call (fail closed).
- * 2. **URLs.** Every string at any depth (object keys included) that is, or contains, an
- *    http(s)/ws(s) URL, or a bare `host[:port]/…`, is parsed with the WHATWG URL parser (which
+ * 2. **URLs.** Every string at any depth (object keys included) that is, or contains, a
+ *    `scheme://` URL (`http:/host` too), or a bare `host[:port]/…`, is parsed with the WHATWG URL parser (which
  *    normalises IPv4 in decimal, hex and octal: `http://2852039166/` is `169.254.169.254`) and
  *    refused when its host is link-local or a cloud metadata endpoint (`169.254.0.0/16`,
  *    `fe80::/10`, `fd00:ec2::254`, `100.100.100.200`, `metadata.google.internal`, `metadata`,
@@ -132,7 +132,7 @@ export function isMetadataHost(hostname: string): boolean {
   return hi === 0xa9fe || (hi === 0x6464 && lo === 0x64c8);
 }
 
-const URL_IN_TEXT = /\b(?:https?|wss?):\/\/[^\s"'<>`]+/gi;
+const URL_IN_TEXT = /\b[A-Za-z][\w+.-]*:\/\/[^\s"'<>`]+/g;
 const BARE_HOST = /^\[?[\w.:-]+\]?(?::\d+)?(?:[/?#]|$)/;
 
 /** The first URL in the arguments that reaches a link-local or metadata address (see the module comment, 2). */
@@ -142,12 +142,14 @@ export function urlProblem(args: unknown): ArgumentProblem {
   for (const { at, text } of all) {
     const trimmed = text.trim();
     const spellings = [...(trimmed.match(URL_IN_TEXT) ?? [])];
-    if (/^(?:https?|wss?):/i.test(trimmed)) spellings.push(trimmed);
+    if (/^(?:https?|wss?|ftp):/i.test(trimmed)) spellings.push(trimmed);
     else if (!/^[A-Za-z][\w+.-]*:\/\//.test(trimmed) && BARE_HOST.test(trimmed)) spellings.push(`http://${trimmed}`);
     for (const spelling of spellings) {
       let hostname: string;
       try {
-        hostname = new URL(spelling).hostname;
+        // Any scheme's host, then read as an http host: the IPv4 forms of `gopher://2852039166/` are normalised too.
+        const host = new URL(spelling).hostname;
+        hostname = host === '' ? '' : new URL(`http://${host}/`).hostname;
       } catch {
         continue;
       }

@@ -86,7 +86,7 @@ describe('policy.arguments', () => {
   });
 
   it('SSRF: cloud metadata names and IPv6 forms are refused (GCP, Alibaba, AWS IPv6, IPv4-mapped, link-local)', T, async () => {
-    for (const url of ['http://metadata.google.internal/computeMetadata/v1/', 'http://metadata.google.internal./', 'http://METADATA/', 'http://100.100.100.200/latest/meta-data/', 'http://[fd00:ec2::254]/latest/', 'http://[::ffff:169.254.169.254]/', 'http://[fe80::1]/', 'ws://169.254.1.1/']) {
+    for (const url of ['http://metadata.google.internal/computeMetadata/v1/', 'http://metadata.google.internal./', 'http://METADATA/', 'http://100.100.100.200/latest/meta-data/', 'http://[fd00:ec2::254]/latest/', 'http://[::ffff:169.254.169.254]/', 'http://[fe80::1]/', 'ws://169.254.1.1/', 'http:/169.254.169.254/', 'http://user@169.254.169.254/', 'gopher://2852039166/_GET', 'ftp://169.254.169.254/', 'dict://metadata:80/']) {
       const out = await run('web', fetchTool, { url });
       assert.equal(out.reached, false, url);
     }
