@@ -90,7 +90,7 @@ export const CONFIG_DEFAULTS = {
 const ENTRY_KEYS = ['type', 'command', 'args', 'env', 'cwd', 'url', 'headers', 'disabled'];
 const SWITCHBOARD_KEYS = ['namespacing', 'separator', 'exposure', 'stateDir', 'store', 'cache', 'gateway', 'approvedLaunches', 'servers', 'roots', 'guards', 'pins', 'audit', 'trustedKeys', 'consent', 'sanitize', 'redact', 'policy', 'console'];
 const GATEWAY_KEYS = ['host', 'port', 'path', 'auth', 'limits'];
-const OPTION_KEYS = ['tools', 'timeoutMs', 'startTimeoutMs', 'maxConcurrency', 'era', 'oauth', 'roots', 'scan', 'signature', ...LABEL_OPTION_KEYS];
+const OPTION_KEYS = ['tools', 'timeoutMs', 'startTimeoutMs', 'maxConcurrency', 'era', 'oauth', 'roots', 'scan', 'checkArguments', 'signature', ...LABEL_OPTION_KEYS];
 const TYPES = ['stdio', 'http', 'streamable-http', 'sse'] as const;
 const LOOPBACK = new Set(['127.0.0.1', '::1', '[::1]', 'localhost']);
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
@@ -284,6 +284,7 @@ function readServerOptionsSection(read: ConfigReader, value: unknown, ids: reado
         oauth,
         roots: options['roots'] === undefined ? [] : readRoots(read, options['roots'], childPath(path, 'roots'), folder),
         ...(options['scan'] === undefined ? {} : { scan: read.choice<ScanMode>(options['scan'], ['block', 'warn', 'off'], childPath(path, 'scan')) }),
+        ...(options['checkArguments'] === undefined ? {} : { checkArguments: read.boolean(options['checkArguments'], childPath(path, 'checkArguments')) }),
         signature: options['signature'] === undefined ? 'warn' : read.choice<SignaturePolicy>(options['signature'], ['off', 'warn', 'require'], childPath(path, 'signature')),
         ...(labels !== undefined ? { labels } : {}),
       },

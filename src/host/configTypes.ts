@@ -99,6 +99,8 @@ export interface ServerOptions {
   readonly signature?: SignaturePolicy;
   /** Set only when configured; absent means `block` (see `scanner/scanner.ts`). */
   readonly scan?: ScanMode;
+  /** Set only when configured; absent means on (`argumentChecks.ts`: schema, metadata URLs, roots). */
+  readonly checkArguments?: boolean;
   /**
    * The roots the host answers `roots/list` with when the server asks outside a call (in a
    * call, the upstream client that made it answers): from `switchboard.servers.<id>.roots`,

@@ -11,10 +11,11 @@
  * | 4 | `trust.scanner` | trust | hides and refuses what the poisoning scanner blocks |
  * | 5 | `trust.sanitize-request` | trust | strips hidden text from a server's questions (`server/request`) before anything judges them |
  * | 6 | `policy.protected-paths` | policy | refuses requests naming the gateway's own files; leaves them out of the roots servers get |
- * | 7 | `policy` | policy | rules, trifecta, value taint |
- * | 8 | `consent` | consent | asks a person when the policy says `ask` |
- * | 9 | `guard` | guard | rate limits, concurrency caps, size bounds (`switchboard.guards`) |
- * | 10 | `guard.sanitize` | guard | the result sanitiser, last before the server and first on the result |
+ * | 7 | `policy.arguments` | policy | refuses call arguments the pinned `inputSchema` refuses, URLs to metadata addresses, paths outside the roots (`checkArguments`) |
+ * | 8 | `policy` | policy | rules, trifecta, value taint |
+ * | 9 | `consent` | consent | asks a person when the policy says `ask` |
+ * | 10 | `guard` | guard | rate limits, concurrency caps, size bounds (`switchboard.guards`) |
+ * | 11 | `guard.sanitize` | guard | the result sanitiser, last before the server and first on the result |
  *
  * The phases fix the order (`interceptors.ts`); within a phase the order above is the
  * registration order.
@@ -32,6 +33,8 @@ export interface ChainParts {
   readonly scanner?: Interceptor;
   /** The gateway's own files (`protectedPathsInterceptor.ts`). */
   readonly paths?: Interceptor;
+  /** The checks of call arguments (`argumentChecks.ts`). */
+  readonly arguments?: Interceptor;
   readonly policy?: Interceptor;
   readonly consent?: Interceptor;
   readonly guards?: Interceptor;
@@ -42,7 +45,7 @@ export interface ChainParts {
 /** The chain's interceptors in the order they run (see the module comment). */
 export function buildChain(parts: ChainParts): Interceptor[] {
   const chain: Interceptor[] = [...(parts.observers ?? [])];
-  for (const part of [parts.audit, parts.pins, parts.scanner, parts.sanitize?.requests, parts.paths, parts.policy, parts.consent, parts.guards, parts.sanitize?.results]) {
+  for (const part of [parts.audit, parts.pins, parts.scanner, parts.sanitize?.requests, parts.paths, parts.arguments, parts.policy, parts.consent, parts.guards, parts.sanitize?.results]) {
     if (part !== undefined) chain.push(part);
   }
   return chain;

@@ -18,6 +18,7 @@
  * @module
  */
 import type { AuditEntry, AuditLog } from './audit.js';
+import { argumentsInterceptor } from './argumentChecks.js';
 import { auditInterceptor } from './audit.js';
 import { emittingAuditLog } from './auditTelemetry.js';
 import { ClusterPolicy } from './clusterPolicy.js';
@@ -206,6 +207,7 @@ export async function openGateway(config: HostConfig, deps: GatewayDeps): Promis
       ...(deps.pins !== undefined ? { pins: deps.pins.trust.interceptor() } : {}),
       scanner: scanner.interceptor,
       paths: protectedPathsInterceptor({ paths, config: () => current, cwd }),
+      arguments: argumentsInterceptor({ config: () => current, platform: paths.platform }),
       policy: policy.interceptor,
       consent: consent.interceptor,
       ...(config.guards !== undefined ? { guards: guardInterceptor({ ...config.guards, ...deps.guardStores }) } : {}),
