@@ -11,7 +11,7 @@ import { CliFailure } from './args.js';
 export function listenFailure(error: unknown, host: string, port: number): unknown {
   const code = (error as { code?: unknown } | null)?.code;
   if (code === 'EADDRINUSE') {
-    return new CliFailure(`port ${port} on ${host} is already in use (another gateway?): stop what runs there, or choose another port with --port N (0 picks a free one)`, { cause: error });
+    return new CliFailure(`port ${port} on ${host} is already in use: stop what runs there, or choose another port with --port N (0 picks a free one)`, { cause: error });
   }
   if (code === 'EADDRNOTAVAIL' || code === 'EACCES') {
     return new CliFailure(`cannot listen on ${host}:${port} (${String(code)}): check --host and --port`, { cause: error });

@@ -192,12 +192,12 @@ export class Relister {
       void this.#run();
       return;
     }
-    this.#timer = unref(
-      setTimeout(() => {
-        this.#timer = undefined;
-        this.#schedule();
-      }, wait),
-    );
+    // Kept referenced: a wanted re-list is work still owed (at most one window), and whoever waits for the
+    // catalog it brings must not see the process go idle first. `stop()` clears it.
+    this.#timer = setTimeout(() => {
+      this.#timer = undefined;
+      this.#schedule();
+    }, wait);
   }
 
   async #run(): Promise<void> {

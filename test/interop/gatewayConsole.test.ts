@@ -15,7 +15,7 @@ import { McpClient } from '../../src/client/mcpClient.js';
 import { StreamableHttpClientTransport } from '../../src/transport/http/client/client.js';
 import { signIn, type ConsoleClient } from './fixtures/consoleClient.js';
 import { REPO_ROOT } from './fixtures/ourServerHarness.js';
-import { MAIN, everythingEntry, startGateway, writeConfig, type GatewayConfig, type RunningGateway } from './fixtures/gatewayHarness.js';
+import { MAIN, everythingEntry, serversReady, startGateway, writeConfig, type GatewayConfig, type RunningGateway } from './fixtures/gatewayHarness.js';
 
 const rugPull = fileURLToPath(new URL('../fixtures/attacks/rugPullServer.ts', import.meta.url));
 const run = promisify(execFile);
@@ -39,6 +39,7 @@ let console_: ConsoleClient;
 before(async () => {
   config = await writeConfig({ everything: everythingEntry(), weather: weather('benign') }, SWITCHBOARD);
   gateway = await startGateway(config);
+  await serversReady(gateway);
   admin = (await readFile(join(config.dir, '.switchboard', 'admin-token'), 'utf8')).trim();
   origin = gateway.url.origin;
   console_ = await signIn(origin, admin);
@@ -254,6 +255,14 @@ describe('e2e: console API', () => {
       const file = JSON.parse(await readFile(config.file, 'utf8')) as { mcpServers: Record<string, unknown> };
       file.mcpServers['weather'] = weather('celsius');
       await writeFile(config.file, JSON.stringify(file, null, 2));
+      // A launch's env value changed: the reloaded config waits for a person (#31), who approves it on the console.
+      type Held = { config: { digest: string } | null };
+      let held = await console_.json<Held>('/console/api/review');
+      while (held.config === null) {
+        await new Promise((resolve) => setTimeout(resolve, 50)); // the gate's state, polled: the reload is the file watcher's
+        held = await console_.json<Held>('/console/api/review');
+      }
+      assert.equal((await console_.fetch('/console/api/review/config/approve', { method: 'POST', body: { digest: held.config.digest } })).status, 200);
       type Review = { items: { identity: string; item: string; server: string; status: string; before: { description: string } | null; after: { description: string } }[] };
       let review = await console_.json<Review>('/console/api/review');
       while (review.items.length === 0) {

@@ -20,7 +20,7 @@ describe('cli: switchboard console with the gateway stopped', { timeout: 60_000 
   it('a stale console-url exits 1 and says the gateway is not running', { timeout: 60_000 }, async () => {
     const dir = await mkdtemp(join(tmpdir(), 'sb-console-stale-'));
     try {
-      await writeFile(join(dir, 'switchboard.json'), '{"mcpServers":{}}');
+      await writeFile(join(dir, 'switchboard.json'), '{"mcpServers":{},"switchboard":{"stateDir":".switchboard"}}');
       await mkdir(join(dir, '.switchboard'));
       await writeFile(join(dir, '.switchboard', 'console-url'), `http://127.0.0.1:${await closedPort()}/\n`);
       const out = await cli(['console', '--print', '--config', join(dir, 'switchboard.json')]);

@@ -131,7 +131,7 @@ describe('cli: switchboard scan', () => {
     assert.match(out.stdout, /NOT SCANNED {2}calc:/);
     // The whole message: what would run, and how to approve it (not cut after "It would run:").
     assert.match(out.stdout, /It would run:\n {4}command: ".+"\n/);
-    assert.match(out.stdout, /To approve it, run again with --yes/);
+    assert.match(out.stdout, /To approve it, .*run it once with --yes/);
     assert.match(out.stdout, /0 items scanned.*\n {2}calc: NOT SCANNED/);
   });
 
