@@ -71,6 +71,9 @@ describe('console keyboard and labels', () => {
     await changed;
     await openPage(page, 'review', 'Review');
     const approved = toolsChanged();
+    // Approve waits for "I have read the findings" (issue #32): ticked with Space, by keyboard too.
+    await tabTo(page, page.getByLabel('I have read the findings of tool lookup on lab'));
+    await page.keyboard.press('Space');
     await tabTo(page, page.getByRole('button', { name: 'Approve tool lookup on lab' }));
     await page.keyboard.press('Enter');
     await approved;
