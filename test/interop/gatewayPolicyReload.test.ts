@@ -15,7 +15,7 @@ let config: GatewayConfig;
 let gateway: RunningGateway;
 let client: McpClient;
 
-const section = (rules: unknown[]): Record<string, unknown> => ({ namespacing: 'never', policy: { rules } });
+const section = (rules: unknown[]): Record<string, unknown> => ({ namespacing: 'never', stateDir: '.switchboard', policy: { rules } });
 const rewrite = (rules: unknown[]): Promise<void> => writeFile(config.file, JSON.stringify({ mcpServers: { everything: everythingEntry() }, switchboard: section(rules) }, null, 2));
 
 const echo = async (): Promise<string> => {
