@@ -41,7 +41,7 @@ import { readLocations } from '../clientFiles.js';
 import { configParseOptions, openPins } from '../hostSetup.js';
 import { fails, failOn, formatTrifectaReport, renderReport, scanFormat } from '../scanFormat.js';
 import { defineCommand, type ParsedCommand } from '../command.js';
-import { askYesNo } from '../consentTerminal.js';
+import { askYesNo, printLaunchFindings } from '../consentTerminal.js';
 import { SWITCHBOARD_VERSION } from '../../util/version.js';
 
 /** The exit codes of `switchboard scan`. */
@@ -178,6 +178,7 @@ async function scanConfigured(
     yes,
     ...(interactive ? { prompt: askYesNo } : {}),
     refused: (server, error) => problems.push(`${server.id}: ${error instanceof Error ? error.message : String(error)}`),
+    warned: printLaunchFindings,
   });
   // The gateway's pin store: a damaged one stops the scan before any server starts (fail closed).
   const pinned = config.pins ? await openPins(config, logger, () => config, 'Nothing was scanned.') : undefined;

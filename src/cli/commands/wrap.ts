@@ -19,14 +19,14 @@ import { moveSecretsToEnv } from '../../host/clientConfigs/secretRefs.js';
 import type { ClientServers } from '../../host/clientConfigs/types.js';
 import { parseConfig } from '../../host/config.js';
 import type { HostConfig } from '../../host/configTypes.js';
-import { admitLaunches, launchSpecOf } from '../../host/launchConsent.js';
+import { admitLaunches, launchSpecOf, LaunchNotApprovedError } from '../../host/launchConsent.js';
 import { openStateStores } from '../../store/jsonFileStore.js';
 import { CLIENT_NAMES, type ClientName } from '../clientLocations.js';
 import { backupFile, gatewayLaunch, readIfExists, sourceLabel, wrapTarget, writeAtomic } from '../clientFiles.js';
 import { defineCommand, type ParsedCommand } from '../command.js';
 import { approvalKey } from '../approvalKey.js';
 import { configParseOptions } from '../hostSetup.js';
-import { askYesNo } from '../consentTerminal.js';
+import { askYesNo, printLaunchFindings } from '../consentTerminal.js';
 
 const out = (line: string): void => void process.stdout.write(`${line}\n`);
 const err = (line: string): void => void process.stderr.write(`${line}\n`);
@@ -148,7 +148,12 @@ async function approveLaunches(configFile: string, env: Readonly<Record<string, 
     yes,
     ...(interactive ? { prompt: (question: string) => askYesNo(question) } : {}),
     admitted: (server) => void (launchSpecOf(server) !== undefined && approved.push(server.id)),
-    refused: (server) => void waiting.push(server.id),
+    refused: (server, error) => {
+      waiting.push(server.id);
+      // A flagged launch: --yes did not approve it, and the person is told why.
+      if (error instanceof LaunchNotApprovedError && error.findings.length > 0) printLaunchFindings(server, error.findings);
+    },
+    warned: printLaunchFindings,
   });
   const title = CLIENT_TITLES[client];
   if (approved.length > 0) out(`approved launches: ${approved.join(', ')} (recorded in ${config.stateDir})`);
