@@ -166,6 +166,7 @@ describe('e2e: supply chain of launches, through switchboard wrap and the gatewa
     assert.equal(wrap.code, 0, wrap.stderr);
     assert.match(wrap.stdout, /approved launches: clean/);
     assert.match(wrap.stdout, /NOT approved yet: squat/);
+    assert.match(wrap.stdout, /flagged \(see the warnings above\), so --yes does not approve them: squat/);
     assert.match(wrap.stderr, /Launch of server "squat":\n {2}WARNING \(typosquat\)/);
     const before = launches().length;
     const scan = await cli('scan', config, '--fail-on', 'never');

@@ -141,6 +141,7 @@ async function approveLaunches(configFile: string, env: Readonly<Record<string, 
   const interactive = process.stdin.isTTY === true && process.stderr.isTTY === true;
   const approved: string[] = [];
   const waiting: string[] = [];
+  const flagged: string[] = [];
   await admitLaunches(config, {
     store: openStateStores(config.stateDir).launches,
     // Keyed like the gateway's approvals (approvalKey.ts), so the wrapped gateway finds them.
@@ -152,6 +153,7 @@ async function approveLaunches(configFile: string, env: Readonly<Record<string, 
       waiting.push(server.id);
       // A flagged launch: --yes did not approve it, and the person is told why.
       if (error instanceof LaunchNotApprovedError && error.findings.length > 0) printLaunchFindings(server, error.findings);
+      if (error instanceof LaunchNotApprovedError && error.findings.some((f) => f.severity === 'flag')) flagged.push(server.id);
     },
     warned: printLaunchFindings,
   });
@@ -160,6 +162,7 @@ async function approveLaunches(configFile: string, env: Readonly<Record<string, 
   if (waiting.length > 0) {
     out(`NOT approved yet: ${waiting.join(', ')}. Until they are, these servers do not start and ${title} sees one tool, switchboard_setup_required, saying so.`);
     out(`  approve them: switchboard wrap ${client} --yes${interactive ? ' (or answer y above)' : ''}, or on the console's Review page while ${title} runs (switchboard console --config ${configFile})`);
+    if (flagged.length > 0) out(`  flagged (see the warnings above), so --yes does not approve them: ${flagged.join(', ')}; answer the prompt of switchboard scan ${configFile} in a terminal, or approve them on the console's Review page`);
   }
   out(`Next: restart ${title} (quit it completely and open it again); its servers then run through Switchboard. Watch and approve calls: switchboard console --config ${configFile}`);
   return 0;
