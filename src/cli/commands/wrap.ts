@@ -63,7 +63,7 @@ nothing but step 4. Undo with switchboard unwrap <client>.`,
   options: {
     config: { type: 'string', value: 'FILE', description: 'the Switchboard config to merge into', default: './switchboard.json' },
     project: { type: 'string', value: 'DIR', description: "wrap the project's config (.mcp.json, .cursor/mcp.json, .vscode/mcp.json, ...) instead of the user's" },
-    yes: { type: 'boolean', description: "approve every local server's launch without asking, and record it (as gateway --yes does)" },
+    yes: { type: 'boolean', description: "approve every local server's launch without asking, and record it (as gateway --yes does; not one flagged as a look-alike package)" },
   },
   notes: `A launch left unapproved does not start: the client then sees one tool,
 switchboard_setup_required, that says how to approve it (switchboard wrap <client> --yes, or the
