@@ -116,8 +116,10 @@ export function imitation(ecosystem: PackageEcosystem, name: string): { kind: 't
 /** The pin a fix names, per ecosystem. */
 function pinFix(pkg: LaunchPackage): string {
   if (pkg.ecosystem === 'docker') return `pin the image by digest: ${pkg.name}@sha256:<digest> (docker pull ${pkg.spec}, then docker inspect --format '{{index .RepoDigests 0}}' ${pkg.spec})`;
-  if (pkg.ecosystem === 'pypi') return `pin one release: ${pkg.name}==x.y.z`;
-  if (pkg.version !== undefined && /[:/]/.test(pkg.name)) return 'pin a commit: …#<40-hex commit>';
+  // A git or URL source (an unscoped name with a slash): only a commit pins it.
+  const source = !pkg.name.startsWith('@') && pkg.name.includes('/');
+  if (pkg.ecosystem === 'pypi') return source ? `pin a commit: ${pkg.spec.replace(/@[^@/]*$/, '')}@<40-hex commit>` : `pin one release: ${pkg.name}==x.y.z`;
+  if (source) return `pin a commit: ${pkg.spec.replace(/#.*$/, '')}#<40-hex commit>`;
   return `pin one release: ${pkg.alias !== undefined ? `${pkg.alias}@npm:` : ''}${pkg.name}@x.y.z (npm view ${pkg.name} version)`;
 }
 

@@ -72,6 +72,12 @@ describe('host/launchSupplyChain: unpinned packages are warned with the fix', { 
     assert.match(unpinned('docker', ['run', '-i', 'mcp/github:1.0'])[0] ?? '', /a tag \("1\.0"\), which can be moved/);
   });
 
+  it('unpinned: a git source not at a commit; the fix names the commit', () => {
+    assert.match(unpinned('npx', ['-y', 'github:acme/mcp-tool#main'])[0] ?? '', /pin a commit: github:acme\/mcp-tool#<40-hex commit>/);
+    assert.match(unpinned('uvx', ['git+https://github.com/acme/mcp-tool@main'])[0] ?? '', /pin a commit: git\+https:\/\/github\.com\/acme\/mcp-tool@<40-hex commit>/);
+    assert.deepEqual(unpinned('npx', ['-y', `github:acme/mcp-tool#${'e'.repeat(40)}`]), []);
+  });
+
   it('pinned launches have no warning; an unpinned launch is a warning, never a flag', () => {
     assert.deepEqual(launchFindings('npx', ['-y', `${GITHUB}@2025.4.8`]), []);
     assert.deepEqual(launchFindings('uvx', ['mcp-server-fetch==0.6.2']), []);
