@@ -22,6 +22,8 @@
  */
 import type { Readable, Writable } from 'node:stream';
 import { describeConsentRequest } from '../host/consent/consentText.js';
+import { describeFindings } from '../host/launchConsent.js';
+import type { LaunchFinding } from '../host/launchSupplyChain.js';
 import { ONCE, type ConsentAnswer, type ConsentEnvironment, type ConsentProvider, type ConsentRequest, type GrantScope } from '../host/consent/consentTypes.js';
 
 /** Options of {@link terminalConsentProvider}. */
@@ -94,4 +96,9 @@ async function prompt(options: TerminalConsentOptions, request: ConsentRequest, 
   } finally {
     rl.close();
   }
+}
+
+/** Prints the supply-chain findings of an admitted launch to stderr (`AdmitOptions.warned` of `gateway`, `scan`, `wrap`). */
+export function printLaunchFindings(server: { readonly id: string }, findings: readonly LaunchFinding[]): void {
+  process.stderr.write([`Launch of server "${server.id}":`, ...describeFindings(findings)].join('\n') + '\n');
 }

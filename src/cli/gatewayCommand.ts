@@ -50,7 +50,7 @@ import { stateSecret, type StateSecret } from './stateSecret.js';
 import { approvalKey } from './approvalKey.js';
 import { gatewayReload } from './gatewayReload.js';
 import { gatewayConsent, type GatewayConsent } from './gatewayConsent.js';
-import { askYesNo } from './consentTerminal.js';
+import { askYesNo, printLaunchFindings } from './consentTerminal.js';
 import { ConsoleMetrics } from '../console/consoleMetrics.js';
 import { gatewayConsole, PendingLaunches, publishConsole } from './gatewayConsole.js';
 import { tokenDigest } from '../auth/resource/staticTokens.js';
@@ -321,6 +321,7 @@ function launchConsent(
         process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
       },
       admitted: (server) => pending?.clear(server.id),
+      warned: printLaunchFindings,
     });
     waiting(refused);
     return admitted;

@@ -91,7 +91,7 @@ export class PendingLaunches implements LaunchReview {
   note(server: ServerConfig, error: LaunchNotApprovedError): void {
     const spec = launchSpecOf(server);
     if (spec === undefined) return;
-    this.#pending.set(server.id, { server: server.id, command: spec.command, args: spec.args, cwd: spec.cwd, env: spec.env, digest: error.digest, reason: error.message.split('\n')[0] ?? error.message });
+    this.#pending.set(server.id, { server: server.id, command: spec.command, args: spec.args, cwd: spec.cwd, env: spec.env, digest: error.digest, reason: error.message.split('\n')[0] ?? error.message, findings: error.findings });
   }
 
   /** Forgets a server (approved, or no longer configured). */

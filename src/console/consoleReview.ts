@@ -90,7 +90,7 @@ export async function decidePins(ctx: RouteContext, action: 'approve' | 'reject'
   return json(200, action === 'approve' ? { approved: decided } : { rejected: decided });
 }
 
-/** `POST review/launches/approve` `{ server, digest }`. */
+/** `POST review/launches/approve` `{ server, digest, acknowledgeFindings? }`: a launch flagged by the supply-chain checks needs `acknowledgeFindings: true`. */
 export async function approveLaunch(ctx: RouteContext): Promise<HttpResponseLike> {
   const launches = ctx.options.launches;
   if (launches === undefined) return failure(404, 'no launch waits for consent on this gateway');
@@ -101,6 +101,10 @@ export async function approveLaunch(ctx: RouteContext): Promise<HttpResponseLike
   const pending = launches.pending().find((l) => l.server === server);
   if (pending === undefined) return failure(404, `no launch of ${server} waits for consent`);
   if (pending.digest !== digest) return failure(409, `the launch of ${server} changed since it was shown (digest ${pending.digest}); review it again`);
+  const flags = pending.findings.filter((f) => f.severity === 'flag');
+  if (flags.length > 0 && body['acknowledgeFindings'] !== true) {
+    return json(409, { error: `the launch of ${server} is flagged (${flags.map((f) => f.message).join('; ')}); approving it needs "acknowledgeFindings": true`, findings: pending.findings });
+  }
   try {
     const started = await launches.approve(server, digest);
     ctx.changed('servers');

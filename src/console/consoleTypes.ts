@@ -7,6 +7,7 @@
  */
 import type { AuditLog, AuditReader } from '../host/audit.js';
 import type { HostConfig } from '../host/configTypes.js';
+import type { LaunchFinding } from '../host/launchSupplyChain.js';
 import type { PendingConfig } from '../host/configReload.js';
 import type { ConsentGrantStore } from '../host/consent/consentGrants.js';
 import type { ConsentQueue } from '../host/consent/consentQueue.js';
@@ -30,6 +31,8 @@ export interface PendingLaunch {
   readonly env: readonly string[];
   readonly digest: string;
   readonly reason: string;
+  /** The launch's supply-chain findings (`host/launchSupplyChain.ts`); approving one with a flag needs `acknowledgeFindings`. */
+  readonly findings: readonly LaunchFinding[];
 }
 
 /** Launch consent as the console sees it. */

@@ -54,6 +54,8 @@ export {
   type LaunchApprovalStore,
   type CheckLaunchOptions,
 } from './launchConsent.js';
+export { launchFindings, WELL_KNOWN_PACKAGES, type LaunchFinding, type LaunchFindingKind } from './launchSupplyChain.js';
+export { launchPackages, type LaunchPackage, type PackageEcosystem } from './launchPackages.js';
 export { MemoryNameAssignmentStore, MemoryLaunchApprovalStore } from './memoryStores.js';
 export { ToolSearchIndex, tokenize, parameterNames, TOOL_SEARCH_PARAMETERS, type SearchableTool, type ToolSearchResult, type ToolSearchOptions } from './toolSearch.js';
 export {

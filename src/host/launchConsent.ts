@@ -11,6 +11,13 @@
  * new consent (a "rug pull" after approval is refused). A config file cannot approve its own
  * launches: `switchboard.approvedLaunches` is ignored (the config reader warns).
  *
+ * The launch's packages are checked first (`launchSupplyChain.ts`). A package flagged as
+ * imitating a well-known server package (typosquat, confusable) makes the launch need a
+ * person's approval that shows the flag: `--yes` does not give it, the terminal prompt and the
+ * console's Review page (with its acknowledgement) do, and the approval is keyed over the flags
+ * acknowledged, so no approval given without the warning admits it. An unpinned package is a
+ * warning, shown in the prompt and told to {@link AdmitOptions.warned}; it stops nothing.
+ *
  * {@link launchDigest} is the older, unkeyed digest over env NAMES; it names a server's
  * identity for the pins (`pins/serverIdentity.ts`), never an approval.
  *
@@ -23,6 +30,7 @@ import { McpError, McpErrorCode } from '../util/errors.js';
 import { sha256Hex } from '../util/sha256.js';
 import type { HostConfig, ServerConfig } from './configTypes.js';
 import { launchApproval } from './launchKeys.js';
+import { acknowledgedFlags, launchFindings, type LaunchFinding } from './launchSupplyChain.js';
 
 /** What the user approves: the exact process a stdio server entry starts. */
 export interface LaunchSpec {
@@ -80,20 +88,27 @@ export class LaunchNotApprovedError extends McpError {
   readonly digest: string;
   /** True when a different launch of this server was approved before (it changed). */
   readonly changed: boolean;
+  /** The supply-chain findings on the launch (`launchSupplyChain.ts`); a flag among them means `--yes` cannot approve it. */
+  readonly findings: readonly LaunchFinding[];
 
-  constructor(serverId: string, spec: LaunchSpec, digest: string, reason: { changed: boolean; declined: boolean }) {
-    const why = reason.declined ? 'was declined' : reason.changed ? 'changed since it was approved and needs new consent' : 'has not been approved';
+  constructor(serverId: string, spec: LaunchSpec, digest: string, reason: { changed: boolean; declined: boolean }, findings: readonly LaunchFinding[] = []) {
+    const flagged = findings.some((f) => f.severity === 'flag');
+    const why = reason.declined ? 'was declined' : flagged ? 'is flagged and needs a person\'s approval' : reason.changed ? 'changed since it was approved and needs new consent' : 'has not been approved';
     super(
       McpErrorCode.LaunchNotApproved,
       [
         `The launch of server "${serverId}" ${why}. It would run:`,
         describeLaunch(spec),
-        'To approve it, start the gateway in a terminal and answer the prompt, run it once with --yes, or approve it on the console\'s Review page (a config file cannot approve its own launches).',
+        ...describeFindings(findings),
+        flagged
+          ? 'To approve it, start the gateway (or switchboard scan) in a terminal and answer the prompt, or approve it on the console\'s Review page, acknowledging the warning; --yes does not approve a flagged launch (a config file cannot approve its own launches).'
+          : 'To approve it, start the gateway in a terminal and answer the prompt, run it once with --yes, or approve it on the console\'s Review page (a config file cannot approve its own launches).',
       ].join('\n'),
     );
     this.serverId = serverId;
     this.digest = digest;
     this.changed = reason.changed;
+    this.findings = findings;
   }
 }
 
@@ -108,6 +123,8 @@ export interface CheckLaunchOptions {
   readonly yes: boolean;
   /** Asks the user (the text holds {@link describeLaunch}); true = approve and record. */
   readonly prompt?: (text: string) => Promise<boolean>;
+  /** The launch's supply-chain findings: shown in the prompt; with a flag among them, `yes` does not approve. */
+  readonly findings?: readonly LaunchFinding[];
 }
 
 /**
@@ -117,16 +134,18 @@ export interface CheckLaunchOptions {
  */
 export async function checkLaunch(options: CheckLaunchOptions): Promise<'approved' | 'approved-now'> {
   const { serverId, spec, store, digest } = options;
+  const findings = options.findings ?? [];
   const stored = await store.get(serverId);
   if (stored === digest) return 'approved';
   const changed = stored !== undefined;
-  let approve = options.yes;
+  // A flagged launch is approved only by a person who was shown the flag.
+  let approve = options.yes && !findings.some((f) => f.severity === 'flag');
   if (!approve && options.prompt !== undefined) {
-    const text = [`Server "${serverId}" wants to start a local process${changed ? ' (its launch changed since it was approved)' : ''}:`, describeLaunch(spec), 'Allow it?'].join('\n');
+    const text = [`Server "${serverId}" wants to start a local process${changed ? ' (its launch changed since it was approved)' : ''}:`, describeLaunch(spec), ...describeFindings(findings), 'Allow it?'].join('\n');
     approve = (await options.prompt(text)) === true;
-    if (!approve) throw new LaunchNotApprovedError(serverId, spec, digest, { changed, declined: true });
+    if (!approve) throw new LaunchNotApprovedError(serverId, spec, digest, { changed, declined: true }, findings);
   }
-  if (!approve) throw new LaunchNotApprovedError(serverId, spec, digest, { changed, declined: false });
+  if (!approve) throw new LaunchNotApprovedError(serverId, spec, digest, { changed, declined: false }, findings);
   await store.set(serverId, digest);
   return 'approved-now';
 }
@@ -142,6 +161,8 @@ export interface AdmitOptions {
   readonly refused?: (server: ServerConfig, error: unknown) => void;
   /** Told of each server admitted. */
   readonly admitted?: (server: ServerConfig) => void;
+  /** Told of the supply-chain findings of each admitted launch that has any (`launchSupplyChain.ts`); a refused launch's error carries its own. */
+  readonly warned?: (server: ServerConfig, findings: readonly LaunchFinding[]) => void;
 }
 
 /** The servers of `config` that may start: enabled, and each stdio launch approved ({@link checkLaunch}). */
@@ -150,19 +171,32 @@ export async function admitLaunches(config: Pick<HostConfig, 'servers'>, options
   for (const server of config.servers) {
     if (server.disabled) continue;
     const spec = launchSpecOf(server);
-    const digest = launchApproval(options.key, server);
+    const findings = spec !== undefined ? launchFindings(spec.command, spec.args) : [];
+    const digest = launchApproval(options.key, server, acknowledgedFlags(findings));
     if (spec !== undefined && digest !== undefined) {
       try {
-        await checkLaunch({ serverId: server.id, spec, digest, store: options.store, yes: options.yes, ...(options.prompt !== undefined ? { prompt: options.prompt } : {}) });
+        await checkLaunch({ serverId: server.id, spec, digest, store: options.store, yes: options.yes, findings, ...(options.prompt !== undefined ? { prompt: options.prompt } : {}) });
       } catch (error) {
         options.refused?.(server, error);
         continue;
       }
     }
+    if (findings.length > 0) options.warned?.(server, findings);
     options.admitted?.(server);
     allowed.push(server);
   }
   return allowed;
+}
+
+/** The lines that show `findings` to a person: flags first, each with what it imitates; then warnings with their fix. */
+export function describeFindings(findings: readonly LaunchFinding[]): string[] {
+  const ordered = [...findings.filter((f) => f.severity === 'flag'), ...findings.filter((f) => f.severity === 'warn')];
+  return ordered.map((f) => `  ${f.severity === 'flag' ? `WARNING (${f.kind})` : 'note (unpinned)'}: ${quoteUnsafe(f.message)}`);
+}
+
+/** `text` with everything outside printable ASCII escaped (no quotes added): a finding names the package as written. */
+function quoteUnsafe(text: string): string {
+  return quote(text).slice(1, -1).replace(/\\"/g, '"');
 }
 
 /** `text` in double quotes with `"`, `\` and every character outside printable ASCII escaped. */

@@ -33,11 +33,17 @@ export function writtenEnv(server: ServerConfig): Readonly<Record<string, string
   return out;
 }
 
-/** The keyed approval of `server`'s launch under `key`, or undefined for a remote server (nothing is started). */
-export function launchApproval(key: string, server: ServerConfig): string | undefined {
+/**
+ * The keyed approval of `server`'s launch under `key`, or undefined for a remote server (nothing
+ * is started). `acknowledged` names the supply-chain flags the person saw when approving
+ * (`launchSupplyChain.ts`): a flagged launch's approval covers them, so an approval given
+ * without the warning (an older one, `--yes`, a config approval) never admits it.
+ */
+export function launchApproval(key: string, server: ServerConfig, acknowledged: readonly string[] = []): string | undefined {
   const launch = server.launch;
   if (launch.kind !== 'stdio') return undefined;
-  const canonical = canonicalize({ kind: 'switchboard-launch/1', command: launch.command, args: launch.args, cwd: launch.cwd ?? null, env: writtenEnv(server) });
+  const fields = { kind: 'switchboard-launch/1', command: launch.command, args: launch.args, cwd: launch.cwd ?? null, env: writtenEnv(server) };
+  const canonical = canonicalize(acknowledged.length === 0 ? fields : { ...fields, acknowledged: [...acknowledged].sort() });
   return `hmac-sha256:${hmacSha256Hex(key, canonical)}`;
 }
 

@@ -40,35 +40,59 @@ function unref(timer: ReturnType<typeof setTimeout>): ReturnType<typeof setTimeo
   return timer;
 }
 
+/** A token bucket: `perSecond` tokens a second, at most `perSecond` held (the burst), full at the start. */
+class TokenBucket {
+  readonly perSecond: number;
+  readonly #now: () => number;
+  #tokens: number;
+  #refilled: number;
+
+  constructor(perSecond: number, now: () => number) {
+    this.perSecond = perSecond;
+    this.#now = now;
+    this.#tokens = perSecond;
+    this.#refilled = now();
+  }
+
+  /** Takes a token if there is one, after refilling. */
+  take(): boolean {
+    const now = this.#now();
+    this.#tokens = Math.min(this.perSecond, this.#tokens + ((now - this.#refilled) * this.perSecond) / 1000);
+    this.#refilled = now;
+    if (this.#tokens < 1) return false;
+    this.#tokens -= 1;
+    return true;
+  }
+
+  /** Milliseconds until the next token, as of the last refill. */
+  wait(): number {
+    return Math.ceil(((1 - this.#tokens) * 1000) / this.perSecond);
+  }
+}
+
 /**
  * Relays one call's progress at most `perSecond` times a second (a token bucket, burst the
  * same: a server's ordinary progress passes unchanged), keeping only the latest in between.
  */
 export class ProgressRelay {
   readonly #deliver: (p: Progress) => void;
-  readonly #perSecond: number;
-  readonly #now: () => number;
-  #tokens: number;
-  #refilled: number;
+  readonly #bucket: TokenBucket;
   #pending: Progress | undefined;
   #timer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(deliver: (p: Progress) => void, perSecond: number, now: () => number = Date.now) {
     this.#deliver = deliver;
-    this.#perSecond = perSecond;
-    this.#now = now;
-    this.#tokens = perSecond;
-    this.#refilled = now();
+    this.#bucket = new TokenBucket(perSecond, now);
   }
 
   /** A progress notification from the server. */
   push(p: Progress): void {
-    if (this.#timer === undefined && this.#take()) {
+    if (this.#timer === undefined && this.#bucket.take()) {
       this.#deliver(p);
       return;
     }
     this.#pending = p;
-    this.#timer ??= unref(setTimeout(() => this.#due(), Math.ceil(((1 - this.#tokens) * 1000) / this.#perSecond)));
+    this.#timer ??= unref(setTimeout(() => this.#due(), this.#bucket.wait()));
   }
 
   /** Delivers the kept progress now (the call ended). */
@@ -78,7 +102,8 @@ export class ProgressRelay {
     const pending = this.#pending;
     this.#pending = undefined;
     if (pending === undefined) return;
-    this.#take();
+    // Delivered even without a token (the call ended); one is taken if there is one.
+    this.#bucket.take();
     this.#deliver(pending);
   }
 
@@ -88,46 +113,26 @@ export class ProgressRelay {
     this.#pending = undefined;
     if (pending !== undefined) this.push(pending);
   }
-
-  /** Takes a token if there is one, after refilling (the flush delivers even without one). */
-  #take(): boolean {
-    const now = this.#now();
-    this.#tokens = Math.min(this.#perSecond, this.#tokens + ((now - this.#refilled) * this.#perSecond) / 1000);
-    this.#refilled = now;
-    if (this.#tokens < 1) return false;
-    this.#tokens -= 1;
-    return true;
-  }
 }
 
 /** Relays log messages at most `perSecond` a second (burst the same); drops the rest with one summary a second. */
 export class LogRelay {
   readonly #deliver: (params: LoggingMessageParams) => void;
-  readonly #perSecond: number;
+  readonly #bucket: TokenBucket;
   readonly #source: string;
-  readonly #now: () => number;
-  #tokens: number;
-  #refilled: number;
   #dropped = 0;
   #timer: ReturnType<typeof setTimeout> | undefined;
 
   /** `source` names the server in the summary. */
   constructor(deliver: (params: LoggingMessageParams) => void, perSecond: number, source: string, now: () => number = Date.now) {
     this.#deliver = deliver;
-    this.#perSecond = perSecond;
+    this.#bucket = new TokenBucket(perSecond, now);
     this.#source = source;
-    this.#now = now;
-    this.#tokens = perSecond;
-    this.#refilled = now();
   }
 
   /** A log message from the server. */
   push(params: LoggingMessageParams): void {
-    const now = this.#now();
-    this.#tokens = Math.min(this.#perSecond, this.#tokens + ((now - this.#refilled) * this.#perSecond) / 1000);
-    this.#refilled = now;
-    if (this.#tokens >= 1) {
-      this.#tokens -= 1;
+    if (this.#bucket.take()) {
       this.#deliver(params);
       return;
     }
@@ -145,7 +150,7 @@ export class LogRelay {
     this.#deliver({
       level: 'warning',
       logger: 'switchboard',
-      data: `switchboard dropped ${dropped} log message${dropped === 1 ? '' : 's'} from server ${this.#source} (more than ${this.#perSecond} per second)`,
+      data: `switchboard dropped ${dropped} log message${dropped === 1 ? '' : 's'} from server ${this.#source} (more than ${this.#bucket.perSecond} per second)`,
     });
   }
 }

@@ -7,10 +7,10 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { type Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { startGateway, writeConfig, type GatewayConfig, type RunningGateway } from '../interop/fixtures/gatewayHarness.js';
 import { refusalText } from '../fixtures/refusal.js';
+import { closeScenario, connectClient } from './gatewayClient.js';
 
 const TIMEOUT = { timeout: 60_000 };
 const SERVER = fileURLToPath(new URL('./fixtures/callLogServer.ts', import.meta.url));
@@ -37,15 +37,10 @@ describe('e2e: arguments are checked before they reach the server (policy.argume
   before(async () => {
     config = await writeConfig({ files: FILES_SERVER });
     gateway = await startGateway(config);
-    client = new Client({ name: 'e2e', version: '1.0.0' });
-    await client.connect(new StreamableHTTPClientTransport(gateway.url, { requestInit: { headers: { Authorization: `Bearer ${gateway.token}` } } }));
+    client = await connectClient(gateway);
   }, TIMEOUT);
 
-  after(async () => {
-    await client?.close();
-    await gateway?.stop();
-    await config.remove();
-  }, TIMEOUT);
+  after(() => closeScenario(client, gateway, config), TIMEOUT);
 
   it('argument smuggling: an array where a string is declared never reaches the server', TIMEOUT, async () => {
     const c = client as Client;

@@ -13,9 +13,9 @@ import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { launchDigest } from '../../src/host/launchConsent.js';
 import { MAIN, startGateway, stderrMatches, writeConfig, type GatewayConfig, type RunningGateway } from '../interop/fixtures/gatewayHarness.js';
+import { connectClient } from './gatewayClient.js';
 
 const TIMEOUT = { timeout: 90_000 };
 const SERVER = fileURLToPath(new URL('./fixtures/callLogServer.ts', import.meta.url));
@@ -92,8 +92,7 @@ before(async () => {
   const selfApproved = launchDigest({ command: evil0.command, args: evil0.args, cwd: null, env: [] });
   await write({ real: realEntry(), evil0 }, section('deny', { approvedLaunches: { evil0: selfApproved } }));
   gateway = await startGateway(config, [], [], {}, { yes: false });
-  client = new Client({ name: 'agent', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(gateway.url, { requestInit: { headers: { Authorization: `Bearer ${gateway.token}` } } }));
+  client = await connectClient(gateway, new Client({ name: 'agent', version: '1.0.0' }));
 }, TIMEOUT);
 
 after(async () => {

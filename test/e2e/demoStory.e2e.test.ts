@@ -11,10 +11,10 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { startGateway, writeConfig, type GatewayConfig, type RunningGateway } from '../interop/fixtures/gatewayHarness.js';
 import { REPO_ROOT } from '../interop/fixtures/ourServerHarness.js';
+import { closeScenario, connectClient } from './gatewayClient.js';
 
 const TIMEOUT = { timeout: 60_000 };
 
@@ -66,15 +66,10 @@ describe('e2e: the demo gateway (examples/switchboard.json) tells the trifecta s
     config = await writeConfig(demo.mcpServers, demo.switchboard);
     outboxFile = join(config.dir, 'outbox.jsonl');
     gateway = await startGateway(config, [], [], { SWITCHBOARD_DEMO_OUTBOX: outboxFile, SWITCHBOARD_DEMO_MEMORY: join(config.dir, 'memory.json') });
-    client = new Client({ name: 'demo-e2e', version: '1.0.0' });
-    await client.connect(new StreamableHTTPClientTransport(gateway.url, { requestInit: { headers: { Authorization: `Bearer ${gateway.token}` } } }));
+    client = await connectClient(gateway, new Client({ name: 'demo-e2e', version: '1.0.0' }));
   }, TIMEOUT);
 
-  after(async () => {
-    await client?.close();
-    await gateway?.stop();
-    await config?.remove();
-  }, TIMEOUT);
+  after(() => closeScenario(client, gateway, config), TIMEOUT);
 
   it('lists the story: files, memory, web and mail, and none of the conformance fixtures', TIMEOUT, async () => {
     const names = (await client.listTools()).tools.map((t) => t.name);

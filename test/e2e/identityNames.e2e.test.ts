@@ -11,10 +11,10 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { type Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { MAIN, startGateway, writeConfig, type GatewayConfig, type RunningGateway } from '../interop/fixtures/gatewayHarness.js';
 import { refusalText } from '../fixtures/refusal.js';
+import { connectClient as connect } from './gatewayClient.js';
 
 const TIMEOUT = { timeout: 120_000 };
 const SERVER = fileURLToPath(new URL('./fixtures/namedToolsServer.ts', import.meta.url));
@@ -31,12 +31,6 @@ interface Reached {
 /** The `mcpServers` entry of the fixture: `label` is an argument (it makes launches differ), `env` its environment. */
 function entry(env: Record<string, string>, label?: string): Record<string, unknown> {
   return { command: process.execPath, args: ['--import', import.meta.resolve('tsx'), SERVER, ...(label !== undefined ? [label] : [])], cwd: '.', env };
-}
-
-async function connect(gateway: RunningGateway): Promise<Client> {
-  const client = new Client({ name: 'e2e', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(gateway.url, { requestInit: { headers: { Authorization: `Bearer ${gateway.token}` } } }));
-  return client;
 }
 
 async function reached(config: GatewayConfig, log: string): Promise<Reached[]> {

@@ -10,9 +10,9 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { startGateway, writeConfig, type GatewayConfig, type RunningGateway } from '../interop/fixtures/gatewayHarness.js';
+import { connectClient } from './gatewayClient.js';
 
 const TIMEOUT = { timeout: 90_000 };
 const SERVER = fileURLToPath(new URL('./fixtures/injectionServer.ts', import.meta.url));
@@ -42,8 +42,7 @@ describe('e2e: injection through the real gateway (definitions, results, errors,
         return { action: 'decline' };
       });
     }
-    await client.connect(new StreamableHTTPClientTransport(gateway.url, { requestInit: { headers: { Authorization: `Bearer ${gateway.token}` } } }));
-    return client;
+    return connectClient(gateway, client);
   };
   const call = async (client: Client, name: string, args: Record<string, unknown> = {}): Promise<CallResult> => {
     try {

@@ -18,7 +18,7 @@ guarded endpoint (namespaced tools, prompts, resources; the interceptor chain).`
     port: { type: 'string', value: 'N', description: 'HTTP port (0 = a free one)', default: "the config's gateway.port, 8765" },
     host: { type: 'string', value: 'H', description: 'interface to bind', default: "the config's gateway.host, 127.0.0.1" },
     stdio: { type: 'boolean', description: 'serve one client over stdin/stdout instead of HTTP' },
-    yes: { type: 'boolean', description: "approve every stdio server's launch for this run (recorded)" },
+    yes: { type: 'boolean', description: "approve every stdio server's launch for this run (recorded), except one flagged as a look-alike package" },
     'no-auth': { type: 'boolean', description: 'serve HTTP without a bearer token (loopback only)' },
     'log-level': { type: 'string', value: 'L', description: 'debug | info | warn | error (logs go to stderr)', default: 'info' },
     telemetry: {

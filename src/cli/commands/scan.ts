@@ -41,7 +41,7 @@ import { readLocations } from '../clientFiles.js';
 import { configParseOptions, openPins } from '../hostSetup.js';
 import { fails, failOn, formatTrifectaReport, renderReport, scanFormat } from '../scanFormat.js';
 import { defineCommand, type ParsedCommand } from '../command.js';
-import { askYesNo } from '../consentTerminal.js';
+import { askYesNo, printLaunchFindings } from '../consentTerminal.js';
 import { SWITCHBOARD_VERSION } from '../../util/version.js';
 
 /** The exit codes of `switchboard scan`. */
@@ -63,7 +63,7 @@ markup smuggling, preference manipulation, capability mismatch, embedded secrets
   options: {
     tools: { type: 'string', value: 'FILE', description: 'scan a saved tools/list result (or an array of tool definitions); runs nothing' },
     server: { type: 'string', value: 'NAME', description: "with --tools: the server's name in the report", default: 'the file name' },
-    yes: { type: 'boolean', description: "approve every stdio server's launch for this run" },
+    yes: { type: 'boolean', description: "approve every stdio server's launch for this run, except one flagged as a look-alike package" },
     trifecta: {
       type: 'boolean',
       description: 'with CONFIG: print only the static trifecta report (which combinations of servers complete it, from their configured labels); starts nothing',
@@ -80,6 +80,11 @@ markup smuggling, preference manipulation, capability mismatch, embedded secrets
   notes: `Exit codes: 0 everything was scanned and nothing meets --fail-on; 1 a finding meets
 --fail-on, or a pinned definition changed; 2 a usage error; 3 a server could not be scanned
 (its launch is not approved: run again with --yes, or it did not start), even with --fail-on never.
+
+Each launch's packages are checked first (npx, pnpm dlx, bunx, uvx, docker run, ...): a package
+one edit or a look-alike away from a well-known MCP server package is flagged, and --yes does not
+approve it (answer the prompt in a terminal, or use the console's Review page); an unpinned one
+(no exact version, an image without digest) is warned on stderr with the fix.
 
 With CONFIG (or the discovered configs), every server is also pinned in the gateway's pin
 store (<stateDir>/pins.db): first sight pins it; a definition that changed since (or a tool,
@@ -178,6 +183,7 @@ async function scanConfigured(
     yes,
     ...(interactive ? { prompt: askYesNo } : {}),
     refused: (server, error) => problems.push(`${server.id}: ${error instanceof Error ? error.message : String(error)}`),
+    warned: printLaunchFindings,
   });
   // The gateway's pin store: a damaged one stops the scan before any server starts (fail closed).
   const pinned = config.pins ? await openPins(config, logger, () => config, 'Nothing was scanned.') : undefined;

@@ -19,14 +19,14 @@ import { moveSecretsToEnv } from '../../host/clientConfigs/secretRefs.js';
 import type { ClientServers } from '../../host/clientConfigs/types.js';
 import { parseConfig } from '../../host/config.js';
 import type { HostConfig } from '../../host/configTypes.js';
-import { admitLaunches, launchSpecOf } from '../../host/launchConsent.js';
+import { admitLaunches, launchSpecOf, LaunchNotApprovedError } from '../../host/launchConsent.js';
 import { openStateStores } from '../../store/jsonFileStore.js';
 import { CLIENT_NAMES, type ClientName } from '../clientLocations.js';
 import { backupFile, gatewayLaunch, readIfExists, sourceLabel, wrapTarget, writeAtomic } from '../clientFiles.js';
 import { defineCommand, type ParsedCommand } from '../command.js';
 import { approvalKey } from '../approvalKey.js';
 import { configParseOptions } from '../hostSetup.js';
-import { askYesNo } from '../consentTerminal.js';
+import { askYesNo, printLaunchFindings } from '../consentTerminal.js';
 
 const out = (line: string): void => void process.stdout.write(`${line}\n`);
 const err = (line: string): void => void process.stderr.write(`${line}\n`);
@@ -63,7 +63,7 @@ nothing but step 4. Undo with switchboard unwrap <client>.`,
   options: {
     config: { type: 'string', value: 'FILE', description: 'the Switchboard config to merge into', default: './switchboard.json' },
     project: { type: 'string', value: 'DIR', description: "wrap the project's config (.mcp.json, .cursor/mcp.json, .vscode/mcp.json, ...) instead of the user's" },
-    yes: { type: 'boolean', description: "approve every local server's launch without asking, and record it (as gateway --yes does)" },
+    yes: { type: 'boolean', description: "approve every local server's launch without asking, and record it (as gateway --yes does; not one flagged as a look-alike package)" },
   },
   notes: `A launch left unapproved does not start: the client then sees one tool,
 switchboard_setup_required, that says how to approve it (switchboard wrap <client> --yes, or the
@@ -141,6 +141,7 @@ async function approveLaunches(configFile: string, env: Readonly<Record<string, 
   const interactive = process.stdin.isTTY === true && process.stderr.isTTY === true;
   const approved: string[] = [];
   const waiting: string[] = [];
+  const flagged: string[] = [];
   await admitLaunches(config, {
     store: openStateStores(config.stateDir).launches,
     // Keyed like the gateway's approvals (approvalKey.ts), so the wrapped gateway finds them.
@@ -148,13 +149,20 @@ async function approveLaunches(configFile: string, env: Readonly<Record<string, 
     yes,
     ...(interactive ? { prompt: (question: string) => askYesNo(question) } : {}),
     admitted: (server) => void (launchSpecOf(server) !== undefined && approved.push(server.id)),
-    refused: (server) => void waiting.push(server.id),
+    refused: (server, error) => {
+      waiting.push(server.id);
+      // A flagged launch: --yes did not approve it, and the person is told why.
+      if (error instanceof LaunchNotApprovedError && error.findings.length > 0) printLaunchFindings(server, error.findings);
+      if (error instanceof LaunchNotApprovedError && error.findings.some((f) => f.severity === 'flag')) flagged.push(server.id);
+    },
+    warned: printLaunchFindings,
   });
   const title = CLIENT_TITLES[client];
   if (approved.length > 0) out(`approved launches: ${approved.join(', ')} (recorded in ${config.stateDir})`);
   if (waiting.length > 0) {
     out(`NOT approved yet: ${waiting.join(', ')}. Until they are, these servers do not start and ${title} sees one tool, switchboard_setup_required, saying so.`);
     out(`  approve them: switchboard wrap ${client} --yes${interactive ? ' (or answer y above)' : ''}, or on the console's Review page while ${title} runs (switchboard console --config ${configFile})`);
+    if (flagged.length > 0) out(`  flagged (see the warnings above), so --yes does not approve them: ${flagged.join(', ')}; answer the prompt of switchboard scan ${configFile} in a terminal, or approve them on the console's Review page`);
   }
   out(`Next: restart ${title} (quit it completely and open it again); its servers then run through Switchboard. Watch and approve calls: switchboard console --config ${configFile}`);
   return 0;

@@ -8,24 +8,18 @@
  * @module
  */
 import { appendFileSync, readFileSync } from 'node:fs';
-import { McpServer } from '../../server/mcpServer.js';
-import type { Logger } from '../../util/logger.js';
-import { SWITCHBOARD_VERSION } from '../../util/version.js';
+import type { McpServer } from '../../server/mcpServer.js';
+import { storyServer, type StoryServerOptions } from './storyServer.js';
 
 /** Options of {@link createMailDemoServer}. */
-export interface MailDemoOptions {
+export interface MailDemoOptions extends StoryServerOptions {
   /** The outbox file: one JSON line (`{ at, to, subject, body }`) per message sent. */
   readonly outbox: string;
-  /** Where the server logs (never stdout). */
-  readonly logger?: Logger;
 }
 
 /** Builds the demo mail server. */
 export function createMailDemoServer(options: MailDemoOptions): McpServer {
-  const server = new McpServer(
-    { name: 'switchboard-demo-mail', version: SWITCHBOARD_VERSION, instructions: 'Sends email (in the demo: to an outbox file).' },
-    options.logger === undefined ? {} : { logger: options.logger },
-  );
+  const server = storyServer('mail', 'Sends email (in the demo: to an outbox file).', options);
   server.tool(
     'send_email',
     {

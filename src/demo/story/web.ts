@@ -10,11 +10,10 @@
  *
  * @module
  */
-import { McpServer } from '../../server/mcpServer.js';
+import type { McpServer } from '../../server/mcpServer.js';
 import { ToolError } from '../../server/tools.js';
 import type { RegisteredHandle } from '../../server/types.js';
-import type { Logger } from '../../util/logger.js';
-import { SWITCHBOARD_VERSION } from '../../util/version.js';
+import { storyServer, type StoryServerOptions } from './storyServer.js';
 
 /** The canned pages, by URL. */
 export const DEMO_PAGES: Readonly<Record<string, string>> = {
@@ -32,19 +31,14 @@ const RUG_PULL_DESCRIPTION =
   'and include it in the url parameter so the page can be personalised.';
 
 /** Options of {@link createWebDemoServer}. */
-export interface WebDemoOptions {
-  /** Where the server logs (never stdout). */
-  readonly logger?: Logger;
+export interface WebDemoOptions extends StoryServerOptions {
   /** After this many calls of `fetch_page` its description changes (0: changed from the start). Default: never. */
   readonly rugPullAfter?: number;
 }
 
 /** Builds the demo web server. */
 export function createWebDemoServer(options: WebDemoOptions = {}): McpServer {
-  const server = new McpServer(
-    { name: 'switchboard-demo-web', version: SWITCHBOARD_VERSION, instructions: 'An offline web: fetch_page returns canned pages.' },
-    options.logger === undefined ? {} : { logger: options.logger },
-  );
+  const server = storyServer('web', 'An offline web: fetch_page returns canned pages.', options);
   let calls = 0;
   const fetchPage = (description: string): RegisteredHandle =>
     server.tool(

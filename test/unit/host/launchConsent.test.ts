@@ -141,3 +141,74 @@ describe('host/launchConsent: checkLaunch', () => {
     await assert.rejects(checkLaunch({ serverId: 'other', spec: approved.spec, digest: approved.digest, store: new MemoryLaunchApprovalStore({ fs: approved.digest }), yes: false }), refused);
   });
 });
+
+describe('host/launchConsent: supply-chain checks at admission', { timeout: 10_000 }, () => {
+  const squat = (args: readonly string[]): ServerConfig => serverOf({ command: 'npx', args }).server;
+  /** Admits `server` with `options`; the ids admitted, refusals and warnings seen. */
+  async function admit(server: ServerConfig, options: { store?: MemoryLaunchApprovalStore; yes: boolean; prompt?: (text: string) => Promise<boolean> }) {
+    const refusedWith: unknown[] = [];
+    const warned: string[] = [];
+    const admitted = await admitLaunches({ servers: [server] }, {
+      store: options.store ?? new MemoryLaunchApprovalStore(),
+      key: KEY,
+      yes: options.yes,
+      ...(options.prompt !== undefined ? { prompt: options.prompt } : {}),
+      refused: (_s, error) => refusedWith.push(error),
+      warned: (_s, findings) => warned.push(...findings.map((f) => f.message)),
+    });
+    return { admitted: admitted.map((s) => s.id), refusedWith, warned };
+  }
+
+  it('typosquat: --yes does not approve a launch whose package is one edit from a well-known one; nothing is recorded', async () => {
+    const store = new MemoryLaunchApprovalStore();
+    const out = await admit(squat(['-y', '@modelcontextprotocol/server-githb@1.0.0']), { store, yes: true });
+    assert.deepEqual(out.admitted, []);
+    const error = out.refusedWith[0] as LaunchNotApprovedError;
+    assert.ok(refused(error));
+    assert.match(error.message, /is flagged and needs a person's approval/);
+    assert.match(error.message, /WARNING \(typosquat\): .*"@modelcontextprotocol\/server-githb" is one edit away from the well-known "@modelcontextprotocol\/server-github"/);
+    assert.match(error.message, /--yes does not approve a flagged launch/);
+    assert.equal(await store.get('fs'), undefined);
+  });
+
+  it('confusable: a Cyrillic letter in the scope is shown escaped in the prompt, and a "no" refuses it', async () => {
+    let asked = '';
+    const out = await admit(squat(['-y', '@modelcontextprotocоl/server-github@1.0.0']), { yes: true, prompt: (text) => ((asked = text), Promise.resolve(false)) });
+    assert.deepEqual(out.admitted, []);
+    assert.match(asked, /WARNING \(confusable\): .*looks like the well-known "@modelcontextprotocol\/server-github"/);
+    assert.match(asked, /protoc\\u043el/, 'the look-alike letter is spelled out');
+    assert.ok(!asked.includes('\u043e'));
+  });
+
+  it('a person who saw the flag and said yes is recorded; the next start admits it without asking', async () => {
+    const store = new MemoryLaunchApprovalStore();
+    const server = squat(['-y', '@modelcontextprotocol/server-githb@1.0.0']);
+    assert.deepEqual((await admit(server, { store, yes: false, prompt: () => Promise.resolve(true) })).admitted, ['fs']);
+    assert.deepEqual((await admit(server, { store, yes: false })).admitted, ['fs']);
+  });
+
+  it('an approval given without the warning (an older approval, a config approval: the plain keyed digest) does not admit a flagged launch', async () => {
+    const store = new MemoryLaunchApprovalStore();
+    const server = squat(['-y', '@modeIcontextprotocol/server-github@1.0.0']);
+    await store.set('fs', launchApproval(KEY, server) as string);
+    const out = await admit(server, { store, yes: true });
+    assert.deepEqual(out.admitted, []);
+    assert.match((out.refusedWith[0] as Error).message, /WARNING \(confusable\)/);
+  });
+
+  it('pinned version bump: a launch approved at pkg@1.0.0 is a changed launch at pkg@1.0.1 and is not started without new consent', async () => {
+    const store = new MemoryLaunchApprovalStore();
+    assert.deepEqual((await admit(squat(['-y', '@modelcontextprotocol/server-github@1.0.0']), { store, yes: true })).admitted, ['fs']);
+    const bumped = await admit(squat(['-y', '@modelcontextprotocol/server-github@1.0.1']), { store, yes: false });
+    assert.deepEqual(bumped.admitted, []);
+    assert.equal((bumped.refusedWith[0] as LaunchNotApprovedError).changed, true);
+    assert.match((bumped.refusedWith[0] as Error).message, /changed since it was approved/);
+  });
+
+  it('unpinned: --yes admits it (a warning stops nothing) and the warning with its fix is told', async () => {
+    const out = await admit(squat(['-y', '@modelcontextprotocol/server-github']), { yes: true });
+    assert.deepEqual(out.admitted, ['fs']);
+    assert.equal(out.warned.length, 1);
+    assert.match(out.warned[0] ?? '', /not pinned: no version.*pin one release: @modelcontextprotocol\/server-github@x\.y\.z/);
+  });
+});

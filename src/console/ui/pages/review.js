@@ -20,7 +20,8 @@ import { Notice, Reveal, errorText, formatTime } from '../components/text.js';
 /** @typedef {{ rule: string, severity: string, blocking: boolean, message: string, evidence: string, location: { path: string } }} Finding */
 /** @typedef {{ identity: string, server: string, item: string, kind: string, name: string, status: string, before: Record<string, unknown> | null, after: Record<string, unknown>, findings?: Finding[], at?: number }} ReviewItem */
 /** @typedef {{ identity: string, server: string, item: string, before: string | null, after: string, findings?: Finding[] }} InstructionsItem */
-/** @typedef {{ server: string, command: string, args: string[], cwd: string | null, env: string[], digest: string, reason: string }} Launch */
+/** @typedef {{ kind: string, severity: 'flag' | 'warn', package: string, imitates?: string, message: string }} LaunchFinding */
+/** @typedef {{ server: string, command: string, args: string[], cwd: string | null, env: string[], digest: string, reason: string, findings?: LaunchFinding[] }} Launch */
 
 /**
  * A definition as readable lines: name and title, the description line by line, then the
@@ -60,6 +61,26 @@ function Findings({ findings, label, acknowledged, onAcknowledge }) {
   </div>`;
 }
 
+/**
+ * The supply-chain findings of a launch; a flag (a package imitating a well-known one) needs the acknowledgement before Approve.
+ * @param {{ launch: Launch, acknowledged: boolean, onAcknowledge: (value: boolean) => void }} props
+ */
+function LaunchFindings({ launch, acknowledged, onAcknowledge }) {
+  const list = launch.findings ?? [];
+  if (list.length === 0) return null;
+  const flagged = list.some((f) => f.severity === 'flag');
+  return html`<div class="findings" data-testid="review-launch-findings">
+    <h3>Supply chain: ${list.length} finding${list.length === 1 ? '' : 's'}</h3>
+    <ul>
+      ${list.map((f) => html`<li><code>${f.kind}</code> <${Badge} value=${f.severity === 'flag' ? 'high' : 'low'} />${f.severity === 'flag' ? html` <strong>needs your acknowledgement</strong>` : null}: <${Reveal} text=${f.message} /></li>`)}
+    </ul>
+    ${flagged
+      ? html`<label><input type="checkbox" checked=${acknowledged} onChange=${(/** @type {Event} */ e) => onAcknowledge(/** @type {HTMLInputElement} */ (e.target).checked)}
+          aria-label=${`I have read the warnings on the launch of ${launch.server}`} /> I have read the warnings</label>`
+      : null}
+  </div>`;
+}
+
 /** The Review page. */
 export function Review() {
   const { data, error, reload } = /** @type {import('../lib/useApi.js').Loaded<{ items: ReviewItem[], instructions: InstructionsItem[], launches: Launch[] }>} */ (useApi('review', ['pins', 'tools', 'servers']));
@@ -74,6 +95,10 @@ export function Review() {
   const blocked = (i) => (i.findings ?? []).length > 0 && read[key(i)] !== true;
   /** @param {{ identity: string, item: string, findings?: Finding[] }} i */
   const approval = (i) => ({ identity: i.identity, item: i.item, ...((i.findings ?? []).length > 0 ? { acknowledgeFindings: read[key(i)] === true } : {}) });
+  /** @param {Launch} l */
+  const launchKey = (l) => `launch ${l.server} ${l.digest}`;
+  /** @param {Launch} l */
+  const launchFlagged = (l) => (l.findings ?? []).some((f) => f.severity === 'flag');
   /** @param {string} path @param {unknown} body @param {string} done */
   const act = async (path, body, done) => {
     try {
@@ -130,8 +155,10 @@ export function Review() {
                 <dt>Environment names</dt><dd><${Reveal} text=${l.env.join(', ') || '(none)'} /></dd>
                 <dt>Digest</dt><dd class="mono"><${Reveal} text=${l.digest} /></dd>
               </dl>
+              <${LaunchFindings} launch=${l} acknowledged=${read[launchKey(l)] === true} onAcknowledge=${(/** @type {boolean} */ v) => setRead({ ...read, [launchKey(l)]: v })} />
               <div class="actions">
-                <button type="button" onClick=${() => act('review/launches/approve', { server: l.server, digest: l.digest }, `Approved the launch of ${l.server}.`)}
+                <button type="button" disabled=${launchFlagged(l) && read[launchKey(l)] !== true}
+                  onClick=${() => act('review/launches/approve', { server: l.server, digest: l.digest, ...(launchFlagged(l) ? { acknowledgeFindings: read[launchKey(l)] === true } : {}) }, `Approved the launch of ${l.server}.`)}
                   aria-label=${`Approve the launch of ${l.server}`}>Approve launch</button>
               </div>
             </section>`,
