@@ -29,7 +29,7 @@
  * @module
  */
 import { DeniedError, type Decision, type InterceptContext, type InterceptedMethod, type Interceptor } from '../interceptors.js';
-import { LabelResolver, type FindingsOf, type ResolvedLabels, type ServerLabelConfig } from './labels.js';
+import { LabelResolver, type FindingsOf, type LabelInference, type ResolvedLabels, type ServerLabelConfig } from './labels.js';
 import { compileRules, evaluateRules, RULE_OUTCOMES, type CompiledRule, type PolicyRule, type RuleOutcome, type RuleVariables } from './rules.js';
 import { DEFAULT_TAINT_WINDOWS, joinTaint, MemoryTaintStore, taintKeys, type TaintKeys, type TaintState, type TaintStore, type TaintWindows } from './taint.js';
 import { TRIFECTA_RULE, trifectaReasons } from './trifecta.js';
@@ -71,6 +71,8 @@ export interface PolicyOptions {
   readonly redact?: (result: unknown) => unknown;
   /** The scanner's findings of a definition (for scanner-derived labels). */
   readonly findingsOf?: FindingsOf;
+  /** Label inference (`inferLabels.ts`): on when given (the gateway gives it), off without. */
+  readonly inference?: LabelInference;
   /** Where taint is kept. Default a {@link MemoryTaintStore}. */
   readonly store?: TaintStore;
   /** How long taint lives per key. */
@@ -101,7 +103,7 @@ interface Candidate {
 export function policyInterceptor(options: PolicyOptions): Interceptor {
   const rules = options.rules === undefined ? [] : 'compiled' in options.rules ? options.rules.compiled : compileRules(options.rules);
   const denyRules = rules.filter((r) => r.outcome === 'deny');
-  const resolver = new LabelResolver(options.labels ?? {}, options.findingsOf);
+  const resolver = new LabelResolver(options.labels ?? {}, options.findingsOf, options.inference);
   const store = options.store ?? new MemoryTaintStore();
   const windows: TaintWindows = { ...DEFAULT_TAINT_WINDOWS, ...options.windows };
   const now = options.now ?? Date.now;
@@ -296,7 +298,7 @@ export function policyInterceptor(options: PolicyOptions): Interceptor {
       const state = read instanceof Promise ? await read : read;
       const definition = ctx.definition;
       const own = ctx.method === 'tools/call' && typeof ctx.params['name'] === 'string' ? ctx.params['name'] : undefined;
-      const labels = ctx.method === 'server/request' ? NO_LABELS : resolver.resolve(serverId, own, definition);
+      const labels = ctx.method === 'server/request' ? NO_LABELS : resolver.resolve(serverId, own, definition, ctx.server?.info?.name);
       const name = ctx.exposedName ?? '';
       const args = ctx.method === 'server/request' ? ctx.params : ((ctx.params['arguments'] as Record<string, unknown> | undefined) ?? NO_ARGS);
       const verdict = rules.length === 0 ? undefined : evaluateRules(rules, variables(ctx, keys, state, serverId, name, definition, labels, args));
