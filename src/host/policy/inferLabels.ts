@@ -49,6 +49,9 @@ export interface CatalogMatch {
   readonly vetted: boolean;
 }
 
+/** The evidence of the `untrusted-content` an unvetted server brings (and nothing else about its content). */
+export const UNVETTED_EVIDENCE = 'inferred: untrusted-content from an unvetted server (not recognised by the built-in catalog from its launch or URL)';
+
 /** The labels inferred for one tool. */
 export interface InferredLabels {
   readonly labels: readonly Label[];
@@ -147,7 +150,7 @@ export function inferLabels(server: ServerEvidence, tool: ToolEvidence, options:
   }
   const web = words.find((w) => WEB_WORDS.has(w));
   if (web !== undefined) add('untrusted-content', `the name ${name} (${web})`);
-  if (catalog?.vetted !== true && options.vetted !== true) add('untrusted-content', `an unvetted server (not recognised by the built-in catalog from its launch or URL)`);
+  if (catalog?.vetted !== true && options.vetted !== true && evidence['untrusted-content'] === undefined) evidence['untrusted-content'] = UNVETTED_EVIDENCE;
   return Object.freeze({ labels: Object.freeze(LABELS.filter((l) => evidence[l] !== undefined)), evidence: Object.freeze(evidence), commandRunner, catalog });
 }
 

@@ -32,7 +32,7 @@
  * @module
  */
 import { compileGlob } from '../toolFilter.js';
-import { inferLabels, matchCatalog, type LaunchEvidence } from './inferLabels.js';
+import { inferLabels, matchCatalog, UNVETTED_EVIDENCE, type LaunchEvidence } from './inferLabels.js';
 import { LABELS, type Label } from './labelNames.js';
 
 export { LABELS, isLabel, type Label } from './labelNames.js';
@@ -128,7 +128,7 @@ export class LabelResolver {
         const inferred = inferLabels(evidence, { name: toolName, inputSchema: definition['inputSchema'] }, { vetted });
         for (const label of inferred.labels) add(label, inferred.evidence[label] ?? 'inferred');
       } else if (!vetted && matchCatalog(evidence)?.vetted !== true) {
-        add('untrusted-content', 'inferred: untrusted-content from an unvetted server (not recognised by the built-in catalog from its launch or URL)');
+        add('untrusted-content', UNVETTED_EVIDENCE);
       }
     }
     if (definition !== undefined) {

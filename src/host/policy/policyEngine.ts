@@ -33,6 +33,7 @@ import { LabelResolver, type FindingsOf, type LabelInference, type ResolvedLabel
 import { compileRules, evaluateRules, RULE_OUTCOMES, type CompiledRule, type PolicyRule, type RuleOutcome, type RuleVariables } from './rules.js';
 import { DEFAULT_TAINT_WINDOWS, joinTaint, MemoryTaintStore, taintKeys, type TaintKeys, type TaintState, type TaintStore, type TaintWindows } from './taint.js';
 import { TRIFECTA_RULE, trifectaReasons } from './trifecta.js';
+import { UNVETTED_EVIDENCE } from './inferLabels.js';
 import { findTaintedValue, SecretFingerprints, secretsIn, type DetectSecrets } from './valueTaint.js';
 import { describeError } from '../../util/errors.js';
 import type { Implementation } from '../../protocol/model/common.js';
@@ -321,7 +322,9 @@ export function policyInterceptor(options: PolicyOptions): Interceptor {
         }
       }
       if (serverRequests !== 'off' && ctx.method === 'server/request' && ASKING_SERVER_METHODS.has(ctx.serverMethod ?? '')) {
-        const untrusted = state?.sources.find((s) => s.label === 'untrusted-content');
+        // Untrusted content by what it is, not the blanket label of an unvetted server: elicitation and sampling from
+        // every server nobody vetted would be asked otherwise (what it returned is judged by the sanitiser's markers).
+        const untrusted = state?.sources.find((s) => s.label === 'untrusted-content' && s.via !== UNVETTED_EVIDENCE);
         if (untrusted === undefined && injectedRequest(ctx)) {
           candidates.push({
             outcome: serverRequests,

@@ -8,7 +8,7 @@
  *
  * @module
  */
-import { catalogCapabilities, matchCatalog, type LaunchEvidence } from './inferLabels.js';
+import { catalogCapabilities, matchCatalog, UNVETTED_EVIDENCE, type LaunchEvidence } from './inferLabels.js';
 import { LabelResolver, type Label, type ResolvedLabels, type ServerLabelConfig } from './labels.js';
 import { LABELS } from './labelNames.js';
 import type { TaintSource, TaintState } from './taint.js';
@@ -130,7 +130,7 @@ export function staticCapabilities(servers: readonly StaticServer[], labels: Rea
         all.add(l);
         const why = resolved.origins[l];
         // The unvetted-server label is the server's, not a tool's: said once.
-        if (why?.startsWith('inferred:') === true) evidence.add(tool === undefined || why.includes('unvetted server') ? why : `${tool}: ${why}`);
+        if (why?.startsWith('inferred:') === true) evidence.add(tool === undefined || why === UNVETTED_EVIDENCE ? why : `${tool}: ${why}`);
       }
     };
     const tools = (server.tools ?? []).filter((t): t is Record<string, unknown> => typeof t === 'object' && t !== null && typeof (t as Record<string, unknown>)['name'] === 'string');
