@@ -5,7 +5,7 @@
  * Sources, each adding (never removing), with the evidence shown to people:
  * 1. **The built-in catalog** (`labelCatalog.ts`) of well-known servers, recognised by a package,
  *    binary or image name in the stdio launch, by a remote URL, or by `serverInfo.name`.
- * 2. **Parameters** of the input schema (top level): a destination (`url`, `to`, `recipient`,
+ * 2. **Parameters** of the input schema (nested ones too): a destination (`url`, `to`, `recipient`,
  *    `webhook`, ...) is `egress`; a `body`/`message`/`text` is `egress` when the tool's name sends
  *    or posts (`send_…`, `create_issue`, `reply_…`); a `command`/`cmd`/`script` makes the tool a
  *    command runner (`egress` and `destructive`: a command can send and delete anything).
@@ -123,10 +123,11 @@ export function inferLabels(server: ServerEvidence, tool: ToolEvidence, options:
   }
   const words = wordsOf(name);
   const params = parameterNames(tool.inputSchema);
-  for (const p of params) {
+  for (const [p, depth] of params) {
     const key = p.toLowerCase().replace(/[-\s]/g, '_');
-    if (DESTINATION_PARAMS.has(key)) add('egress', `parameter \`${p}\` of ${name}`);
-    else if (CONTENT_PARAMS.has(key) && sends(words)) add('egress', `parameter \`${p}\` of ${name}`);
+    // `to` in a nested object is as often a relation's end (memory's `{ from, to }`) as an addressee.
+    if (DESTINATION_PARAMS.has(key) && (depth === 0 || !TOP_LEVEL_ONLY.has(key))) add('egress', `parameter \`${p}\` of ${name}`);
+    else if (depth === 0 && CONTENT_PARAMS.has(key) && sends(words)) add('egress', `parameter \`${p}\` of ${name}`);
     if (COMMAND_PARAMS.has(key)) {
       commandRunner = true;
       add('egress', `parameter \`${p}\` of ${name} (it runs commands)`);
@@ -167,6 +168,7 @@ export function catalogCapabilities(match: CatalogMatch): Label[] {
 }
 
 const DESTINATION_PARAMS = new Set(['url', 'urls', 'href', 'link', 'endpoint', 'webhook', 'webhook_url', 'callback_url', 'to', 'recipient', 'recipients', 'cc', 'bcc', 'email_to', 'to_email', 'to_address', 'phone_number', 'chat_id', 'channel_id', 'webhookurl', 'callbackurl']);
+const TOP_LEVEL_ONLY = new Set(['to', 'cc', 'bcc']);
 const CONTENT_PARAMS = new Set(['body', 'message', 'text', 'content', 'comment', 'payload', 'data', 'attachment', 'attachments']);
 const COMMAND_PARAMS = new Set(['command', 'cmd', 'commands', 'shell_command', 'script', 'bash', 'shell']);
 const SEND_VERBS = new Set(['send', 'post', 'publish', 'upload', 'share', 'tweet', 'forward', 'reply', 'notify', 'sms', 'webhook', 'push', 'invite', 'submit']);
@@ -194,11 +196,32 @@ function sends(words: readonly string[]): boolean {
   return words.some((w) => w === 'create' || w === 'add' || w === 'open' || w === 'write') && words.some((w) => PUBLIC_NOUNS.has(w));
 }
 
-/** The top-level property names of an input schema. */
-function parameterNames(schema: unknown): string[] {
-  if (typeof schema !== 'object' || schema === null) return [];
-  const props = (schema as Record<string, unknown>)['properties'];
-  return typeof props === 'object' && props !== null && !Array.isArray(props) ? Object.keys(props) : [];
+/**
+ * The property names of an input schema, nested ones included (`{ options: { url } }`, arrays of objects, `anyOf`
+ * branches), breadth first, at most 6 levels and 512 names: inference only adds labels, so a schema past the caps
+ * is read as far as they go (the argument checks validate the rest).
+ */
+function parameterNames(schema: unknown): [name: string, depth: number][] {
+  const out: [string, number][] = [];
+  let level: unknown[] = [schema];
+  for (let depth = 0; depth < 6 && level.length > 0 && out.length < 512; depth++) {
+    const next: unknown[] = [];
+    for (const node of level) {
+      if (typeof node !== 'object' || node === null || Array.isArray(node)) continue;
+      const n = node as Record<string, unknown>;
+      const props = n['properties'];
+      if (typeof props === 'object' && props !== null && !Array.isArray(props)) {
+        for (const [key, sub] of Object.entries(props)) {
+          if (out.length < 512) out.push([key, depth]);
+          next.push(sub);
+        }
+      }
+      if (n['items'] !== undefined) next.push(...(Array.isArray(n['items']) ? n['items'] : [n['items']]));
+      for (const k of ['anyOf', 'oneOf', 'allOf'] as const) if (Array.isArray(n[k])) next.push(...(n[k] as unknown[]));
+    }
+    level = next;
+  }
+  return out;
 }
 
 /** `@scope/name@1.2.3` → `@scope/name`, `…/node_modules/x/dist/index.js` → `x`, `mcp-server-git==1.0` → `mcp-server-git`, `ghcr.io/x/y:tag` → `ghcr.io/x/y`, a path → its last part; lower case. */

@@ -54,6 +54,15 @@ describe('host/policy/inferLabels: rules over names, parameters and servers nobo
     assert.ok(inferLabels(custom, { name: 'download', inputSchema: schema('url') }).labels.includes('egress'));
   });
 
+  it('evasion by nesting: a destination inside an object, an array of objects or an anyOf branch is still egress', T, () => {
+    const nested = { type: 'object', properties: { options: { type: 'object', properties: { webhook: { type: 'string' } } } } };
+    assert.equal(inferLabels(custom, { name: 'sync', inputSchema: nested }, { vetted: true }).evidence.egress, 'inferred: egress from parameter `webhook` of sync');
+    const array = { type: 'object', properties: { targets: { type: 'array', items: { type: 'object', properties: { recipient: { type: 'string' } } } } } };
+    assert.ok(inferLabels(custom, { name: 'dispatch', inputSchema: array }, { vetted: true }).labels.includes('egress'));
+    const branch = { type: 'object', properties: { how: { anyOf: [{ type: 'object', properties: { url: { type: 'string' } } }, { type: 'string' }] } } };
+    assert.ok(inferLabels(custom, { name: 'export_report', inputSchema: branch }, { vetted: true }).labels.includes('egress'));
+  });
+
   it('a `body` is egress only on a tool that sends or publishes (create_issue, post_…), not on a note', T, () => {
     assert.ok(inferLabels(custom, { name: 'create_issue', inputSchema: schema('title', 'body') }).labels.includes('egress'));
     assert.ok(!inferLabels(custom, { name: 'create_note', inputSchema: schema('title', 'body') }).labels.includes('egress'));
