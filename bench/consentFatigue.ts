@@ -6,7 +6,7 @@
  *
  * - **a benign 50-call session** of a coding assistant with four common servers, their tool
  *   definitions read at run time from the real-tools corpus beside the project
- *   (`../shared/corpus/real-tools-livemcptool.json`: filesystem, memory, fetch, git, as those
+ *   (`real-tools-livemcptool.json` in the folder `shared/corpus` next to the project root: filesystem, memory, fetch, git, as those
  *   servers publish them) and launched, as far as inference sees, by their published packages;
  * - **the trifecta session**: a private file read, an injected web page fetched, then a mail sent
  *   through an unvetted mail server (no labels anywhere);
