@@ -17,7 +17,9 @@
  * reasons; and how many prompts a person answering "allow this tool for this session" would see
  * (one per distinct tool asked). Then the same with inference off, for contrast. Last, how the
  * name and parameter rules label the corpus's 527 real tools (servers taken as vetted, so the
- * unvetted-server label does not hide the rules' own rate). Flags:
+ * unvetted-server label does not hide the rules' own rate), and the policy interceptor's cost per call with
+ * inference on and off (A/B in one run; inferred labels are resolved once per definition, the cost that remains
+ * is recording the labels a call brings into the session). Flags:
  * `--corpus DIR`, `--json`.
  *
  * @module
@@ -168,6 +170,27 @@ const sessions = { benign: BENIGN, trifecta: TRIFECTA, githubLeak: GITHUB_LEAK }
 const results: Record<string, { inferenceOn: Outcome; inferenceOff: Outcome }> = {};
 for (const [name, steps] of Object.entries(sessions)) results[name] = { inferenceOn: await runSession(steps, true), inferenceOff: await runSession(steps, false) };
 
+/** µs per call of the policy interceptor alone over `n` calls of one tool (one session), inference on or off. */
+async function costPerCall(server: string, tool: string, infer: boolean, n: number): Promise<number> {
+  const chain = new InterceptorChain([policyInterceptor({ canAsk: true, ...(infer ? { inference: { launchOf: (id: string) => LAUNCHES[id] } } : {}) })]);
+  const definition = definitions.get(`${server}/${tool}`) as Record<string, unknown>;
+  const result = { content: [{ type: 'text', text: 'ok' }] };
+  const started = process.hrtime.bigint();
+  for (let i = 0; i < n; i++) {
+    const ctx = interceptContext({ method: 'tools/call', principal: undefined, session: 'cost', server: { id: server }, exposedName: `${server}__${tool}`, definition, params: { name: tool, arguments: { path: 'a' } }, signal: new AbortController().signal });
+    await chain.run(ctx, async () => result);
+  }
+  return Number(process.hrtime.bigint() - started) / 1000 / n;
+}
+const N = 20_000;
+await costPerCall('filesystem', 'read_file', true, N); // warm-up
+const cost = {
+  catalogOn: await costPerCall('filesystem', 'read_file', true, N),
+  catalogOff: await costPerCall('filesystem', 'read_file', false, N),
+  unvettedOn: await costPerCall('mail', 'send_email', true, N),
+  unvettedOff: await costPerCall('mail', 'send_email', false, N),
+};
+
 const perLabel: Record<string, number> = Object.fromEntries(LABELS.map((l) => [l, 0]));
 let runners = 0;
 for (const t of real.tools) {
@@ -178,12 +201,14 @@ for (const t of real.tools) {
 const corpusRates = { tools: real.tools.length, perLabel, commandRunners: runners };
 
 if (argv.includes('--json')) {
-  process.stdout.write(`${JSON.stringify({ ...results, corpus: corpusRates }, null, 2)}\n`);
+  process.stdout.write(`${JSON.stringify({ ...results, corpus: corpusRates, costMicroseconds: cost }, null, 2)}\n`);
 } else {
   for (const [name, r] of Object.entries(results)) {
     const on = r.inferenceOn;
     process.stdout.write(`${name} (${on.calls} calls): inference on: ${on.asked.length} asked (${on.distinctAsked} with "this tool, this session" answers), ${on.denied} denied; inference off: ${r.inferenceOff.asked.length} asked, ${r.inferenceOff.denied} denied\n`);
     for (const a of on.asked) process.stdout.write(`  ask at call ${a.at}, ${a.call}: ${a.reasons.at(-1) ?? ''}\n`);
   }
+  const us = (v: number): string => `${v.toFixed(2)} µs`;
+  process.stdout.write(`policy interceptor per call (${N} calls, one session): filesystem/read_file inference on ${us(cost.catalogOn)}, off ${us(cost.catalogOff)}; unvetted mail/send_email on ${us(cost.unvettedOn)}, off ${us(cost.unvettedOff)}\n`);
   process.stdout.write(`rules alone on the ${corpusRates.tools} real tools: ${LABELS.map((l) => `${l} ${perLabel[l] ?? 0}`).join(', ')}; command runners ${runners}\n`);
 }
