@@ -67,7 +67,7 @@ export type FindingsOf = (definition: object) => readonly { readonly family: str
 
 const SCANNER_LABELS: Readonly<Record<string, Label>> = { exfiltration: 'egress', sensitive: 'private-data' };
 
-/** Resolves labels of servers and tools from the config, annotations and scanner findings; resolved sets are cached per definition. */
+/** Resolves labels of servers and tools from the config, annotations, inference and scanner findings; resolved sets are cached per definition. */
 export class LabelResolver {
   readonly #servers = new Map<string, { readonly labels: readonly Label[]; readonly infer: boolean; readonly vetted: boolean; readonly patterns: readonly { readonly pattern: string; readonly match: (name: string) => boolean; readonly labels: readonly Label[] }[] }>();
   readonly #findingsOf: FindingsOf | undefined;
