@@ -12,7 +12,7 @@ import { meetsSeverity, toSarif } from '../host/scanner/sarif.js';
 import { SEVERITIES, type ScanReport, type Severity } from '../host/scanner/types.js';
 import type { HostConfig } from '../host/configTypes.js';
 import { serverLabelsOf } from '../host/configPolicy.js';
-import { trifectaReport } from '../host/policy/trifecta.js';
+import { staticCapabilities, trifectaReport } from '../host/policy/trifecta.js';
 import { UsageError } from './args.js';
 
 /** The output formats. */
@@ -135,13 +135,32 @@ export function renderReport(
   return renderHuman(report, options.problems, pins);
 }
 
-/** The static trifecta report of a config: which combinations of its servers complete it, by their labels. */
-export function formatTrifectaReport(config: HostConfig): string[] {
-  const ids = config.servers.filter((s) => !s.disabled).map((s) => s.id);
+/** What a scan listed of a server (its tools and `serverInfo.name`), by server id. */
+export type ListedServers = Readonly<Record<string, { readonly tools: readonly unknown[]; readonly serverInfoName: string | undefined }>>;
+
+/**
+ * The static trifecta report of a config: each server's configured and inferred labels (with the
+ * inferred ones' evidence), and which combinations of servers complete the trifecta. With
+ * `listed` (a scan that started the servers) labels are inferred per tool; without, from the launch.
+ */
+export function formatTrifectaReport(config: HostConfig, listed: ListedServers = {}): string[] {
+  const servers = config.servers.filter((s) => !s.disabled);
   const labels = serverLabelsOf(config.servers);
-  const combos = trifectaReport(ids, labels);
-  const lines = ['Lethal trifecta (private data + untrusted content + egress or destructive), from configured labels:'];
-  if (Object.keys(labels).length === 0) return [...lines, '  no server has labels (switchboard.servers.<id>.labels / toolLabels); annotation hints and scanner labels apply at run time only'];
+  const caps = staticCapabilities(
+    servers.map((s) => ({ id: s.id, launch: s.launch, tools: listed[s.id]?.tools, serverInfoName: listed[s.id]?.serverInfoName })),
+    labels,
+  );
+  const combos = trifectaReport(
+    servers.map((s) => s.id),
+    labels,
+    Object.fromEntries(Object.entries(caps).map(([id, c]) => [id, c.labels])),
+  );
+  const lines = ['Lethal trifecta (private data + untrusted content + egress or destructive), from configured and inferred labels:'];
+  for (const s of servers) {
+    const c = caps[s.id];
+    lines.push(`  ${s.id}: ${c === undefined || c.labels.length === 0 ? 'no labels' : c.labels.join(', ')}`);
+    for (const why of c?.evidence ?? []) lines.push(`    ${why}`);
+  }
   if (combos.length === 0) return [...lines, '  no combination of configured servers completes it'];
   for (const c of combos) {
     lines.push(`  ${c.servers.join(' + ')}: private data from ${c.legs['private-data'].join(', ')}; untrusted content from ${c.legs['untrusted-content'].join(', ')}; out through ${c.legs['egress-or-destructive'].join(', ')}`);

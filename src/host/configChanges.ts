@@ -173,6 +173,10 @@ function labelChanges(id: string, a: ServerLabelConfig | undefined, b: ServerLab
     const gone = labels.filter((l) => !kept.includes(l));
     if (gone.length > 0) add(`${at}.toolLabels`, `server "${id}": labels of tools ${JSON.stringify(pattern)} removed: ${quoted(gone)}`);
   }
+  // A new pattern replaces what inference gave the tools it matches; turning inference off drops it all.
+  const added = Object.keys(b?.toolLabels ?? {}).filter((p) => a?.toolLabels[p] === undefined && b?.inferLabels !== false);
+  if (added.length > 0) add(`${at}.toolLabels`, `server "${id}": tool label patterns added (they replace inferred labels of the tools they match): ${quoted(added)}`);
+  if (b?.inferLabels === false && a?.inferLabels !== false) add(`${at}.inferLabels`, `server "${id}": label inference turned off`);
 }
 
 function policyChanges(a: PolicyConfig, b: PolicyConfig, add: Add): void {

@@ -78,11 +78,11 @@ export function readRules(read: ConfigReader, value: unknown, path: string): Pol
 }
 
 /** The keys of `switchboard.servers.<id>` this file reads. */
-export const LABEL_OPTION_KEYS: readonly string[] = ['labels', 'toolLabels'];
+export const LABEL_OPTION_KEYS: readonly string[] = ['labels', 'toolLabels', 'inferLabels'];
 
-/** `labels` and `toolLabels` of one `switchboard.servers.<id>` entry, or undefined when it has neither. */
+/** `labels`, `toolLabels` and `inferLabels` of one `switchboard.servers.<id>` entry, or undefined when it has none. */
 export function readServerLabels(read: ConfigReader, options: JsonRecord, path: string): ServerLabelConfig | undefined {
-  if (options['labels'] === undefined && options['toolLabels'] === undefined) return undefined;
+  if (options['labels'] === undefined && options['toolLabels'] === undefined && options['inferLabels'] === undefined) return undefined;
   const labelList = (value: unknown, at: string): Label[] =>
     read.strings(value, at, (item, p) => (isLabel(item) ? item : read.fail(p, `unknown label ${JSON.stringify(item)}; expected one of ${LABELS.join(', ')}`))) as Label[];
   const labels = options['labels'] === undefined ? [] : labelList(options['labels'], childPath(path, 'labels'));
@@ -95,7 +95,9 @@ export function readServerLabels(read: ConfigReader, options: JsonRecord, path: 
       toolLabels[pattern] = labelList(list, childPath(at, pattern));
     }
   }
-  return { labels, toolLabels };
+  // Only `false` is kept: inference is on by default, and an absent key keeps digests as they were.
+  const infer = options['inferLabels'] === undefined ? undefined : read.boolean(options['inferLabels'], childPath(path, 'inferLabels'));
+  return infer === false ? { labels, toolLabels, inferLabels: false } : { labels, toolLabels };
 }
 
 /** The configured labels of every server that has some, by id. */

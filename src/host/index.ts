@@ -167,7 +167,8 @@ export { parseScope, parseWebhookAnswer } from './consent/consentAnswers.js';
 export { describeConsentRequest, safeJson } from './consent/consentText.js';
 export { policyInterceptor, POLICY_INTERCEPTOR_ID, VALUE_TAINT_RULE, SERVER_REQUEST_RULE, type PolicyOptions, type BuiltinMode } from './policy/policyEngine.js';
 export { compileRules, evaluateRules, ruleEnvironment, RuleCompileError, RULE_OUTCOMES, type PolicyRule, type CompiledRule, type RuleOutcome, type RuleVariables, type RuleVerdict } from './policy/rules.js';
-export { LABELS, isLabel, annotationLabels, LabelResolver, type Label, type LabelOrigin, type ServerLabelConfig, type ResolvedLabels, type FindingsOf } from './policy/labels.js';
+export { LABELS, isLabel, annotationLabels, LabelResolver, type Label, type LabelOrigin, type LabelInference, type ServerLabelConfig, type ResolvedLabels, type FindingsOf } from './policy/labels.js';
+export { inferLabels, isCommandRunner, matchCatalog, UNVETTED_EVIDENCE, type InferredLabels, type ServerEvidence, type ToolEvidence, type CatalogMatch, type LaunchEvidence } from './policy/inferLabels.js';
 export {
   MemoryTaintStore,
   taintKeys,

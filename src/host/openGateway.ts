@@ -181,6 +181,8 @@ export async function openGateway(config: HostConfig, deps: GatewayDeps): Promis
         detectSecrets: (text) => findSecretValues(text, secretOptions),
         redact: (result) => redactResult(result, secretOptions),
         findingsOf: (definition) => scanner.verdictOf(definition)?.findings,
+        // Labels inferred from what is pinned (the launch as configured now, serverInfo, definitions).
+        inference: { launchOf: (id) => current.servers.find((s) => s.id === id)?.launch },
         ...(deps.taint !== undefined ? { store: deps.taint.store, ...(deps.taint.fingerprints !== undefined ? { fingerprints: deps.taint.fingerprints } : {}) } : {}),
       },
       config.policy,

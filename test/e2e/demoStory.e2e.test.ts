@@ -111,8 +111,19 @@ describe('e2e: the demo gateway (examples/switchboard.json) tells the trifecta s
 
   it('rug pull: after its third call fetch_page changes its own description, and the gateway quarantines it', TIMEOUT, async () => {
     const quarantined = new Promise<void>((resolve) => client.setNotificationHandler(ToolListChangedNotificationSchema, () => resolve()));
+    const admin = (await readFile(join(config.dir, '.switchboard', 'admin-token'), 'utf8')).trim();
     for (const url of ['https://weather.example/lisbon', 'https://news.example/today']) {
-      const page = await client.callTool({ name: 'web__fetch_page', arguments: { url } });
+      // The session holds private notes and an injected page, and a URL can carry data out: fetch_page
+      // (egress inferred from its `url` parameter) waits for a person, who approves this one call.
+      const watching = new AbortController();
+      const asked = nextConsentRequest(gateway.url, admin, watching.signal);
+      const call = client.callTool({ name: 'web__fetch_page', arguments: { url } });
+      const request = await asked;
+      assert.match(request.reasons.join('\n'), /egress from parameter `url` of fetch_page/);
+      const approved = await fetch(new URL(`/consent/requests/${request.id}/approve`, gateway.url), { method: 'POST', headers: { Authorization: `Bearer ${admin}`, 'content-type': 'application/json' }, body: '{}' });
+      assert.equal(approved.status, 200);
+      const page = await call;
+      watching.abort();
       assert.notEqual(page.isError, true, `call of ${url} while the definition is still the approved one`);
     }
     await quarantined;

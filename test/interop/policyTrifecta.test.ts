@@ -31,7 +31,8 @@ async function world(labelled: boolean, policy: Record<string, unknown> = {}): P
   const config = await writeConfig({}, {});
   const callsFile = join(config.dir, 'calls.log');
   await writeFile(callsFile, '');
-  const servers = labelled ? { notes: { labels: ['private-data'] }, web: { toolLabels: { fetch: ['untrusted-content'] } }, chat: { labels: ['egress'] } } : {};
+  // Unlabelled: inference off too, so that value taint alone is what stops the leak (inferred labels: test/e2e/inferredLabels.e2e.test.ts).
+  const servers = labelled ? { notes: { labels: ['private-data'] }, web: { toolLabels: { fetch: ['untrusted-content'] } }, chat: { labels: ['egress'] } } : { notes: { inferLabels: false }, web: { inferLabels: false }, chat: { inferLabels: false } };
   await writeFile(config.file, JSON.stringify({ mcpServers: { notes: entry('notes', callsFile), web: entry('web', callsFile), chat: entry('chat', callsFile) }, switchboard: { namespacing: 'always', servers, policy, consent: { providers: ['queue'], timeoutMs: 60_000 } } }, null, 2));
   const gateway = await startGateway(config);
   const client = new McpClient({ name: 'agent', version: '1' });

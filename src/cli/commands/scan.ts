@@ -39,7 +39,7 @@ import { CliFailure, UsageError } from '../args.js';
 import { CLIENT_NAMES, clientLocations, homeOf, processContext } from '../clientLocations.js';
 import { readLocations } from '../clientFiles.js';
 import { configParseOptions, openPins } from '../hostSetup.js';
-import { fails, failOn, formatTrifectaReport, renderReport, scanFormat } from '../scanFormat.js';
+import { fails, failOn, formatTrifectaReport, renderReport, scanFormat, type ListedServers } from '../scanFormat.js';
 import { defineCommand, type ParsedCommand } from '../command.js';
 import { askYesNo, printLaunchFindings } from '../consentTerminal.js';
 import { SWITCHBOARD_VERSION } from '../../util/version.js';
@@ -52,7 +52,8 @@ export const command = defineCommand({
   name: 'scan',
   summary: 'scan tool definitions for poisoning and shadowing (a saved tools/list, or every configured server)',
   usage: ['--tools FILE [--server NAME] [options]', '[CONFIG] [--yes] [options]'],
-  description: `With CONFIG the report ends with the static lethal-trifecta report of its labels.
+  description: `With CONFIG the report ends with the static lethal-trifecta report of its labels, configured and
+inferred (with the evidence for each inferred one).
 
 Scans tool, prompt, resource and template definitions and server instructions for
 poisoning and shadowing (offline, deterministic): hidden Unicode, instruction tags,
@@ -66,7 +67,7 @@ markup smuggling, preference manipulation, capability mismatch, embedded secrets
     yes: { type: 'boolean', description: "approve every stdio server's launch for this run, except one flagged as a look-alike package" },
     trifecta: {
       type: 'boolean',
-      description: 'with CONFIG: print only the static trifecta report (which combinations of servers complete it, from their configured labels); starts nothing',
+      description: 'with CONFIG: print only the static trifecta report (each server\'s configured and inferred labels with their evidence, and which combinations of servers complete it); starts nothing, so labels are inferred from the launches (a full scan infers them per listed tool)',
     },
     format: { type: 'string', value: 'F', description: 'human, json or sarif', default: 'human' },
     'fail-on': {
@@ -135,8 +136,9 @@ async function runScan({ options, positionals }: ParsedCommand): Promise<number>
       process.stdout.write(`${formatTrifectaReport(config).join('\n')}\n`);
       return 0;
     }
-    ({ report, problems, pins } = await scanConfigured(config, options['yes'] === true, positionals[0] !== undefined, level));
-    if (format === 'human' && positionals[0] !== undefined) trifecta = formatTrifectaReport(config);
+    let listed: ListedServers;
+    ({ report, problems, pins, listed } = await scanConfigured(config, options['yes'] === true, positionals[0] !== undefined, level));
+    if (format === 'human' && positionals[0] !== undefined) trifecta = formatTrifectaReport(config, listed);
   }
   process.stdout.write(renderReport(report, format, { version: SWITCHBOARD_VERSION, ...(artifact !== undefined ? { artifact } : {}), problems, pins }));
   if (trifecta !== undefined) process.stdout.write(`\n${trifecta.join('\n')}\n`);
@@ -167,7 +169,7 @@ async function scanConfigured(
   yes: boolean,
   persist: boolean,
   level: 'debug' | 'info' | 'warn' | 'error',
-): Promise<{ report: ScanReport; problems: string[]; pins: readonly PinFinding[] }> {
+): Promise<{ report: ScanReport; problems: string[]; pins: readonly PinFinding[]; listed: ListedServers }> {
   const logger = createLineLogger((line) => process.stderr.write(line), level);
   const interactive = process.stdin.isTTY === true && process.stderr.isTTY === true;
   // Approvals are kept in the config's state folder, keyed like the gateway's, so a later gateway on the same
@@ -204,6 +206,7 @@ async function scanConfigured(
   try {
     await host.start();
     const snapshots: ServerSnapshot[] = [];
+    const listed: Record<string, ListedServers[string]> = {};
     for (const health of host.health()) {
       const server = host.server(health.id);
       if (health.state !== 'ready' || server === undefined) {
@@ -212,9 +215,10 @@ async function scanConfigured(
       }
       const catalog = server.catalog;
       snapshots.push({ server: health.id, instructions: server.client?.instructions, tools: catalog.tools, prompts: catalog.prompts, resources: catalog.resources, templates: catalog.templates });
+      listed[health.id] = { tools: catalog.tools, serverInfoName: server.client?.serverInfo?.name };
     }
     if (pins !== undefined && pins.pinnedOnFirstUse.length > 0) logger.info(`pinned on first use: ${pins.pinnedOnFirstUse.join(', ')}`);
-    return { report: scanServers(snapshots), problems, pins: pins?.findings ?? [] };
+    return { report: scanServers(snapshots), problems, pins: pins?.findings ?? [], listed };
   } finally {
     await host.close();
     await pinned?.store.close?.();

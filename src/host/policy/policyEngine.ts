@@ -29,10 +29,11 @@
  * @module
  */
 import { DeniedError, type Decision, type InterceptContext, type InterceptedMethod, type Interceptor } from '../interceptors.js';
-import { LabelResolver, type FindingsOf, type ResolvedLabels, type ServerLabelConfig } from './labels.js';
+import { LabelResolver, type FindingsOf, type LabelInference, type ResolvedLabels, type ServerLabelConfig } from './labels.js';
 import { compileRules, evaluateRules, RULE_OUTCOMES, type CompiledRule, type PolicyRule, type RuleOutcome, type RuleVariables } from './rules.js';
 import { DEFAULT_TAINT_WINDOWS, joinTaint, MemoryTaintStore, taintKeys, type TaintKeys, type TaintState, type TaintStore, type TaintWindows } from './taint.js';
 import { TRIFECTA_RULE, trifectaReasons } from './trifecta.js';
+import { UNVETTED_EVIDENCE } from './inferLabels.js';
 import { findTaintedValue, SecretFingerprints, secretsIn, type DetectSecrets } from './valueTaint.js';
 import { describeError } from '../../util/errors.js';
 import type { Implementation } from '../../protocol/model/common.js';
@@ -71,6 +72,8 @@ export interface PolicyOptions {
   readonly redact?: (result: unknown) => unknown;
   /** The scanner's findings of a definition (for scanner-derived labels). */
   readonly findingsOf?: FindingsOf;
+  /** Label inference (`inferLabels.ts`): on when given (the gateway gives it), off without. */
+  readonly inference?: LabelInference;
   /** Where taint is kept. Default a {@link MemoryTaintStore}. */
   readonly store?: TaintStore;
   /** How long taint lives per key. */
@@ -101,7 +104,7 @@ interface Candidate {
 export function policyInterceptor(options: PolicyOptions): Interceptor {
   const rules = options.rules === undefined ? [] : 'compiled' in options.rules ? options.rules.compiled : compileRules(options.rules);
   const denyRules = rules.filter((r) => r.outcome === 'deny');
-  const resolver = new LabelResolver(options.labels ?? {}, options.findingsOf);
+  const resolver = new LabelResolver(options.labels ?? {}, options.findingsOf, options.inference);
   const store = options.store ?? new MemoryTaintStore();
   const windows: TaintWindows = { ...DEFAULT_TAINT_WINDOWS, ...options.windows };
   const now = options.now ?? Date.now;
@@ -296,7 +299,7 @@ export function policyInterceptor(options: PolicyOptions): Interceptor {
       const state = read instanceof Promise ? await read : read;
       const definition = ctx.definition;
       const own = ctx.method === 'tools/call' && typeof ctx.params['name'] === 'string' ? ctx.params['name'] : undefined;
-      const labels = ctx.method === 'server/request' ? NO_LABELS : resolver.resolve(serverId, own, definition);
+      const labels = ctx.method === 'server/request' ? NO_LABELS : resolver.resolve(serverId, own, definition, ctx.server?.info?.name);
       const name = ctx.exposedName ?? '';
       const args = ctx.method === 'server/request' ? ctx.params : ((ctx.params['arguments'] as Record<string, unknown> | undefined) ?? NO_ARGS);
       const verdict = rules.length === 0 ? undefined : evaluateRules(rules, variables(ctx, keys, state, serverId, name, definition, labels, args));
@@ -319,7 +322,9 @@ export function policyInterceptor(options: PolicyOptions): Interceptor {
         }
       }
       if (serverRequests !== 'off' && ctx.method === 'server/request' && ASKING_SERVER_METHODS.has(ctx.serverMethod ?? '')) {
-        const untrusted = state?.sources.find((s) => s.label === 'untrusted-content');
+        // Untrusted content by what it is, not the blanket label of an unvetted server: elicitation and sampling from
+        // every server nobody vetted would be asked otherwise (what it returned is judged by the sanitiser's markers).
+        const untrusted = state?.sources.find((s) => s.label === 'untrusted-content' && s.via !== UNVETTED_EVIDENCE);
         if (untrusted === undefined && injectedRequest(ctx)) {
           candidates.push({
             outcome: serverRequests,

@@ -3,12 +3,14 @@
  * destroy) in one session. At run time ({@link trifectaReasons}) a call with `egress` or
  * `destructive` labels in a session where untrusted content has entered and private data has
  * been read is asked (or denied), with reasons naming which call brought which label in.
- * Statically ({@link trifectaReport}) the configured labels show which combinations of
- * servers complete it.
+ * Statically ({@link trifectaReport}) the configured and inferred labels
+ * ({@link staticCapabilities}) show which combinations of servers complete it.
  *
  * @module
  */
-import type { Label, ResolvedLabels, ServerLabelConfig } from './labels.js';
+import { catalogCapabilities, matchCatalog, UNVETTED_EVIDENCE, type LaunchEvidence } from './inferLabels.js';
+import { LabelResolver, type Label, type ResolvedLabels, type ServerLabelConfig } from './labels.js';
+import { LABELS } from './labelNames.js';
 import type { TaintSource, TaintState } from './taint.js';
 
 /** The id of the built-in trifecta rule. */
@@ -62,10 +64,11 @@ export function serverCapabilities(config: ServerLabelConfig | undefined): Set<L
 
 /**
  * The minimal combinations (one, two or three servers) of `servers` whose labels together
- * complete the trifecta: no smaller subset of a combination completes it.
+ * complete the trifecta: no smaller subset of a combination completes it. `inferred` adds each
+ * server's inferred labels ({@link staticCapabilities}) to its configured ones.
  */
-export function trifectaReport(servers: readonly string[], labels: Readonly<Record<string, ServerLabelConfig>>): TrifectaCombination[] {
-  const caps = new Map(servers.map((id) => [id, serverCapabilities(labels[id])]));
+export function trifectaReport(servers: readonly string[], labels: Readonly<Record<string, ServerLabelConfig>>, inferred: Readonly<Record<string, readonly Label[]>> = {}): TrifectaCombination[] {
+  const caps = new Map(servers.map((id) => [id, new Set<Label>([...serverCapabilities(labels[id]), ...(inferred[id] ?? [])])]));
   const completes = (ids: readonly string[]): boolean => {
     const all = new Set<Label>();
     for (const id of ids) for (const l of caps.get(id) ?? []) all.add(l);
@@ -94,3 +97,53 @@ export function trifectaReport(servers: readonly string[], labels: Readonly<Reco
     },
   }));
 }
+
+/** What a server can bring, as the static report sees it: configured and inferred labels, and the inferred ones' evidence. */
+export interface StaticCapabilities {
+  readonly labels: readonly Label[];
+  /** One line per inferred label of a tool (`send_email: inferred: egress from parameter \`to\` of send_email`). */
+  readonly evidence: readonly string[];
+}
+
+/** A server as the static report knows it: its launch, and (after a scan listed it) its tools and `serverInfo.name`. */
+export interface StaticServer {
+  readonly id: string;
+  readonly launch: LaunchEvidence;
+  readonly tools?: readonly unknown[] | undefined;
+  readonly serverInfoName?: string | undefined;
+}
+
+/**
+ * Each server's labels for the static report, from the same resolver the gateway runs (so explicit
+ * labels win the same way): per listed tool when its tools are known, else what its catalog entry
+ * can bring (every tool of the entry) plus the unvetted-server label.
+ */
+export function staticCapabilities(servers: readonly StaticServer[], labels: Readonly<Record<string, ServerLabelConfig>>): Record<string, StaticCapabilities> {
+  const launches = new Map(servers.map((s) => [s.id, s.launch]));
+  const resolver = new LabelResolver(labels, undefined, { launchOf: (id) => launches.get(id) });
+  const out: Record<string, StaticCapabilities> = {};
+  for (const server of servers) {
+    const all = new Set<Label>(serverCapabilities(labels[server.id]));
+    const evidence = new Set<string>();
+    const take = (resolved: ResolvedLabels, tool: string | undefined): void => {
+      for (const l of resolved.labels) {
+        all.add(l);
+        const why = resolved.origins[l];
+        // The unvetted-server label is the server's, not a tool's: said once.
+        if (why?.startsWith('inferred:') === true) evidence.add(tool === undefined || why === UNVETTED_EVIDENCE ? why : `${tool}: ${why}`);
+      }
+    };
+    const tools = (server.tools ?? []).filter((t): t is Record<string, unknown> => typeof t === 'object' && t !== null && typeof (t as Record<string, unknown>)['name'] === 'string');
+    for (const tool of tools) take(resolver.resolve(server.id, tool['name'] as string, tool, server.serverInfoName), tool['name'] as string);
+    take(resolver.resolve(server.id, undefined, undefined, server.serverInfoName), undefined);
+    const match = labels[server.id]?.inferLabels === false ? undefined : matchCatalog({ launch: server.launch, serverInfoName: server.serverInfoName });
+    if (server.tools === undefined && match !== undefined) {
+      const can = catalogCapabilities(match);
+      for (const l of can) all.add(l);
+      if (can.length > 0) evidence.add(`inferred: ${can.join(', ')} from the ${match.entry.id} catalog (${match.by}): what its tools can bring (a scan that lists them labels each)`);
+    }
+    out[server.id] = { labels: LABELS.filter((l) => all.has(l)), evidence: [...evidence] };
+  }
+  return out;
+}
+

@@ -56,4 +56,23 @@ describe('cli: switchboard policy test, scan --trifecta', () => {
     assert.match(out.stdout, /notes \+ web \+ chat: private data from notes; untrusted content from web; out through chat/);
     assert.match(out.stdout, /asked once the first two legs entered/);
   });
+
+  it('scan CONFIG --trifecta with no labels written: inferred labels with their evidence, and a GitHub server completes it alone', async () => {
+    const file = join(dir, 'unlabelled.json');
+    const servers = {
+      gh: { command: 'npx', args: ['-y', '@modelcontextprotocol/server-github'] },
+      files: { command: 'npx', args: ['-y', '@modelcontextprotocol/server-filesystem', '/home/me'] },
+      mail: { command: 'node', args: ['/opt/mail.js'] },
+      quiet: { command: 'node', args: ['/opt/mail.js'] },
+    };
+    await writeFile(file, JSON.stringify({ mcpServers: servers, switchboard: { stateDir: 'state2', servers: { quiet: { inferLabels: false } } } }));
+    const out = await cli(['scan', file, '--trifecta']);
+    assert.equal(out.code, 0, out.stderr);
+    assert.match(out.stdout, /from configured and inferred labels/);
+    assert.match(out.stdout, /\n {2}gh: private-data, untrusted-content, egress, destructive\n {4}inferred: private-data, untrusted-content, egress, destructive from the github catalog \(package @modelcontextprotocol\/server-github\)/);
+    assert.match(out.stdout, /\n {2}files: private-data, destructive\n/);
+    assert.match(out.stdout, /\n {2}mail: untrusted-content\n {4}inferred: untrusted-content from an unvetted server/);
+    assert.match(out.stdout, /\n {2}quiet: no labels\n/, 'inferLabels: false leaves the server with its configured labels only');
+    assert.match(out.stdout, /\n {2}gh: private data from gh; untrusted content from gh; out through gh\n/);
+  });
 });

@@ -79,6 +79,8 @@ const WEAKENING: readonly (readonly [string, (c: Json) => void, RegExp])[] = [
   ['roots added', (c) => void fsOpts(c)['roots'].push('/home'), /roots added: "file:\/\/\/home"/],
   ['labels removed from a server', (c) => void (fsOpts(c)['labels'] = []), /labels removed: "private-data"/],
   ['tool labels removed', (c) => void (fsOpts(c)['toolLabels'] = {}), /labels of tools "read_\*" removed: "untrusted-content"/],
+  ['label inference turned off for a server', (c) => void (fsOpts(c)['inferLabels'] = false), /label inference turned off/],
+  ['a tool label pattern added (it replaces what inference gave those tools)', (c) => void (fsOpts(c)['toolLabels']['send_*'] = []), /tool label patterns added .*"send_\*"/],
   ['policy: a deny rule removed', (c) => void sw(c)['policy'].rules.splice(0, 1), /rule "no-delete" \(deny when .*\) removed/],
   ['policy: a deny rule turned into allow', (c) => void (sw(c)['policy'].rules[0].outcome = 'allow'), /rule "no-delete" outcome lowered from deny to allow/],
   ['policy: an ask rule turned into allow', (c) => void (sw(c)['policy'].rules[1].outcome = 'allow'), /rule "ask-write" outcome lowered from ask to allow/],
