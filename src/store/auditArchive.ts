@@ -92,8 +92,10 @@ export interface ArchiveResult {
 
 /** {@link ArchiveOptions.segmentRecords}' default. */
 export const DEFAULT_SEGMENT_RECORDS = 100_000;
-/** Rows read per page, and removed per transaction. */
-const PAGE = 5000;
+/** Rows read per page. */
+const PAGE = 2000;
+/** Rows removed per transaction (each a short hold of SQLite's write lock, and of the event loop). */
+const REMOVE_CHUNK = 500;
 
 const yieldTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
@@ -239,7 +241,7 @@ export async function archiveAudit(log: ArchivableLog, folder: AnchorFolder, nam
   // Verified copies are on disk: checkpoint the archive's end, then remove, a chunk at a time (the marker moves with each).
   folder.write<PrunedCheckpoint>('audit-pruned', name, { seq: end.seq, hash: end.hash, time: new Date(now()).toISOString(), archive: options.out });
   let removed = 0;
-  for (let upTo = Math.min(start.seq + PAGE, end.seq); ; upTo = Math.min(upTo + PAGE, end.seq)) {
+  for (let upTo = Math.min(start.seq + REMOVE_CHUNK, end.seq); ; upTo = Math.min(upTo + REMOVE_CHUNK, end.seq)) {
     const hash = upTo === end.seq ? end.hash : (await liveRow(log, upTo)).hash;
     removed += await log.prune(upTo, hash);
     if (upTo === end.seq) break;

@@ -16,13 +16,13 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, open, readdir, readFile, rename, rm } from 'node:fs/promises';
+import { mkdir, open, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { finished } from 'node:stream/promises';
 import { createGunzip, createGzip } from 'node:zlib';
 import { ChainVerifier, sha256Text, type AuditRow } from './auditChain.js';
-import { AnchorError, writeFileAtomic, type AnchorFolder } from './anchor/anchorFile.js';
+import { AnchorError, type AnchorFolder } from './anchor/anchorFile.js';
 
 /** What a segment's manifest says about it (its checkpoint's body). */
 export interface SegmentManifest {
@@ -168,7 +168,11 @@ export class SegmentWriter {
       lastTime: this.#lastTime,
       sealed: new Date(now()).toISOString(),
     };
-    writeFileAtomic(join(this.#dir, names.manifest), `${folder.seal('audit-segment', store, manifest)}\n`, 'w');
+    // The manifest likewise: a temporary file, synced (on the thread pool), renamed; then the folder.
+    const temp = `${this.#temp}.manifest`;
+    await writeFile(temp, `${folder.seal('audit-segment', store, manifest)}\n`, { mode: 0o600 });
+    await syncPath(temp, 'r+');
+    await rename(temp, join(this.#dir, names.manifest));
     await syncPath(this.#dir);
     return manifest;
   }

@@ -147,7 +147,7 @@ export function resetHint(config?: string): string {
  * Writes `text` to `file` with mode 0600: to a temporary file, synced, then renamed over `file`
  * (`flag: 'wx'`: only when `file` does not exist yet, failing with `EEXIST` otherwise).
  */
-export function writeFileAtomic(file: string, text: string, flag: 'w' | 'wx'): void {
+function writeFileAtomic(file: string, text: string, flag: 'w' | 'wx'): void {
   const temp = flag === 'wx' ? file : `${file}.${randomBytes(8).toString('hex')}.tmp`;
   const fd = openSync(temp, flag, 0o600);
   try {
