@@ -7,7 +7,7 @@
  */
 import { resolve as resolvePath } from 'node:path';
 import { archiveAudit, pruneFindings, type ArchivableLog, type ArchiveCut, type ArchiveResult } from '../store/auditArchive.js';
-import { verifyArchive, type ArchiveVerification } from '../store/auditArchiveVerify.js';
+import { archivedRecordHash, verifyArchive, type ArchiveVerification } from '../store/auditArchiveVerify.js';
 import { describeError } from '../util/errors.js';
 import { CliFailure, UsageError } from './args.js';
 import { openAnchors } from './stateAnchors.js';
@@ -53,15 +53,19 @@ export interface ArchiveFindings {
   readonly problems: { readonly seq: number; readonly problem: string }[];
   readonly notes: string[];
   readonly archive?: Pick<ArchiveVerification, 'segments' | 'records' | 'last'>;
+  /** Where the removed records are, for a witness's checkpoint (`auditAnchorCheck.ts`); `hashOf` only with an archive (`--archive`). */
+  readonly archived: { readonly prunedTo: number; readonly hashOf?: (seq: number) => Promise<string | undefined> };
 }
 
 /** The prune marker's findings and, with `archive` (a folder), the archive's (see `store/auditArchiveVerify.ts`). */
 export async function archiveFindings(log: Pick<ArchivableLog, 'pruned' | 'rows'>, name: string, archive: string | undefined): Promise<ArchiveFindings> {
   const folder = openAnchors();
   const live = await pruneFindings(log, folder, name);
-  if (archive === undefined) return { from: live.start.seq + 1, problems: live.problems, notes: live.notes };
-  const archived = await verifyArchive(log, folder, name, resolvePath(archive));
+  if (archive === undefined) return { from: live.start.seq + 1, problems: live.problems, notes: live.notes, archived: { prunedTo: live.start.seq } };
+  const dir = resolvePath(archive);
+  const archived = await verifyArchive(log, folder, name, dir);
   return {
+    archived: { prunedTo: live.start.seq, hashOf: (seq: number) => archivedRecordHash(folder, name, dir, seq) },
     from: live.start.seq + 1,
     problems: [...live.problems, ...archived.problems],
     // With the archive checked, the note that it is not checked here is left out.

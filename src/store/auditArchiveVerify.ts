@@ -11,7 +11,7 @@
 import { AUDIT_GENESIS } from './auditChain.js';
 import type { AnchorFolder } from './anchor/anchorFile.js';
 import { pruneFindings, type ArchivableLog } from './auditArchive.js';
-import { checkSegmentFile, listSegmentFiles, readManifest, segmentNames, type ArchiveProblem, type SegmentManifest } from './auditSegments.js';
+import { checkSegmentFile, listSegmentFiles, readManifest, segmentNames, segmentRecordHash, type ArchiveProblem, type SegmentManifest } from './auditSegments.js';
 
 /** What {@link verifyArchive} found. */
 export interface ArchiveVerification {
@@ -89,4 +89,17 @@ export async function verifyArchive(log: Pick<ArchivableLog, 'pruned' | 'rows'>,
   }
   notes.push(`archive ${dir}: ${segments} segment${segments === 1 ? '' : 's'}, records ${segments > 0 ? `1..${last}` : 'none'}`);
   return { ok: problems.length === 0, segments, records, last, problems: problems.sort((a, b) => a.seq - b.seq), notes };
+}
+
+/**
+ * The hash of archived record `seq` of log `name` in `dir` (read from the valid segment that
+ * holds it), or undefined when no valid segment does. Meaningful once {@link verifyArchive}
+ * found the archive intact.
+ */
+export async function archivedRecordHash(folder: AnchorFolder, name: string, dir: string, seq: number): Promise<string | undefined> {
+  for (const file of (await listSegmentFiles(dir)).manifests) {
+    const manifest = await readManifest(folder, name, dir, file);
+    if (typeof manifest !== 'string' && manifest.first <= seq && seq <= manifest.last) return segmentRecordHash(dir, manifest, seq);
+  }
+  return undefined;
 }

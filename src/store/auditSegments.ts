@@ -208,3 +208,16 @@ export async function checkSegmentFile(dir: string, manifest: SegmentManifest): 
   else if (last !== manifest.hash) problems.push({ seq: manifest.last, problem: `${where}: the last record's hash is not the manifest's: it was altered` });
   return problems;
 }
+
+/** The hash of record `seq` as segment `manifest`'s file in `dir` holds it (undefined when the file does not hold it). */
+export async function segmentRecordHash(dir: string, manifest: SegmentManifest, seq: number): Promise<string | undefined> {
+  if (seq < manifest.first || seq > manifest.last) return undefined;
+  let at = manifest.first;
+  const lines = createInterface({ input: createReadStream(join(dir, manifest.file)).pipe(createGunzip()), crlfDelay: Infinity });
+  try {
+    for await (const line of lines) if (at++ === seq) return sha256Text(line);
+  } finally {
+    lines.close();
+  }
+  return undefined;
+}

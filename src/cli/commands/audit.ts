@@ -108,8 +108,8 @@ async function runAudit({ options, positionals }: ParsedCommand): Promise<number
       return 0;
     }
     const chain = await log.verify();
-    const anchored = await anchorFindings(log, name, checkpointFile);
     const archived = await archiveFindings(archivable, name, archiveDir);
+    const anchored = await anchorFindings(log, name, checkpointFile, archived.archived);
     const problems = [...chain.problems, ...anchored.problems, ...archived.problems];
     const report = { ...chain, from: archived.from, ok: problems.length === 0, problems, notes: [...anchored.notes, ...archived.notes], ...(archived.archive !== undefined ? { archive: archived.archive } : {}) };
     if (options['json'] === true) out(JSON.stringify(report));

@@ -2,9 +2,11 @@
 // them on the gateway's audit log (a config's state folder): archive, verify live and
 // archived, then an archived segment deleted and a prune marker forged, both reported.
 import assert from 'node:assert/strict';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import { after, before, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import { SqliteAuditLog } from '../../../src/store/sqliteAudit.js';
@@ -81,5 +83,53 @@ describe('cli: switchboard audit archive / verify --archive', () => {
     const misplaced = await cli(['audit', 'tail', '--config', config, '--archive', archive], env);
     assert.equal(misplaced.code, 2);
     assert.match(misplaced.stderr, /--archive goes with verify/);
+  });
+});
+
+describe('cli: a witness\'s signed checkpoint whose record was archived', () => {
+  let dir: string;
+  let config: string;
+  let env: Record<string, string>;
+  const append = async (log: SqliteAuditLog, count: number): Promise<void> =>
+    void (await Promise.all(Array.from({ length: count }, () => log.append({ time: new Date().toISOString(), kind: 'request', method: 'tools/call', decisions: [], outcome: 'ok', latencyMs: 1 }))));
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'switchboard-archive-witness-'));
+    config = join(dir, 'switchboard.json');
+    env = { SWITCHBOARD_ANCHOR_DIR: join(dir, 'anchor') };
+    await writeFile(config, JSON.stringify({ mcpServers: {}, switchboard: { stateDir: '.switchboard' } }));
+  });
+  after(() => rm(dir, { recursive: true, force: true }));
+
+  it('verify --checkpoint checks it against the archive (with --archive), and finds it rewritten there', TIMEOUT, async () => {
+    const file = join(dir, '.switchboard', 'audit.db');
+    let log = SqliteAuditLog.open(file);
+    await append(log, 2000);
+    await log.close();
+    const signed = await cli(['audit', 'checkpoint', '--config', config], env);
+    assert.equal(signed.code, 0, signed.stderr);
+    const checkpoint = join(dir, 'witness.json');
+    await writeFile(checkpoint, signed.stdout);
+    log = SqliteAuditLog.open(file);
+    await append(log, 1000);
+    await log.close();
+    const archive = join(dir, 'archive');
+    assert.equal((await cli(['audit', 'archive', '--config', config, '--before', '2501', '--out', archive], env)).code, 0);
+
+    const liveOnly = await cli(['audit', 'verify', '--config', config, '--checkpoint', checkpoint], env);
+    assert.equal(liveOnly.code, 0, liveOnly.stdout);
+    assert.match(liveOnly.stdout, /the signed checkpoint's record 2000 is archived \(the live log starts at 2501\): --archive DIR checks it there/);
+    const whole = await cli(['audit', 'verify', '--config', config, '--checkpoint', checkpoint, '--archive', archive], env);
+    assert.equal(whole.code, 0, whole.stdout);
+    assert.match(whole.stdout, /the archive holds the signed checkpoint's record 2000 \(signed .* by key /);
+
+    // The archive rewritten at the checkpoint's record: the segment and the checkpoint both say so.
+    const segment = join(archive, 'seg-000000000001-000000002500.jsonl.gz');
+    const lines = gunzipSync(readFileSync(segment)).toString('utf8').split('\n');
+    lines[1999] = (lines[1999] as string).replace('"outcome":"ok"', '"outcome":"denied"');
+    writeFileSync(segment, gzipSync(lines.join('\n')));
+    const tampered = await cli(['audit', 'verify', '--config', config, '--checkpoint', checkpoint, '--archive', archive], env);
+    assert.equal(tampered.code, 1);
+    assert.match(tampered.stdout, /^record 2001: segment seg-000000000001-000000002500\.jsonl\.gz: the link to the previous record is broken/m);
+    assert.match(tampered.stdout, /^record 2000: checkpoint .*witness\.json \(signed .*\): the archive holds another record 2000$/m);
   });
 });
