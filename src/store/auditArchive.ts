@@ -156,6 +156,40 @@ async function sealedSegments(folder: AnchorFolder, name: string, dir: string): 
 }
 
 /**
+ * Copies live rows `next..last` (after `after`) into `writer`, checking their chain, until the
+ * time cut (`before.time`, past `mustReach`); resolves true when the cut stopped it.
+ *
+ * @throws ArchiveError when the live rows do not verify (nothing of them is sealed) or are missing.
+ */
+async function copyRows(log: ArchivableLog, writer: SegmentWriter, range: { readonly next: number; readonly last: number; readonly after: ChainPoint; readonly before: ArchiveCut; readonly mustReach: number }): Promise<boolean> {
+  const { next, last, before, mustReach } = range;
+  const verifier = new ChainVerifier(range.after.seq > 0 ? range.after : undefined);
+  const check = (): void => {
+    const checked = verifier.result();
+    if (!checked.ok) throw new ArchiveError(`The live audit log is not intact where it is to be archived; nothing was archived from record ${next} on: ${checked.problems.map((p) => `record ${p.seq}: ${p.problem}`).join('; ')}`);
+  };
+  for (let from = next; from <= last; ) {
+    const rows = await log.rows(from, last, PAGE);
+    for (const row of rows) {
+      const time = (JSON.parse(row.line) as { time?: unknown }).time;
+      const when = typeof time === 'string' ? time : '';
+      if (before.time !== undefined && when >= before.time && row.seq > mustReach && (before.seq === undefined || row.seq >= before.seq)) {
+        check();
+        return true;
+      }
+      verifier.add(row);
+      await writer.add(row, when);
+    }
+    check();
+    const lastRow = rows.at(-1);
+    if (lastRow === undefined) throw new ArchiveError(`records ${from}..${last} are missing from the live log`);
+    from = lastRow.seq + 1;
+    await yieldTurn();
+  }
+  return false;
+}
+
+/**
  * Archives the records of log `name` before `options.before` into sealed segments in
  * `options.out`, then removes them from the live log (see the module comment for the order).
  *
@@ -172,7 +206,8 @@ export async function archiveAudit(log: ArchivableLog, folder: AnchorFolder, nam
   const head = await log.head();
   const anchored = folder.read<AuditCheckpoint>('audit', name);
   // The head and the anchored record (and what follows) stay live.
-  let limit = Math.min(head.seq - 1, anchored !== undefined && anchored.seq > 0 ? anchored.seq - 1 : Infinity);
+  const hardLimit = Math.min(head.seq - 1, anchored !== undefined && anchored.seq > 0 ? anchored.seq - 1 : Infinity);
+  let limit = hardLimit;
   // With both a number and a time, whichever cuts later wins (the loop stops where both say so).
   if (options.before.seq !== undefined && options.before.time === undefined) limit = Math.min(limit, options.before.seq - 1);
   // An interrupted run's checkpoint is honoured: its records are archived (reused) and removed whatever this cut says.
@@ -188,8 +223,9 @@ export async function archiveAudit(log: ArchivableLog, folder: AnchorFolder, nam
     if (typeof invalid === 'string') throw new ArchiveError(`${options.out} holds a segment starting at record ${next} that is not valid (${invalid}); move it away`);
     // A segment holding the next record (starting there, or before it where a run stopped mid-removal).
     const existing = [...sealed.values()].find((m): m is SegmentManifest => typeof m !== 'string' && m.first <= next && next <= m.last);
-    if (existing !== undefined && existing.last <= limit) {
-      // Sealed by an interrupted run: reused when it is intact and continues the live chain.
+    // Sealed by an interrupted run: reused when it is intact and continues the live chain (even past
+    // this run's cut: the segments stay as sealed, never overlapping).
+    if (existing !== undefined && existing.last <= hardLimit) {
       const live = await liveRow(log, existing.last);
       const problems = await checkSegmentFile(options.out, existing);
       if ((existing.first === next && existing.prev !== end.hash) || live.hash !== existing.hash || problems.length > 0) {
@@ -201,31 +237,11 @@ export async function archiveAudit(log: ArchivableLog, folder: AnchorFolder, nam
     }
     const writer = new SegmentWriter(options.out, next, end.hash);
     const last = Math.min(limit, next + perSegment - 1);
-    const segmentVerifier = new ChainVerifier(end.seq > 0 ? end : undefined);
-    for (let from = next; from <= last && !stopped; ) {
-      const rows = await log.rows(from, last, PAGE);
-      for (const row of rows) {
-        const time = (JSON.parse(row.line) as { time?: unknown }).time;
-        const when = typeof time === 'string' ? time : '';
-        if (options.before.time !== undefined && when >= options.before.time && row.seq > mustReach && (options.before.seq === undefined || row.seq >= options.before.seq)) {
-          stopped = true;
-          break;
-        }
-        segmentVerifier.add(row);
-        await writer.add(row, when);
-      }
-      const checked = segmentVerifier.result();
-      if (!checked.ok) {
-        await writer.abandon();
-        throw new ArchiveError(`The live audit log is not intact where it is to be archived; nothing was archived from record ${next} on: ${checked.problems.map((p) => `record ${p.seq}: ${p.problem}`).join('; ')}`);
-      }
-      const lastRow = rows.at(-1);
-      if (rows.length === 0 || lastRow === undefined) {
-        if (from <= last) throw new ArchiveError(`records ${from}..${last} are missing from the live log`);
-        break;
-      }
-      from = lastRow.seq + 1;
-      await yieldTurn();
+    try {
+      stopped = await copyRows(log, writer, { next, last, after: end, before: options.before, mustReach });
+    } catch (error) {
+      await writer.abandon();
+      throw error;
     }
     if (writer.count === 0) {
       await writer.abandon();
