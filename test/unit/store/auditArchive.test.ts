@@ -12,7 +12,7 @@ import { after, before, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import type { AuditEntry } from '../../../src/host/audit.js';
 import { AnchorFolder } from '../../../src/store/anchor/anchorFile.js';
-import { archiveAudit, pruneFindings } from '../../../src/store/auditArchive.js';
+import { archiveAudit, pruneFindings, type ArchivableLog } from '../../../src/store/auditArchive.js';
 import { verifyArchive } from '../../../src/store/auditArchiveVerify.js';
 import { SqliteAuditLog } from '../../../src/store/sqliteAudit.js';
 import { AuditTable } from '../../../src/store/sqliteAuditTable.js';
@@ -54,6 +54,23 @@ function editArchivedLine(file: string, seq: number, first: number): void {
   assert.match(lines[index] ?? '', /"outcome":"ok"/);
   lines[index] = (lines[index] as string).replace('"outcome":"ok"', '"outcome":"denied"');
   writeFileSync(file, gzipSync(lines.join('\n')));
+}
+
+/** `table` as the archiver sees it, killed when `rows` is asked for a range `crashRows` names, or at the first removal (`crashPrune`). */
+function crashing(table: AuditTable, crash: { readonly crashRows?: (from: number, to: number) => boolean; readonly crashPrune?: boolean }): ArchivableLog {
+  return {
+    head: () => table.head(),
+    pruned: () => table.pruned(),
+    usedBytes: () => table.usedBytes(),
+    rows: (from, to, limit) => {
+      if (crash.crashRows?.(from, to) === true) throw new Error('killed');
+      return table.rows(from, to, limit);
+    },
+    prune: (upTo, hash) => {
+      if (crash.crashPrune === true) throw new Error('killed');
+      return table.prune(upTo, hash);
+    },
+  };
 }
 
 describe('audit archive: a few hundred thousand records', () => {
@@ -222,6 +239,44 @@ describe('audit archive: attacks on the pruned range and the archive', () => {
     }
   });
 
+  it('live row rewritten before archiving: the archiver refuses to seal it, nothing is sealed or removed', { timeout: 60_000 }, async () => {
+    const { folder, file, out, name, table } = await small('tampered-live');
+    try {
+      const db = new Database(file);
+      db.prepare(`UPDATE audit SET line = replace(line, '"outcome":"ok"', '"outcome":"denied"') WHERE seq = 700`).run();
+      db.close();
+      await assert.rejects(archiveAudit(table, folder, name, { out, before: { seq: 1001 }, segmentRecords: 500 }), /not intact where it is to be archived; nothing was archived from record 501 on: record 700: the record does not match its hash/);
+      assert.equal(table.pruned().seq, 0);
+      assert.equal(table.rows(1, 2000, 5000).length, 2000);
+      // The segment before the rewritten row was sealed (it verified), but no checkpoint: nothing counts as archived yet.
+      assert.deepEqual((await pruneFindings(table, folder, name)).problems, []);
+      assert.deepEqual(
+        readdirSync(out).filter((f) => f.endsWith('.gz')),
+        ['seg-000000000001-000000000500.jsonl.gz'],
+      );
+    } finally {
+      table.close();
+    }
+  });
+
+  it('a segment an earlier run sealed past this run\'s cut is reused as sealed (no overlapping segment)', { timeout: 60_000 }, async () => {
+    const { folder, out, name, table } = await small('past-cut');
+    try {
+      // An earlier run sealed 1..800 and was stopped while copying the next segment (before any checkpoint).
+      const killed = crashing(table, { crashRows: (from, to) => from !== to && from > 800 });
+      await assert.rejects(archiveAudit(killed, folder, name, { out, before: { seq: 1601 }, segmentRecords: 800 }), /killed/);
+      assert.equal((await pruneFindings(table, folder, name)).checkpoint, undefined);
+      const result = await archiveAudit(table, folder, name, { out, before: { seq: 301 } });
+      assert.deepEqual(
+        result.segments.map((s) => [s.first, s.last, s.reused]),
+        [[1, 800, true]],
+      );
+      assert.equal((await verifyArchive(table, folder, name, out)).ok, true);
+    } finally {
+      table.close();
+    }
+  });
+
   it('the head and the anchored record stay live whatever the cut', { timeout: 60_000 }, async () => {
     const { folder, out, name, table } = await small('head', 100);
     try {
@@ -265,18 +320,8 @@ describe('audit archive: a crash mid-way loses and duplicates nothing', () => {
     try {
       // The "crash": reading the live log fails after two segments (of 400) were sealed.
       let reads = 0;
-      const crashing = {
-        head: () => table.head(),
-        pruned: () => table.pruned(),
-        usedBytes: () => table.usedBytes(),
-        prune: (upTo: number, hash: string) => table.prune(upTo, hash),
-        rows: (from: number, to: number, limit: number) => {
-          if (from === to) return table.rows(from, to, limit);
-          if (++reads > 2) throw new Error('killed');
-          return table.rows(from, to, limit);
-        },
-      };
-      await assert.rejects(archiveAudit(crashing, folder, name, { out, before: { seq: 2001 }, segmentRecords: 400 }), /killed/);
+      const killed = crashing(table, { crashRows: (from, to) => from !== to && ++reads > 2 });
+      await assert.rejects(archiveAudit(killed, folder, name, { out, before: { seq: 2001 }, segmentRecords: 400 }), /killed/);
       assert.equal(table.pruned().seq, 0, 'nothing was removed');
       assert.equal(table.verify().records, 3000);
       writeFileSync(join(out, '.seg-000000000801.deadbeef0000.tmp'), 'half a segment');
@@ -304,17 +349,9 @@ describe('audit archive: a crash mid-way loses and duplicates nothing', () => {
   it('stopped while removing: verify says archived-not-removed (no gap), and the re-run finishes', { timeout: 60_000 }, async () => {
     const { folder, out, name, table } = await small('crash-prune');
     try {
-      const crashing = {
-        head: () => table.head(),
-        pruned: () => table.pruned(),
-        usedBytes: () => table.usedBytes(),
-        rows: (from: number, to: number, limit: number) => table.rows(from, to, limit),
-        prune: () => {
-          throw new Error('killed');
-        },
-      };
+      const killed = crashing(table, { crashPrune: true });
       // The crash comes after the segments and the archive's checkpoint, before the first removal...
-      await assert.rejects(archiveAudit(crashing, folder, name, { out, before: { seq: 2001 } }), /killed/);
+      await assert.rejects(archiveAudit(killed, folder, name, { out, before: { seq: 2001 } }), /killed/);
       assert.equal(table.pruned().seq, 0);
       // ...or after the first chunk's removal (1..1000 with the marker, in one transaction).
       table.prune(1000, (table.rows(1000, 1000, 1)[0] as { hash: string }).hash);
