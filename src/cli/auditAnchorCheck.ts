@@ -20,8 +20,17 @@ export interface AnchorFindings {
   readonly notes: string[];
 }
 
-/** Checks `log` (named `name`) against its anchor, and against the signed checkpoint in `checkpointFile` when given. */
-export async function anchorFindings(log: Pick<AuditReader, 'read' | 'tail'>, name: string, checkpointFile?: string): Promise<AnchorFindings> {
+/** Where an archived log's records are (see `auditArchiveCommand.ts`): removed up to `prunedTo`; `hashOf` reads an archived record's hash from a verified archive. */
+export interface ArchivedRange {
+  readonly prunedTo: number;
+  readonly hashOf?: (seq: number) => Promise<string | undefined>;
+}
+
+/**
+ * Checks `log` (named `name`) against its anchor, and against the signed checkpoint in
+ * `checkpointFile` when given (its record, once archived, against the archive: `archived`).
+ */
+export async function anchorFindings(log: Pick<AuditReader, 'read' | 'tail'>, name: string, checkpointFile?: string, archived?: ArchivedRange): Promise<AnchorFindings> {
   const findings: AnchorFindings = { problems: [], notes: [] };
   let anchor: AuditCheckpoint | undefined;
   try {
@@ -45,7 +54,13 @@ export async function anchorFindings(log: Pick<AuditReader, 'read' | 'tail'>, na
     }
     const checkpoint = readSignedCheckpoint(text);
     if (typeof checkpoint === 'string') findings.problems.push({ seq: 0, problem: `checkpoint ${checkpointFile}: ${checkpoint}` });
-    else {
+    else if (archived !== undefined && checkpoint.seq > 0 && checkpoint.seq <= archived.prunedTo) {
+      // Its record left the live log: the archive holds it.
+      const hash = await archived.hashOf?.(checkpoint.seq);
+      if (archived.hashOf === undefined) findings.notes.push(`the signed checkpoint's record ${checkpoint.seq} is archived (the live log starts at ${archived.prunedTo + 1}): --archive DIR checks it there`);
+      else if (hash !== checkpoint.hash) findings.problems.push({ seq: checkpoint.seq, problem: `checkpoint ${checkpointFile} (signed ${checkpoint.time}): the archive ${hash === undefined ? 'does not hold' : 'holds another'} record ${checkpoint.seq}` });
+      else findings.notes.push(`the archive holds the signed checkpoint's record ${checkpoint.seq} (signed ${checkpoint.time} by key ${witnessThumbprint(checkpoint.key)})`);
+    } else {
       const problem = await auditAnchorProblem(log, checkpoint);
       if (problem !== undefined) findings.problems.push({ seq: checkpoint.seq, problem: `checkpoint ${checkpointFile} (signed ${checkpoint.time}): ${problem}` });
       else findings.notes.push(`holds the signed checkpoint's record ${checkpoint.seq} (signed ${checkpoint.time} by key ${witnessThumbprint(checkpoint.key)})`);

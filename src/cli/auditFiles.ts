@@ -9,10 +9,12 @@ import { join } from 'node:path';
 import { auditSubject, type AuditRecord } from '../host/audit.js';
 import type { HostConfig } from '../host/configTypes.js';
 import type { AuditProcess, SqliteAuditOptions } from '../store/sqliteAudit.js';
+import { retentionHint } from '../store/auditRetention.js';
 
 /** The {@link SqliteAuditLog} options of a config's `switchboard.audit`. */
-export function auditStoreOptions(config: Pick<HostConfig, 'auditDurability' | 'auditSyncIntervalMs'>): SqliteAuditOptions {
-  return { durability: config.auditDurability, process: THIS_PROCESS, ...(config.auditSyncIntervalMs !== undefined ? { syncIntervalMs: config.auditSyncIntervalMs } : {}) };
+export function auditStoreOptions(config: Pick<HostConfig, 'auditDurability' | 'auditSyncIntervalMs' | 'auditRetention'>): SqliteAuditOptions {
+  // A full disk's refusal says which retention setting frees space.
+  return { durability: config.auditDurability, process: THIS_PROCESS, fullHint: retentionHint(config.auditRetention), ...(config.auditSyncIntervalMs !== undefined ? { syncIntervalMs: config.auditSyncIntervalMs } : {}) };
 }
 
 /**

@@ -46,6 +46,7 @@ import { SWITCHBOARD_VERSION } from '../util/version.js';
 import { createLineLogger, type Logger } from '../util/logger.js';
 import { CliFailure, portOption, UsageError, type ParsedArgs } from './args.js';
 import { anchoredAudit, anchorDir } from './stateAnchors.js';
+import { startAuditRetention } from './auditRetentionSetup.js';
 import { stateSecret, type StateSecret } from './stateSecret.js';
 import { approvalKey } from './approvalKey.js';
 import { gatewayReload } from './gatewayReload.js';
@@ -105,6 +106,8 @@ export async function gatewayCommand(options: ParsedArgs['options']): Promise<vo
           await closeStores(audit, undefined, shared, logger);
           throw new CliFailure(`${describeError(error)} The gateway did not start.`);
         });
+  // switchboard.audit.retention: old records archived on a timer, off the request path.
+  const retention = audit === undefined ? undefined : startAuditRetention(config, logger, shared.audit !== undefined && storeUrl !== undefined ? { log: shared.audit, store: storeUrl } : undefined);
   // Over --stdio, stdin is the protocol: nobody can be asked there.
   const interactive = options['stdio'] !== true && process.stdin.isTTY === true && process.stderr.isTTY === true;
   // The web console (switchboard.console): its call metrics and the launches waiting for a person.
@@ -155,6 +158,7 @@ export async function gatewayCommand(options: ParsedArgs['options']): Promise<vo
       extra: [
         { path: userFolder(), what: 'per-user folder' },
         { path: anchorDir(), what: 'state anchor folder' },
+        ...(config.auditRetention !== undefined ? [{ path: config.auditRetention.archiveDir, what: 'audit archive folder' }] : []),
       ],
     },
     ...(audit !== undefined ? { audit } : {}),
@@ -170,6 +174,7 @@ export async function gatewayCommand(options: ParsedArgs['options']): Promise<vo
     ...(metrics !== undefined ? { observers: [metrics.interceptor()] } : {}),
     gateway: { server: { logger, ...(Object.keys(requestState).length > 0 ? { requestState } : {}) } },
   }).catch(async (error: unknown) => {
+    await retention?.stop();
     await checkpoints?.stop();
     await closeStores(audit, pins, shared, logger);
     throw error;
@@ -231,6 +236,7 @@ export async function gatewayCommand(options: ParsedArgs['options']): Promise<vo
     watcher.close();
     webConsole?.api.close();
     await opened.close();
+    await retention?.stop();
     await checkpoints?.stop();
     await closeStores(audit, pins, shared, logger);
   };

@@ -12,6 +12,7 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { AuditLog, AuditReader } from '../host/audit.js';
+import type { ArchivableLog } from '../store/auditArchive.js';
 import type { ConsentGrantStore } from '../host/consent/consentGrants.js';
 import type { SharedConsentRequests } from '../host/consent/sharedConsent.js';
 import type { ConcurrencyStore, RateLimitStore } from '../host/guards.js';
@@ -29,7 +30,7 @@ import { CliFailure } from './args.js';
 /** What {@link openSharedStores} opened (each member only when its URL was given). */
 export interface SharedStores {
   readonly pins?: PinStore;
-  readonly audit?: AuditLog & AuditReader & { close(): Promise<void> };
+  readonly audit?: AuditLog & AuditReader & ArchivableLog & { close(): Promise<void> };
   /** Kept consent approvals. */
   readonly grants?: ConsentGrantStore & { close(): Promise<void> };
   /** The consent requests every instance sees and answers. */

@@ -24,6 +24,7 @@ import { readGuards } from './configGuards.js';
 import { DEFAULT_GATEWAY_LIMITS, readGatewayLimits } from './configLimits.js';
 import { readConsent } from './configConsent.js';
 import { readRedact, readSanitize } from './configSanitize.js';
+import { readAuditRetention } from './configRetention.js';
 import { LABEL_OPTION_KEYS, readPolicy, readServerLabels } from './configPolicy.js';
 import { folderOf, pathToFileUri, resolvePath } from './configPaths.js';
 import { isLoopbackHttp } from './canonicalServerUrl.js';
@@ -118,13 +119,14 @@ export function parseConfig(text: string, options: ParseConfigOptions): HostConf
   const optionsById = readServerOptionsSection(read, section['servers'], ids, folder);
   const servers = ids.map((id) => readServer(read, id, entries[id], optionsById.get(id), { folder, env: options.env, warnings, defaultRoots }));
   const approvedLaunches = readApprovals(read, section['approvedLaunches'], ids, warnings);
+  const stateDir = resolvePath(folder, section['stateDir'] === undefined ? (options.defaultStateDir ?? CONFIG_DEFAULTS.stateDir) : read.string(section['stateDir'], '$.switchboard.stateDir', true));
   return {
     file: options.file,
     servers,
     namespacing: section['namespacing'] === undefined ? CONFIG_DEFAULTS.namespacing : read.choice<NamespacingMode>(section['namespacing'], ['always', 'on-collision', 'never'], '$.switchboard.namespacing'),
     separator: section['separator'] === undefined ? CONFIG_DEFAULTS.separator : readSeparator(read, section['separator']),
     exposure: section['exposure'] === undefined ? CONFIG_DEFAULTS.exposure : read.choice<Exposure>(section['exposure'], ['all', 'search'], '$.switchboard.exposure'),
-    stateDir: resolvePath(folder, section['stateDir'] === undefined ? (options.defaultStateDir ?? CONFIG_DEFAULTS.stateDir) : read.string(section['stateDir'], '$.switchboard.stateDir', true)),
+    stateDir,
     ...readSharedStores(read, section),
     gateway: readGateway(read, section['gateway'], options.env),
     guards: readGuards(read, section['guards']),
@@ -133,7 +135,7 @@ export function parseConfig(text: string, options: ParseConfigOptions): HostConf
     redact: readRedact(read, section['redact']),
     policy: readPolicy(read, section['policy']),
     pins: section['pins'] === undefined ? true : read.boolean(section['pins'], '$.switchboard.pins'),
-    ...readAudit(read, section['audit']),
+    ...readAudit(read, section['audit'], folder, stateDir),
     console: readConsole(read, section['console']),
     trustedKeys: readTrustedKeys(read, section['trustedKeys'], ids),
     approvedLaunches,
@@ -354,19 +356,21 @@ function readOAuth(read: ConfigReader, value: unknown, path: string): ServerOAut
 }
 
 /**
- * `switchboard.audit`: `true` / `false`, or `{ "durability": "sync" | "batch", "syncIntervalMs": n }`
- * (the log on; `syncIntervalMs`, 0 to 60000, only with `batch`).
+ * `switchboard.audit`: `true` / `false`, or `{ "durability": "sync" | "batch", "syncIntervalMs": n, "retention": {...} }`
+ * (the log on; `syncIntervalMs`, 0 to 60000, only with `batch`; `retention`: see `configRetention.ts`).
  */
-function readAudit(read: ConfigReader, value: unknown): Pick<HostConfig, 'audit' | 'auditDurability' | 'auditSyncIntervalMs'> {
+function readAudit(read: ConfigReader, value: unknown, folder: string, stateDir: string): Pick<HostConfig, 'audit' | 'auditDurability' | 'auditSyncIntervalMs' | 'auditRetention'> {
   if (value === undefined) return { audit: true, auditDurability: 'sync' };
   if (typeof value === 'boolean') return { audit: value, auditDurability: 'sync' };
   const raw = read.record(value, '$.switchboard.audit');
-  read.strictKeys(raw, ['durability', 'syncIntervalMs'], '$.switchboard.audit');
+  read.strictKeys(raw, ['durability', 'syncIntervalMs', 'retention'], '$.switchboard.audit');
   const durability = raw['durability'] === undefined ? 'sync' : read.choice<AuditDurability>(raw['durability'], ['sync', 'batch'], '$.switchboard.audit.durability');
-  if (raw['syncIntervalMs'] === undefined) return { audit: true, auditDurability: durability };
+  const retention = readAuditRetention(read, raw['retention'], folder, stateDir);
+  const options = { audit: true, auditDurability: durability, ...(retention !== undefined ? { auditRetention: retention } : {}) };
+  if (raw['syncIntervalMs'] === undefined) return options;
   const path = '$.switchboard.audit.syncIntervalMs';
   if (durability !== 'batch') read.fail(path, 'applies only with "durability": "batch" (with "sync" every answer waits for its own sync)');
-  return { audit: true, auditDurability: durability, auditSyncIntervalMs: read.integer(raw['syncIntervalMs'], 0, 60_000, path) };
+  return { ...options, auditSyncIntervalMs: read.integer(raw['syncIntervalMs'], 0, 60_000, path) };
 }
 
 function readSeparator(read: ConfigReader, value: unknown): string {

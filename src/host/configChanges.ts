@@ -14,7 +14,7 @@
  *   strongest matching outcome wins, so an added rule of any outcome, or a removed `allow`,
  *   cannot weaken); dry run turned on; a built-in lowered (`deny` > `ask` > `off`); taint
  *   windows shortened; fewer sessions tracked;
- * - pins, audit, redaction, sanitising turned off or lowered; audit durability lowered;
+ * - pins, audit, redaction, sanitising turned off or lowered; audit durability lowered; audit retention turned on or changed;
  * - guards removed or loosened; consent providers added, `ask` patterns removed, the webhook
  *   changed; trusted keys added; namespacing lowered or the separator changed; the state
  *   folder, shared stores, listen host or gateway auth changed;
@@ -55,7 +55,7 @@ export function weakeningChanges(old: HostConfig, next: HostConfig): WeakeningCh
 type Add = (path: string, reason: string) => void;
 
 /** Top-level keys this module judges (the rest, when changed, are weakening by default). */
-const JUDGED = new Set(['file', 'servers', 'policy', 'warnings', 'approvedLaunches', 'exposure', 'console', 'namespacing', 'separator', 'stateDir', 'store', 'cache', 'gateway', 'guards', 'consent', 'sanitize', 'redact', 'pins', 'audit', 'auditDurability', 'auditSyncIntervalMs', 'trustedKeys']);
+const JUDGED = new Set(['file', 'servers', 'policy', 'warnings', 'approvedLaunches', 'exposure', 'console', 'namespacing', 'separator', 'stateDir', 'store', 'cache', 'gateway', 'guards', 'consent', 'sanitize', 'redact', 'pins', 'audit', 'auditDurability', 'auditSyncIntervalMs', 'auditRetention', 'trustedKeys']);
 const NAMESPACING = ['never', 'on-collision', 'always'];
 const SANITIZE = ['off', 'flag', 'strip'];
 const BUILTIN = ['off', 'ask', 'deny'];
@@ -218,6 +218,9 @@ function topLevelChanges(a: HostConfig, b: HostConfig, add: Add): void {
   if (a.audit && !b.audit) add(`${s}.audit`, 'the audit log turned off');
   if (lowered(DURABILITY, a.auditDurability, b.auditDurability)) add(`${s}.audit.durability`, `audit durability lowered from ${a.auditDurability} to ${b.auditDurability}`);
   if (b.auditDurability === 'batch' && raised(a.auditSyncIntervalMs ?? 10, b.auditSyncIntervalMs ?? 10)) add(`${s}.audit.syncIntervalMs`, 'audit sync interval raised (a crash can lose more records)');
+  // Retention turned on or changed moves records out of the live log (to its folder); turned off keeps them.
+  const retention = b.auditRetention;
+  if (retention !== undefined && !same(a.auditRetention, retention)) add(`${s}.audit.retention`, `audit retention turned on or changed (records move out of the live log to ${retention.archiveDir})`);
   const keys = a.trustedKeys.map((k) => canonicalize(k));
   const trusted = b.trustedKeys.filter((k) => !keys.includes(canonicalize(k)));
   if (trusted.length > 0) add(`${s}.trustedKeys`, `publisher keys trusted now: ${trusted.map((k) => k.name ?? 'unnamed').join(', ')}`);

@@ -197,6 +197,20 @@ export interface RedactConfig {
   readonly entropy: boolean;
 }
 
+/** `switchboard.audit.retention`, parsed (at least one of `keepDays` and `keepGB`). */
+export interface AuditRetentionConfig {
+  /** Records older than this many days are archived. */
+  readonly keepDays?: number;
+  /** The oldest records are archived while the live log takes more than this many gigabytes (10^9 bytes). */
+  readonly keepGB?: number;
+  /** The archive folder (resolved; default `<stateDir>/audit-archive`). */
+  readonly archiveDir: string;
+  /** Most records per sealed segment (default 100000). */
+  readonly segmentRecords?: number;
+  /** How often the gateway looks, in minutes (default 60). */
+  readonly intervalMinutes?: number;
+}
+
 /** A parsed, validated host configuration. */
 export interface HostConfig {
   /** The config file it came from (as given to `parseConfig`). */
@@ -241,6 +255,8 @@ export interface HostConfig {
    * (undefined: the store's default, 10 ms).
    */
   readonly auditSyncIntervalMs?: number;
+  /** `switchboard.audit.retention`: what stays live and where the rest is archived (undefined: nothing is archived on its own). */
+  readonly auditRetention?: AuditRetentionConfig;
   /** Serve the web console under `/console` (`switchboard.console`, a boolean or `{ "enabled": bool }`; default true). */
   readonly console: boolean;
   /** Publisher keys whose signed manifests are trusted (and whose signed updates need no review). */

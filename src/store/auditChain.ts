@@ -228,6 +228,17 @@ export class ChainVerifier {
   #expected = 1;
   #records = 0;
 
+  /**
+   * `after`: the record the first row follows (its number and hash; a log pruned below it, or an
+   * archived segment after the one ending there). Default: none (the first row is record 1 after the genesis hash).
+   */
+  constructor(after?: { readonly seq: number; readonly hash: string }) {
+    if (after !== undefined) {
+      this.#prev = after.hash;
+      this.#expected = after.seq + 1;
+    }
+  }
+
   /** Checks the next row. */
   add(row: AuditRow): void {
     this.#records++;

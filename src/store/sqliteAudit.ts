@@ -47,12 +47,10 @@ import { OPEN_PENDING, PendingRows } from './sqliteAuditPending.js';
 import { DEFAULT_BATCH_SYNC_MS, type SqliteAuditOptions } from './sqliteAuditOptions.js';
 import { AuditTable, writeProblem } from './sqliteAuditTable.js';
 
-export { DEFAULT_BATCH_SYNC_MS, type SqliteAuditOptions } from './sqliteAuditOptions.js';
-
-export type { AuditProcess } from './auditPending.js';
 import { McpError, McpErrorCode, describeError } from '../util/errors.js';
 import { WalSync } from './sqliteFile.js';
-
+export { DEFAULT_BATCH_SYNC_MS, type SqliteAuditOptions } from './sqliteAuditOptions.js';
+export type { AuditProcess } from './auditPending.js';
 export { AUDIT_GENESIS } from './auditChain.js';
 
 /** Most turns of the event loop a group of appends waits while it still grows (either durability; see the module comment). */
@@ -116,6 +114,7 @@ export class SqliteAuditLog implements AuditLog, AuditReader {
   #commitTimer: ReturnType<typeof setTimeout> | undefined;
   #peerTimer: ReturnType<typeof setInterval> | undefined;
   readonly #process: AuditProcess | undefined;
+  readonly #fullHint: string | undefined;
 
   private constructor(table: AuditTable, options: SqliteAuditOptions) {
     this.file = table.file;
@@ -125,6 +124,7 @@ export class SqliteAuditLog implements AuditLog, AuditReader {
     this.#batch = options.durability === 'batch';
     this.#syncIntervalMs = options.syncIntervalMs ?? DEFAULT_BATCH_SYNC_MS;
     this.#process = options.process;
+    this.#fullHint = options.fullHint;
     const { seq, hash } = table.head();
     this.#seq = seq;
     this.#headHash = hash;
@@ -190,7 +190,7 @@ export class SqliteAuditLog implements AuditLog, AuditReader {
   }
 
   get problem(): string | undefined {
-    return this.#problem;
+    return this.#problem === 'disk full' && this.#fullHint !== undefined ? `disk full (${this.#fullHint})` : this.#problem;
   }
 
   /** The number of records written. */
@@ -222,7 +222,7 @@ export class SqliteAuditLog implements AuditLog, AuditReader {
    * {@link SqliteAuditOptions.syncIntervalMs} after the last. Rejects when that sync fails.
    */
   synced(): Promise<void> {
-    if (this.#problem !== undefined || !this.#commitPending()) return Promise.reject(new McpError(McpErrorCode.StoreWriteFailed, `The audit log ${this.file} cannot be synced to disk: ${this.#problem ?? 'commit failed'}`));
+    if (this.#problem !== undefined || !this.#commitPending()) return Promise.reject(new McpError(McpErrorCode.StoreWriteFailed, `The audit log ${this.file} cannot be synced to disk: ${this.problem ?? 'commit failed'}`));
     if (!this.#batch) return this.#syncing ?? Promise.resolve();
     if (!this.#unsynced) {
       if (this.#syncing === undefined) return Promise.resolve();
@@ -312,12 +312,12 @@ export class SqliteAuditLog implements AuditLog, AuditReader {
     if (written) for (const p of left) p.resolve(p.record as AuditRecord);
     for (const w of this.#syncWaiters.splice(0)) {
       if (written) w.resolve();
-      else w.reject(new McpError(McpErrorCode.StoreWriteFailed, `The audit log ${this.file} cannot be synced to disk: ${this.#problem ?? 'write failed'}`));
+      else w.reject(new McpError(McpErrorCode.StoreWriteFailed, `The audit log ${this.file} cannot be synced to disk: ${this.problem ?? 'write failed'}`));
     }
-    if (!written && pendingError !== undefined) for (const p of left) p.reject(new McpError(McpErrorCode.StoreWriteFailed, `The audit log ${this.file} cannot be written: ${this.#problem ?? 'write failed'}`));
+    if (!written && pendingError !== undefined) for (const p of left) p.reject(new McpError(McpErrorCode.StoreWriteFailed, `The audit log ${this.file} cannot be written: ${this.problem ?? 'write failed'}`));
     this.#dispose(pendingError === undefined);
-    if (stillPending > 0) throw new McpError(McpErrorCode.StoreWriteFailed, `${stillPending} answered audit records could not be committed before closing ${this.file} (${this.#problem ?? 'write failed'}); they stay in ${this.#pending?.path ?? 'its pending file'} and are committed when the log is next opened`);
-    if (!written) throw new McpError(McpErrorCode.StoreWriteFailed, `${left.length} audit records could not be written before closing ${this.file}: ${this.#problem ?? 'write failed'}`);
+    if (stillPending > 0) throw new McpError(McpErrorCode.StoreWriteFailed, `${stillPending} answered audit records could not be committed before closing ${this.file} (${this.problem ?? 'write failed'}); they stay in ${this.#pending?.path ?? 'its pending file'} and are committed when the log is next opened`);
+    if (!written) throw new McpError(McpErrorCode.StoreWriteFailed, `${left.length} audit records could not be written before closing ${this.file}: ${this.problem ?? 'write failed'}`);
   }
 
   /**
@@ -364,7 +364,7 @@ export class SqliteAuditLog implements AuditLog, AuditReader {
     if (this.#unwritten.length > 0) {
       // Earlier records first, or the chain would be out of order: wait for the retry.
       this.#unwritten.push(...batch);
-      for (const p of batch) p.reject(new McpError(McpErrorCode.StoreWriteFailed, `The audit log cannot be written: ${this.#problem ?? 'an earlier write failed'}`));
+      for (const p of batch) p.reject(new McpError(McpErrorCode.StoreWriteFailed, `The audit log cannot be written: ${this.problem ?? 'an earlier write failed'}`));
       return;
     }
     if (!this.#write(batch)) {
@@ -378,7 +378,7 @@ export class SqliteAuditLog implements AuditLog, AuditReader {
       (error: unknown) => {
         // Committed but maybe not on disk: refuse until a later sync succeeds (the retry).
         this.#problem = writeProblem(error);
-        for (const p of batch) p.reject(new McpError(McpErrorCode.StoreWriteFailed, `The audit log ${this.file} cannot be synced to disk: ${this.#problem}`, { cause: error }));
+        for (const p of batch) p.reject(new McpError(McpErrorCode.StoreWriteFailed, `The audit log ${this.file} cannot be synced to disk: ${this.problem}`, { cause: error }));
         if (this.#retry === undefined) this.#scheduleRetry();
       },
     );
@@ -401,7 +401,7 @@ export class SqliteAuditLog implements AuditLog, AuditReader {
     if (this.#unwritten.length > 0 || this.#problem !== undefined) {
       // An earlier write or sync failed: nothing is answered until the retry has it on disk.
       if (this.#unwritten.length > 0) this.#unwritten.push(...batch);
-      for (const p of batch) p.reject(new McpError(McpErrorCode.StoreWriteFailed, `The audit log cannot be written: ${this.#problem ?? 'an earlier write failed'}`));
+      for (const p of batch) p.reject(new McpError(McpErrorCode.StoreWriteFailed, `The audit log cannot be written: ${this.problem ?? 'an earlier write failed'}`));
       return;
     }
     if (this.#pending?.active === true) return this.#pendGroup(batch, this.#pending);
@@ -556,7 +556,7 @@ export class SqliteAuditLog implements AuditLog, AuditReader {
   #fail(batch: Pending[], error: unknown): void {
     this.#problem = writeProblem(error);
     this.#unwritten.push(...batch);
-    for (const p of batch) p.reject(new McpError(McpErrorCode.StoreWriteFailed, `The audit log ${this.file} cannot be written: ${this.#problem}`, { cause: error }));
+    for (const p of batch) p.reject(new McpError(McpErrorCode.StoreWriteFailed, `The audit log ${this.file} cannot be written: ${this.problem}`, { cause: error }));
   }
 
   /** Syncs the WAL on the thread pool (see {@link WalSync}): the commits written so far are durable when it resolves. */

@@ -36,6 +36,8 @@ export interface SqliteAuditOptions {
    * each group before its answers and other processes' pending files are left alone.
    */
   readonly process?: AuditProcess;
+  /** What frees space, said with "disk full" (the audit retention's setting: `auditRetention.ts` `retentionHint`). */
+  readonly fullHint?: string;
 }
 
 /** {@link SqliteAuditOptions.syncIntervalMs}'s default. */

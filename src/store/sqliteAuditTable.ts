@@ -29,7 +29,7 @@ export interface ChainHead {
 /** One line of a failed write, for `problem`: a full disk and I/O errors named as such. */
 export function writeProblem(error: unknown): string {
   const code = (error as { code?: unknown }).code;
-  if (code === 'SQLITE_FULL') return 'disk full';
+  if (code === 'SQLITE_FULL' || code === 'ENOSPC') return 'disk full';
   if (typeof code === 'string' && code.startsWith('SQLITE_IOERR')) return `I/O error (${code})`;
   return describeError(error);
 }
@@ -92,6 +92,8 @@ export class AuditTable {
       }
       // The pending files' marks (`batch`; see auditPending.ts). Not part of the chain, so no new schema version.
       db.exec('CREATE TABLE IF NOT EXISTS audit_pending (name TEXT PRIMARY KEY, host TEXT NOT NULL, pid INTEGER NOT NULL, committed INTEGER NOT NULL) STRICT');
+      // The prune marker (`auditArchive.ts`): records up to `seq` were archived and removed; `hash` is record `seq`'s.
+      db.exec('CREATE TABLE IF NOT EXISTS audit_pruned (id INTEGER PRIMARY KEY CHECK (id = 1), seq INTEGER NOT NULL, hash TEXT NOT NULL) STRICT');
       if (maxBytes !== undefined) {
         const pageSize = db.pragma('page_size', { simple: true }) as number;
         db.pragma(`max_page_count = ${Math.max(1, Math.ceil(maxBytes / pageSize))}`);
@@ -103,10 +105,47 @@ export class AuditTable {
     }
   }
 
-  /** The head of the chain on disk. */
+  /** The head of the chain on disk (where every record was pruned, the prune marker: the chain continues from it). */
   head(): ChainHead {
     const last = this.#last.get() as AuditRow | undefined;
-    return { seq: last?.seq ?? 0, hash: last?.hash ?? AUDIT_GENESIS };
+    return last !== undefined ? { seq: last.seq, hash: last.hash } : this.pruned();
+  }
+
+  /** The prune marker: the last record archived and removed (0 and the genesis hash when none was). */
+  pruned(): ChainHead {
+    const marker = this.#db.prepare('SELECT seq, hash FROM audit_pruned WHERE id = 1').get() as ChainHead | undefined;
+    return marker ?? { seq: 0, hash: AUDIT_GENESIS };
+  }
+
+  /** The stored rows from `from` to `to` (inclusive), oldest first, at most `limit`. */
+  rows(from: number, to: number, limit: number): AuditRow[] {
+    return this.#db.prepare('SELECT seq, line, hash FROM audit WHERE seq >= ? AND seq <= ? ORDER BY seq LIMIT ?').all(from, to, limit) as AuditRow[];
+  }
+
+  /**
+   * Removes the records up to `upTo` (archived elsewhere) and moves the prune marker to it, in
+   * one `IMMEDIATE` transaction, provided record `upTo` is still there with `hash` and is not
+   * the last record (the head stays). Returns how many records were removed.
+   *
+   * @throws Error when record `upTo` is missing, has another hash, or is the head.
+   */
+  prune(upTo: number, hash: string): number {
+    return this.#db
+      .transaction(() => {
+        const row = this.#db.prepare('SELECT hash FROM audit WHERE seq = ?').get(upTo) as { hash: string } | undefined;
+        if (row?.hash !== hash) throw new Error(`record ${upTo} is ${row === undefined ? 'not in the live log' : 'not the record archived (another hash)'}`);
+        if (upTo >= this.head().seq) throw new Error(`record ${upTo} is the head of the chain; it stays in the live log`);
+        const removed = this.#db.prepare('DELETE FROM audit WHERE seq <= ?').run(upTo).changes;
+        this.#db.prepare('INSERT INTO audit_pruned (id, seq, hash) VALUES (1, ?, ?) ON CONFLICT (id) DO UPDATE SET seq = excluded.seq, hash = excluded.hash').run(upTo, hash);
+        return removed;
+      })
+      .immediate();
+  }
+
+  /** Bytes the database's pages in use take (free pages left by removed records not counted). */
+  usedBytes(): number {
+    const pages = (this.#db.pragma('page_count', { simple: true }) as number) - (this.#db.pragma('freelist_count', { simple: true }) as number);
+    return pages * (this.#db.pragma('page_size', { simple: true }) as number);
   }
 
   /**
@@ -227,9 +266,10 @@ export class AuditTable {
     return (this.#db.prepare('SELECT seq, line, hash FROM audit ORDER BY seq DESC LIMIT ?').all(count) as AuditRow[]).reverse().map(parseAuditRow);
   }
 
-  /** Re-computes every hash and link of the chain. */
+  /** Re-computes every hash and link of the chain (from the prune marker, when records were archived). */
   verify(): AuditVerification {
-    const verifier = new ChainVerifier();
+    const pruned = this.pruned();
+    const verifier = new ChainVerifier(pruned.seq > 0 ? pruned : undefined);
     for (const row of this.#db.prepare('SELECT seq, line, hash FROM audit ORDER BY seq').iterate() as IterableIterator<AuditRow>) verifier.add(row);
     return verifier.result();
   }

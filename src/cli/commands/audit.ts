@@ -1,6 +1,6 @@
 /**
- * `switchboard audit tail | verify | export`: the person's view of the gateway's audit log
- * (`<stateDir>/audit.db`, written by the gateway's audit interceptor).
+ * `switchboard audit tail | verify | export | checkpoint | archive`: the person's view of the
+ * gateway's audit log (`<stateDir>/audit.db`, written by the gateway's audit interceptor).
  *
  * @module
  */
@@ -10,6 +10,9 @@ import { configFileOption } from '../userFolder.js';
 import { loadConfig } from '../hostSetup.js';
 import type { AuditReader, AuditRecord } from '../../host/audit.js';
 import { SqliteAuditLog } from '../../store/sqliteAudit.js';
+import { AuditTable } from '../../store/sqliteAuditTable.js';
+import type { ArchivableLog } from '../../store/auditArchive.js';
+import { archiveFindings, runArchive } from '../auditArchiveCommand.js';
 import { CliFailure, UsageError } from '../args.js';
 import { THIS_PROCESS, auditFile, formatAuditRecord } from '../auditFiles.js';
 import { emitAuditRecords } from '../../host/auditTelemetry.js';
@@ -22,8 +25,8 @@ import { postgresStoreName, storeFileName } from '../stateAnchors.js';
 /** `switchboard audit`. */
 export const command = defineCommand({
   name: 'audit',
-  summary: "read and verify the gateway's tamper-evident audit log (tail, verify, export, checkpoint)",
-  usage: ['<tail|verify|export|checkpoint> [--config FILE] [--file DB] [options]'],
+  summary: "read, verify and archive the gateway's tamper-evident audit log (tail, verify, export, checkpoint, archive)",
+  usage: ['<tail|verify|export|checkpoint> [--config FILE] [--file DB] [options]', 'archive --before <SEQ|TIME> --out DIR [--config FILE] [--file DB] [--segment-records N]'],
   description: `Reads the gateway's tamper-evident audit log (one hash-chained record per request: time,
 principal, server, tool, argument digest, decisions with their rule ids, outcome, latency).`,
   positionals: [
@@ -31,7 +34,12 @@ principal, server, tool, argument digest, decisions with their rule ids, outcome
     {
       name: 'verify',
       description:
-        're-compute every hash and link, and check the log still holds its anchored record (a truncated tail, an emptied, replaced or re-chained log) and with --checkpoint a witness\'s signed one; exit 1 and name each problem; prints the head hash',
+        're-compute every hash and link (of an archived log from its prune marker, which must match the keyed checkpoint of the archive: a removed range without one is a gap), and check the log still holds its anchored record (a truncated tail, an emptied, replaced or re-chained log) and with --checkpoint a witness\'s signed one; with --archive DIR also every archived segment and the links between them and to the live log (naming each missing, altered or extra segment); exit 1 and name each problem; prints the head hash',
+    },
+    {
+      name: 'archive',
+      description:
+        'move the records before --before (a record number, or an ISO 8601 time) into sealed segments in --out DIR: gzip\'d JSONL with a manifest keyed with the anchor key; each copy is synced and read back before the records leave the live log (SQLite or PostgreSQL). The head and the anchored record stay live. A re-run after a crash reuses what was sealed',
     },
     { name: 'export', description: 'print records as JSON lines (JSONL), oldest first (from --from SEQ); with --telemetry, emit them as OpenTelemetry log records' },
     { name: 'checkpoint', description: 'print the signed head (record number, hash, time; Ed25519, public key included) for an external witness to keep' },
@@ -54,7 +62,11 @@ principal, server, tool, argument digest, decisions with their rule ids, outcome
       default: "the config's switchboard.store when set",
     },
     checkpoint: { type: 'string', value: 'FILE', description: 'verify: also check the log still holds the record of this signed checkpoint (a witness\'s copy)' },
-    json: { type: 'boolean', description: 'tail and verify print JSON' },
+    archive: { type: 'string', value: 'DIR', description: 'verify: also check the archive in DIR (every segment, and the links from record 1 to the live log)' },
+    before: { type: 'string', value: 'SEQ|TIME', description: 'archive: archive the records before this record number, or before this time (ISO 8601)' },
+    out: { type: 'string', value: 'DIR', description: 'archive: the archive folder (created with mode 0700)' },
+    'segment-records': { type: 'string', value: 'N', description: 'archive: most records per segment', default: '100000' },
+    json: { type: 'boolean', description: 'tail, verify and archive print JSON' },
   },
   run: runAudit,
 });
@@ -64,14 +76,18 @@ const out = (line: string): void => void process.stdout.write(`${line}\n`);
 /** Runs `audit`; resolves with the exit code. */
 async function runAudit({ options, positionals }: ParsedCommand): Promise<number> {
   const [verb, ...rest] = positionals;
-  if (verb !== 'tail' && verb !== 'verify' && verb !== 'export' && verb !== 'checkpoint') throw new UsageError(verb === undefined ? 'say tail, verify, export or checkpoint' : `unknown audit command ${JSON.stringify(verb)}`);
+  if (verb !== 'tail' && verb !== 'verify' && verb !== 'export' && verb !== 'checkpoint' && verb !== 'archive') throw new UsageError(verb === undefined ? 'say tail, verify, export, checkpoint or archive' : `unknown audit command ${JSON.stringify(verb)}`);
   if (rest.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(rest[0])}`);
   const telemetry = typeof options['telemetry'] === 'string' ? options['telemetry'] : undefined;
   if (telemetry !== undefined && verb !== 'export') throw new UsageError('--telemetry goes with export');
   const checkpointFile = typeof options['checkpoint'] === 'string' ? options['checkpoint'] : undefined;
   if (checkpointFile !== undefined && verb !== 'verify') throw new UsageError('--checkpoint goes with verify');
-  const { log, name } = await openReader(options);
+  const archiveDir = typeof options['archive'] === 'string' ? options['archive'] : undefined;
+  if (archiveDir !== undefined && verb !== 'verify') throw new UsageError('--archive goes with verify (archive writes to --out)');
+  for (const option of ['before', 'out', 'segment-records']) if (options[option] !== undefined && verb !== 'archive') throw new UsageError(`--${option} goes with archive`);
+  const { log, name, archivable } = await openReader(options);
   try {
+    if (verb === 'archive') return await runArchive(archivable, name, options, out);
     if (verb === 'checkpoint') {
       out(JSON.stringify(await exportCheckpoint(log, name)));
       return 0;
@@ -92,12 +108,15 @@ async function runAudit({ options, positionals }: ParsedCommand): Promise<number
       return 0;
     }
     const chain = await log.verify();
-    const anchored = await anchorFindings(log, name, checkpointFile);
-    const report = { ...chain, ok: chain.ok && anchored.problems.length === 0, problems: [...chain.problems, ...anchored.problems], notes: anchored.notes };
+    const archived = await archiveFindings(archivable, name, archiveDir);
+    const anchored = await anchorFindings(log, name, checkpointFile, archived.archived);
+    const problems = [...chain.problems, ...anchored.problems, ...archived.problems];
+    const report = { ...chain, from: archived.from, ok: problems.length === 0, problems, notes: [...anchored.notes, ...archived.notes], ...(archived.archive !== undefined ? { archive: archived.archive } : {}) };
     if (options['json'] === true) out(JSON.stringify(report));
     else {
       for (const p of report.problems) out(`record ${p.seq}: ${p.problem}`);
-      out(`${report.ok ? 'intact' : 'TAMPERED'}: ${report.records} records, head ${report.head}`);
+      const live = report.from > 1 ? `${report.records} live records (from record ${report.from}${report.archive !== undefined ? `; ${report.archive.records} archived in ${report.archive.segments} segments` : ''})` : `${report.records} records`;
+      out(`${report.ok ? 'intact' : 'TAMPERED'}: ${live}, head ${report.head}`);
       for (const note of report.notes) out(note);
     }
     return report.ok ? 0 : 1;
@@ -134,7 +153,7 @@ async function exportTelemetry(log: AuditReader, from: number, file: string): Pr
 }
 
 /** The audit log named by --store, --file or the config (its store, else its state folder's file), and its name in the anchor. */
-async function openReader(options: Readonly<Record<string, unknown>>): Promise<{ log: AuditReader & { close(): Promise<void> }; name: string }> {
+async function openReader(options: Readonly<Record<string, unknown>>): Promise<{ log: AuditReader & { close(): Promise<void> }; name: string; archivable: ArchivableLog }> {
   let store = typeof options['store'] === 'string' ? options['store'] : undefined;
   let file = typeof options['file'] === 'string' ? resolvePath(options['file']) : undefined;
   if (store === undefined && file === undefined) {
@@ -148,12 +167,19 @@ async function openReader(options: Readonly<Record<string, unknown>>): Promise<{
       throw new CliFailure(error instanceof Error ? error.message : String(error));
     });
     const log = new PgAuditLog(db);
-    return { log: { read: (o) => log.read(o), tail: (n) => log.tail(n), verify: () => log.verify(), close: () => db.close() }, name: postgresStoreName(store) };
+    return { log: { read: (o) => log.read(o), tail: (n) => log.tail(n), verify: () => log.verify(), close: () => db.close() }, name: postgresStoreName(store), archivable: log };
   }
   const path = file as string;
   if (!existsSync(path)) throw new CliFailure(`no audit log at ${path} (the gateway writes it on its first request)`);
   // Opening commits what a killed gateway answered but left in its pending file.
-  return { log: SqliteAuditLog.open(path, { process: THIS_PROCESS }), name: storeFileName(path) };
+  const log = SqliteAuditLog.open(path, { process: THIS_PROCESS });
+  // The archiver's own connection to the file (the log's is busy with nothing meanwhile).
+  const table = AuditTable.open(path);
+  const close = async (): Promise<void> => {
+    table.close();
+    await log.close();
+  };
+  return { log: { read: (o) => log.read(o), tail: (n) => log.tail(n), verify: () => log.verify(), close }, name: storeFileName(path), archivable: table };
 }
 
 function positiveInteger(value: unknown, name: string): number {

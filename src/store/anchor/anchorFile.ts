@@ -21,8 +21,12 @@ import { sha256Text } from '../auditChain.js';
 import { canonicalize } from '../../util/canonicalJson.js';
 import { McpError, McpErrorCode } from '../../util/errors.js';
 
-/** The kinds of store anchored. */
-export type AnchorKind = 'pins' | 'audit';
+/**
+ * The kinds of checkpoint: a store's (`pins`, `audit`: its head), and the audit archive's
+ * (`audit-pruned`: the last record archived before the live log was pruned; `audit-segment`: a
+ * sealed segment's manifest, kept beside the segment rather than in this folder).
+ */
+export type AnchorKind = 'pins' | 'audit' | 'audit-pruned' | 'audit-segment';
 
 /** A store that does not match its anchor (or an anchor that does not verify): the message says what and how to resolve it. */
 export class AnchorError extends McpError {
@@ -94,24 +98,38 @@ export class AnchorFolder {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
       throw error;
     }
+    return this.unseal<B>(kind, store, text, `The anchor ${file}`, resetHint());
+  }
+
+  /**
+   * The body of a checkpoint's text (as {@link seal} made it) of `kind` and `store`.
+   *
+   * @throws AnchorError (`what` ... `hint`) when it is not JSON, is of another kind or store, or its HMAC does not verify.
+   */
+  unseal<B>(kind: AnchorKind, store: string, text: string, what: string, hint = ''): B {
     let parsed: AnchorText<B>;
     try {
       parsed = JSON.parse(text) as AnchorText<B>;
     } catch (error) {
-      throw new AnchorError(`The anchor ${file} of ${store} is not JSON: it was altered. ${resetHint()}`, { cause: error });
+      throw new AnchorError(`${what} of ${store} is not JSON: it was altered.${hint !== '' ? ` ${hint}` : ''}`, { cause: error });
     }
     const expected = this.#mac(kind, store, parsed.body);
     const given = typeof parsed.mac === 'string' ? Buffer.from(parsed.mac, 'base64url') : Buffer.alloc(0);
     if (parsed.v !== 1 || parsed.kind !== kind || parsed.store !== store || given.length !== expected.length || !timingSafeEqual(given, expected)) {
-      throw new AnchorError(`The anchor ${file} of ${store} does not verify with the anchor key: it was altered or copied from elsewhere. ${resetHint()}`);
+      throw new AnchorError(`${what} of ${store} does not verify with the anchor key: it was altered or copied from elsewhere.${hint !== '' ? ` ${hint}` : ''}`);
     }
     return parsed.body;
   }
 
+  /** The text of a checkpoint of `store` of `kind` with `body`, keyed with the anchor key (one line, no newline). */
+  seal<B>(kind: AnchorKind, store: string, body: B): string {
+    const text: AnchorText<B> = { v: 1, kind, store, body, mac: this.#mac(kind, store, body).toString('base64url') };
+    return JSON.stringify(text);
+  }
+
   /** Writes the checkpoint of `store` (a new file renamed over the old, synced). */
   write<B>(kind: AnchorKind, store: string, body: B): void {
-    const text: AnchorText<B> = { v: 1, kind, store, body, mac: this.#mac(kind, store, body).toString('base64url') };
-    writeFileAtomic(this.fileOf(kind, store), `${JSON.stringify(text)}\n`, 'w');
+    writeFileAtomic(this.fileOf(kind, store), `${this.seal(kind, store, body)}\n`, 'w');
   }
 
   /** HMAC-SHA256 of a checkpoint's canonical text. */

@@ -24,7 +24,7 @@
  */
 import type { AuditEntry, AuditLog, AuditReader, AuditRecord, AuditVerification } from '../../host/audit.js';
 import { McpError, McpErrorCode } from '../../util/errors.js';
-import { ChainVerifier, chainRecord, parseAuditRow, type AuditRow } from '../auditChain.js';
+import { AUDIT_GENESIS, ChainVerifier, chainRecord, parseAuditRow, type AuditRow } from '../auditChain.js';
 import { storeUnavailable, type PgDatabase } from './pgDatabase.js';
 
 /** Options of {@link PgAuditLog}. */
@@ -96,12 +96,13 @@ export class PgAuditLog implements AuditLog, AuditReader {
     return rows.reverse().map((r) => parseAuditRow(toRow(r)));
   }
 
-  /** Checks the whole cluster's chain, up to the head as it was when the check began. */
+  /** Checks the whole cluster's chain (from the prune marker, when records were archived), up to the head as it was when the check began. */
   async verify(): Promise<AuditVerification> {
     const [head] = await this.#db.query<{ seq: string; hash: string }>('verifying the audit log', 'SELECT seq, hash FROM audit_head');
     const headSeq = Number(head?.seq ?? 0);
-    const verifier = new ChainVerifier();
-    let after = 0;
+    const pruned = await this.pruned();
+    const verifier = new ChainVerifier(pruned.seq > 0 ? pruned : undefined);
+    let after = pruned.seq;
     let last: AuditRow | undefined;
     for (;;) {
       const rows = await this.#db.query<DbRow>('verifying the audit log', 'SELECT seq, line, hash FROM audit WHERE seq > $1 AND seq <= $2 ORDER BY seq LIMIT $3', [after, headSeq, PAGE]);
@@ -114,6 +115,50 @@ export class PgAuditLog implements AuditLog, AuditReader {
       verifier.problem(headSeq, `the chain's head says record ${headSeq} is the last, but the log ends at ${last?.seq ?? 0}: records at the end were deleted or rewritten`);
     }
     return verifier.result();
+  }
+
+  /** The head of the chain: the last record's number and hash. */
+  async head(): Promise<{ seq: number; hash: string }> {
+    const [head] = await this.#db.query<{ seq: string; hash: string }>('reading the audit head', 'SELECT seq, hash FROM audit_head');
+    return { seq: Number(head?.seq ?? 0), hash: head?.hash ?? AUDIT_GENESIS };
+  }
+
+  /** The prune marker: the last record archived and removed (0 and the genesis hash when none was). */
+  async pruned(): Promise<{ seq: number; hash: string }> {
+    const [marker] = await this.#db.query<{ seq: string; hash: string }>('reading the audit prune marker', 'SELECT seq, hash FROM audit_pruned');
+    return marker !== undefined ? { seq: Number(marker.seq), hash: marker.hash } : { seq: 0, hash: AUDIT_GENESIS };
+  }
+
+  /** The stored rows from `from` to `to` (inclusive), oldest first, at most `limit`. */
+  async rows(from: number, to: number, limit: number): Promise<AuditRow[]> {
+    return (await this.#db.query<DbRow>('reading the audit log', 'SELECT seq, line, hash FROM audit WHERE seq >= $1 AND seq <= $2 ORDER BY seq LIMIT $3', [from, to, limit])).map(toRow);
+  }
+
+  /**
+   * Removes the records up to `upTo` (archived elsewhere) and moves the prune marker to it, in
+   * one transaction, provided record `upTo` is still there with `hash` and is not the head.
+   * Returns how many records were removed.
+   */
+  async prune(upTo: number, hash: string): Promise<number> {
+    let removed = 0;
+    await this.#db.transaction('pruning the audit log', async (client) => {
+      // The marker's row lock serialises archivers; appends (the head's lock) are not held up.
+      await client.query('INSERT INTO audit_pruned (seq, hash) VALUES (0, $1) ON CONFLICT (id) DO NOTHING', [AUDIT_GENESIS]);
+      await client.query('SELECT seq FROM audit_pruned FOR UPDATE');
+      const row = (await client.query<{ hash: string }>('SELECT hash FROM audit WHERE seq = $1', [upTo])).rows[0];
+      if (row?.hash !== hash) throw new McpError(McpErrorCode.StoreCorrupt, `record ${upTo} is ${row === undefined ? 'not in the live log' : 'not the record archived (another hash)'}`);
+      const head = (await client.query<{ seq: string }>('SELECT seq FROM audit_head')).rows[0];
+      if (upTo >= Number(head?.seq ?? 0)) throw new McpError(McpErrorCode.StoreCorrupt, `record ${upTo} is the head of the chain; it stays in the live log`);
+      removed = (await client.query('DELETE FROM audit WHERE seq <= $1', [upTo])).rowCount ?? 0;
+      await client.query('UPDATE audit_pruned SET seq = $1, hash = $2', [upTo, hash]);
+    });
+    return removed;
+  }
+
+  /** Bytes the audit table takes (its indexes and TOAST included). */
+  async usedBytes(): Promise<number> {
+    const [size] = await this.#db.query<{ bytes: string }>('measuring the audit log', "SELECT pg_total_relation_size('audit') AS bytes");
+    return Number(size?.bytes ?? 0);
   }
 
   /** Writes what is queued (waiting for the batch in flight); rejects when records stay unwritten. */

@@ -89,4 +89,14 @@ CREATE TABLE cluster_policy (
 );
 `,
   },
+  {
+    name: 'the audit prune marker (records archived and removed from the live log)',
+    sql: `
+CREATE TABLE audit_pruned (
+  id boolean PRIMARY KEY DEFAULT true CHECK (id),
+  seq bigint NOT NULL,
+  hash text NOT NULL
+);
+`,
+  },
 ];

@@ -253,6 +253,21 @@ describe('host/config: the audit switch', () => {
     assert.throws(() => read({ durability: 'sync', syncIntervalMs: 0 }), /\$\.switchboard\.audit\.syncIntervalMs/);
     for (const bad of [-1, 60_001, 1.5, '10']) assert.throws(() => read({ durability: 'batch', syncIntervalMs: bad }), /\$\.switchboard\.audit\.syncIntervalMs/);
   });
+  it('reads audit.retention: keepDays and/or keepGB, the archive folder (default under stateDir, relative to the config folder)', () => {
+    const read = (audit: unknown) => parseConfig(withAudit(audit), { file: '/c/switchboard.json', env: {} });
+    assert.deepEqual(read({ retention: { keepDays: 30 } }).auditRetention, { keepDays: 30, archiveDir: '/c/.switchboard/audit-archive' });
+    assert.deepEqual(read({ durability: 'batch', retention: { keepGB: 0.5, archiveDir: '../archive', segmentRecords: 50_000, intervalMinutes: 10 } }).auditRetention, { keepGB: 0.5, archiveDir: '/archive', segmentRecords: 50_000, intervalMinutes: 10 });
+    assert.equal(read({}).auditRetention, undefined);
+  });
+  it('audit.retention that keeps nothing named, or out of range, or with an unknown key: refused, naming its path', () => {
+    const read = (audit: unknown) => parseConfig(withAudit(audit), { file: '/c/switchboard.json', env: {} });
+    assert.throws(() => read({ retention: {} }), /\$\.switchboard\.audit\.retention.*give keepDays, keepGB or both/);
+    assert.throws(() => read({ retention: { archiveDir: '/a' } }), /\$\.switchboard\.audit\.retention/);
+    for (const bad of [0, -1, 1.5, '30', 36_501]) assert.throws(() => read({ retention: { keepDays: bad } }), /\$\.switchboard\.audit\.retention\.keepDays/);
+    for (const bad of [0, -1, '1', Number.NaN, 2_000_000]) assert.throws(() => read({ retention: { keepGB: bad } }), /\$\.switchboard\.audit\.retention\.keepGB/);
+    assert.throws(() => read({ retention: { keepDays: 1, segmentRecords: 10 } }), /\$\.switchboard\.audit\.retention\.segmentRecords/);
+    assert.throws(() => read({ retention: { keepDays: 1, keep: 5 } }), /\$\.switchboard\.audit\.retention\.keep/);
+  });
   it('a weaker durability by a typo ("none", "async", an unknown key): refused, naming its path', () => {
     assert.throws(() => parseConfig(withAudit({ durability: 'none' }), { file: '/c/switchboard.json', env: {} }), /\$\.switchboard\.audit\.durability/);
     assert.throws(() => parseConfig(withAudit({ durability: 'async' }), { file: '/c/switchboard.json', env: {} }), /\$\.switchboard\.audit\.durability/);

@@ -96,6 +96,7 @@ const WEAKENING: readonly (readonly [string, (c: Json) => void, RegExp])[] = [
   ['pins off', (c) => void (sw(c)['pins'] = false), /pins turned off/],
   ['audit off', (c) => void (sw(c)['audit'] = false), /audit log turned off/],
   ['audit durability lowered', (c) => void (sw(c)['audit'] = { durability: 'batch' }), /durability lowered/],
+  ['audit retention pointed at a folder a server can reach (records moved out of the live log)', (c) => void (sw(c)['audit'] = { durability: 'sync', retention: { keepDays: 1, archiveDir: '/tmp/readable' } }), /audit retention turned on or changed \(records move out of the live log to \/tmp\/readable\)/],
   ['sanitize lowered', (c) => void (sw(c)['sanitize'].mode = 'off'), /sanitising lowered from strip to off/],
   ['sanitize wrap off', (c) => void (sw(c)['sanitize'].wrap = false), /injection notices/],
   ['sanitize secret masking off', (c) => void (sw(c)['sanitize'].redactSecrets = false), /secret masking/],
