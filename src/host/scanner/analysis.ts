@@ -46,7 +46,9 @@ export type TextContext = 'definition' | 'result';
 /** Builds the analysed view of an item. */
 export function analyze(item: ScanItem, server: string | undefined, ownNames: ReadonlySet<string>, peers: readonly PeerTool[], context: TextContext = 'definition'): AnalyzedItem {
   const strings = item.strings.map((s) => {
-    const text = s.role === 'key' || s.role === 'property' ? identifierWords(s.text) : s.text;
+    // An identifier is read as words; a key that already holds spaces is a phrase, read as written
+    // (`~/.ssh/id_rsa` inside it stays a path).
+    const text = (s.role === 'key' || s.role === 'property') && !/\s/u.test(s.text) ? identifierWords(s.text) : s.text;
     return { ...s, norm: normalize(text), sentences: normalizedSentences(text) };
   });
   const allText = strings
