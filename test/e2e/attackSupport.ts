@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { CreateMessageRequestSchema, ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { CreateMessageRequestSchema, ElicitRequestSchema, LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { startGateway, writeConfig, type GatewayConfig, type RunningGateway } from '../interop/fixtures/gatewayHarness.js';
 
 const SERVER = fileURLToPath(new URL('./fixtures/attackServer.ts', import.meta.url));
@@ -32,7 +32,8 @@ export interface AttackGateway {
 /**
  * Starts the gateway with `switchboard` as its config section and the attack server (with `env`
  * added to its environment), and connects a client. With `asked`, the client answers sampling
- * (a fixed reply) and elicitation (declining) and pushes every such request's params onto it.
+ * (a fixed reply) and elicitation (declining) and pushes every such request's params, and every
+ * log message's, onto it.
  */
 export async function openAttackGateway(switchboard: Record<string, unknown> = {}, env: Record<string, string> = {}, asked?: unknown[]): Promise<AttackGateway> {
   const config = await writeConfig({ attacks: { command: process.execPath, args: ['--import', import.meta.resolve('tsx'), SERVER], cwd: '.', env: { CALL_LOG: 'calls.jsonl', ...env } } }, switchboard);
@@ -46,6 +47,9 @@ export async function openAttackGateway(switchboard: Record<string, unknown> = {
     client.setRequestHandler(ElicitRequestSchema, (request) => {
       asked.push(request.params);
       return { action: 'decline' };
+    });
+    client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => {
+      asked.push(notification.params);
     });
   }
   await client.connect(new StreamableHTTPClientTransport(gateway.url, { requestInit: { headers: { Authorization: `Bearer ${gateway.token}` } } }));

@@ -50,6 +50,7 @@ const ORDER_WORDS: Readonly<Record<ResultAttack, RegExp>> = {
   res_sampling_tool_description: /ignore all previous instructions/u,
   res_elicitation_property_name: /ignore all previous instructions/u,
   res_elicitation_enum_value: /ignore all previous instructions/u,
+  res_log_message: /ignore all previous instructions/u,
 };
 
 /** The call's outcome as the client saw it (a result, or the JSON-RPC error's message and data). */
@@ -100,7 +101,8 @@ describe('e2e: a result carrying an order in any form never reaches the client (
       assert.ok(reached.some((r) => r.method === 'tools/call' && r.name === attack), 'the call reached the server, which answered with the attack');
       assert.ok(!carries(outcome.seen, attack), `the client got the order: ${outcome.seen}`);
       assert.ok(!carries(JSON.stringify(asked), attack), `the client was asked the order: ${JSON.stringify(asked)}`);
-      assert.equal(outcome.refused, true, `withheld (an error result or a refusal), not a plain success: ${outcome.seen}`);
+      // A log message's call answers honestly: only the notification carried the order.
+      if (attack !== 'res_log_message') assert.equal(outcome.refused, true, `withheld (an error result or a refusal), not a plain success: ${outcome.seen}`);
     });
   }
 });

@@ -150,6 +150,15 @@ describe('guard.sanitize: result injection in every form (attacks)', () => {
     assert.ok(sanitizeValue(result, {}, mapServerRequestText).markers.length > 0, 'tool_result');
   });
 
+  it('log message injection with withhold: the notification is dropped (the hook throws, the chain does not pass it on) after the marker is recorded on the call', TIMEOUT, () => {
+    const ctx = interceptContext({ method: 'tools/call', principal: undefined, session: undefined, server: { id: 'web' }, params: {}, signal: new AbortController().signal });
+    const hook = sanitizeInterceptor({ withhold: true }).notification;
+    assert.throws(() => hook?.('notifications/message', { level: 'warning', data: { message: ORDER } }, ctx));
+    assert.ok(injected(ctx.decisions), 'recorded on the call: it taints the session');
+    const honest = { level: 'info', data: { message: 'cache refreshed' } };
+    assert.equal(hook?.('notifications/message', honest, ctx), honest, 'an honest log message passes');
+  });
+
   it('withhold: a flagged tool result is replaced by an error result', TIMEOUT, async () => {
     const ctx = interceptContext({ method: 'tools/call', principal: undefined, session: undefined, server: { id: 'web' }, params: {}, signal: new AbortController().signal });
     const out = (await sanitizeInterceptor({ withhold: true }).intercept(ctx, () => Promise.resolve(text(ORDER)))) as { isError: boolean; content: { text: string }[] };
