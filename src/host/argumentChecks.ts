@@ -17,8 +17,9 @@
  *    refused when its host is link-local or a cloud metadata endpoint (`169.254.0.0/16`,
  *    `fe80::/10`, `fd00:ec2::254`, `100.100.100.200`, `metadata.google.internal`, `metadata`,
  *    IPv4-mapped IPv6 forms included).
- * 3. **Roots.** For a server with configured roots, every single-line string that looks like a
- *    path (absolute, `~`, `file:`, a drive, or holding a `..` segment) is read with
+ * 3. **Roots.** For a server with configured roots, every single-line string that may name a
+ *    file (absolute, `~`, `file:`, a drive, a `..` segment, any of these once `%XX`-decoded, or a
+ *    relative path with a separator, which a symlink inside a root may lead out of) is read with
  *    {@link pathCandidates} (the one normaliser: quotes, `file:` URIs, `%XX`, `..`, symlinks)
  *    and refused unless every reading is inside one of the roots.
  *
@@ -29,7 +30,7 @@
  */
 import type { HostConfig } from './configTypes.js';
 import { DeniedError, type Interceptor } from './interceptors.js';
-import { ARGUMENT_LIMITS, fileUriToPath, MAX_PATH_LENGTH, pathCandidates, protectedPathSet, relate, type PathPlatform, type ProtectedPathSet } from './protectedPaths.js';
+import { ARGUMENT_LIMITS, fileUriToPath, MAX_PATH_LENGTH, pathCandidates, percentDecode, protectedPathSet, relate, type PathPlatform, type ProtectedPathSet } from './protectedPaths.js';
 import { compileJsonSchema } from '../protocol/jsonSchema.js';
 
 /** The interceptor's id (in decisions and refusals). */
@@ -166,6 +167,19 @@ export function rootSet(roots: readonly { readonly uri: string }[] | undefined, 
 }
 
 const LOOKS_LIKE_PATH = /^(?:[/\\~]|file:|[A-Za-z]:[\\/])|(?:^|[\\/])\.\.(?:[\\/]|$)/i;
+/** A URI or URL of a scheme other than `file:` (not a path the server opens); a drive letter is not a scheme. */
+const OTHER_SCHEME = /^(?![A-Za-z]:[\\/])[A-Za-z][\w+.-]*:/;
+
+/**
+ * Whether a string may name a file: it looks like a path as written or once `%XX`-decoded
+ * (`..%2f..%2fetc%2fshadow`), or it is a relative path with a separator (`link/shadow`: inside a
+ * root as written, but a symlink in the root may lead out, which only resolving it shows).
+ */
+function mayBePath(text: string): boolean {
+  if (LOOKS_LIKE_PATH.test(text)) return true;
+  const decoded = text.includes('%') ? percentDecode(text) : text;
+  return LOOKS_LIKE_PATH.test(decoded) || (/[\\/]/.test(decoded) && !OTHER_SCHEME.test(decoded));
+}
 
 /** The first path argument outside `roots` (see the module comment, 3). */
 export function rootsProblem(roots: ProtectedPathSet, args: unknown): ArgumentProblem {
@@ -174,7 +188,7 @@ export function rootsProblem(roots: ProtectedPathSet, args: unknown): ArgumentPr
   const bases = roots.entries.map((e) => e.target.path);
   for (const { at, text } of all) {
     const trimmed = text.trim().replace(/^["']|["']$/g, '');
-    if (trimmed.length > MAX_PATH_LENGTH || /[\r\n]/.test(trimmed) || !LOOKS_LIKE_PATH.test(trimmed)) continue;
+    if (trimmed.length > MAX_PATH_LENGTH || /[\r\n]/.test(trimmed) || !mayBePath(trimmed)) continue;
     for (const candidate of pathCandidates(trimmed, bases, roots.platform)) {
       const inside = roots.entries.some(({ forms }) => forms.some((form) => {
         const relation = relate({ ...candidate, glob: false }, form);

@@ -262,7 +262,8 @@ function uriPaths(rest: string): string[] {
 }
 
 /** `%XX` escapes decoded (as UTF-8 where they form it, byte by byte otherwise). */
-function percentDecode(text: string): string {
+/** `%XX` escapes decoded (as UTF-8 when valid, else byte by byte); the text as it is when there are none. */
+export function percentDecode(text: string): string {
   try {
     return decodeURIComponent(text);
   } catch {

@@ -64,7 +64,7 @@ describe('e2e: review through the real gateway (issue #32)', () => {
   after(async () => running?.stop(), TIMEOUT);
 
   /** Pins v1 of the server (a first start), then starts it again as `variant`. */
-  async function rugPull(variant: 'rug' | 'poison', tools: string): Promise<{ config: GatewayConfig; running: RunningGateway }> {
+  async function rugPull(variant: 'rug' | 'poison' | 'poison-schema', tools: string): Promise<{ config: GatewayConfig; running: RunningGateway }> {
     config = await writeConfig({ files: FILES_SERVER });
     running = await startGateway(config, [], [], { FIXTURE_VARIANT: 'v1', FIXTURE_TOOLS: tools });
     const first = await connect(running);
@@ -115,5 +115,64 @@ describe('e2e: review through the real gateway (issue #32)', () => {
       ['read_file'],
       'the call after it reached the server; the quarantined weather never did',
     );
+  });
+
+  /** `GET|POST /console/api/<path>` with the admin token, as a non-browser client (same origin). */
+  async function consoleApi(r: RunningGateway, c: GatewayConfig, path: string, body?: unknown): Promise<{ status: number; body: Record<string, unknown> }> {
+    const admin = (await readFile(join(c.dir, '.switchboard', 'admin-token'), 'utf8')).trim();
+    const response = await fetch(new URL(`/console/api/${path}`, r.url), {
+      method: body === undefined ? 'GET' : 'POST',
+      headers: { authorization: `Bearer ${admin}`, origin: r.url.origin, 'content-type': 'application/json' },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+  }
+
+  it('rug pull hiding the order in inputSchema.$comment (description unchanged): pins diff and the console Review show the finding; approving without acknowledgement is refused on both; the tool never reaches the server', TIMEOUT, async () => {
+    const { config: c, running: r } = await rugPull('poison-schema', 'weather,read_file');
+    const client = await connect(r);
+    assert.ok(!(await client.listTools()).tools.some((t) => t.name === 'weather'), 'the changed weather is withheld');
+    const diff = await pins(c, ['diff', 'files', 'tool:weather']);
+    assert.match(diff.out, /\$comment/u, `the diff shows the changed field: ${diff.out}`);
+    assert.match(diff.out, /finding/iu, 'and the scanner’s findings next to it');
+    assert.match(diff.out, /id_rsa/u, 'with the evidence');
+    const review = await consoleApi(r, c, 'review');
+    const item = (review.body['items'] as { identity: string; item: string; findings: unknown[] }[]).find((i) => i.item === 'tool:weather');
+    assert.ok(item !== undefined && item.findings.length > 0, `the console Review lists the findings: ${JSON.stringify(review.body)}`);
+    const consoleApprove = await consoleApi(r, c, 'review/approve', { identity: item.identity, item: 'tool:weather' });
+    assert.equal(consoleApprove.status, 409, `the console refuses an approval without acknowledgeFindings: ${JSON.stringify(consoleApprove.body)}`);
+    assert.match(JSON.stringify(consoleApprove.body['findings']), /id_rsa/u, `and answers with the findings: ${JSON.stringify(consoleApprove.body)}`);
+    const cliApprove = await pins(c, ['approve', 'files', 'tool:weather']);
+    assert.notEqual(cliApprove.code, 0, cliApprove.out);
+    assert.match((await pins(c, ['list', 'files'])).out, /tool:weather\s+QUARANTINED/u);
+    const text = await refusalText(client.callTool({ name: 'weather', arguments: { city: 'Oslo' } }));
+    assert.doesNotMatch(text, /Unknown tool/u);
+    await client.callTool({ name: 'read_file', arguments: { path: 'notes.txt' } });
+    await client.close();
+    assert.deepEqual(
+      (await calls(c)).filter((x) => x.variant === 'poison-schema').map((x) => x.name),
+      ['read_file'],
+      'the call after it reached the server; the changed weather never did',
+    );
+  });
+
+  it('scanner block on first sight: each call is refused naming the scanner (never Unknown tool), logged once over repeated lists and calls, counted on the console', TIMEOUT, async () => {
+    config = await writeConfig({ files: FILES_SERVER });
+    running = await startGateway(config, [], [], { FIXTURE_VARIANT: 'poison', FIXTURE_TOOLS: 'weather,read_file' });
+    const client = await connect(running);
+    for (let i = 0; i < 2; i++) assert.ok(!(await client.listTools()).tools.some((t) => t.name === 'weather'), 'hidden on every list');
+    const refusals = [await refusalText(client.callTool({ name: 'weather', arguments: { city: 'Oslo' } })), await refusalText(client.callTool({ name: 'weather', arguments: { city: 'Bergen' } }))];
+    for (const text of refusals) {
+      assert.match(text, /poisoning scanner/u, text);
+      assert.doesNotMatch(text, /Unknown tool/u);
+    }
+    await client.callTool({ name: 'read_file', arguments: { path: 'notes.txt' } });
+    await client.close();
+    const logged = running.stderr().split('\n').filter((line) => /scanner: tool files\/weather: block/u.test(line));
+    assert.equal(logged.length, 1, `the block is logged once, not per list or call:\n${running.stderr()}`);
+    const overview = await consoleApi(running, config, 'overview');
+    const files = (overview.body['servers'] as { id: string; counts: { scannerBlocked: number } }[]).find((s) => s.id === 'files');
+    assert.equal(files?.counts.scannerBlocked, 1, `counted on the console: ${JSON.stringify(overview.body['servers'])}`);
+    assert.deepEqual((await calls(config)).map((x) => x.name), ['read_file'], 'the blocked tool never reached the server');
   });
 });

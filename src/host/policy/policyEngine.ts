@@ -19,8 +19,9 @@
  * **Taint.** After a call, get or read returns, the target's labels enter the session (see
  * `taint.ts` for what a session is), a result the sanitize interceptor flagged
  * (`detail.injection === true`) brings `untrusted-content` (a flagged error too: the call
- * failed, but its message reached the model), and the secrets `detectSecrets` finds in the
- * result are fingerprinted for value taint.
+ * failed, but its message reached the model; a server's sampling or elicitation request the
+ * request sanitiser flagged too, forwarded or refused), and the secrets `detectSecrets` finds in
+ * the result are fingerprinted for value taint.
  *
  * **A shared taint store** (several instances) answers with promises. Taint that cannot be
  * read refuses the call (`deny`, naming the store); taint that cannot be recorded after the
@@ -341,10 +342,13 @@ export function policyInterceptor(options: PolicyOptions): Interceptor {
       }
       const decided = strongest(candidates);
       if (ctx.method === 'server/request' && injectedRequest(ctx)) {
-        // Injected text the server got through to the model: untrusted content entered the session.
-        const answer = await enforce(ctx, decided, next);
-        await taint(ctx, keys, serverId, ctx.serverMethod, NO_LABELS, undefined);
-        return answer;
+        // Injected text in a server's request: untrusted content entered the session when it got through,
+        // and a server that tried is no more trusted when the request was refused (asked and denied).
+        try {
+          return await enforce(ctx, decided, next);
+        } finally {
+          await taint(ctx, keys, serverId, ctx.serverMethod, NO_LABELS, undefined);
+        }
       }
       if (!USES.has(ctx.method)) return enforce(ctx, decided, next);
       let result: unknown;

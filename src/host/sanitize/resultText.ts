@@ -4,7 +4,8 @@
  * embedded resource text, resource link titles and descriptions, every string of structured
  * content, prompt descriptions and message content, resource contents), copying only what
  * changes. Object keys of structured content are read, not rewritten; a `blob` that decodes to
- * text is read, not rewritten; image and audio `data`, URIs and `_meta` are left alone.
+ * text is read, not rewritten; a resource link's name, title and description are text; image and
+ * audio `data`, URIs and `_meta` are left alone.
  * The same walk covers what else a server sends that reaches a person or the model: the text of
  * its sampling and elicitation requests ({@link mapServerRequestText}), of its tasks
  * ({@link mapTaskText}) and of its progress and log notifications ({@link mapNotificationText}).
@@ -111,7 +112,12 @@ function block(fn: TextMap): (v: unknown) => unknown {
       case 'resource':
         return field(v, 'resource', contents(fn));
       case 'resource_link':
-        return field(field(v, 'title', text(fn)), 'description', text(fn));
+        return field(field(field(v, 'name', text(fn)), 'title', text(fn)), 'description', text(fn));
+      // Sampling with tools (a server's request): a tool's call input and its result.
+      case 'tool_use':
+        return field(v, 'input', deep(fn));
+      case 'tool_result':
+        return field(field(v, 'content', array(block(fn))), 'structuredContent', deep(fn));
       default:
         return v;
     }
@@ -140,8 +146,9 @@ function messages(fn: TextMap): (v: unknown) => unknown {
 
 /**
  * The text of a downstream server's request to the client that reaches a person or the model:
- * an elicitation's `message` (and its schema's titles and descriptions), a sampling request's
- * `messages` and `systemPrompt`. Copy on write, as {@link mapResultText}.
+ * an elicitation's `message` (and every string and key of its schema), a sampling request's
+ * `messages` (tool use and tool result blocks included), `systemPrompt` and `tools`. Copy on
+ * write, as {@link mapResultText}.
  */
 export function mapServerRequestText<T>(params: T, fn: TextMap): T {
   if (!isObj(params)) return params;
@@ -150,6 +157,8 @@ export function mapServerRequestText<T>(params: T, fn: TextMap): T {
   out = field(out, 'requestedSchema', deep(fn));
   out = field(out, 'messages', messages(fn));
   out = field(out, 'systemPrompt', text(fn));
+  // Sampling with tools: the tools offered to the model (names, descriptions, schemas: every string and key).
+  out = field(out, 'tools', deep(fn));
   return out as T;
 }
 

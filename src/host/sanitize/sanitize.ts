@@ -40,8 +40,8 @@ export interface SanitizeOptions {
   readonly redactSecrets?: boolean;
   /**
    * Withhold what carries injection markers (default false): a tool result becomes an error
-   * result saying it was withheld, a server's error message is replaced, and a prompt or
-   * resource read is refused. Without it, the text is passed on (stripped, and with `wrap`
+   * result saying it was withheld, a server's error message is replaced, a prompt or
+   * resource read is refused, and a progress, log or task notification is dropped. Without it, the text is passed on (stripped, and with `wrap`
    * behind a notice) and the session is tainted either way.
    */
   readonly withhold?: boolean;
@@ -172,6 +172,8 @@ export function sanitizeInterceptor(options: SanitizeOptions = {}): Interceptor 
           reason: `a ${method} from the server carries prompt-injection markers (${report.markers.join(', ')})`,
           detail: { injection: true, markers: report.markers, notification: method },
         });
+      // With `withhold`, a notification with markers is not passed on (the chain drops a notification whose hook throws).
+      if (report.markers.length > 0 && options.withhold === true) throw new DeniedError(SANITIZE_INTERCEPTOR_ID, `a ${method} from the server carries prompt-injection markers; withheld`);
       return report.result as Record<string, unknown>;
     },
   };

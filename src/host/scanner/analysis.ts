@@ -46,7 +46,9 @@ export type TextContext = 'definition' | 'result';
 /** Builds the analysed view of an item. */
 export function analyze(item: ScanItem, server: string | undefined, ownNames: ReadonlySet<string>, peers: readonly PeerTool[], context: TextContext = 'definition'): AnalyzedItem {
   const strings = item.strings.map((s) => {
-    const text = s.role === 'key' || s.role === 'property' ? identifierWords(s.text) : s.text;
+    // An identifier is read as words; a key that already holds spaces is a phrase, read as written
+    // (`~/.ssh/id_rsa` inside it stays a path).
+    const text = (s.role === 'key' || s.role === 'property' || s.role === 'name') && !/\s/u.test(s.text) ? identifierWords(s.text) : s.text;
     return { ...s, norm: normalize(text), sentences: normalizedSentences(text) };
   });
   const allText = strings
@@ -88,11 +90,11 @@ function phraseLike(s: AnalyzedString): boolean {
 
 /**
  * Free-text strings (descriptions, titles, instructions, prompt texts, enum/default/example
- * values, every other value of the definition, and keys or property names that read like a
- * phrase).
+ * values, every other value of the definition, and keys, property names or item names that read
+ * like a phrase: `ignore_all_previous_instructions` is read as the words it spells).
  */
 export function textStrings(target: AnalyzedItem): readonly AnalyzedString[] {
-  return target.strings.filter((s) => (s.role === 'key' || s.role === 'property' ? phraseLike(s) : s.role !== 'name' && s.role !== 'uri'));
+  return target.strings.filter((s) => (s.role === 'key' || s.role === 'property' || s.role === 'name' ? phraseLike(s) : s.role !== 'uri'));
 }
 
 /** Words before a phrase that make it a mention: detecting, analysing, explaining, quoting, testing for it. */

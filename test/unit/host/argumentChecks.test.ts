@@ -101,6 +101,28 @@ describe('policy.arguments', () => {
     }
   });
 
+  it('path traversal percent-encoded from the first character (%2e%2e%2f, ..%2f, %2Fetc) is refused: the string is read once decoded too', T, async () => {
+    for (const path of ['%2e%2e%2f%2e%2e%2f%2e%2e%2fetc%2fshadow', '..%2f..%2f..%2fetc%2fshadow', '%2Fetc%2Fshadow']) {
+      refused(await run('fs', readFile, { path }), /outside the server's roots/);
+    }
+  });
+
+  it('a relative path through a symlink in the root that leads out (link/shadow) is refused; relative words with a slash and URLs pass', T, async () => {
+    const linked = argumentsInterceptor({ config: () => config, platform: { caseInsensitive: false, home: '/home/u', realpath: (p) => (p === '/proj/link' || p.startsWith('/proj/link/') ? `/etc${p.slice('/proj/link'.length)}` : p) } });
+    const through = async (path: string): Promise<boolean> => {
+      const ctx = interceptContext({ method: 'tools/call', principal: undefined, session: undefined, server: { id: 'fs' }, params: { name: 'read_file', arguments: { path } }, definition: readFile, signal: new AbortController().signal });
+      let reached = false;
+      await linked.intercept(ctx, () => {
+        reached = true;
+        return Promise.resolve({ content: [] });
+      }).catch(() => undefined);
+      return reached;
+    };
+    assert.equal(await through('link/shadow'), false);
+    assert.equal(await through('./link/shadow'), false);
+    for (const honest of ['docs/readme.md', 'and/or', 'https://example.com/a/b', 'text/plain']) assert.equal(await through(honest), true, honest);
+  });
+
   it('a server without roots is not path-checked (its own allowed folders are its business)', T, async () => {
     assert.equal((await run('web', readFile, { path: '../../../../etc/shadow' })).reached, true);
   });
