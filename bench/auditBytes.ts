@@ -78,7 +78,7 @@ async function drive(): Promise<number> {
     const answer = await door.fetch(
       new Request(`${ORIGIN}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${TOKEN}`, ...headers }, body: JSON.stringify(body) }),
     );
-    if (answer.status !== 200) throw new Error(`HTTP ${answer.status}: ${await answer.text()}`);
+    if (answer.status !== 200 && answer.status !== 202) throw new Error(`HTTP ${answer.status}: ${await answer.text()}`);
     return answer;
   };
   /** A session per lane (2025-11-25): its id. */

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { AuditEntry } from '../../../src/host/audit.js';
-import { AUDIT_GENESIS, ChainVerifier, chainRecord, sha256Text } from '../../../src/store/auditChain.js';
+import { AUDIT_GENESIS, ChainVerifier, chainRecord, sha256Text, withDecisions, withDigest, withoutDecisions, withoutDigest, type AuditRow } from '../../../src/store/auditChain.js';
 import { canonicalize } from '../../../src/util/canonicalJson.js';
 
 /** An entry with every member an audit entry can have. */
@@ -118,5 +118,87 @@ describe('store/auditChain: chainRecord', () => {
     edited.add({ ...first, line: first.line.replace('"denied"', '"ok"') });
     edited.add(second);
     assert.deepEqual(edited.result().problems.map((p) => p.seq), [1]);
+  });
+});
+
+/** A decision frozen all the way down, as the policy's default allow is. */
+function frozen<T>(value: T): T {
+  if (value !== null && typeof value === 'object') for (const v of Object.values(value)) frozen(v);
+  return Object.freeze(value);
+}
+
+describe('store/auditChain: what a store may keep apart (storage, the hashed text unchanged)', () => {
+  const tricky = frozen({ interceptor: 'policy', outcome: 'allow' as const, detail: { '"decisions":[': '"argumentsDigest":"sha256:', reasons: ['}', ',"prev":"'] } });
+
+  it('a line written member by member gives its digest bytes and its frozen decisions, and cutting them out and putting them back restores it exactly', () => {
+    for (const e of [{ ...FULL, decisions: [tricky] }, { ...FULL, decisions: [tricky, tricky] }, { ...FULL, arguments: undefined, decisions: [tricky] }, { ...FULL, decisions: [] }]) {
+      const { arguments: args, ...rest } = e;
+      const entry: AuditEntry = args === undefined ? rest : e;
+      const row = chainRecord(entry, 3, AUDIT_GENESIS);
+      assert.equal(row.sharedDecisions, canonicalize(entry.decisions));
+      assert.equal(row.digest === undefined ? undefined : `sha256:${Buffer.from(row.digest).toString('hex')}`, row.record.argumentsDigest);
+      const cut = withoutDecisions(row.line, row.sharedDecisions ?? '');
+      assert.ok(cut !== undefined && !cut.startsWith('{"decisions"') && !cut.includes(row.sharedDecisions ?? ''), cut);
+      const short = row.digest !== undefined ? withoutDigest(cut) : cut;
+      assert.ok(short !== undefined && !short.includes('argumentsDigest'));
+      const back = row.digest !== undefined ? withDigest(short, Buffer.from(row.digest).toString('hex')) : short;
+      assert.equal(withDecisions(back, row.sharedDecisions ?? ''), row.line);
+    }
+  });
+
+  it('decisions that are not all frozen, and lines not written member by member, are not offered to be kept apart', () => {
+    assert.equal(chainRecord({ ...FULL, decisions: [tricky, { interceptor: 'scan', outcome: 'observe' }] }, 1, AUDIT_GENESIS).sharedDecisions, undefined);
+    const extra = chainRecord({ ...FULL, decisions: [tricky], extra: 1 } as AuditEntry, 1, AUDIT_GENESIS);
+    assert.equal(extra.sharedDecisions, undefined);
+    assert.equal(extra.digest, undefined);
+  });
+
+  it('a text that is not where the member is written is not cut (the line is then stored whole)', () => {
+    const row = chainRecord({ ...FULL, decisions: [tricky] }, 1, AUDIT_GENESIS);
+    assert.equal(withoutDecisions(row.line, '[]'), undefined);
+    assert.equal(withoutDigest(row.line.replace('{"argumentsDigest"', '{"argumentsDigesT"')), undefined);
+  });
+});
+
+describe('store/auditChain: rows whose hash is not stored', () => {
+  /** Rows 1..4 chained, every hash but the last not stored (''). */
+  function unhashed(): AuditRow[] {
+    const rows: AuditRow[] = [];
+    let prev = AUDIT_GENESIS;
+    for (let seq = 1; seq <= 4; seq++) {
+      const row = chainRecord({ ...FULL, name: `t${seq}` }, seq, prev);
+      rows.push({ seq, line: row.line, hash: seq === 4 ? row.hash : '' });
+      prev = row.hash;
+    }
+    return rows;
+  }
+  const check = (rows: readonly AuditRow[]) => {
+    const verifier = new ChainVerifier();
+    for (const row of rows) verifier.add(row);
+    return verifier.result();
+  };
+
+  it('verify intact, with the head the last row stores', () => {
+    const rows = unhashed();
+    assert.deepEqual(check(rows), { ok: true, records: 4, head: rows[3]?.hash, problems: [] });
+  });
+
+  it("an edited one is named by the next row's link, as a stored hash would name it", () => {
+    const rows = unhashed().map((r) => (r.seq === 2 ? { ...r, line: r.line.replace('"denied"', '"ok"') } : r));
+    assert.deepEqual(check(rows).problems.map((p) => [p.seq, p.problem]), [[2, 'the record does not match its hash (edited)']]);
+  });
+
+  it('one whose own link (prev) was rewritten is named itself, not the record before it', () => {
+    const rows = unhashed().map((r) => (r.seq === 3 ? { ...r, line: r.line.replace(/"prev":"sha256:[0-9a-f]{64}"/, `"prev":"${AUDIT_GENESIS}"`) } : r));
+    const problems = check(rows).problems;
+    assert.equal(problems.some((p) => p.seq === 2), false, JSON.stringify(problems));
+    assert.deepEqual([...new Set(problems.map((p) => p.seq))], [3]);
+  });
+
+  it('a deleted one is a gap, not an edit of its neighbour', () => {
+    const rows = unhashed().filter((r) => r.seq !== 2);
+    const problems = check(rows).problems;
+    assert.equal(problems.some((p) => p.seq === 1), false);
+    assert.ok(problems.some((p) => p.seq === 3 && /missing \(deleted\)/.test(p.problem)), JSON.stringify(problems));
   });
 });

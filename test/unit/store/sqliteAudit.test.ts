@@ -7,8 +7,9 @@ import { readdirSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
-import type { AuditEntry } from '../../../src/host/audit.js';
+import type { AuditEntry, AuditRecord } from '../../../src/host/audit.js';
 import { AUDIT_GENESIS, SqliteAuditLog } from '../../../src/store/sqliteAudit.js';
+import { canonicalize } from '../../../src/util/canonicalJson.js';
 import { isMcpError } from '../../../src/util/errors.js';
 import { THIS_PROCESS } from '../../../src/cli/auditFiles.js';
 
@@ -172,11 +173,13 @@ describe('store/sqliteAudit: tampering is found', () => {
 
   it('an edited record whose hash was recomputed breaks the next link', async () => {
     const file = await written(4);
+    // The whole canonical line (as the log reads it back), rewritten and stored whole with its new hash.
+    const reader = SqliteAuditLog.open(file);
+    const { hash: _hash, ...stored } = reader.read({ from: 2, limit: 1 })[0] as AuditRecord;
+    await reader.close();
+    const line = canonicalize({ ...stored, outcome: 'error' });
     const db = new Database(file);
-    const row = db.prepare('SELECT line FROM audit WHERE seq = 2').get() as { line: string };
-    const line = row.line.replace('"outcome":"ok"', '"outcome":"error"');
-    const { createHash } = await import('node:crypto');
-    db.prepare('UPDATE audit SET line = ?, hash = ? WHERE seq = 2').run(line, `sha256:${createHash('sha256').update(line).digest('hex')}`);
+    db.prepare('UPDATE audit SET line = ?, hash = ?, digest = NULL, decisions = NULL WHERE seq = 2').run(line, `sha256:${createHash('sha256').update(line).digest('hex')}`);
     db.close();
     const report = verify(file);
     assert.equal(report.ok, false);
