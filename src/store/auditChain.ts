@@ -41,12 +41,15 @@ export interface ChainedRow extends AuditRow {
   /**
    * The canonical text of the `decisions` member's array when every decision in it is frozen
    * (decided once, recorded on many calls: the policy's default allow), and the line was written
-   * member by member, so the member sits where {@link withoutDecisions} looks for it. A store may
+   * member by member, so the member sits where {@link compactLine} looks for it. A store may
    * keep such a text once and the line without it.
    */
-  readonly sharedDecisions?: string;
-  /** The `argumentsDigest`'s 32 bytes when the line was written member by member (it then begins with that member: {@link withoutDigest}). */
-  readonly digest?: Uint8Array;
+  readonly sharedDecisions?: string | undefined;
+  /**
+   * Whether the line was written member by member: then its `argumentsDigest`, when it has one,
+   * is the first member, in lowercase hex ({@link compactLine} may cut it out).
+   */
+  readonly memberwise?: boolean;
 }
 
 /** How a line {@link chainRecord} wrote begins when it has an `argumentsDigest` (always `sha256:` and 64 hex digits). */
@@ -54,42 +57,43 @@ const DIGEST_START = '{"argumentsDigest":"sha256:';
 /** Where the `decisions` member begins in such a line: after `{`, and after the digest member when there is one. */
 const DECISIONS_AFTER_DIGEST = DIGEST_START.length + 64 + '",'.length;
 
-function decisionsAt(line: string): number {
-  return line.startsWith(DIGEST_START) ? DECISIONS_AFTER_DIGEST : 1;
+
+/** A line as a store may keep it ({@link compactLine}). */
+export interface CompactLine {
+  /** The line without the members kept apart (still JSON: `{` and the members after them). */
+  readonly line: string;
+  /** The `argumentsDigest`'s 64 lowercase hex digits when it was cut out (a store keeps them as 32 bytes). */
+  readonly digest: string | undefined;
+  /** Whether the `decisions` member was cut out (its text is kept apart). */
+  readonly decisions: boolean;
 }
 
 /**
- * `line` without its `decisions` member (`"decisions":<decisions>,`), to be stored with a
- * reference to the text `decisions` kept elsewhere; undefined when the member is not where
- * {@link chainRecord} writes it, with that text (the line is then stored whole).
- * {@link withDecisions} restores the line exactly.
+ * A row's line without the members a store keeps apart: the `argumentsDigest` (the first
+ * member of a line written member by member, in lowercase hex), and the `decisions` member when
+ * its text `decisions` is given (kept once for many rows) and sits where {@link chainRecord}
+ * writes it. One slice of the line, whatever is cut. {@link fullLine} restores it exactly.
  */
-export function withoutDecisions(line: string, decisions: string): string | undefined {
-  const at = decisionsAt(line);
-  if (!line.startsWith('"decisions":', at) || !line.startsWith(decisions, at + 12) || line.charCodeAt(at + 12 + decisions.length) !== 44 /* , */) return undefined;
-  return line.slice(0, at) + line.slice(at + 12 + decisions.length + 1);
+export function compactLine(row: ChainedRow, decisions: string | undefined): CompactLine {
+  const line = row.line;
+  let at = 1;
+  let digest: string | undefined;
+  if (row.memberwise === true && line.startsWith(DIGEST_START) && line.charCodeAt(DECISIONS_AFTER_DIGEST - 2) === 34 /* " */ && line.charCodeAt(DECISIONS_AFTER_DIGEST - 1) === 44 /* , */) {
+    digest = line.slice(DIGEST_START.length, DECISIONS_AFTER_DIGEST - 2);
+    at = DECISIONS_AFTER_DIGEST;
+  }
+  const cut = decisions !== undefined && row.memberwise === true && line.startsWith('"decisions":', at) && line.startsWith(decisions, at + 12) && line.charCodeAt(at + 12 + decisions.length) === 44; /* , */
+  if (cut) at += 12 + decisions.length + 1;
+  return { line: at === 1 ? line : `{${line.slice(at)}`, digest, decisions: cut };
 }
 
-/**
- * `line` without its `argumentsDigest` member (the first, `"argumentsDigest":"sha256:<hex>",`),
- * to be stored with the digest's bytes apart; undefined when it does not begin with one.
- * {@link withDigest} restores it.
- */
-export function withoutDigest(line: string): string | undefined {
-  if (!line.startsWith(DIGEST_START) || line.charCodeAt(DECISIONS_AFTER_DIGEST - 2) !== 34 /* " */ || line.charCodeAt(DECISIONS_AFTER_DIGEST - 1) !== 44 /* , */) return undefined;
-  return `{${line.slice(DECISIONS_AFTER_DIGEST)}`;
+/** The canonical line of a {@link compactLine}: its `digest` (hex) and its `decisions` text put back. */
+export function fullLine(stored: string, digest: string | undefined, decisions: string | undefined): string {
+  if (digest === undefined && decisions === undefined) return stored;
+  const front = `${digest !== undefined ? `${DIGEST_START}${digest}",` : '{'}${decisions !== undefined ? `"decisions":${decisions},` : ''}`;
+  return front + stored.slice(1);
 }
 
-/** The line of a `stored` one that {@link withoutDigest} cut the digest `hex` (64 digits) out of. */
-export function withDigest(stored: string, hex: string): string {
-  return `${DIGEST_START}${hex}",${stored.slice(1)}`;
-}
-
-/** The canonical line of a `stored` one that {@link withoutDecisions} cut `decisions` out of. */
-export function withDecisions(stored: string, decisions: string): string {
-  const at = decisionsAt(stored);
-  return `${stored.slice(0, at)}"decisions":${decisions},${stored.slice(at)}`;
-}
 
 /**
  * The members a stored record can have, in RFC 8785 order (names compared as UTF-16 code
@@ -102,8 +106,7 @@ const ENTRY_MEMBERS: ReadonlySet<string> = new Set<string>([...RECORD_MEMBERS.fi
 /** The row of `entry` as record number `seq` after `prev`: arguments replaced by their digest. */
 export function chainRecord(entry: AuditEntry, seq: number, prev: string): ChainedRow {
   const args = entry.arguments;
-  const digestBytes = args !== undefined ? oneShotHash('sha256', canonicalize(args), 'buffer') : undefined;
-  const digest = digestBytes !== undefined ? `sha256:${digestBytes.toString('hex')}` : undefined;
+  const digest = args !== undefined ? sha256Text(canonicalize(args)) : undefined;
   // One object for the record (the entry's members but `arguments`, in the order a spread keeps).
   const record: Record<string, unknown> = { seq };
   for (const key in entry) if (key !== 'arguments') record[key] = entry[key as keyof AuditEntry];
@@ -114,10 +117,8 @@ export function chainRecord(entry: AuditEntry, seq: number, prev: string): Chain
   const line = fast ?? canonicalize(record);
   const hash = sha256Text(line);
   record['hash'] = hash;
-  const row: { -readonly [K in keyof ChainedRow]: ChainedRow[K] } = { seq, line, hash, record: record as unknown as AuditRecord };
-  if (fast !== undefined && digestBytes !== undefined) row.digest = digestBytes;
-  if (fast !== undefined && decisions?.frozen === true) row.sharedDecisions = decisions.text;
-  return row;
+  // One shape for every row (no member added afterwards).
+  return { seq, line, hash, record: record as unknown as AuditRecord, memberwise: fast !== undefined, sharedDecisions: fast !== undefined && decisions?.frozen === true ? decisions.text : undefined };
 }
 
 function knownMembersOnly(entry: AuditEntry): boolean {

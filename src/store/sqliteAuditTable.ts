@@ -25,7 +25,7 @@ import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import type { AuditEntry, AuditRecord, AuditVerification } from '../host/audit.js';
 import { McpError, McpErrorCode, describeError } from '../util/errors.js';
-import { AUDIT_GENESIS, ChainVerifier, chainRecord, parseAuditRow, rechainLine, sha256Text, withDecisions, withDigest, withoutDecisions, withoutDigest, type AuditRow, type ChainedRow } from './auditChain.js';
+import { AUDIT_GENESIS, ChainVerifier, chainRecord, parseAuditRow, compactLine, fullLine, rechainLine, sha256Text, type AuditRow, type ChainedRow } from './auditChain.js';
 import { pendingFileNames, readPendingRows, removePendingFile, type AuditProcess } from './auditPending.js';
 
 const SCHEMA_VERSION = 2;
@@ -38,6 +38,9 @@ const SCHEMA_STEPS: readonly string[] = [
 const MAX_ROWS_PER_INSERT = 32;
 /** Most decision texts kept once (`audit_decisions`); past it a row holds its decisions whole (frozen decisions are few: this only bounds a surprise). */
 const MAX_SHARED_DECISIONS = 4096;
+
+/** What a reference to a decision text that is not there reads as (`decisions: null`): the record then fails its hash, as edited. */
+const MISSING_TEXT = 'null';
 
 /** A row as stored (see the module comment). */
 interface StoredRow {
@@ -70,7 +73,7 @@ export class AuditTable {
   readonly wal: boolean;
   readonly #db: Database.Database;
   /** `INSERT` statements of 1 to {@link MAX_ROWS_PER_INSERT} rows, prepared on first use (index = rows - 1). */
-  readonly #inserts: (Database.Statement<(number | string | Uint8Array | null)[]> | undefined)[] = [];
+  readonly #inserts: (Database.Statement<(number | string | null)[]> | undefined)[] = [];
   /** The decision texts kept once: by text (writing) and by id (reading); refilled from the table when one is missing. */
   #decisionIds = new Map<string, number>();
   #decisionTexts = new Map<number, string>();
@@ -263,17 +266,13 @@ export class AuditTable {
   }
 
   /**
-   * The row with its canonical line (its decisions put back). A reference to a text that is not
-   * in `audit_decisions` leaves the line as stored: it then fails its hash (verify says edited).
+   * The row with its canonical line (its digest and decisions put back). A reference to a text
+   * that is not in `audit_decisions` gives a line that fails its hash (verify says edited).
    */
   #restore(row: StoredRow): AuditRow {
     if (row.decisions === null && row.digest === null) return row;
-    let line = row.digest !== null ? withDigest(row.line, row.digest.toString('hex')) : row.line;
-    if (row.decisions !== null) {
-      const text = this.#decisionTexts.get(row.decisions) ?? (this.#loadDecisions(), this.#decisionTexts.get(row.decisions));
-      if (text !== undefined) line = withDecisions(line, text);
-    }
-    return { seq: row.seq, line, hash: row.hash };
+    const text = row.decisions === null ? undefined : (this.#decisionTexts.get(row.decisions) ?? (this.#loadDecisions(), this.#decisionTexts.get(row.decisions)) ?? MISSING_TEXT);
+    return { seq: row.seq, line: fullLine(row.line, row.digest?.toString('hex'), text), hash: row.hash };
   }
 
   /** Reads `audit_decisions` into the maps (another process may have added texts). */
@@ -332,32 +331,27 @@ export class AuditTable {
     const last = rows.length - 1;
     for (let from = 0; from < rows.length; from += MAX_ROWS_PER_INSERT) {
       const count = Math.min(MAX_ROWS_PER_INSERT, rows.length - from);
-      const values: (number | string | Uint8Array | null)[] = [];
+      const values: (number | string | null)[] = [];
       for (let i = from; i < from + count; i++) {
         const row = rows[i] as AuditRow | ChainedRow;
-        let line = row.line;
-        let decisions: number | null = null;
-        const shared = 'sharedDecisions' in row ? row.sharedDecisions : undefined;
-        const id = shared !== undefined ? this.#decisionId(shared) : undefined;
-        const cut = id !== undefined ? withoutDecisions(line, shared as string) : undefined;
-        if (cut !== undefined) {
-          line = cut;
-          decisions = id as number;
+        if (!('memberwise' in row)) {
+          values.push(row.seq, row.line, i === last ? row.hash : '', null, null);
+          continue;
         }
-        const digest = 'digest' in row ? row.digest : undefined;
-        const short = digest !== undefined ? withoutDigest(line) : undefined;
-        if (short !== undefined) line = short;
-        values.push(row.seq, line, i === last ? row.hash : '', short !== undefined ? (digest as Uint8Array) : null, decisions);
+        const shared = row.sharedDecisions;
+        const id = shared !== undefined ? this.#decisionId(shared) : undefined;
+        const compact = compactLine(row, id !== undefined ? shared : undefined);
+        values.push(row.seq, compact.line, i === last ? row.hash : '', compact.digest ?? null, compact.decisions ? (id as number) : null);
       }
       this.#insertOf(count).run(...values);
     }
   }
 
   /** The statement inserting `rows` records. */
-  #insertOf(rows: number): Database.Statement<(number | string | Uint8Array | null)[]> {
+  #insertOf(rows: number): Database.Statement<(number | string | null)[]> {
     let statement = this.#inserts[rows - 1];
     if (statement === undefined) {
-      statement = this.#db.prepare<(number | string | Uint8Array | null)[]>(`INSERT INTO audit (seq, line, hash, digest, decisions) VALUES ${Array.from({ length: rows }, () => '(?, ?, ?, ?, ?)').join(', ')}`);
+      statement = this.#db.prepare<(number | string | null)[]>(`INSERT INTO audit (seq, line, hash, digest, decisions) VALUES ${Array.from({ length: rows }, () => '(?, ?, ?, unhex(?), ?)').join(', ')}`);
       this.#inserts[rows - 1] = statement;
     }
     return statement;
