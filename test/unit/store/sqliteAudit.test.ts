@@ -211,7 +211,8 @@ describe('store/sqliteAudit: tampering is found', () => {
     tamper(file, 'UPDATE audit SET seq = seq + 10 WHERE seq >= 3');
     tamper(file, 'UPDATE audit SET seq = seq - 9 WHERE seq >= 13');
     const db = new Database(file);
-    const prev = (db.prepare('SELECT hash FROM audit WHERE seq = 2').get() as { hash: string }).hash;
+    // Record 2's hash, as the record that followed it (now 4) holds it (schema 2 stores the hash of a write's last record only).
+    const prev = (JSON.parse((db.prepare('SELECT line FROM audit WHERE seq = 4').get() as { line: string }).line) as { prev: string }).prev;
     const line = JSON.stringify({ seq: 3, time: new Date().toISOString(), kind: 'request', method: 'tools/call', decisions: [], outcome: 'ok', latencyMs: 1, prev });
     const { createHash } = await import('node:crypto');
     db.prepare('INSERT INTO audit (seq, line, hash) VALUES (3, ?, ?)').run(line, `sha256:${createHash('sha256').update(line).digest('hex')}`);
@@ -219,6 +220,7 @@ describe('store/sqliteAudit: tampering is found', () => {
     const report = verify(file);
     assert.equal(report.ok, false);
     // The forged record links fine to 2, but the real third record no longer links to it.
+    assert.equal(report.problems.some((p) => p.seq < 4), false, JSON.stringify(report.problems));
     assert.ok(report.problems.some((p) => p.seq === 4 && /moved or inserted/.test(p.problem)), JSON.stringify(report.problems));
     assert.ok(report.problems.some((p) => p.seq === 4 && /link/.test(p.problem)));
   });
