@@ -12,6 +12,7 @@ import Database from 'better-sqlite3';
 import type { AuditEntry, AuditRecord, AuditVerification } from '../../../src/host/audit.js';
 import type { Decision } from '../../../src/host/interceptors.js';
 import { AUDIT_GENESIS, chainRecord } from '../../../src/store/auditChain.js';
+import { THIS_PROCESS } from '../../../src/cli/auditFiles.js';
 import { SqliteAuditLog } from '../../../src/store/sqliteAudit.js';
 import { canonicalize } from '../../../src/util/canonicalJson.js';
 import { isMcpError } from '../../../src/util/errors.js';
@@ -135,6 +136,42 @@ describe('store/sqliteAuditTable: what a row keeps', () => {
     await log.close();
     assert.deepEqual(rawRows(file).filter((r) => r.hash !== '').map((r) => r.seq), [3, 6, 9]);
     assert.equal((await verify(file)).ok, true);
+  });
+});
+
+describe('store/sqliteAuditTable: several writers, and batch durability', () => {
+  it('two logs on one file share one decision text: each reads the other\'s rows, and the chain verifies', TIMEOUT, async () => {
+    const file = fresh();
+    const a = SqliteAuditLog.open(file);
+    const b = SqliteAuditLog.open(file);
+    const first = await a.append(entry(1));
+    // b learnt no id when it opened: it finds the text a added when it reads, and the same id when it writes.
+    assert.deepEqual(b.read(), [first]);
+    const second = await b.append(entry(2));
+    const third = await a.append(entry(3));
+    assert.deepEqual(a.read(), [first, second, third]);
+    assert.equal(b.verify().ok, true);
+    await a.close();
+    await b.close();
+    const db = new Database(file, { readonly: true });
+    assert.equal((db.prepare('SELECT count(*) AS n FROM audit_decisions').get() as { n: number }).n, 1);
+    db.close();
+    assert.deepEqual([...new Set(rawRows(file).map((r) => r.decisions))].length, 1);
+  });
+
+  it('batch durability (rows answered from the pending file, committed later) stores the committed rows compact too', TIMEOUT, async () => {
+    const file = fresh();
+    const log = SqliteAuditLog.open(file, { durability: 'batch', process: THIS_PROCESS });
+    const appended = await Promise.all([1, 2, 3, 4].map((i) => log.append(entry(i))));
+    await log.synced();
+    await log.close();
+    const rows = rawRows(file);
+    assert.deepEqual(rows.map((r) => [r.digest?.length, r.decisions !== null]), Array.from({ length: 4 }, () => [32, true]));
+    assert.equal(rows[3]?.hash, appended[3]?.hash);
+    const reader = SqliteAuditLog.open(file);
+    assert.deepEqual(reader.read(), appended);
+    assert.equal(reader.verify().ok, true);
+    await reader.close();
   });
 });
 
