@@ -89,4 +89,14 @@ CREATE TABLE cluster_policy (
 );
 `,
   },
+  {
+    name: 'compact audit rows: the arguments digest as bytes, shared decision texts once (the hashed text unchanged)',
+    sql: `
+ALTER TABLE audit ADD COLUMN digest bytea, ADD COLUMN decisions bigint;
+CREATE TABLE audit_decisions (
+  id bigserial PRIMARY KEY,
+  text text NOT NULL UNIQUE
+);
+`,
+  },
 ];
