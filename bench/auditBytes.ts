@@ -13,13 +13,17 @@
  *   that is hashed), with `"name":` and its comma, as read back through the log.
  *
  * `--wire session` uses 2025-11-25 sessions (each record then has a `session`); default
- * `stateless` (2026-07-28). `--json` prints the report as JSON. Run on two trees (`git worktree
- * add`) to compare formats: it only uses what every version has (`SqliteAuditLog.read`).
+ * `stateless` (2026-07-28). `--postgres [URL]` writes to the PostgreSQL log instead (`--store`'s;
+ * default URL as the tests': `SWITCHBOARD_TEST_POSTGRES`), in a schema of its own, dropped at the
+ * end, and reports the table's and its indexes' bytes per row after `VACUUM` and each column's
+ * average `pg_column_size`. `--json` prints the report as JSON. Run on two trees (`git worktree
+ * add`) to compare formats: it only uses what every version has (the logs' `read`).
  *
  * @module
  */
 import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { randomBytes } from 'node:crypto';
+import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { tokenDigest } from '../src/auth/resource/staticTokens.js';
@@ -29,6 +33,8 @@ import { loadConfig, openPins } from '../src/cli/hostSetup.js';
 import { openGateway } from '../src/host/openGateway.js';
 import { PersistentTaintStore } from '../src/host/policy/taintPersistence.js';
 import { McpServer } from '../src/server/mcpServer.js';
+import { PgAuditLog } from '../src/store/postgres/pgAuditLog.js';
+import { PgDatabase } from '../src/store/postgres/pgDatabase.js';
 import { SqliteAuditLog } from '../src/store/sqliteAudit.js';
 import { SqliteTaintSnapshot } from '../src/store/sqliteTaintStore.js';
 import { canonicalize } from '../src/util/canonicalJson.js';
@@ -45,6 +51,8 @@ const CONCURRENCY = Number(option('--concurrency', '32'));
 const WIRE = option('--wire', 'stateless');
 const TOKEN = 'bench-token-0123456789abcdefghijklmnopqrstuvwxyz';
 const ORIGIN = 'http://127.0.0.1';
+const POSTGRES = argv.includes('--postgres') ? (argv[argv.indexOf('--postgres') + 1]?.startsWith('postgres') === true ? (argv[argv.indexOf('--postgres') + 1] as string) : (process.env['SWITCHBOARD_TEST_POSTGRES'] ?? `postgres://${userInfo().username}@127.0.0.1:5432/switchboard_test`)) : undefined;
+const SCHEMA = `audit_bytes_${randomBytes(4).toString('hex')}`;
 
 const dir = mkdtempSync(join(tmpdir(), 'audit-bytes-'));
 const configFile = join(dir, 'switchboard.json');
@@ -60,7 +68,7 @@ function echoServer(): McpServer {
 
 /** Runs the calls through the gateway and closes it; returns the log's commits. */
 async function drive(): Promise<number> {
-  const audit = SqliteAuditLog.open(file, auditStoreOptions(config));
+  const audit = POSTGRES !== undefined ? new PgAuditLog(await PgDatabase.open(POSTGRES, { schema: SCHEMA })) : SqliteAuditLog.open(file, auditStoreOptions(config));
   const pins = await openPins(config, silentLogger, () => config, 'x');
   const taint = new PersistentTaintStore(SqliteTaintSnapshot.open(join(config.stateDir, 'taint.db')), { maxKeys: config.policy.maxTrackedSessions });
   const opened = await openGateway(config, {
@@ -112,19 +120,20 @@ async function drive(): Promise<number> {
 const commits = await drive();
 
 // What was written, as the log reads it back (the canonical line is what the chain hashes).
-const log = SqliteAuditLog.open(file);
+const pgDb = POSTGRES !== undefined ? await PgDatabase.open(POSTGRES, { schema: SCHEMA }) : undefined;
+const log = pgDb !== undefined ? new PgAuditLog(pgDb) : SqliteAuditLog.open(file);
 const members = new Map<string, number>();
 let lineBytes = 0;
 let records = 0;
 const decisionTexts = new Map<string, number>();
 for (let from = 1; ; ) {
-  const page = log.read({ from, limit: 5000 });
+  const page = await log.read({ from, limit: 5000 });
   if (page.length === 0) break;
   for (const record of page) {
     const { hash: _hash, ...stored } = record;
     records++;
     const entries = Object.entries(stored);
-    lineBytes += Buffer.byteLength(canonicalize(stored)) ;
+    lineBytes += Buffer.byteLength(canonicalize(stored));
     for (const [key, value] of entries) {
       const bytes = Buffer.byteLength(`"${key}":${canonicalize(value)},`);
       members.set(key, (members.get(key) ?? 0) + bytes);
@@ -134,9 +143,37 @@ for (let from = 1; ; ) {
   }
   from = (page[page.length - 1]?.seq ?? 0) + 1;
 }
-const verified = log.verify();
+const verified = await log.verify();
 await log.close();
 if (!verified.ok || records < RECORDS) throw new Error(`the log does not verify or misses records: ${JSON.stringify({ records, ok: verified.ok, problems: verified.problems.slice(0, 3) })}`);
+const per = (n: number): number => Math.round((n / records) * 10) / 10;
+const canonicalLine = { bytes: per(lineBytes), members: Object.fromEntries([...members].sort((a, b) => b[1] - a[1]).map(([k, v]) => [k, per(v)])) };
+const decisions = { distinctTexts: decisionTexts.size, commonest: [...decisionTexts].sort((a, b) => b[1] - a[1]).slice(0, 3).map(([text, n]) => ({ text, share: Math.round((n / records) * 1000) / 1000 })) };
+const print = (report: object): void => console.log(argv.includes('--json') ? JSON.stringify(report) : JSON.stringify(report, null, 2));
+
+if (pgDb !== undefined) {
+  // The table and its indexes after VACUUM (PostgreSQL pages; the primary key on seq is the only index).
+  await pgDb.query('vacuuming', 'VACUUM audit');
+  const columns = (await pgDb.query<{ name: string }>('reading columns', "SELECT column_name AS name FROM information_schema.columns WHERE table_schema = $1 AND table_name = 'audit' ORDER BY ordinal_position", [SCHEMA])).map((c) => c.name);
+  const [columnBytes] = await pgDb.query<Record<string, string | null>>('measuring', `SELECT ${columns.map((c) => `avg(pg_column_size(${c})) AS "${c}"`).join(', ')} FROM audit`);
+  const [sizes] = await pgDb.query<{ heap: string; indexes: string; total: string; rows: string }>('measuring', "SELECT pg_relation_size('audit') AS heap, pg_indexes_size('audit') AS indexes, pg_total_relation_size('audit') AS total, (SELECT count(*) FROM audit) AS rows");
+  await pgDb.query('dropping the schema', `DROP SCHEMA ${SCHEMA} CASCADE`);
+  await pgDb.close();
+  rmSync(dir, { recursive: true, force: true });
+  print({
+    store: 'postgres',
+    records,
+    rows: Number(sizes?.rows),
+    wire: WIRE,
+    concurrency: CONCURRENCY,
+    recordsPerCommit: Math.round((records / commits) * 10) / 10,
+    bytesPerRecord: { table: per(Number(sizes?.heap)), indexes: per(Number(sizes?.indexes)), total: per(Number(sizes?.total)) },
+    columnBytes: Object.fromEntries(Object.entries(columnBytes ?? {}).map(([k, v]) => [k, v === null ? null : Math.round(Number(v) * 10) / 10])),
+    canonicalLine,
+    decisions,
+  });
+  process.exit(0);
+}
 
 // On disk: checkpointed (the WAL folded in), then vacuumed; each b-tree's pages from dbstat.
 const db = new Database(file);
@@ -152,8 +189,8 @@ const auditRows = (db.prepare('SELECT count(*) AS n FROM audit').get() as { n: n
 db.close();
 rmSync(dir, { recursive: true, force: true });
 
-const per = (n: number): number => Math.round((n / records) * 10) / 10;
-const report = {
+print({
+  store: 'sqlite',
   records,
   rows: auditRows,
   wire: WIRE,
@@ -162,8 +199,6 @@ const report = {
   bytesPerRecord: { checkpointed: per(checkpointed), vacuumed: per(vacuumed) },
   btrees: trees.map((t) => ({ name: t.name, pages: t.pages, bytesPerRecord: per(t.bytes), payloadPerRecord: per(t.payload), unusedPerRecord: per(t.unused) })),
   columnBytes: Object.fromEntries(Object.entries(columnBytes).map(([k, v]) => [k, v === null ? null : Math.round(v * 10) / 10])),
-  canonicalLine: { bytes: per(lineBytes), members: Object.fromEntries([...members].sort((a, b) => b[1] - a[1]).map(([k, v]) => [k, per(v)])) },
-  decisions: { distinctTexts: decisionTexts.size, commonest: [...decisionTexts].sort((a, b) => b[1] - a[1]).slice(0, 3).map(([text, n]) => ({ text, share: Math.round((n / records) * 1000) / 1000 })) },
-};
-if (argv.includes('--json')) console.log(JSON.stringify(report));
-else console.log(JSON.stringify(report, null, 2));
+  canonicalLine,
+  decisions,
+});
