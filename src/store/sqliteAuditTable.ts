@@ -360,16 +360,23 @@ export class AuditTable {
 
 /**
  * Brings `db` to {@link SCHEMA_VERSION} (a new file from nothing), each step and the version in
- * one transaction (another process opening the same file waits, then finds it done).
+ * one transaction (another process opening the same file waits, then finds it done). A file
+ * already at the version is only read (no write lock taken).
  *
  * @throws Error when the file's version is unknown or its audit table is missing.
  */
 function migrate(db: Database.Database): void {
-  db.transaction(() => {
+  const state = (): { version: number; table: boolean } => {
     const version = db.pragma('user_version', { simple: true }) as number;
     const table = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'audit'").all().length > 0;
     if (!table && version !== 0) throw new Error(`user_version is ${version} but the audit table is missing`);
     if (table && (version < 1 || version > SCHEMA_VERSION)) throw new Error(`unknown audit schema version ${version}`);
+    return { version, table };
+  };
+  const now = state();
+  if (now.table && now.version === SCHEMA_VERSION) return;
+  db.transaction(() => {
+    const { version, table } = state();
     for (let v = table ? version : 0; v < SCHEMA_VERSION; v++) db.exec(SCHEMA_STEPS[v] as string);
     if (version !== SCHEMA_VERSION) db.pragma(`user_version = ${SCHEMA_VERSION}`);
   }).immediate();
