@@ -14,11 +14,25 @@ import { deepFrozen } from '../util/deepFrozen.js';
 /** The `prev` of the first record. */
 export const AUDIT_GENESIS = `sha256:${'0'.repeat(64)}`;
 
-/** A stored record: its number, canonical text and hash. */
+/**
+ * A stored record: its number, canonical text and hash. A store may keep the hash of only some
+ * records (the SQLite log keeps each write's last); `''` then says it is not stored, and the
+ * hash is the one of the line ({@link rowHash}).
+ */
 export interface AuditRow {
   readonly seq: number;
   readonly line: string;
   readonly hash: string;
+}
+
+/** The hash of `row`: the one stored, or the line's when none is (`''`). */
+export function rowHash(row: AuditRow): string {
+  return row.hash !== '' ? row.hash : sha256Text(row.line);
+}
+
+/** `row` with its hash: the stored one, or re-computed from its line where the compact row keeps none. */
+export function withHash(row: AuditRow): AuditRow {
+  return row.hash !== '' ? row : { seq: row.seq, line: row.line, hash: sha256Text(row.line) };
 }
 
 /** `sha256:<hex>` of a text (UTF-8), with node's one-shot `crypto.hash` (no Hash object per record). */
@@ -29,7 +43,62 @@ export function sha256Text(text: string): string {
 /** A row as {@link chainRecord} makes it, with the record it holds (what an append resolves with). */
 export interface ChainedRow extends AuditRow {
   readonly record: AuditRecord;
+  /**
+   * The canonical text of the `decisions` member's array when every decision in it is frozen
+   * (decided once, recorded on many calls: the policy's default allow), and the line was written
+   * member by member, so the member sits where {@link compactLine} looks for it. A store may
+   * keep such a text once and the line without it.
+   */
+  readonly sharedDecisions?: string | undefined;
+  /**
+   * Whether the line was written member by member: then its `argumentsDigest`, when it has one,
+   * is the first member, in lowercase hex ({@link compactLine} may cut it out).
+   */
+  readonly memberwise?: boolean;
 }
+
+/** How a line {@link chainRecord} wrote begins when it has an `argumentsDigest` (always `sha256:` and 64 hex digits). */
+const DIGEST_START = '{"argumentsDigest":"sha256:';
+/** Where the `decisions` member begins in such a line: after `{`, and after the digest member when there is one. */
+const DECISIONS_AFTER_DIGEST = DIGEST_START.length + 64 + '",'.length;
+
+
+/** A line as a store may keep it ({@link compactLine}). */
+export interface CompactLine {
+  /** The line without the members kept apart (still JSON: `{` and the members after them). */
+  readonly line: string;
+  /** The `argumentsDigest`'s 64 lowercase hex digits when it was cut out (a store keeps them as 32 bytes). */
+  readonly digest: string | undefined;
+  /** Whether the `decisions` member was cut out (its text is kept apart). */
+  readonly decisions: boolean;
+}
+
+/**
+ * A row's line without the members a store keeps apart: the `argumentsDigest` (the first
+ * member of a line written member by member, in lowercase hex), and the `decisions` member when
+ * its text `decisions` is given (kept once for many rows) and sits where {@link chainRecord}
+ * writes it. One slice of the line, whatever is cut. {@link fullLine} restores it exactly.
+ */
+export function compactLine(row: ChainedRow, decisions: string | undefined): CompactLine {
+  const line = row.line;
+  let at = 1;
+  let digest: string | undefined;
+  if (row.memberwise === true && line.startsWith(DIGEST_START) && line.charCodeAt(DECISIONS_AFTER_DIGEST - 2) === 34 /* " */ && line.charCodeAt(DECISIONS_AFTER_DIGEST - 1) === 44 /* , */) {
+    digest = line.slice(DIGEST_START.length, DECISIONS_AFTER_DIGEST - 2);
+    at = DECISIONS_AFTER_DIGEST;
+  }
+  const cut = decisions !== undefined && row.memberwise === true && line.startsWith('"decisions":', at) && line.startsWith(decisions, at + 12) && line.charCodeAt(at + 12 + decisions.length) === 44; /* , */
+  if (cut) at += 12 + decisions.length + 1;
+  return { line: at === 1 ? line : `{${line.slice(at)}`, digest, decisions: cut };
+}
+
+/** The canonical line of a {@link compactLine}: its `digest` (hex) and its `decisions` text put back. */
+export function fullLine(stored: string, digest: string | undefined, decisions: string | undefined): string {
+  if (digest === undefined && decisions === undefined) return stored;
+  const front = `${digest !== undefined ? `${DIGEST_START}${digest}",` : '{'}${decisions !== undefined ? `"decisions":${decisions},` : ''}`;
+  return front + stored.slice(1);
+}
+
 
 /**
  * The members a stored record can have, in RFC 8785 order (names compared as UTF-16 code
@@ -48,10 +117,13 @@ export function chainRecord(entry: AuditEntry, seq: number, prev: string): Chain
   for (const key in entry) if (key !== 'arguments') record[key] = entry[key as keyof AuditEntry];
   if (digest !== undefined) record['argumentsDigest'] = digest;
   record['prev'] = prev;
-  const line = (knownMembersOnly(entry) ? canonicalRecord(entry, seq, prev, digest) : undefined) ?? canonicalize(record);
+  const decisions = knownMembersOnly(entry) ? decisionsText(entry.decisions) : undefined;
+  const fast = decisions !== undefined ? canonicalRecord(entry, seq, prev, digest, decisions.text) : undefined;
+  const line = fast ?? canonicalize(record);
   const hash = sha256Text(line);
   record['hash'] = hash;
-  return { seq, line, hash, record: record as unknown as AuditRecord };
+  // One shape for every row (no member added afterwards).
+  return { seq, line, hash, record: record as unknown as AuditRecord, memberwise: fast !== undefined, sharedDecisions: fast !== undefined && decisions?.frozen === true ? decisions.text : undefined };
 }
 
 function knownMembersOnly(entry: AuditEntry): boolean {
@@ -65,6 +137,9 @@ function knownMembersOnly(entry: AuditEntry): boolean {
  */
 const frozenDecisionText = new WeakMap<object, string>();
 
+/** The text of an array of one frozen decision, `[<its text>]`: the same string every time (a store's lookup of it then hashes nothing). */
+const frozenDecisionArray = new WeakMap<object, string>();
+
 /** The canonical text of one decision, or undefined when it is not I-JSON. */
 function decisionText(decision: object): string | undefined {
   const known = frozenDecisionText.get(decision);
@@ -77,6 +152,36 @@ function decisionText(decision: object): string | undefined {
   }
   if (deepFrozen(decision)) frozenDecisionText.set(decision, text);
   return text;
+}
+
+/**
+ * The canonical text of a `decisions` array, and whether every decision in it is frozen (see
+ * {@link ChainedRow.sharedDecisions}); undefined when it is not an array of I-JSON objects.
+ */
+function decisionsText(decisions: unknown): { readonly text: string; readonly frozen: boolean } | undefined {
+  if (!Array.isArray(decisions)) return undefined;
+  if (decisions.length === 1) {
+    const d: unknown = decisions[0];
+    if (d === null || typeof d !== 'object' || Array.isArray(d)) return undefined;
+    const known = frozenDecisionArray.get(d);
+    if (known !== undefined) return { text: known, frozen: true };
+    const text = decisionText(d);
+    if (text === undefined) return undefined;
+    if (!frozenDecisionText.has(d)) return { text: `[${text}]`, frozen: false };
+    const array = `[${text}]`;
+    frozenDecisionArray.set(d, array);
+    return { text: array, frozen: true };
+  }
+  let text = '[';
+  let frozen = true;
+  for (let i = 0; i < decisions.length; i++) {
+    const d: unknown = decisions[i];
+    const one = d !== null && typeof d === 'object' && !Array.isArray(d) ? decisionText(d) : undefined;
+    if (one === undefined) return undefined;
+    if (!frozenDecisionText.has(d as object)) frozen = false;
+    text += i > 0 ? `,${one}` : one;
+  }
+  return { text: `${text}]`, frozen };
 }
 
 /**
@@ -160,7 +265,7 @@ const pieces = new Pieces();
  * flat string, not a rope of partial texts (the hash and the database read it flat); a string
  * that needs no escaping goes in as itself between quotes, not as a quoted copy.
  */
-function canonicalRecord(entry: AuditEntry, seq: number, prev: string, digest: string | undefined): string | undefined {
+function canonicalRecord(entry: AuditEntry, seq: number, prev: string, digest: string | undefined, decisions: string): string | undefined {
   const out = pieces;
   out.clear();
   out.add('{');
@@ -170,20 +275,8 @@ function canonicalRecord(entry: AuditEntry, seq: number, prev: string, digest: s
     out.add(digest);
     out.add('"');
   }
-  const decisions = entry.decisions;
-  if (decisions !== undefined) {
-    if (!Array.isArray(decisions)) return undefined;
-    out.add(MEMBER_PREFIXES.decisions[out.first ? 0 : 1]);
-    out.add('[');
-    for (let i = 0; i < decisions.length; i++) {
-      const d: unknown = decisions[i];
-      const text = d !== null && typeof d === 'object' && !Array.isArray(d) ? decisionText(d) : undefined;
-      if (text === undefined) return undefined;
-      if (i > 0) out.add(',');
-      out.add(text);
-    }
-    out.add(']');
-  }
+  out.add(MEMBER_PREFIXES.decisions[out.first ? 0 : 1]);
+  out.add(decisions);
   if (entry.error !== undefined && !out.addString('error', entry.error)) return undefined;
   if (entry.kind !== undefined && !out.addString('kind', entry.kind)) return undefined;
   if (entry.latencyMs !== undefined && !out.addNumber('latencyMs', entry.latencyMs)) return undefined;
@@ -218,15 +311,27 @@ export function rechainLine(line: string, seq: number, prev: string): ChainedRow
 
 /** The record a row holds. */
 export function parseAuditRow(row: AuditRow): AuditRecord {
-  return { ...(JSON.parse(row.line) as Omit<AuditRecord, 'hash'>), hash: row.hash };
+  return { ...(JSON.parse(row.line) as Omit<AuditRecord, 'hash'>), hash: rowHash(row) };
 }
 
-/** Checks rows fed oldest first (see the module comment). */
+const EDITED = 'the record does not match its hash (edited)';
+const BROKEN_LINK = 'the link to the previous record is broken (a record before it was deleted, inserted, reordered or rewritten)';
+
+/**
+ * Checks rows fed oldest first (see the module comment). A row whose hash is not stored (`''`)
+ * is checked by the next row's link. When that link alone is broken (both rows in place and
+ * numbered as they say, and the next row's own hash confirmed by its stored hash or by the row
+ * after it), the row before is named as edited, as a stored hash would have named it.
+ */
 export class ChainVerifier {
   readonly #problems: { seq: number; problem: string }[] = [];
   #prev = AUDIT_GENESIS;
   #expected = 1;
   #records = 0;
+  /** The previous row's number when its hash was not stored and it was in place (numbered as it says), else undefined. */
+  #unhashed: number | undefined;
+  /** A broken link at `seq` to an unhashed row: the row before it is the edited one unless this row's own hash fails the next link. */
+  #suspect: { readonly seq: number; readonly edited: number } | undefined;
 
   /**
    * `after`: the record the first row follows (its number and hash; a log pruned below it, or an
@@ -243,19 +348,35 @@ export class ChainVerifier {
   add(row: AuditRow): void {
     this.#records++;
     const problems = this.#problems;
-    if (row.seq !== this.#expected) problems.push({ seq: row.seq, problem: `expected record ${this.#expected} here: ${row.seq > this.#expected ? 'records are missing (deleted)' : 'a record is out of order'}` });
+    const inPlace = row.seq === this.#expected;
+    if (!inPlace) problems.push({ seq: row.seq, problem: `expected record ${this.#expected} here: ${row.seq > this.#expected ? 'records are missing (deleted)' : 'a record is out of order'}` });
     let parsed: { seq?: unknown; prev?: unknown } | undefined;
     try {
       parsed = JSON.parse(row.line) as { seq?: unknown; prev?: unknown };
     } catch {
       problems.push({ seq: row.seq, problem: 'the record is not JSON (edited)' });
     }
-    if (sha256Text(row.line) !== row.hash) problems.push({ seq: row.seq, problem: 'the record does not match its hash (edited)' });
-    if (parsed !== undefined) {
-      if (parsed.seq !== row.seq) problems.push({ seq: row.seq, problem: `the record says it is number ${String(parsed.seq)} (moved or inserted)` });
-      if (parsed.prev !== this.#prev) problems.push({ seq: row.seq, problem: 'the link to the previous record is broken (a record before it was deleted, inserted, reordered or rewritten)' });
+    const hash = sha256Text(row.line);
+    if (row.hash !== '' && hash !== row.hash) problems.push({ seq: row.seq, problem: EDITED });
+    const linked = parsed?.prev === this.#prev;
+    const suspect = this.#suspect;
+    if (suspect !== undefined) {
+      this.#suspect = undefined;
+      if (linked) problems.push({ seq: suspect.edited, problem: EDITED });
+      else problems.push({ seq: suspect.seq, problem: BROKEN_LINK });
     }
-    this.#prev = row.hash;
+    const numbered = parsed?.seq === row.seq;
+    if (parsed !== undefined) {
+      if (!numbered) problems.push({ seq: row.seq, problem: `the record says it is number ${String(parsed.seq)} (moved or inserted)` });
+      if (!linked) {
+        const edited = this.#unhashed;
+        if (edited === undefined || !inPlace || !numbered) problems.push({ seq: row.seq, problem: BROKEN_LINK });
+        else if (row.hash === '') this.#suspect = { seq: row.seq, edited };
+        else problems.push(hash === row.hash ? { seq: edited, problem: EDITED } : { seq: row.seq, problem: BROKEN_LINK });
+      }
+    }
+    this.#unhashed = row.hash === '' && inPlace && numbered ? row.seq : undefined;
+    this.#prev = row.hash !== '' ? row.hash : hash;
     this.#expected = row.seq + 1;
   }
 
@@ -266,6 +387,8 @@ export class ChainVerifier {
 
   /** What was found. */
   result(): AuditVerification {
+    if (this.#suspect !== undefined) this.#problems.push({ seq: this.#suspect.edited, problem: EDITED });
+    this.#suspect = undefined;
     return { ok: this.#problems.length === 0, records: this.#records, head: this.#prev, problems: [...this.#problems] };
   }
 }

@@ -5,6 +5,18 @@
  * sharing a state folder keep one chain. Also the marks of the `batch` pending files
  * (`audit_pending`, see `auditPending.ts`) and the commit of what dead processes left in theirs.
  *
+ * **Schema 2** (a version 1 file is migrated when opened, in place, without rewriting a row: a
+ * column and a table are added). What is stored is what it takes to restore each record's
+ * canonical text exactly and verify it, without repeating what the chain already holds:
+ * - `hash` is kept for the last record of each write only (`''` for the others): every other
+ *   record's hash is the `prev` in the line after it. The last one's stays for {@link head}
+ *   and a naive edit of the tail; the verifier names an edited record either way.
+ * - Decisions recorded on many calls (frozen ones: the policy's default allow) are kept once in
+ *   `audit_decisions`; a row referring to one (`decisions`) holds its line without the
+ *   `decisions` member, which reading puts back ({@link withDecisions}). What is hashed, read,
+ *   exported and verified is the canonical text, unchanged.
+ * Version 1 rows (every hash stored, every line whole) read and verify as they always did.
+ *
  * @module
  */
 import { chmodSync, closeSync, mkdirSync, openSync } from 'node:fs';
@@ -13,12 +25,32 @@ import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import type { AuditEntry, AuditRecord, AuditVerification } from '../host/audit.js';
 import { McpError, McpErrorCode, describeError } from '../util/errors.js';
-import { AUDIT_GENESIS, ChainVerifier, chainRecord, parseAuditRow, rechainLine, sha256Text, type AuditRow, type ChainedRow } from './auditChain.js';
+import { AUDIT_GENESIS, ChainVerifier, chainRecord, parseAuditRow, compactLine, fullLine, rechainLine, sha256Text, withHash, type AuditRow, type ChainedRow } from './auditChain.js';
 import { pendingFileNames, readPendingRows, removePendingFile, type AuditProcess } from './auditPending.js';
 
-const SCHEMA_VERSION = 1;
-/** Most records one `INSERT` statement writes (3 parameters each, well under SQLite's limit of 32766). */
+const SCHEMA_VERSION = 2;
+/** Each schema version's change from the one before, applied in order (index = version - 1; see the module comment). */
+const SCHEMA_STEPS: readonly string[] = [
+  'CREATE TABLE audit (seq INTEGER PRIMARY KEY, line TEXT NOT NULL, hash TEXT NOT NULL) STRICT',
+  'ALTER TABLE audit ADD COLUMN digest BLOB; ALTER TABLE audit ADD COLUMN decisions INTEGER; CREATE TABLE audit_decisions (id INTEGER PRIMARY KEY, text TEXT NOT NULL UNIQUE) STRICT',
+];
+/** Most records one `INSERT` statement writes (5 parameters each, well under SQLite's limit of 32766). */
 const MAX_ROWS_PER_INSERT = 32;
+/** Most decision texts kept once (`audit_decisions`); past it a row holds its decisions whole (frozen decisions are few: this only bounds a surprise). */
+const MAX_SHARED_DECISIONS = 4096;
+
+/** What a reference to a decision text that is not there reads as (`decisions: null`): the record then fails its hash, as edited. */
+const MISSING_TEXT = 'null';
+
+/** A row as stored (see the module comment). */
+interface StoredRow {
+  readonly seq: number;
+  readonly line: string;
+  readonly hash: string;
+  /** Read back as a Buffer (better-sqlite3's blobs). */
+  readonly digest: Buffer | null;
+  readonly decisions: number | null;
+}
 
 /** The head of the chain: the last record's number and hash (0 and the genesis hash when empty). */
 export interface ChainHead {
@@ -41,7 +73,12 @@ export class AuditTable {
   readonly wal: boolean;
   readonly #db: Database.Database;
   /** `INSERT` statements of 1 to {@link MAX_ROWS_PER_INSERT} rows, prepared on first use (index = rows - 1). */
-  readonly #inserts: (Database.Statement<(number | string)[]> | undefined)[] = [];
+  readonly #inserts: (Database.Statement<(number | string | null)[]> | undefined)[] = [];
+  /** The decision texts kept once: by text (writing) and by id (reading); refilled from the table when one is missing. */
+  #decisionIds = new Map<string, number>();
+  #decisionTexts = new Map<number, string>();
+  readonly #addDecisions: Database.Statement;
+  readonly #decisionsTable: Database.Statement;
   readonly #last: Database.Statement;
   readonly #markCommitted: Database.Statement;
   /** A pending file's row: added before anything is written to the file, removed once it is fully committed. */
@@ -54,12 +91,14 @@ export class AuditTable {
     this.file = file;
     this.#db = db;
     this.wal = wal;
-    this.#last = db.prepare('SELECT seq, line, hash FROM audit ORDER BY seq DESC LIMIT 1');
+    this.#last = db.prepare('SELECT seq, line, hash, digest, decisions FROM audit ORDER BY seq DESC LIMIT 1');
+    this.#addDecisions = db.prepare('INSERT INTO audit_decisions (text) VALUES (?) ON CONFLICT (text) DO UPDATE SET text = excluded.text RETURNING id');
+    this.#decisionsTable = db.prepare('SELECT id, text FROM audit_decisions');
     this.#markCommitted = db.prepare('UPDATE audit_pending SET committed = ? WHERE name = ?');
     this.#register = db.prepare('INSERT INTO audit_pending (name, host, pid, committed) VALUES (?, ?, ?, 0)');
     this.#unregister = db.prepare('DELETE FROM audit_pending WHERE name = ?');
-    this.#writeGroup = db.transaction((entries: readonly AuditEntry[]) => this.#writeRows(entries)).immediate;
-    this.#commitPending = db.transaction((rows: readonly ChainedRow[], pending: { readonly size: number; readonly name: string }) => this.#commitRows(rows, pending)).immediate;
+    this.#writeGroup = this.#forgettingOnFailure(db.transaction((entries: readonly AuditEntry[]) => this.#writeRows(entries)).immediate);
+    this.#commitPending = this.#forgettingOnFailure(db.transaction((rows: readonly ChainedRow[], pending: { readonly size: number; readonly name: string }) => this.#commitRows(rows, pending)).immediate);
   }
 
   /**
@@ -81,15 +120,7 @@ export class AuditTable {
       // resolves); where WAL is not available SQLite syncs at commit itself (FULL).
       const wal = db.pragma('journal_mode = WAL', { simple: true }) === 'wal' && file !== ':memory:';
       db.pragma(wal ? 'synchronous = NORMAL' : 'synchronous = FULL');
-      const version = db.pragma('user_version', { simple: true }) as number;
-      const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'audit'").all();
-      if (tables.length === 0) {
-        if (version !== 0) throw new Error(`user_version is ${version} but the audit table is missing`);
-        db.exec('CREATE TABLE audit (seq INTEGER PRIMARY KEY, line TEXT NOT NULL, hash TEXT NOT NULL) STRICT');
-        db.pragma(`user_version = ${SCHEMA_VERSION}`);
-      } else if (version !== SCHEMA_VERSION) {
-        throw new Error(`unknown audit schema version ${version}`);
-      }
+      migrate(db);
       // The pending files' marks (`batch`; see auditPending.ts). Not part of the chain, so no new schema version.
       db.exec('CREATE TABLE IF NOT EXISTS audit_pending (name TEXT PRIMARY KEY, host TEXT NOT NULL, pid INTEGER NOT NULL, committed INTEGER NOT NULL) STRICT');
       // The prune marker (`auditArchive.ts`): records up to `seq` were archived and removed; `hash` is record `seq`'s.
@@ -105,10 +136,10 @@ export class AuditTable {
     }
   }
 
-  /** The head of the chain on disk (where every record was pruned, the prune marker: the chain continues from it). */
+  /** The head of the chain on disk: the last row (its hash is stored: it ends a write), or where every record was pruned, the prune marker (the chain continues from it). */
   head(): ChainHead {
-    const last = this.#last.get() as AuditRow | undefined;
-    return last !== undefined ? { seq: last.seq, hash: last.hash } : this.pruned();
+    const last = this.#last.get() as StoredRow | undefined;
+    return last === undefined ? this.pruned() : { seq: last.seq, hash: last.hash !== '' ? last.hash : sha256Text(this.#restore(last).line) };
   }
 
   /** The prune marker: the last record archived and removed (0 and the genesis hash when none was). */
@@ -117,9 +148,9 @@ export class AuditTable {
     return marker ?? { seq: 0, hash: AUDIT_GENESIS };
   }
 
-  /** The stored rows from `from` to `to` (inclusive), oldest first, at most `limit`. */
+  /** The rows from `from` to `to` (inclusive), oldest first, at most `limit`: each with its canonical line and its hash (re-computed where the compact row keeps none). */
   rows(from: number, to: number, limit: number): AuditRow[] {
-    return this.#db.prepare('SELECT seq, line, hash FROM audit WHERE seq >= ? AND seq <= ? ORDER BY seq LIMIT ?').all(from, to, limit) as AuditRow[];
+    return (this.#db.prepare('SELECT seq, line, hash, digest, decisions FROM audit WHERE seq >= ? AND seq <= ? ORDER BY seq LIMIT ?').all(from, to, limit) as StoredRow[]).map((row) => withHash(this.#restore(row)));
   }
 
   /**
@@ -132,7 +163,7 @@ export class AuditTable {
   prune(upTo: number, hash: string): number {
     return this.#db
       .transaction(() => {
-        const row = this.#db.prepare('SELECT hash FROM audit WHERE seq = ?').get(upTo) as { hash: string } | undefined;
+        const [row] = this.rows(upTo, upTo, 1);
         if (row?.hash !== hash) throw new Error(`record ${upTo} is ${row === undefined ? 'not in the live log' : 'not the record archived (another hash)'}`);
         if (upTo >= this.head().seq) throw new Error(`record ${upTo} is the head of the chain; it stays in the live log`);
         const removed = this.#db.prepare('DELETE FROM audit WHERE seq <= ?').run(upTo).changes;
@@ -258,20 +289,72 @@ export class AuditTable {
 
   /** Records from `from` on (default 1), at most `limit` (default all). */
   read(from = 1, limit = -1): AuditRecord[] {
-    return (this.#db.prepare('SELECT seq, line, hash FROM audit WHERE seq >= ? ORDER BY seq LIMIT ?').all(from, limit) as AuditRow[]).map(parseAuditRow);
+    return (this.#db.prepare('SELECT seq, line, hash, digest, decisions FROM audit WHERE seq >= ? ORDER BY seq LIMIT ?').all(from, limit) as StoredRow[]).map((row) => parseAuditRow(this.#restore(row)));
   }
 
   /** The newest `count` records, oldest first. */
   tail(count: number): AuditRecord[] {
-    return (this.#db.prepare('SELECT seq, line, hash FROM audit ORDER BY seq DESC LIMIT ?').all(count) as AuditRow[]).reverse().map(parseAuditRow);
+    return (this.#db.prepare('SELECT seq, line, hash, digest, decisions FROM audit ORDER BY seq DESC LIMIT ?').all(count) as StoredRow[]).reverse().map((row) => parseAuditRow(this.#restore(row)));
   }
 
   /** Re-computes every hash and link of the chain (from the prune marker, when records were archived). */
   verify(): AuditVerification {
     const pruned = this.pruned();
     const verifier = new ChainVerifier(pruned.seq > 0 ? pruned : undefined);
-    for (const row of this.#db.prepare('SELECT seq, line, hash FROM audit ORDER BY seq').iterate() as IterableIterator<AuditRow>) verifier.add(row);
+    for (const row of this.#db.prepare('SELECT seq, line, hash, digest, decisions FROM audit ORDER BY seq').iterate() as IterableIterator<StoredRow>) verifier.add(this.#restore(row));
     return verifier.result();
+  }
+
+  /**
+   * The row with its canonical line (its digest and decisions put back). A reference to a text
+   * that is not in `audit_decisions` gives a line that fails its hash (verify says edited).
+   */
+  #restore(row: StoredRow): AuditRow {
+    if (row.decisions === null && row.digest === null) return row;
+    const text = row.decisions === null ? undefined : (this.#decisionTexts.get(row.decisions) ?? (this.#loadDecisions(), this.#decisionTexts.get(row.decisions)) ?? MISSING_TEXT);
+    return { seq: row.seq, line: fullLine(row.line, row.digest?.toString('hex'), text), hash: row.hash };
+  }
+
+  /** Reads `audit_decisions` into the maps (another process may have added texts). */
+  #loadDecisions(): void {
+    this.#decisionIds = new Map();
+    this.#decisionTexts = new Map();
+    for (const { id, text } of this.#decisionsTable.all() as { id: number; text: string }[]) {
+      this.#decisionIds.set(text, id);
+      this.#decisionTexts.set(id, text);
+    }
+  }
+
+  /** The id of a decision text kept once, added in the write's transaction when new; undefined past {@link MAX_SHARED_DECISIONS}. */
+  #decisionId(text: string): number | undefined {
+    const known = this.#decisionIds.get(text);
+    if (known !== undefined || this.#decisionIds.size >= MAX_SHARED_DECISIONS) return known;
+    const { id } = this.#addDecisions.get(text) as { id: number };
+    this.#decisionIds.set(text, id);
+    this.#decisionTexts.set(id, text);
+    return id;
+  }
+
+  /** `write` whose failure (the transaction rolled back) also forgets the decision ids: ids it added are gone with it. */
+  #forgettingOnFailure<A extends unknown[], R>(write: (...args: A) => R): (...args: A) => R {
+    return (...args) => {
+      try {
+        return write(...args);
+      } catch (error) {
+        this.#loadDecisionsAfterFailure();
+        throw error;
+      }
+    };
+  }
+
+  #loadDecisionsAfterFailure(): void {
+    try {
+      this.#loadDecisions();
+    } catch {
+      // The database cannot be read now: start empty (ids are looked up again, in the write's transaction).
+      this.#decisionIds = new Map();
+      this.#decisionTexts = new Map();
+    }
   }
 
   /** Closes the database. */
@@ -279,26 +362,62 @@ export class AuditTable {
     this.#db.close();
   }
 
-  /** Inserts chained rows, one statement per up to {@link MAX_ROWS_PER_INSERT}: a group costs a few statement runs, not one per record. */
-  #insertRows(rows: readonly AuditRow[]): void {
+  /**
+   * Inserts chained rows, one statement per up to {@link MAX_ROWS_PER_INSERT}: a group costs a
+   * few statement runs, not one per record. Stored as the module comment says: the hash of the
+   * last row only, the arguments' digest as bytes, shared decisions by reference.
+   */
+  #insertRows(rows: readonly (AuditRow | ChainedRow)[]): void {
+    const last = rows.length - 1;
     for (let from = 0; from < rows.length; from += MAX_ROWS_PER_INSERT) {
       const count = Math.min(MAX_ROWS_PER_INSERT, rows.length - from);
-      const values: (number | string)[] = [];
+      const values: (number | string | null)[] = [];
       for (let i = from; i < from + count; i++) {
-        const row = rows[i] as AuditRow;
-        values.push(row.seq, row.line, row.hash);
+        const row = rows[i] as AuditRow | ChainedRow;
+        if (!('memberwise' in row)) {
+          values.push(row.seq, row.line, i === last ? row.hash : '', null, null);
+          continue;
+        }
+        const shared = row.sharedDecisions;
+        const id = shared !== undefined ? this.#decisionId(shared) : undefined;
+        const compact = compactLine(row, id !== undefined ? shared : undefined);
+        values.push(row.seq, compact.line, i === last ? row.hash : '', compact.digest ?? null, compact.decisions ? (id as number) : null);
       }
       this.#insertOf(count).run(...values);
     }
   }
 
   /** The statement inserting `rows` records. */
-  #insertOf(rows: number): Database.Statement<(number | string)[]> {
+  #insertOf(rows: number): Database.Statement<(number | string | null)[]> {
     let statement = this.#inserts[rows - 1];
     if (statement === undefined) {
-      statement = this.#db.prepare(`INSERT INTO audit (seq, line, hash) VALUES ${Array.from({ length: rows }, () => '(?, ?, ?)').join(', ')}`);
+      statement = this.#db.prepare<(number | string | null)[]>(`INSERT INTO audit (seq, line, hash, digest, decisions) VALUES ${Array.from({ length: rows }, () => '(?, ?, ?, unhex(?), ?)').join(', ')}`);
       this.#inserts[rows - 1] = statement;
     }
     return statement;
   }
+}
+
+/**
+ * Brings `db` to {@link SCHEMA_VERSION} (a new file from nothing), each step and the version in
+ * one transaction (another process opening the same file waits, then finds it done). A file
+ * already at the version is only read (no write lock taken).
+ *
+ * @throws Error when the file's version is unknown or its audit table is missing.
+ */
+function migrate(db: Database.Database): void {
+  const state = (): { version: number; table: boolean } => {
+    const version = db.pragma('user_version', { simple: true }) as number;
+    const table = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'audit'").all().length > 0;
+    if (!table && version !== 0) throw new Error(`user_version is ${version} but the audit table is missing`);
+    if (table && (version < 1 || version > SCHEMA_VERSION)) throw new Error(`unknown audit schema version ${version}`);
+    return { version, table };
+  };
+  const now = state();
+  if (now.table && now.version === SCHEMA_VERSION) return;
+  db.transaction(() => {
+    const { version, table } = state();
+    for (let v = table ? version : 0; v < SCHEMA_VERSION; v++) db.exec(SCHEMA_STEPS[v] as string);
+    if (version !== SCHEMA_VERSION) db.pragma(`user_version = ${SCHEMA_VERSION}`);
+  }).immediate();
 }

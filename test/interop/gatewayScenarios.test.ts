@@ -177,10 +177,8 @@ describe('e2e scenario 6: switchboard audit verify on the log the gateway wrote'
 
   it('an edited record (a call\'s argument digest swapped for another\'s): verify exits 1 naming it', async () => {
     const [a, b] = [calls[1] as number, calls[2] as number];
-    const file = await tamper('edited', (db) => {
-      const other = (JSON.parse((db.prepare('SELECT line FROM audit WHERE seq = ?').get(b) as { line: string }).line) as { argumentsDigest: string }).argumentsDigest;
-      db.prepare("UPDATE audit SET line = json_set(line, '$.argumentsDigest', ?) WHERE seq = ?").run(other, a);
-    });
+    // The digest is kept as bytes beside the line (schema 2): swapped there.
+    const file = await tamper('edited', (db) => db.prepare('UPDATE audit SET digest = (SELECT digest FROM audit WHERE seq = ?) WHERE seq = ?').run(b, a));
     const result = verify(file);
     assert.equal(result.status, 1, result.stdout);
     assert.match(result.stdout, new RegExp(`^record ${a}: the record does not match its hash \\(edited\\)$`, 'm'));
@@ -201,8 +199,9 @@ describe('e2e scenario 6: switchboard audit verify on the log the gateway wrote'
     const file = await tamper('inserted', (db) => {
       const rows = db.prepare('SELECT seq FROM audit WHERE seq >= ? ORDER BY seq DESC').all(at) as { seq: number }[];
       for (const { seq } of rows) db.prepare('UPDATE audit SET seq = ? WHERE seq = ?').run(seq + 1, seq);
-      const before = db.prepare('SELECT line, hash FROM audit WHERE seq = ?').get(at - 1) as { line: string; hash: string };
-      const forged = { ...(JSON.parse((db.prepare('SELECT line FROM audit WHERE seq = ?').get(at + 1) as { line: string }).line) as object), seq: at, prev: before.hash, name: 'submit_expense', argumentsDigest: sha256('{"amount":9999,"memo":"forged"}') };
+      // The hash of the record before: the prev of the one that followed it (moved to at + 1).
+      const next = JSON.parse((db.prepare('SELECT line FROM audit WHERE seq = ?').get(at + 1) as { line: string }).line) as { prev: string };
+      const forged = { ...next, seq: at, name: 'submit_expense', argumentsDigest: sha256('{"amount":9999,"memo":"forged"}'), decisions: [] };
       const line = JSON.stringify(forged);
       db.prepare('INSERT INTO audit (seq, line, hash) VALUES (?, ?, ?)').run(at, line, sha256(line));
     });
@@ -216,11 +215,14 @@ describe('e2e scenario 6: switchboard audit verify on the log the gateway wrote'
   it('two records reordered: verify exits 1 naming both', async () => {
     const [a, b] = [calls[1] as number, calls[2] as number];
     const file = await tamper('reordered', (db) => {
-      const rowA = db.prepare('SELECT line, hash FROM audit WHERE seq = ?').get(a) as { line: string; hash: string };
-      const rowB = db.prepare('SELECT line, hash FROM audit WHERE seq = ?').get(b) as { line: string; hash: string };
-      const put = db.prepare('UPDATE audit SET line = ?, hash = ? WHERE seq = ?');
-      put.run(rowB.line, rowB.hash, a);
-      put.run(rowA.line, rowA.hash, b);
+      // Every stored part of the two rows swapped (schema 2: the digest and the decisions' reference beside the line).
+      type Row = { line: string; hash: string; digest: Buffer | null; decisions: number | null };
+      const get = db.prepare('SELECT line, hash, digest, decisions FROM audit WHERE seq = ?');
+      const rowA = get.get(a) as Row;
+      const rowB = get.get(b) as Row;
+      const put = db.prepare('UPDATE audit SET line = ?, hash = ?, digest = ?, decisions = ? WHERE seq = ?');
+      put.run(rowB.line, rowB.hash, rowB.digest, rowB.decisions, a);
+      put.run(rowA.line, rowA.hash, rowA.digest, rowA.decisions, b);
     });
     const result = verify(file);
     assert.equal(result.status, 1, result.stdout);

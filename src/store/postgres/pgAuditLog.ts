@@ -13,6 +13,11 @@
  *   appends that arrive meanwhile form the next batch: one transaction per batch, not per
  *   call. Each append resolves only after its batch's COMMIT returned (`synchronous_commit` on
  *   for these transactions: the WAL is flushed), so an answer the caller got has its record.
+ * - **Compact rows** (migration 5, as the SQLite log's schema 2): a row keeps its line without
+ *   the arguments' digest (kept as bytes in `digest`) and without decisions decided once and
+ *   recorded on many calls (kept once in `audit_decisions`, referred to by `decisions`); its
+ *   `hash` is `''` (each hash is the next line's `prev`, the last one is `audit_head`'s). Reading
+ *   restores the canonical text exactly; rows written before keep their whole line and hash.
  * - **Failures.** A batch that cannot be written rejects its appends with
  *   `ERR_MCP_STORE_UNAVAILABLE` (the audit interceptor withholds their answers) and keeps the
  *   records for a retry every `retryMs`; meanwhile `problem` says why and the interceptor refuses
@@ -24,7 +29,7 @@
  */
 import type { AuditEntry, AuditLog, AuditReader, AuditRecord, AuditVerification } from '../../host/audit.js';
 import { McpError, McpErrorCode } from '../../util/errors.js';
-import { AUDIT_GENESIS, ChainVerifier, chainRecord, parseAuditRow, type AuditRow } from '../auditChain.js';
+import { AUDIT_GENESIS, ChainVerifier, chainRecord, compactLine, fullLine, parseAuditRow, rowHash, withHash, type AuditRow, type ChainedRow } from '../auditChain.js';
 import { storeUnavailable, type PgDatabase } from './pgDatabase.js';
 
 /** Options of {@link PgAuditLog}. */
@@ -45,9 +50,16 @@ interface DbRow {
   readonly seq: string;
   readonly line: string;
   readonly hash: string;
+  /** The digest's hex (`encode(digest, 'hex')`), when kept apart. */
+  readonly digest: string | null;
+  readonly decisions: string | null;
 }
 
 const PAGE = 5000;
+/** The stored parts of a row, as {@link restore} reads them. */
+const COLUMNS = "seq, line, hash, encode(digest, 'hex') AS digest, decisions";
+/** Most decision texts kept once; past it a row holds its decisions whole (frozen decisions are few: this only bounds a surprise). */
+const MAX_SHARED_DECISIONS = 4096;
 
 /** The PostgreSQL audit log (see the module comment). */
 export class PgAuditLog implements AuditLog, AuditReader {
@@ -62,6 +74,9 @@ export class PgAuditLog implements AuditLog, AuditReader {
   #problem: string | undefined;
   #closed = false;
   #commits = 0;
+  /** The decision texts kept once: by text (writing) and by id (reading); refilled from the table when one is missing. */
+  #decisionIds = new Map<string, string>();
+  #decisionTexts = new Map<string, string>();
 
   constructor(db: PgDatabase, options: PgAuditOptions = {}) {
     this.#db = db;
@@ -87,13 +102,13 @@ export class PgAuditLog implements AuditLog, AuditReader {
   }
 
   async read(options: { readonly from?: number; readonly limit?: number } = {}): Promise<AuditRecord[]> {
-    const rows = await this.#db.query<DbRow>('reading the audit log', 'SELECT seq, line, hash FROM audit WHERE seq >= $1 ORDER BY seq LIMIT $2', [options.from ?? 1, options.limit ?? null]);
-    return rows.map((r) => parseAuditRow(toRow(r)));
+    const rows = await this.#db.query<DbRow>('reading the audit log', `SELECT ${COLUMNS} FROM audit WHERE seq >= $1 ORDER BY seq LIMIT $2`, [options.from ?? 1, options.limit ?? null]);
+    return (await this.#restore(rows)).map(parseAuditRow);
   }
 
   async tail(count: number): Promise<AuditRecord[]> {
-    const rows = await this.#db.query<DbRow>('reading the audit log', 'SELECT seq, line, hash FROM audit ORDER BY seq DESC LIMIT $1', [count]);
-    return rows.reverse().map((r) => parseAuditRow(toRow(r)));
+    const rows = await this.#db.query<DbRow>('reading the audit log', `SELECT ${COLUMNS} FROM audit ORDER BY seq DESC LIMIT $1`, [count]);
+    return (await this.#restore(rows.reverse())).map(parseAuditRow);
   }
 
   /** Checks the whole cluster's chain (from the prune marker, when records were archived), up to the head as it was when the check began. */
@@ -105,13 +120,13 @@ export class PgAuditLog implements AuditLog, AuditReader {
     let after = pruned.seq;
     let last: AuditRow | undefined;
     for (;;) {
-      const rows = await this.#db.query<DbRow>('verifying the audit log', 'SELECT seq, line, hash FROM audit WHERE seq > $1 AND seq <= $2 ORDER BY seq LIMIT $3', [after, headSeq, PAGE]);
-      for (const r of rows) verifier.add((last = toRow(r)));
+      const rows = await this.#db.query<DbRow>('verifying the audit log', `SELECT ${COLUMNS} FROM audit WHERE seq > $1 AND seq <= $2 ORDER BY seq LIMIT $3`, [after, headSeq, PAGE]);
+      for (const r of await this.#restore(rows)) verifier.add((last = r));
       if (rows.length < PAGE || last === undefined) break;
       after = last.seq;
     }
     if (head === undefined) verifier.problem(0, 'the head record of the chain is missing (deleted)');
-    else if ((last?.seq ?? 0) !== headSeq || (last !== undefined && last.hash !== head.hash)) {
+    else if ((last?.seq ?? 0) !== headSeq || (last !== undefined && rowHash(last) !== head.hash)) {
       verifier.problem(headSeq, `the chain's head says record ${headSeq} is the last, but the log ends at ${last?.seq ?? 0}: records at the end were deleted or rewritten`);
     }
     return verifier.result();
@@ -129,9 +144,9 @@ export class PgAuditLog implements AuditLog, AuditReader {
     return marker !== undefined ? { seq: Number(marker.seq), hash: marker.hash } : { seq: 0, hash: AUDIT_GENESIS };
   }
 
-  /** The stored rows from `from` to `to` (inclusive), oldest first, at most `limit`. */
+  /** The rows from `from` to `to` (inclusive), oldest first, at most `limit`: each with its canonical line and its hash (re-computed: compact rows keep none). */
   async rows(from: number, to: number, limit: number): Promise<AuditRow[]> {
-    return (await this.#db.query<DbRow>('reading the audit log', 'SELECT seq, line, hash FROM audit WHERE seq >= $1 AND seq <= $2 ORDER BY seq LIMIT $3', [from, to, limit])).map(toRow);
+    return (await this.#restore(await this.#db.query<DbRow>('reading the audit log', `SELECT ${COLUMNS} FROM audit WHERE seq >= $1 AND seq <= $2 ORDER BY seq LIMIT $3`, [from, to, limit]))).map(withHash);
   }
 
   /**
@@ -145,7 +160,8 @@ export class PgAuditLog implements AuditLog, AuditReader {
       // The marker's row lock serialises archivers; appends (the head's lock) are not held up.
       await client.query('INSERT INTO audit_pruned (seq, hash) VALUES (0, $1) ON CONFLICT (id) DO NOTHING', [AUDIT_GENESIS]);
       await client.query('SELECT seq FROM audit_pruned FOR UPDATE');
-      const row = (await client.query<{ hash: string }>('SELECT hash FROM audit WHERE seq = $1', [upTo])).rows[0];
+      const stored = (await client.query<DbRow>(`SELECT ${COLUMNS} FROM audit WHERE seq = $1`, [upTo])).rows;
+      const [row] = (await this.#restore(stored)).map(withHash);
       if (row?.hash !== hash) throw new McpError(McpErrorCode.StoreCorrupt, `record ${upTo} is ${row === undefined ? 'not in the live log' : 'not the record archived (another hash)'}`);
       const head = (await client.query<{ seq: string }>('SELECT seq FROM audit_head')).rows[0];
       if (upTo >= Number(head?.seq ?? 0)) throw new McpError(McpErrorCode.StoreCorrupt, `record ${upTo} is the head of the chain; it stays in the live log`);
@@ -225,10 +241,26 @@ export class PgAuditLog implements AuditLog, AuditReader {
           return row;
         });
         records = rows.map((r) => r.record);
-        await client.query('INSERT INTO audit (seq, line, hash) SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[])', [rows.map((r) => r.seq), rows.map((r) => r.line), rows.map((r) => r.hash)]);
+        // Decision texts new to this log are added (or found) in this transaction, after the head's lock: writers take them in one order.
+        for (const row of rows) {
+          const text = row.sharedDecisions;
+          if (text === undefined || this.#decisionIds.has(text) || this.#decisionIds.size >= MAX_SHARED_DECISIONS) continue;
+          const added = (await client.query<{ id: string }>('INSERT INTO audit_decisions (text) VALUES ($1) ON CONFLICT (text) DO UPDATE SET text = excluded.text RETURNING id', [text])).rows[0];
+          if (added !== undefined) this.#remember(added.id, text);
+        }
+        const compact = rows.map((row) => this.#compact(row));
+        await client.query("INSERT INTO audit (seq, line, hash, digest, decisions) SELECT s, l, '', decode(d, 'hex'), k FROM unnest($1::bigint[], $2::text[], $3::text[], $4::bigint[]) AS t(s, l, d, k)", [
+          rows.map((r) => r.seq),
+          compact.map((c) => c.line),
+          compact.map((c) => c.digest),
+          compact.map((c) => c.decisions),
+        ]);
         await client.query('UPDATE audit_head SET seq = $1, hash = $2', [seq, prev]);
       });
     } catch (error) {
+      // Texts added in a transaction that rolled back are gone: their ids are looked up again.
+      this.#decisionIds = new Map();
+      this.#decisionTexts = new Map();
       const failure = storeUnavailable('writing the audit log', error);
       this.#problem = failure.message;
       throw failure;
@@ -236,6 +268,34 @@ export class PgAuditLog implements AuditLog, AuditReader {
     this.#commits++;
     this.#problem = undefined;
     return records;
+  }
+
+  /** The row as stored: its line without the digest and its shared decisions when they can be cut. */
+  #compact(row: ChainedRow): CompactRow {
+    const text = row.sharedDecisions;
+    const id = text !== undefined ? this.#decisionIds.get(text) : undefined;
+    const compact = compactLine(row, id !== undefined ? text : undefined);
+    return { line: compact.line, digest: compact.digest ?? null, decisions: compact.decisions ? (id as string) : null };
+  }
+
+  #remember(id: string, text: string): void {
+    this.#decisionIds.set(text, id);
+    this.#decisionTexts.set(id, text);
+  }
+
+  /**
+   * The rows with their canonical lines (digest and decisions put back). A reference to a text
+   * that is not in `audit_decisions` reads as `decisions: null`: the record then fails its hash.
+   */
+  async #restore(rows: readonly DbRow[]): Promise<AuditRow[]> {
+    if (rows.some((r) => r.decisions !== null && !this.#decisionTexts.has(r.decisions))) {
+      for (const r of await this.#db.query<{ id: string; text: string }>('reading the audit log', 'SELECT id, text FROM audit_decisions')) this.#remember(r.id, r.text);
+    }
+    return rows.map((r) => ({
+      seq: Number(r.seq),
+      line: r.digest === null && r.decisions === null ? r.line : fullLine(r.line, r.digest ?? undefined, r.decisions === null ? undefined : (this.#decisionTexts.get(r.decisions) ?? 'null')),
+      hash: r.hash,
+    }));
   }
 
   #scheduleRetry(): void {
@@ -255,6 +315,9 @@ export class PgAuditLog implements AuditLog, AuditReader {
   }
 }
 
-function toRow(r: DbRow): AuditRow {
-  return { seq: Number(r.seq), line: r.line, hash: r.hash };
+/** A compact row's stored parts (see the module comment). */
+interface CompactRow {
+  readonly line: string;
+  readonly digest: string | null;
+  readonly decisions: string | null;
 }

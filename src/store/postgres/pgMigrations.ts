@@ -90,6 +90,16 @@ CREATE TABLE cluster_policy (
 `,
   },
   {
+    name: 'compact audit rows: the arguments digest as bytes, shared decision texts once (the hashed text unchanged)',
+    sql: `
+ALTER TABLE audit ADD COLUMN digest bytea, ADD COLUMN decisions bigint;
+CREATE TABLE audit_decisions (
+  id bigserial PRIMARY KEY,
+  text text NOT NULL UNIQUE
+);
+`,
+  },
+  {
     name: 'the audit prune marker (records archived and removed from the live log)',
     sql: `
 CREATE TABLE audit_pruned (

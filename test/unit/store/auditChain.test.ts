@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { AuditEntry } from '../../../src/host/audit.js';
-import { AUDIT_GENESIS, ChainVerifier, chainRecord, sha256Text } from '../../../src/store/auditChain.js';
+import { AUDIT_GENESIS, ChainVerifier, chainRecord, compactLine, fullLine, sha256Text, type AuditRow } from '../../../src/store/auditChain.js';
 import { canonicalize } from '../../../src/util/canonicalJson.js';
 
 /** An entry with every member an audit entry can have. */
@@ -118,5 +118,93 @@ describe('store/auditChain: chainRecord', () => {
     edited.add({ ...first, line: first.line.replace('"denied"', '"ok"') });
     edited.add(second);
     assert.deepEqual(edited.result().problems.map((p) => p.seq), [1]);
+  });
+});
+
+/** A decision frozen all the way down, as the policy's default allow is. */
+function frozen<T>(value: T): T {
+  if (value !== null && typeof value === 'object') for (const v of Object.values(value)) frozen(v);
+  return Object.freeze(value);
+}
+
+describe('store/auditChain: what a store may keep apart (storage, the hashed text unchanged)', () => {
+  const tricky = frozen({ interceptor: 'policy', outcome: 'allow' as const, detail: { '"decisions":[': '"argumentsDigest":"sha256:', reasons: ['}', ',"prev":"'] } });
+
+  it('a line written member by member can be kept without its digest and its frozen decisions, and is restored exactly', () => {
+    for (const e of [{ ...FULL, decisions: [tricky] }, { ...FULL, decisions: [tricky, tricky] }, { ...FULL, arguments: undefined, decisions: [tricky] }, { ...FULL, decisions: [] }]) {
+      const { arguments: args, ...rest } = e;
+      const entry: AuditEntry = args === undefined ? rest : e;
+      const row = chainRecord(entry, 3, AUDIT_GENESIS);
+      assert.equal(row.memberwise, true);
+      assert.equal(row.sharedDecisions, canonicalize(entry.decisions));
+      const compact = compactLine(row, row.sharedDecisions);
+      assert.equal(compact.decisions, true);
+      assert.equal(compact.digest === undefined ? undefined : `sha256:${compact.digest}`, row.record.argumentsDigest);
+      assert.equal(compact.line.includes('argumentsDigest') || compact.line.includes(row.sharedDecisions ?? ''), false, compact.line);
+      assert.deepEqual(Object.keys(JSON.parse(compact.line) as object).includes('decisions'), false);
+      assert.equal(fullLine(compact.line, compact.digest, row.sharedDecisions), row.line);
+      // Without a text to refer to, only the digest goes.
+      const digestOnly = compactLine(row, undefined);
+      assert.equal(digestOnly.decisions, false);
+      assert.equal(fullLine(digestOnly.line, digestOnly.digest, undefined), row.line);
+    }
+  });
+
+  it('decisions that are not all frozen, and lines not written member by member, are kept whole', () => {
+    assert.equal(chainRecord({ ...FULL, decisions: [tricky, { interceptor: 'scan', outcome: 'observe' }] }, 1, AUDIT_GENESIS).sharedDecisions, undefined);
+    const extra = chainRecord({ ...FULL, decisions: [tricky], extra: 1 } as AuditEntry, 1, AUDIT_GENESIS);
+    assert.equal(extra.sharedDecisions, undefined);
+    assert.equal(extra.memberwise, false);
+    assert.deepEqual(compactLine(extra, canonicalize([tricky])), { line: extra.line, digest: undefined, decisions: false });
+  });
+
+  it('a text that is not the one where the member is written is not cut', () => {
+    const row = chainRecord({ ...FULL, decisions: [tricky] }, 1, AUDIT_GENESIS);
+    const compact = compactLine(row, '[]');
+    assert.equal(compact.decisions, false);
+    assert.equal(fullLine(compact.line, compact.digest, undefined), row.line);
+  });
+});
+
+describe('store/auditChain: rows whose hash is not stored', () => {
+  /** Rows 1..4 chained, every hash but the last not stored (''). */
+  function unhashed(): AuditRow[] {
+    const rows: AuditRow[] = [];
+    let prev = AUDIT_GENESIS;
+    for (let seq = 1; seq <= 4; seq++) {
+      const row = chainRecord({ ...FULL, name: `t${seq}` }, seq, prev);
+      rows.push({ seq, line: row.line, hash: seq === 4 ? row.hash : '' });
+      prev = row.hash;
+    }
+    return rows;
+  }
+  const check = (rows: readonly AuditRow[]) => {
+    const verifier = new ChainVerifier();
+    for (const row of rows) verifier.add(row);
+    return verifier.result();
+  };
+
+  it('verify intact, with the head the last row stores', () => {
+    const rows = unhashed();
+    assert.deepEqual(check(rows), { ok: true, records: 4, head: rows[3]?.hash, problems: [] });
+  });
+
+  it("an edited one is named by the next row's link, as a stored hash would name it", () => {
+    const rows = unhashed().map((r) => (r.seq === 2 ? { ...r, line: r.line.replace('"denied"', '"ok"') } : r));
+    assert.deepEqual(check(rows).problems.map((p) => [p.seq, p.problem]), [[2, 'the record does not match its hash (edited)']]);
+  });
+
+  it('one whose own link (prev) was rewritten is named itself, not the record before it', () => {
+    const rows = unhashed().map((r) => (r.seq === 3 ? { ...r, line: r.line.replace(/"prev":"sha256:[0-9a-f]{64}"/, `"prev":"${AUDIT_GENESIS}"`) } : r));
+    const problems = check(rows).problems;
+    assert.equal(problems.some((p) => p.seq === 2), false, JSON.stringify(problems));
+    assert.deepEqual([...new Set(problems.map((p) => p.seq))], [3]);
+  });
+
+  it('a deleted one is a gap, not an edit of its neighbour', () => {
+    const rows = unhashed().filter((r) => r.seq !== 2);
+    const problems = check(rows).problems;
+    assert.equal(problems.some((p) => p.seq === 1), false);
+    assert.ok(problems.some((p) => p.seq === 3 && /missing \(deleted\)/.test(p.problem)), JSON.stringify(problems));
   });
 });

@@ -7,8 +7,9 @@ import { readdirSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
-import type { AuditEntry } from '../../../src/host/audit.js';
+import type { AuditEntry, AuditRecord } from '../../../src/host/audit.js';
 import { AUDIT_GENESIS, SqliteAuditLog } from '../../../src/store/sqliteAudit.js';
+import { canonicalize } from '../../../src/util/canonicalJson.js';
 import { isMcpError } from '../../../src/util/errors.js';
 import { THIS_PROCESS } from '../../../src/cli/auditFiles.js';
 
@@ -172,11 +173,13 @@ describe('store/sqliteAudit: tampering is found', () => {
 
   it('an edited record whose hash was recomputed breaks the next link', async () => {
     const file = await written(4);
+    // The whole canonical line (as the log reads it back), rewritten and stored whole with its new hash.
+    const reader = SqliteAuditLog.open(file);
+    const { hash: _hash, ...stored } = reader.read({ from: 2, limit: 1 })[0] as AuditRecord;
+    await reader.close();
+    const line = canonicalize({ ...stored, outcome: 'error' });
     const db = new Database(file);
-    const row = db.prepare('SELECT line FROM audit WHERE seq = 2').get() as { line: string };
-    const line = row.line.replace('"outcome":"ok"', '"outcome":"error"');
-    const { createHash } = await import('node:crypto');
-    db.prepare('UPDATE audit SET line = ?, hash = ? WHERE seq = 2').run(line, `sha256:${createHash('sha256').update(line).digest('hex')}`);
+    db.prepare('UPDATE audit SET line = ?, hash = ?, digest = NULL, decisions = NULL WHERE seq = 2').run(line, `sha256:${createHash('sha256').update(line).digest('hex')}`);
     db.close();
     const report = verify(file);
     assert.equal(report.ok, false);
@@ -208,7 +211,8 @@ describe('store/sqliteAudit: tampering is found', () => {
     tamper(file, 'UPDATE audit SET seq = seq + 10 WHERE seq >= 3');
     tamper(file, 'UPDATE audit SET seq = seq - 9 WHERE seq >= 13');
     const db = new Database(file);
-    const prev = (db.prepare('SELECT hash FROM audit WHERE seq = 2').get() as { hash: string }).hash;
+    // Record 2's hash, as the record that followed it (now 4) holds it (schema 2 stores the hash of a write's last record only).
+    const prev = (JSON.parse((db.prepare('SELECT line FROM audit WHERE seq = 4').get() as { line: string }).line) as { prev: string }).prev;
     const line = JSON.stringify({ seq: 3, time: new Date().toISOString(), kind: 'request', method: 'tools/call', decisions: [], outcome: 'ok', latencyMs: 1, prev });
     const { createHash } = await import('node:crypto');
     db.prepare('INSERT INTO audit (seq, line, hash) VALUES (3, ?, ?)').run(line, `sha256:${createHash('sha256').update(line).digest('hex')}`);
@@ -216,6 +220,7 @@ describe('store/sqliteAudit: tampering is found', () => {
     const report = verify(file);
     assert.equal(report.ok, false);
     // The forged record links fine to 2, but the real third record no longer links to it.
+    assert.equal(report.problems.some((p) => p.seq < 4), false, JSON.stringify(report.problems));
     assert.ok(report.problems.some((p) => p.seq === 4 && /moved or inserted/.test(p.problem)), JSON.stringify(report.problems));
     assert.ok(report.problems.some((p) => p.seq === 4 && /link/.test(p.problem)));
   });
