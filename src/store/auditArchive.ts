@@ -27,7 +27,7 @@
  */
 import { join } from 'node:path';
 import { McpError, McpErrorCode } from '../util/errors.js';
-import { ChainVerifier, type AuditRow } from './auditChain.js';
+import { ChainVerifier, withHash, type AuditRow } from './auditChain.js';
 import type { AuditCheckpoint } from './anchor/auditAnchor.js';
 import type { AnchorFolder } from './anchor/anchorFile.js';
 import { SegmentWriter, checkSegmentFile, ensureArchiveDir, listSegmentFiles, readManifest, type SegmentManifest } from './auditSegments.js';
@@ -44,7 +44,7 @@ export interface ArchivableLog {
   head(): ChainPoint | Promise<ChainPoint>;
   /** The prune marker (0 and the genesis hash when nothing was removed). */
   pruned(): ChainPoint | Promise<ChainPoint>;
-  /** Stored rows `from..to`, oldest first, at most `limit`. */
+  /** Rows `from..to` with their canonical lines, oldest first, at most `limit` (hash `''` where the compact row keeps none: `rowHash`). */
   rows(from: number, to: number, limit: number): AuditRow[] | Promise<AuditRow[]>;
   /** Removes the records up to `upTo` (which must have `hash`, and not be the head) and moves the marker. */
   prune(upTo: number, hash: string): number | Promise<number>;
@@ -131,18 +131,19 @@ export async function pruneFindings(log: Pick<ArchivableLog, 'pruned' | 'rows'>,
     else notes.push(`records 1..${start.seq} are archived (checkpoint of ${checkpoint.time}, in ${checkpoint.archive}) and not checked here: --archive DIR checks them`);
   } else {
     // Archived, not yet removed (a run stopped between its checkpoint and the removal): the record is still live.
-    const [row] = await log.rows(checkpoint.seq, checkpoint.seq, 1);
+    const [stored] = await log.rows(checkpoint.seq, checkpoint.seq, 1);
+    const row = stored !== undefined ? withHash(stored) : undefined;
     if (row?.hash !== checkpoint.hash) problems.push({ seq: checkpoint.seq, problem: `the archive checkpoint says record ${checkpoint.seq} was archived with hash ${checkpoint.hash}, but the live log ${row === undefined ? 'does not hold it' : 'holds another'}` });
     else notes.push(`records ${start.seq + 1}..${checkpoint.seq} are archived (checkpoint of ${checkpoint.time}) but not yet removed from the live log: the next archive run removes them`);
   }
   return { start, checkpoint, problems, notes };
 }
 
-/** The live record `seq`, or an {@link ArchiveError}. */
+/** The live record `seq` with its hash, or an {@link ArchiveError}. */
 async function liveRow(log: ArchivableLog, seq: number): Promise<AuditRow> {
   const [row] = await log.rows(seq, seq, 1);
   if (row === undefined) throw new ArchiveError(`record ${seq} is not in the live log`);
-  return row;
+  return withHash(row);
 }
 
 /** The valid manifests in `dir` by first record (an invalid one where the next segment is due stops the run). */

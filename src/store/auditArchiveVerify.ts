@@ -8,7 +8,7 @@
  *
  * @module
  */
-import { AUDIT_GENESIS } from './auditChain.js';
+import { AUDIT_GENESIS, rowHash } from './auditChain.js';
 import type { AnchorFolder } from './anchor/anchorFile.js';
 import { pruneFindings, type ArchivableLog } from './auditArchive.js';
 import { checkSegmentFile, listSegmentFiles, readManifest, segmentNames, segmentRecordHash, type ArchiveProblem, type SegmentManifest } from './auditSegments.js';
@@ -81,7 +81,7 @@ export async function verifyArchive(log: Pick<ArchivableLog, 'pruned' | 'rows'>,
   if (end !== undefined && last > end.seq) {
     // Segments past the checkpoint: an interrupted run's, fine while their records are still live.
     const [row] = await log.rows(last, last, 1);
-    if (row?.hash === prev) notes.push(`records ${end.seq + 1}..${last} are sealed in the archive but not yet checkpointed nor removed (an interrupted run): the next archive run finishes it`);
+    if (row !== undefined && rowHash(row) === prev) notes.push(`records ${end.seq + 1}..${last} are sealed in the archive but not yet checkpointed nor removed (an interrupted run): the next archive run finishes it`);
     else problems.push({ seq: end.seq + 1, problem: `segments after record ${end.seq} (to ${last}) are past the archive's checkpoint and not in the live log: extra segments` });
   }
   if (live.start.seq > 0 && last >= live.start.seq && ends.has(live.start.seq) && ends.get(live.start.seq) !== live.start.hash) {

@@ -21,7 +21,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { finished } from 'node:stream/promises';
 import { createGunzip, createGzip } from 'node:zlib';
-import { ChainVerifier, sha256Text, type AuditRow } from './auditChain.js';
+import { ChainVerifier, rowHash, sha256Text, type AuditRow } from './auditChain.js';
 import { AnchorError, type AnchorFolder } from './anchor/anchorFile.js';
 
 /** What a segment's manifest says about it (its checkpoint's body). */
@@ -134,7 +134,7 @@ export class SegmentWriter {
     this.#digest.update(text);
     if (this.#last === 0) this.#firstTime = time;
     this.#last = row.seq;
-    this.#hash = row.hash;
+    this.#hash = rowHash(row);
     this.#lastTime = time;
     if (!this.#gzip.write(text)) await new Promise<void>((resolve) => this.#gzip.once('drain', resolve));
   }

@@ -148,9 +148,9 @@ export class AuditTable {
     return marker ?? { seq: 0, hash: AUDIT_GENESIS };
   }
 
-  /** The rows from `from` to `to` (inclusive), oldest first, at most `limit`: each with its canonical line and its hash (re-computed where the compact row keeps none). */
+  /** The rows from `from` to `to` (inclusive), oldest first, at most `limit`: each with its canonical line and its stored hash (`''` where the compact row keeps none: {@link rowHash}). */
   rows(from: number, to: number, limit: number): AuditRow[] {
-    return (this.#db.prepare('SELECT seq, line, hash, digest, decisions FROM audit WHERE seq >= ? AND seq <= ? ORDER BY seq LIMIT ?').all(from, to, limit) as StoredRow[]).map((row) => withHash(this.#restore(row)));
+    return (this.#db.prepare('SELECT seq, line, hash, digest, decisions FROM audit WHERE seq >= ? AND seq <= ? ORDER BY seq LIMIT ?').all(from, to, limit) as StoredRow[]).map((row) => this.#restore(row));
   }
 
   /**
@@ -163,7 +163,8 @@ export class AuditTable {
   prune(upTo: number, hash: string): number {
     return this.#db
       .transaction(() => {
-        const [row] = this.rows(upTo, upTo, 1);
+        const [stored] = this.rows(upTo, upTo, 1);
+        const row = stored !== undefined ? withHash(stored) : undefined;
         if (row?.hash !== hash) throw new Error(`record ${upTo} is ${row === undefined ? 'not in the live log' : 'not the record archived (another hash)'}`);
         if (upTo >= this.head().seq) throw new Error(`record ${upTo} is the head of the chain; it stays in the live log`);
         const removed = this.#db.prepare('DELETE FROM audit WHERE seq <= ?').run(upTo).changes;

@@ -144,9 +144,9 @@ export class PgAuditLog implements AuditLog, AuditReader {
     return marker !== undefined ? { seq: Number(marker.seq), hash: marker.hash } : { seq: 0, hash: AUDIT_GENESIS };
   }
 
-  /** The rows from `from` to `to` (inclusive), oldest first, at most `limit`: each with its canonical line and its hash (re-computed: compact rows keep none). */
+  /** The rows from `from` to `to` (inclusive), oldest first, at most `limit`: each with its canonical line and its stored hash (`''` where the compact row keeps none: `rowHash`). */
   async rows(from: number, to: number, limit: number): Promise<AuditRow[]> {
-    return (await this.#restore(await this.#db.query<DbRow>('reading the audit log', `SELECT ${COLUMNS} FROM audit WHERE seq >= $1 AND seq <= $2 ORDER BY seq LIMIT $3`, [from, to, limit]))).map(withHash);
+    return (await this.#restore(await this.#db.query<DbRow>('reading the audit log', `SELECT ${COLUMNS} FROM audit WHERE seq >= $1 AND seq <= $2 ORDER BY seq LIMIT $3`, [from, to, limit])));
   }
 
   /**

@@ -11,6 +11,7 @@ import { after, before, describe, it } from 'node:test';
 import type { AuditEntry } from '../../../src/host/audit.js';
 import { AnchorFolder } from '../../../src/store/anchor/anchorFile.js';
 import { archiveAudit, pruneFindings } from '../../../src/store/auditArchive.js';
+import { withHash } from '../../../src/store/auditChain.js';
 import { verifyArchive } from '../../../src/store/auditArchiveVerify.js';
 import { PgAuditLog } from '../../../src/store/postgres/pgAuditLog.js';
 import type { PgDatabase } from '../../../src/store/postgres/pgDatabase.js';
@@ -85,7 +86,9 @@ describe('audit archive on PostgreSQL', () => {
 
   it('marker forged (rows deleted and the marker moved by hand, no checkpoint) is a gap; the archiver refuses it', { timeout: 60_000 }, async () => {
     const { db, log, folder, name, out } = await written('forged', 500);
-    const [row] = await db.query<{ hash: string }>('reading', 'SELECT hash FROM audit WHERE seq = 100');
+    // The attacker takes record 100's real hash (the next record's `prev`; compact rows keep no hash of their own).
+    const [stored] = await log.rows(100, 100, 1);
+    const row = stored !== undefined ? withHash(stored) : undefined;
     await db.query('tampering', 'DELETE FROM audit WHERE seq <= 100');
     await db.query('tampering', 'INSERT INTO audit_pruned (seq, hash) VALUES (100, $1)', [row?.hash]);
     assert.equal((await log.verify()).ok, true, 'the chain from the forged marker links');

@@ -16,6 +16,14 @@ import { archiveAudit, pruneFindings, type ArchivableLog } from '../../../src/st
 import { verifyArchive } from '../../../src/store/auditArchiveVerify.js';
 import { SqliteAuditLog } from '../../../src/store/sqliteAudit.js';
 import { AuditTable } from '../../../src/store/sqliteAuditTable.js';
+import { withHash } from '../../../src/store/auditChain.js';
+
+/** Record `seq`'s hash in `table` as anyone reading the file can work it out. */
+function liveHash(table: AuditTable, seq: number): string {
+  const [row] = table.rows(seq, seq, 1);
+  if (row === undefined) throw new Error(`record ${seq} is not live`);
+  return withHash(row).hash;
+}
 
 const BIG = 300_000;
 const BASE = Date.parse('2026-01-01T00:00:00.000Z');
@@ -158,7 +166,8 @@ describe('audit archive: attacks on the pruned range and the archive', () => {
     const { folder, file, name, table } = await small('forged');
     try {
       const db = new Database(file);
-      const hash = (db.prepare('SELECT hash FROM audit WHERE seq = 500').get() as { hash: string }).hash;
+      // The attacker takes record 500's real hash (compact rows keep none of their own: it is the next record's `prev`).
+      const hash = liveHash(table, 500);
       db.prepare('DELETE FROM audit WHERE seq <= 500').run();
       db.prepare('INSERT INTO audit_pruned (id, seq, hash) VALUES (1, 500, ?)').run(hash);
       db.close();
@@ -178,7 +187,7 @@ describe('audit archive: attacks on the pruned range and the archive', () => {
     try {
       await archiveAudit(table, folder, name, { out, before: { seq: 1001 }, segmentRecords: 300 });
       const db = new Database(file);
-      const hash = (db.prepare('SELECT hash FROM audit WHERE seq = 1200').get() as { hash: string }).hash;
+      const hash = liveHash(table, 1200);
       db.prepare('DELETE FROM audit WHERE seq <= 1200').run();
       db.prepare('UPDATE audit_pruned SET seq = 1200, hash = ?').run(hash);
       db.close();
@@ -354,7 +363,7 @@ describe('audit archive: a crash mid-way loses and duplicates nothing', () => {
       await assert.rejects(archiveAudit(killed, folder, name, { out, before: { seq: 2001 } }), /killed/);
       assert.equal(table.pruned().seq, 0);
       // ...or after the first chunk's removal (1..1000 with the marker, in one transaction).
-      table.prune(1000, (table.rows(1000, 1000, 1)[0] as { hash: string }).hash);
+      table.prune(1000, liveHash(table, 1000));
       const findings = await pruneFindings(table, folder, name);
       assert.deepEqual(findings.problems, []);
       assert.match(findings.notes.join('\n'), /records 1001\.\.2000 are archived .* but not yet removed from the live log/);
