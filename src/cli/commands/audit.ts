@@ -18,6 +18,7 @@ import { loadTelemetry } from '../telemetrySetup.js';
 import { defineCommand, type ParsedCommand } from '../command.js';
 import { anchorFindings, exportCheckpoint } from '../auditAnchorCheck.js';
 import { postgresStoreName, storeFileName } from '../stateAnchors.js';
+import { counted } from '../../util/plural.js';
 
 /** `switchboard audit`. */
 export const command = defineCommand({
@@ -97,7 +98,7 @@ async function runAudit({ options, positionals }: ParsedCommand): Promise<number
     if (options['json'] === true) out(JSON.stringify(report));
     else {
       for (const p of report.problems) out(`record ${p.seq}: ${p.problem}`);
-      out(`${report.ok ? 'intact' : 'TAMPERED'}: ${report.records} records, head ${report.head}`);
+      out(`${report.ok ? 'intact' : 'TAMPERED'}: ${counted(report.records, 'record')}, head ${report.head}`);
       for (const note of report.notes) out(note);
     }
     return report.ok ? 0 : 1;
