@@ -109,7 +109,7 @@ export async function gatewayCommand(options: ParsedArgs['options']): Promise<vo
   const interactive = options['stdio'] !== true && process.stdin.isTTY === true && process.stderr.isTTY === true;
   // The web console (switchboard.console): its call metrics and the launches waiting for a person.
   const metrics = config.console ? new ConsoleMetrics() : undefined;
-  const launches = config.console ? new PendingLaunches(stores.launches) : undefined;
+  const launches = config.console ? new PendingLaunches(stores.launches, process.cwd()) : undefined;
   const oauth = config.gateway.auth.kind === 'oauth' && !noAuth ? config.gateway.auth : undefined;
   const named = noAuth ? undefined : config.gateway.auth.tokens;
   const token = options['stdio'] === true || noAuth || oauth !== undefined || named !== undefined ? undefined : await gatewayToken(config.stateDir);
@@ -312,6 +312,8 @@ function launchConsent(
       key,
       yes,
       ...(interactive ? { prompt: askYesNo } : {}),
+      // Servers without a cwd start in the gateway's: the prompt and the refusal name it.
+      inheritedCwd: process.cwd(),
       refused: (server, error) => {
         // The console's review page can approve it (then the config is applied again).
         if (error instanceof LaunchNotApprovedError) {

@@ -76,9 +76,12 @@ export class PendingLaunches implements LaunchReview {
   /** Applies the current config again (the approved server then starts). */
   #apply: () => Promise<void> = () => Promise.resolve();
   #running: (server: string) => boolean = () => false;
+  readonly #inheritedCwd: string;
 
-  constructor(store: LaunchApprovalStore) {
+  /** `inheritedCwd`: the gateway's working folder, where a server without `cwd` starts. */
+  constructor(store: LaunchApprovalStore, inheritedCwd: string) {
     this.#store = store;
+    this.#inheritedCwd = inheritedCwd;
   }
 
   /** Sets how an approval is applied and how to tell whether the server runs. */
@@ -91,7 +94,7 @@ export class PendingLaunches implements LaunchReview {
   note(server: ServerConfig, error: LaunchNotApprovedError): void {
     const spec = launchSpecOf(server);
     if (spec === undefined) return;
-    this.#pending.set(server.id, { server: server.id, command: spec.command, args: spec.args, cwd: spec.cwd, env: spec.env, digest: error.digest, reason: error.message.split('\n')[0] ?? error.message });
+    this.#pending.set(server.id, { server: server.id, command: spec.command, args: spec.args, cwd: spec.cwd, startsIn: spec.cwd ?? this.#inheritedCwd, env: spec.env, digest: error.digest, reason: error.message.split('\n')[0] ?? error.message });
   }
 
   /** Forgets a server (approved, or no longer configured). */

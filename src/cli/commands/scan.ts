@@ -177,6 +177,8 @@ async function scanConfigured(
     key,
     yes,
     ...(interactive ? { prompt: askYesNo } : {}),
+    // scan starts the servers itself, here.
+    inheritedCwd: process.cwd(),
     refused: (server, error) => problems.push(`${server.id}: ${error instanceof Error ? error.message : String(error)}`),
   });
   // The gateway's pin store: a damaged one stops the scan before any server starts (fail closed).
