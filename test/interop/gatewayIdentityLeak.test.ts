@@ -4,27 +4,15 @@
 // 2026-07-28 client (whose results the gateway stamps with its own) nor a 2025-11-25 one.
 // See https://modelcontextprotocol.io/specification/draft/basic/lifecycle
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { McpClient } from '../../src/client/mcpClient.js';
 import { StdioClientTransport } from '../../src/transport/stdio/client.js';
 import { StreamableHttpClientTransport } from '../../src/transport/http/client/client.js';
 import { META_SERVER_INFO } from '../../src/protocol/meta.js';
 import { EVERYTHING_SERVER_NAME } from '../../src/demo/everything/fixtures.js';
-import { everythingEntry, serversReady, startGateway, writeConfig, type GatewayConfig, type RunningGateway } from './fixtures/gatewayHarness.js';
+import { everythingGatewayForFile, everythingEntry } from './fixtures/gatewayHarness.js';
 
-let config: GatewayConfig;
-let gateway: RunningGateway;
-
-before(async () => {
-  config = await writeConfig({ everything: everythingEntry() });
-  gateway = await startGateway(config);
-  await serversReady(gateway);
-});
-
-after(async () => {
-  await gateway.stop();
-  await config.remove();
-});
+const fixture = everythingGatewayForFile();
 
 /** A client of `era` through the gateway, and every response body it received (SSE and JSON alike). */
 async function recordingClient(era: 'stateless' | 'stateful'): Promise<{ client: McpClient; bodies: string[] }> {
@@ -35,7 +23,7 @@ async function recordingClient(era: 'stateless' | 'stateful'): Promise<{ client:
     return response;
   };
   const client = new McpClient({ name: `leak-${era}`, version: '1' }, { era });
-  await client.connect(new StreamableHttpClientTransport({ url: gateway.url, headers: { authorization: `Bearer ${gateway.token}` }, fetch: recording }));
+  await client.connect(new StreamableHttpClientTransport({ url: fixture.gateway().url, headers: { authorization: `Bearer ${fixture.gateway().token}` }, fetch: recording }));
   return { client, bodies };
 }
 
