@@ -43,7 +43,8 @@ import { StdioServerTransport } from '../transport/stdio/server.js';
 import type { ListeningServer } from '../adapters/nodeHttp.js';
 import { describeError } from '../util/errors.js';
 import { SWITCHBOARD_VERSION } from '../util/version.js';
-import { createLineLogger, type Logger } from '../util/logger.js';
+import { createLineLogger, formatLogLine, type Logger } from '../util/logger.js';
+import { counted } from '../util/plural.js';
 import { CliFailure, portOption, UsageError, type ParsedArgs } from './args.js';
 import { anchoredAudit, anchorDir } from './stateAnchors.js';
 import { stateSecret, type StateSecret } from './stateSecret.js';
@@ -68,7 +69,11 @@ import { configFileOption, recordRunningGateway, userFolder } from './userFolder
 export async function gatewayCommand(options: ParsedArgs['options']): Promise<void> {
   const level = options['log-level'] ?? 'info';
   if (level !== 'debug' && level !== 'info' && level !== 'warn' && level !== 'error') throw new UsageError(`invalid --log-level ${String(level)}`);
-  const lines = createLineLogger((line) => process.stderr.write(line), level);
+  const format = options['log-format'] ?? process.env['SWITCHBOARD_LOG_FORMAT'] ?? 'text';
+  if (format !== 'text' && format !== 'json') throw new UsageError(`invalid --log-format ${String(format)} (text or json)`);
+  const lines = createLineLogger((line) => process.stderr.write(line), level, format);
+  // What the gateway tells the person who started it (its URL, where its token is): always shown, in the same format.
+  const announce = (line: string, level: 'info' | 'warn' = 'info', fields?: Record<string, unknown>): void => void process.stderr.write(formatLogLine(format, level, line, fields));
   // Every line passes secret redaction (until the config says otherwise: switchboard.redact).
   let logger = redactingLogger(lines);
   // Signals are the gateway's from here on: no server outlives it (gatewayLifecycle.ts).
@@ -139,7 +144,7 @@ export async function gatewayCommand(options: ParsedArgs['options']): Promise<vo
   // The servers whose launch waits for a person: the gateway serves a setup notice naming them (setupNotice.ts).
   let waiting: readonly string[] = [];
   let showWaiting = (): void => undefined;
-  const admit = launchConsent(options['yes'] === true, interactive, stores.launches, key, launches, (ids) => {
+  const admit = launchConsent(options['yes'] === true, interactive, stores.launches, key, launches, announce, (ids) => {
     waiting = ids;
     showWaiting();
   });
@@ -163,7 +168,7 @@ export async function gatewayCommand(options: ParsedArgs['options']): Promise<vo
     ...(shared.policy !== undefined ? { cluster: { store: shared.policy, instance: instanceName(), publish: options['publish-policy'] === true } } : {}),
     // Consent to calls the policy asks about (and the admin API the person answers through).
     consent: async (auditLog, live) => {
-      callConsent = await gatewayConsent({ config, current: live, interactive, audit: auditLog, logger, identityKey, shared: { ...(shared.grants !== undefined ? { grants: shared.grants } : {}), ...(shared.consentRequests !== undefined ? { requests: shared.consentRequests } : {}) } });
+      callConsent = await gatewayConsent({ config, current: live, interactive, audit: auditLog, logger, announce, identityKey, shared: { ...(shared.grants !== undefined ? { grants: shared.grants } : {}), ...(shared.consentRequests !== undefined ? { requests: shared.consentRequests } : {}) } });
       return callConsent;
     },
     guardStores: sharedGuardStores(shared),
@@ -244,7 +249,7 @@ export async function gatewayCommand(options: ParsedArgs['options']): Promise<vo
     // No HTTP port over stdio: the consent API and the console get their own loopback listener.
     const adminUrl = await consent.publish(undefined, webConsole?.api);
     if (webConsole !== undefined && adminUrl !== undefined) {
-      await publishConsole(config.stateDir, adminUrl, webConsole.adminTokenFile);
+      await publishConsole(config.stateDir, adminUrl, webConsole.adminTokenFile, announce);
       consoleAt = await consoleUrl(config.stateDir).catch(() => undefined);
       showWaiting();
     }
@@ -276,7 +281,7 @@ export async function gatewayCommand(options: ParsedArgs['options']): Promise<vo
     gatewayUrl = new URL(config.gateway.path, running.url).href;
     await consent.publish(running.url);
     if (webConsole !== undefined) {
-      await publishConsole(config.stateDir, running.url, webConsole.adminTokenFile);
+      await publishConsole(config.stateDir, running.url, webConsole.adminTokenFile, announce);
       consoleAt = await consoleUrl(config.stateDir).catch(() => undefined);
       showWaiting();
     }
@@ -288,12 +293,12 @@ export async function gatewayCommand(options: ParsedArgs['options']): Promise<vo
   lifecycle.closeWith(() => shutdown().then(() => running.close()));
   const url = new URL(config.gateway.path, running.url).href;
   const count = host.serverIds.length;
-  process.stderr.write(`Switchboard gateway: ${url} (${count} ${count === 1 ? 'server' : 'servers'})\n`);
-  if (noAuth) process.stderr.write('WARNING: --no-auth: any local process can use this gateway without a token.\n');
-  else if (oauth !== undefined) process.stderr.write(`OAuth: access tokens from ${oauth.issuer} for audience ${oauth.audience}\n`);
-  else if (named !== undefined) process.stderr.write(`Bearer tokens: ${named.map((t) => t.name).join(', ')} (gateway.auth.tokens)\n`);
-  else if (token?.created === true) process.stderr.write(`Bearer token (shown once; stored in ${token.file}):\n  ${token.value}\n`);
-  else process.stderr.write(`Bearer token: in ${token?.file}\n`);
+  announce(`Switchboard gateway: ${url} (${counted(count, 'server')})`);
+  if (noAuth) announce('WARNING: --no-auth: any local process can use this gateway without a token.');
+  else if (oauth !== undefined) announce(`OAuth: access tokens from ${oauth.issuer} for audience ${oauth.audience}`);
+  else if (named !== undefined) announce(`Bearer tokens: ${named.map((t) => t.name).join(', ')} (gateway.auth.tokens)`);
+  else if (token?.created === true) announce(`Bearer token (shown once; stored in ${token.file}):\n  ${token.value}`);
+  else announce(`Bearer token: in ${token?.file}`);
 }
 
 /** The servers of a config that may start: enabled, and for stdio servers an approved launch. */
@@ -303,6 +308,7 @@ function launchConsent(
   store: LaunchApprovalStore,
   key: string,
   pending: PendingLaunches | undefined,
+  announce: (line: string, level: 'warn', fields: { server: string }) => void,
   waiting: (ids: readonly string[]) => void,
 ): (config: HostConfig) => Promise<ServerConfig[]> {
   return async (config) => {
@@ -320,7 +326,8 @@ function launchConsent(
           pending?.note(server, error);
           refused.push(server.id);
         }
-        process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
+        // Shown whatever --log-level says: the person must learn why a server does not start.
+        announce(error instanceof Error ? error.message : String(error), 'warn', { server: server.id });
       },
       admitted: (server) => pending?.clear(server.id),
     });

@@ -61,11 +61,11 @@ export async function gatewayConsole(stateDir: string, options: Omit<ConsoleOpti
   return { api, adminTokenFile: admin.file };
 }
 
-/** Writes `<stateDir>/console-url` (the base URL of the gateway or of its admin listener). */
-export async function publishConsole(stateDir: string, baseUrl: string, adminTokenFile: string): Promise<string> {
+/** Writes `<stateDir>/console-url` (the base URL of the gateway or of its admin listener) and tells it through `announce`. */
+export async function publishConsole(stateDir: string, baseUrl: string, adminTokenFile: string, announce: (line: string) => void): Promise<string> {
   const url = new URL('/console/', baseUrl).href;
   await writeFile(resolvePath(stateDir, CONSOLE_URL_FILE), `${url}\n`, { mode: 0o600 });
-  process.stderr.write(`Console: ${url} (sign in with the admin token in ${adminTokenFile})\n`);
+  announce(`Console: ${url} (sign in with the admin token in ${adminTokenFile})`);
   return url;
 }
 
