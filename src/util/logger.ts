@@ -29,7 +29,7 @@ const levelRank: Record<LogLevel, number> = { debug: 0, info: 1, warn: 2, error:
  * How {@link createLineLogger} writes an entry: `json`, one JSON object a line
  * (`{"level","msg",...fields}`), or `text`, one line for a person:
  * `<level> [<server>] <message> key=value ...` (`info` and the `event` field left out, the
- * `server` field in brackets).
+ * `server` field in brackets, on each line of a multi-line message).
  */
 export type LogFormat = 'json' | 'text';
 
@@ -44,8 +44,9 @@ export function formatLogLine(format: LogFormat, level: LogLevel, message: strin
   }
   const { server, event: _event, ...rest } = fields ?? {};
   let line = level === 'info' ? '' : `${level} `;
-  if (server !== undefined) line += `[${String(server)}] `;
-  line += message;
+  // Every line of a multi-line message about a server names it (a grep for the id finds them all).
+  const tag = server === undefined ? '' : `[${String(server)}] `;
+  line += tag + (tag === '' ? message : message.replaceAll('\n', `\n${tag}`));
   for (const [key, value] of Object.entries(rest)) {
     let shown: string;
     try {

@@ -68,7 +68,8 @@ describe('util/logger formats', () => {
     logger.info('hello from the server', { event: 'server.stderr', server: 'files' });
     logger.warn('server files stopped', { server: 'files', failures: 2, error: 'exit 1' });
     logger.error('plain');
-    assert.deepEqual(lines, ['[files] hello from the server\n', 'warn [files] server files stopped failures=2 error="exit 1"\n', 'error plain\n']);
+    logger.warn('not approved:\n  command: "npx"', { server: 'files' });
+    assert.deepEqual(lines, ['[files] hello from the server\n', 'warn [files] server files stopped failures=2 error="exit 1"\n', 'error plain\n', 'warn [files] not approved:\n[files]   command: "npx"\n']);
   });
 
   it('json: the same entries as JSON objects, the server id a field', () => {
