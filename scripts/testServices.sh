@@ -8,18 +8,37 @@ set -euo pipefail
 # through sudo when there is one, else the script stops and says what to install):
 #   haproxy   the cluster test (test/cluster/) and `npm run bench:cluster`;
 #   chromium  the console's browser tests (test/browser/, /usr/bin/chromium via playwright-core).
-need_packages=()
-command -v haproxy >/dev/null 2>&1 || [ -x /usr/sbin/haproxy ] || need_packages+=(haproxy)
-[ -x /usr/bin/chromium ] || need_packages+=(chromium)
+#
+# SWITCHBOARD_TEST_HAPROXY / SWITCHBOARD_TEST_CHROMIUM name the programs to look for instead (the
+# test of this script, test/contract/testServices.test.ts, points them at paths that do not exist
+# to play a fresh machine); SWITCHBOARD_TEST_SERVICES=programs stops after the programs.
+chromium_bin="${SWITCHBOARD_TEST_CHROMIUM:-/usr/bin/chromium}"
+have_haproxy() {
+  if [ -n "${SWITCHBOARD_TEST_HAPROXY:-}" ]; then [ -x "$SWITCHBOARD_TEST_HAPROXY" ]; else command -v haproxy >/dev/null 2>&1 || [ -x /usr/sbin/haproxy ]; fi
+}
+find_missing() {
+  need_packages=()
+  have_haproxy || need_packages+=(haproxy)
+  [ -x "$chromium_bin" ] || need_packages+=(chromium)
+}
+find_missing
 if [ "${#need_packages[@]}" -gt 0 ]; then
   if [ "$(id -u)" = 0 ]; then as_root=(); elif command -v sudo >/dev/null 2>&1; then as_root=(sudo); else
     echo "testServices: the tests need the Debian packages: ${need_packages[*]}. Install them as root (apt-get install ${need_packages[*]}) and run again." >&2
     exit 1
   fi
   echo "testServices: installing ${need_packages[*]} (apt-get)" >&2
-  "${as_root[@]}" apt-get update -qq
-  "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_packages[@]}" >/dev/null
+  if ! "${as_root[@]}" apt-get update -qq || ! "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_packages[@]}" >/dev/null; then
+    echo "testServices: apt-get could not install ${need_packages[*]} (see above). Install them as root (apt-get install ${need_packages[*]}) and run again." >&2
+    exit 1
+  fi
+  find_missing
+  if [ "${#need_packages[@]}" -gt 0 ]; then
+    echo "testServices: apt-get finished, but ${need_packages[*]} is still missing (chromium is looked for at $chromium_bin, haproxy on PATH or at /usr/sbin/haproxy)." >&2
+    exit 1
+  fi
 fi
+[ "${SWITCHBOARD_TEST_SERVICES:-}" = programs ] && exit 0
 #
 # The store contract suites (test/contract/stores) and the shared-store e2e run against the real
 # PostgreSQL and Redis, and FAIL (never skip) when either is unreachable. Start them when they are

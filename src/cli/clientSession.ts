@@ -7,6 +7,7 @@
  * @module
  */
 import type { McpClient } from '../client/mcpClient.js';
+import type { ClientHandlers } from '../client/types.js';
 import type { Progress } from '../jsonrpc/connection.js';
 import type { ParsedCommand } from './command.js';
 import { commandLogger, connectClient, parseClientArgs, type ClientArgs } from './clientConnect.js';
@@ -19,6 +20,8 @@ export interface ClientSession {
   readonly args: ClientArgs;
   /** Pass as a call's `onProgress` (undefined with `--quiet`). */
   readonly onProgress: ((progress: Progress) => void) | undefined;
+  /** The handlers the client answers the server's questions with (a task's input requests go to them too). */
+  readonly handlers: ClientHandlers;
 }
 
 /**
@@ -35,8 +38,9 @@ export async function runClientCommand<T>(
   const logger = handlerFailureLogger(commandLogger(args.options));
   const context = { options: args.options, ...(args.target.kind === 'http' ? { url: args.target.url } : { command: args.target.command }) };
   let client: McpClient;
+  const handlers = clientHandlers(args.options);
   try {
-    client = await connectClient(args, logger, { handlers: clientHandlers(args.options), on: clientEvents(args.options) });
+    client = await connectClient(args, logger, { handlers, on: clientEvents(args.options) });
   } catch (error) {
     throw explainFailure(error, context);
   }
@@ -48,7 +52,7 @@ export async function runClientCommand<T>(
     throw explainFailure(error, context);
   }
   try {
-    return await body({ client, args, onProgress: progressPrinter(args.options) }, checked);
+    return await body({ client, args, onProgress: progressPrinter(args.options), handlers }, checked);
   } catch (error) {
     throw explainFailure(error, context);
   } finally {

@@ -43,7 +43,8 @@ import { StdioServerTransport } from '../transport/stdio/server.js';
 import type { ListeningServer } from '../adapters/nodeHttp.js';
 import { describeError } from '../util/errors.js';
 import { SWITCHBOARD_VERSION } from '../util/version.js';
-import { createLineLogger, type Logger } from '../util/logger.js';
+import { createLineLogger, formatLogLine, type Logger } from '../util/logger.js';
+import { counted } from '../util/plural.js';
 import { CliFailure, portOption, UsageError, type ParsedArgs } from './args.js';
 import { anchoredAudit, anchorDir } from './stateAnchors.js';
 import { startAuditRetention } from './auditRetentionSetup.js';
@@ -69,7 +70,11 @@ import { configFileOption, recordRunningGateway, userFolder } from './userFolder
 export async function gatewayCommand(options: ParsedArgs['options']): Promise<void> {
   const level = options['log-level'] ?? 'info';
   if (level !== 'debug' && level !== 'info' && level !== 'warn' && level !== 'error') throw new UsageError(`invalid --log-level ${String(level)}`);
-  const lines = createLineLogger((line) => process.stderr.write(line), level);
+  const format = options['log-format'] ?? process.env['SWITCHBOARD_LOG_FORMAT'] ?? 'text';
+  if (format !== 'text' && format !== 'json') throw new UsageError(`invalid --log-format ${String(format)} (text or json)`);
+  const lines = createLineLogger((line) => process.stderr.write(line), level, format);
+  // What the gateway tells the person who started it (its URL, where its token is): always shown, in the same format.
+  const announce = (line: string, level: 'info' | 'warn' = 'info', fields?: Record<string, unknown>): void => void process.stderr.write(formatLogLine(format, level, line, fields));
   // Every line passes secret redaction (until the config says otherwise: switchboard.redact).
   let logger = redactingLogger(lines);
   // Signals are the gateway's from here on: no server outlives it (gatewayLifecycle.ts).
@@ -112,7 +117,7 @@ export async function gatewayCommand(options: ParsedArgs['options']): Promise<vo
   const interactive = options['stdio'] !== true && process.stdin.isTTY === true && process.stderr.isTTY === true;
   // The web console (switchboard.console): its call metrics and the launches waiting for a person.
   const metrics = config.console ? new ConsoleMetrics() : undefined;
-  const launches = config.console ? new PendingLaunches(stores.launches) : undefined;
+  const launches = config.console ? new PendingLaunches(stores.launches, process.cwd()) : undefined;
   const oauth = config.gateway.auth.kind === 'oauth' && !noAuth ? config.gateway.auth : undefined;
   const named = noAuth ? undefined : config.gateway.auth.tokens;
   const token = options['stdio'] === true || noAuth || oauth !== undefined || named !== undefined ? undefined : await gatewayToken(config.stateDir);
@@ -142,7 +147,7 @@ export async function gatewayCommand(options: ParsedArgs['options']): Promise<vo
   // The servers whose launch waits for a person: the gateway serves a setup notice naming them (setupNotice.ts).
   let waiting: readonly string[] = [];
   let showWaiting = (): void => undefined;
-  const admit = launchConsent(options['yes'] === true, interactive, stores.launches, key, launches, (ids) => {
+  const admit = launchConsent(options['yes'] === true, interactive, stores.launches, key, launches, announce, (ids) => {
     waiting = ids;
     showWaiting();
   });
@@ -167,7 +172,7 @@ export async function gatewayCommand(options: ParsedArgs['options']): Promise<vo
     ...(shared.policy !== undefined ? { cluster: { store: shared.policy, instance: instanceName(), publish: options['publish-policy'] === true } } : {}),
     // Consent to calls the policy asks about (and the admin API the person answers through).
     consent: async (auditLog, live) => {
-      callConsent = await gatewayConsent({ config, current: live, interactive, audit: auditLog, logger, identityKey, shared: { ...(shared.grants !== undefined ? { grants: shared.grants } : {}), ...(shared.consentRequests !== undefined ? { requests: shared.consentRequests } : {}) } });
+      callConsent = await gatewayConsent({ config, current: live, interactive, audit: auditLog, logger, announce, identityKey, shared: { ...(shared.grants !== undefined ? { grants: shared.grants } : {}), ...(shared.consentRequests !== undefined ? { requests: shared.consentRequests } : {}) } });
       return callConsent;
     },
     guardStores: sharedGuardStores(shared),
@@ -250,7 +255,7 @@ export async function gatewayCommand(options: ParsedArgs['options']): Promise<vo
     // No HTTP port over stdio: the consent API and the console get their own loopback listener.
     const adminUrl = await consent.publish(undefined, webConsole?.api);
     if (webConsole !== undefined && adminUrl !== undefined) {
-      await publishConsole(config.stateDir, adminUrl, webConsole.adminTokenFile);
+      await publishConsole(config.stateDir, adminUrl, webConsole.adminTokenFile, announce);
       consoleAt = await consoleUrl(config.stateDir).catch(() => undefined);
       showWaiting();
     }
@@ -282,7 +287,7 @@ export async function gatewayCommand(options: ParsedArgs['options']): Promise<vo
     gatewayUrl = new URL(config.gateway.path, running.url).href;
     await consent.publish(running.url);
     if (webConsole !== undefined) {
-      await publishConsole(config.stateDir, running.url, webConsole.adminTokenFile);
+      await publishConsole(config.stateDir, running.url, webConsole.adminTokenFile, announce);
       consoleAt = await consoleUrl(config.stateDir).catch(() => undefined);
       showWaiting();
     }
@@ -294,12 +299,12 @@ export async function gatewayCommand(options: ParsedArgs['options']): Promise<vo
   lifecycle.closeWith(() => shutdown().then(() => running.close()));
   const url = new URL(config.gateway.path, running.url).href;
   const count = host.serverIds.length;
-  process.stderr.write(`Switchboard gateway: ${url} (${count} ${count === 1 ? 'server' : 'servers'})\n`);
-  if (noAuth) process.stderr.write('WARNING: --no-auth: any local process can use this gateway without a token.\n');
-  else if (oauth !== undefined) process.stderr.write(`OAuth: access tokens from ${oauth.issuer} for audience ${oauth.audience}\n`);
-  else if (named !== undefined) process.stderr.write(`Bearer tokens: ${named.map((t) => t.name).join(', ')} (gateway.auth.tokens)\n`);
-  else if (token?.created === true) process.stderr.write(`Bearer token (shown once; stored in ${token.file}):\n  ${token.value}\n`);
-  else process.stderr.write(`Bearer token: in ${token?.file}\n`);
+  announce(`Switchboard gateway: ${url} (${counted(count, 'server')})`);
+  if (noAuth) announce('WARNING: --no-auth: any local process can use this gateway without a token.');
+  else if (oauth !== undefined) announce(`OAuth: access tokens from ${oauth.issuer} for audience ${oauth.audience}`);
+  else if (named !== undefined) announce(`Bearer tokens: ${named.map((t) => t.name).join(', ')} (gateway.auth.tokens)`);
+  else if (token?.created === true) announce(`Bearer token (shown once; stored in ${token.file}):\n  ${token.value}`);
+  else announce(`Bearer token: in ${token?.file}`);
 }
 
 /** The servers of a config that may start: enabled, and for stdio servers an approved launch. */
@@ -309,6 +314,7 @@ function launchConsent(
   store: LaunchApprovalStore,
   key: string,
   pending: PendingLaunches | undefined,
+  announce: (line: string, level: 'warn', fields: { server: string }) => void,
   waiting: (ids: readonly string[]) => void,
 ): (config: HostConfig) => Promise<ServerConfig[]> {
   return async (config) => {
@@ -318,13 +324,16 @@ function launchConsent(
       key,
       yes,
       ...(interactive ? { prompt: askYesNo } : {}),
+      // Servers without a cwd start in the gateway's: the prompt and the refusal name it.
+      inheritedCwd: process.cwd(),
       refused: (server, error) => {
         // The console's review page can approve it (then the config is applied again).
         if (error instanceof LaunchNotApprovedError) {
           pending?.note(server, error);
           refused.push(server.id);
         }
-        process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
+        // Shown whatever --log-level says: the person must learn why a server does not start.
+        announce(error instanceof Error ? error.message : String(error), 'warn', { server: server.id });
       },
       admitted: (server) => pending?.clear(server.id),
       warned: printLaunchFindings,

@@ -78,6 +78,8 @@ export async function gatewayConsent(options: {
   /** The gateway's audit log; absent when `switchboard.audit` is false (answers are then not recorded). */
   readonly audit: AuditLog | undefined;
   readonly logger: Logger;
+  /** Tells the person who started the gateway a line (where the consent API is), in the gateway's log format; stderr as is by default. */
+  readonly announce?: (line: string) => void;
   /** The key env values count under in server identities (grants are kept per identity, as pins are). */
   readonly identityKey?: Uint8Array;
   /** The kept approvals and the queue's requests shared by several instances (PostgreSQL). */
@@ -144,7 +146,7 @@ export async function gatewayConsent(options: {
       }
       if (api === undefined) return url;
       await writeFile(resolvePath(config.stateDir, CONSENT_URL_FILE), `${url}\n`, { mode: 0o600 });
-      process.stderr.write(`Consent API: ${new URL('consent/requests', url).href} (admin token in ${resolvePath(config.stateDir, ADMIN_TOKEN_FILE)})\n`);
+      (options.announce ?? ((line: string) => void process.stderr.write(`${line}\n`)))(`Consent API: ${new URL('consent/requests', url).href} (admin token in ${resolvePath(config.stateDir, ADMIN_TOKEN_FILE)})`);
       return url;
     },
     async close() {

@@ -61,11 +61,11 @@ export async function gatewayConsole(stateDir: string, options: Omit<ConsoleOpti
   return { api, adminTokenFile: admin.file };
 }
 
-/** Writes `<stateDir>/console-url` (the base URL of the gateway or of its admin listener). */
-export async function publishConsole(stateDir: string, baseUrl: string, adminTokenFile: string): Promise<string> {
+/** Writes `<stateDir>/console-url` (the base URL of the gateway or of its admin listener) and tells it through `announce`. */
+export async function publishConsole(stateDir: string, baseUrl: string, adminTokenFile: string, announce: (line: string) => void): Promise<string> {
   const url = new URL('/console/', baseUrl).href;
   await writeFile(resolvePath(stateDir, CONSOLE_URL_FILE), `${url}\n`, { mode: 0o600 });
-  process.stderr.write(`Console: ${url} (sign in with the admin token in ${adminTokenFile})\n`);
+  announce(`Console: ${url} (sign in with the admin token in ${adminTokenFile})`);
   return url;
 }
 
@@ -76,9 +76,12 @@ export class PendingLaunches implements LaunchReview {
   /** Applies the current config again (the approved server then starts). */
   #apply: () => Promise<void> = () => Promise.resolve();
   #running: (server: string) => boolean = () => false;
+  readonly #inheritedCwd: string;
 
-  constructor(store: LaunchApprovalStore) {
+  /** `inheritedCwd`: the gateway's working folder, where a server without `cwd` starts. */
+  constructor(store: LaunchApprovalStore, inheritedCwd: string) {
     this.#store = store;
+    this.#inheritedCwd = inheritedCwd;
   }
 
   /** Sets how an approval is applied and how to tell whether the server runs. */
@@ -91,7 +94,7 @@ export class PendingLaunches implements LaunchReview {
   note(server: ServerConfig, error: LaunchNotApprovedError): void {
     const spec = launchSpecOf(server);
     if (spec === undefined) return;
-    this.#pending.set(server.id, { server: server.id, command: spec.command, args: spec.args, cwd: spec.cwd, env: spec.env, digest: error.digest, reason: error.message.split('\n')[0] ?? error.message, findings: error.findings });
+    this.#pending.set(server.id, { server: server.id, command: spec.command, args: spec.args, cwd: spec.cwd, startsIn: spec.cwd ?? this.#inheritedCwd, env: spec.env, digest: error.digest, reason: error.message.split('\n')[0] ?? error.message, findings: error.findings });
   }
 
   /** Forgets a server (approved, or no longer configured). */

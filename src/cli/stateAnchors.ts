@@ -24,6 +24,7 @@ import type { Logger } from '../util/logger.js';
 import { AnchorFolder } from '../store/anchor/anchorFile.js';
 import { AnchoredPinStore } from '../store/anchor/pinAnchor.js';
 import { AuditCheckpointer, checkAuditAnchor, type CheckpointedLog } from '../store/anchor/auditAnchor.js';
+import { counted } from '../util/plural.js';
 
 /** The anchor folder of this user (see the module comment). */
 export function anchorDir(env: Readonly<Record<string, string | undefined>> = process.env, platform: string = process.platform, home: string = homedir()): string {
@@ -74,7 +75,7 @@ export function postgresStoreName(url: string): string {
 export async function anchoredPins(config: Pick<HostConfig, 'stateDir' | 'file'>, inner: PinStore, logger?: Logger): Promise<PinStore> {
   const name = stateStoreName(config.stateDir, 'pins.db');
   const { store, status } = await AnchoredPinStore.open(inner, openAnchors(), name, { config: config.file });
-  if (status.created && status.servers > 0) logger?.info(`pins: anchored ${status.servers} servers' pins in ${anchorDir()}`);
+  if (status.created && status.servers > 0) logger?.info(`pins: anchored the pins of ${counted(status.servers, 'server')} in ${anchorDir()}`);
   return store;
 }
 

@@ -26,7 +26,10 @@ export interface PendingLaunch {
   readonly server: string;
   readonly command: string;
   readonly args: readonly string[];
+  /** The `cwd` the config sets, or `null`. */
   readonly cwd: string | null;
+  /** The folder the process will start in: `cwd`, else the gateway's own working folder (which the child inherits). */
+  readonly startsIn: string;
   /** The environment variable NAMES (never values). */
   readonly env: readonly string[];
   readonly digest: string;

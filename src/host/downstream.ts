@@ -108,7 +108,7 @@ export class Downstream {
     this.#spec = { ...this.#spec, options: { ...this.#spec.options, roots } };
     const client = this.client;
     if (client === undefined) return;
-    await client.notifyRootsListChanged().catch((error: unknown) => this.#logger.warn(`could not tell server ${this.#spec.id} its roots changed`, { error: describeError(error) }));
+    await client.notifyRootsListChanged().catch((error: unknown) => this.#logger.warn(`could not tell server ${this.#spec.id} its roots changed`, { server: this.#spec.id, error: describeError(error) }));
   }
 
   /** The server id. */
@@ -430,7 +430,7 @@ export class Downstream {
     try {
       await client.listen(filter);
     } catch (error) {
-      this.#logger.warn(`server ${this.spec.id}: could not listen for list changes`, { error: describeError(error) });
+      this.#logger.warn(`server ${this.spec.id}: could not listen for list changes`, { server: this.spec.id, error: describeError(error) });
     }
   }
 
@@ -446,7 +446,7 @@ export class Downstream {
       this.#received = received;
       this.#apply(vetted);
     } catch (error) {
-      this.#logger.warn(`server ${this.spec.id}: could not refresh its lists`, { error: describeError(error) });
+      this.#logger.warn(`server ${this.spec.id}: could not refresh its lists`, { server: this.spec.id, error: describeError(error) });
     }
   }
 
@@ -543,7 +543,7 @@ export class Downstream {
   }
 
   #stderr(chunk: string): void {
-    for (const line of chunk.split('\n')) if (line.trim() !== '') this.#logger.info(`[${this.spec.id}] ${line.trimEnd()}`, { event: 'server.stderr', server: this.spec.id });
+    for (const line of chunk.split('\n')) if (line.trim() !== '') this.#logger.info(line.trimEnd(), { event: 'server.stderr', server: this.spec.id });
   }
 }
 

@@ -226,7 +226,7 @@ export class GatewayTasks {
         if (vetted !== undefined) send('notifications/tasks', vetted);
       };
       client.listen({ taskIds: [...own.keys()] }, { capabilities: WITH_TASKS, signal: controller.signal, onNotification }).catch((error: unknown) => {
-        if (!controller.signal.aborted) this.#logger.warn(`server ${serverId}: could not listen for task notifications`, { error: describeError(error) });
+        if (!controller.signal.aborted) this.#logger.warn(`server ${serverId}: could not listen for task notifications`, { server: serverId, error: describeError(error) });
       });
     }
     return () => controller.abort();

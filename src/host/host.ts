@@ -493,7 +493,7 @@ export class Host {
       } catch (error) {
         this.#names.release(server.id);
         const message = error instanceof Error ? error.message : String(error);
-        if (this.#problems.get(server.id) !== message) this.#logger.error(`server ${server.id}: its catalog is not exposed: ${message}`);
+        if (this.#problems.get(server.id) !== message) this.#logger.error(`server ${server.id}: its catalog is not exposed: ${message}`, { server: server.id });
         this.#problems.set(server.id, message);
       }
     }

@@ -64,19 +64,30 @@ export function launchDigest(spec: LaunchSpec): string {
 }
 
 /**
- * A multi-line description of the launch for a consent prompt: the exact command, every
- * argument on its own line, the working directory and the env var names (never values).
- * Strings are quoted with everything outside printable ASCII escaped, so control characters
- * and bidirectional overrides cannot disguise what runs.
+ * The folder a launch starts in, for a person: its `cwd`, else `inheritedCwd` (the working
+ * folder of the process that starts it: a child without `cwd` inherits it), else a note that
+ * the MCP client that starts the gateway chooses it (`wrap` asks before any gateway runs).
  */
-export function describeLaunch(spec: LaunchSpec): string {
+export function launchFolder(spec: LaunchSpec, inheritedCwd?: string): string {
+  if (spec.cwd !== null) return quote(spec.cwd);
+  return inheritedCwd !== undefined ? `${quote(inheritedCwd)} (not set in the config: the gateway's own)` : "(not set in the config: the gateway's own, wherever the MCP client starts it)";
+}
+
+/**
+ * A multi-line description of the launch for a consent prompt: the exact command, every
+ * argument on its own line, the working directory ({@link launchFolder}: where it will really
+ * start) and the env var names (never values). Strings are quoted with everything outside
+ * printable ASCII escaped, so control characters and bidirectional overrides cannot disguise
+ * what runs.
+ */
+export function describeLaunch(spec: LaunchSpec, inheritedCwd?: string): string {
   const lines = [`  command: ${quote(spec.command)}`];
   if (spec.args.length === 0) lines.push('  arguments: (none)');
   else {
     lines.push('  arguments:');
     spec.args.forEach((arg, i) => lines.push(`    [${i}] ${quote(arg)}`));
   }
-  lines.push(`  working directory: ${spec.cwd === null ? "(Switchboard's own)" : quote(spec.cwd)}`);
+  lines.push(`  working directory: ${launchFolder(spec, inheritedCwd)}`);
   lines.push(`  environment variables set: ${spec.env.length === 0 ? '(none)' : [...spec.env].sort().map(quote).join(', ')} (values not shown)`);
   return lines.join('\n');
 }
@@ -91,14 +102,14 @@ export class LaunchNotApprovedError extends McpError {
   /** The supply-chain findings on the launch (`launchSupplyChain.ts`); a flag among them means `--yes` cannot approve it. */
   readonly findings: readonly LaunchFinding[];
 
-  constructor(serverId: string, spec: LaunchSpec, digest: string, reason: { changed: boolean; declined: boolean }, findings: readonly LaunchFinding[] = []) {
+  constructor(serverId: string, spec: LaunchSpec, digest: string, reason: { changed: boolean; declined: boolean }, findings: readonly LaunchFinding[] = [], inheritedCwd?: string) {
     const flagged = findings.some((f) => f.severity === 'flag');
     const why = reason.declined ? 'was declined' : flagged ? 'is flagged and needs a person\'s approval' : reason.changed ? 'changed since it was approved and needs new consent' : 'has not been approved';
     super(
       McpErrorCode.LaunchNotApproved,
       [
         `The launch of server "${serverId}" ${why}. It would run:`,
-        describeLaunch(spec),
+        describeLaunch(spec, inheritedCwd),
         ...describeFindings(findings),
         flagged
           ? 'To approve it, start the gateway (or switchboard scan) in a terminal and answer the prompt, or approve it on the console\'s Review page, acknowledging the warning; --yes does not approve a flagged launch (a config file cannot approve its own launches).'
@@ -125,6 +136,8 @@ export interface CheckLaunchOptions {
   readonly prompt?: (text: string) => Promise<boolean>;
   /** The launch's supply-chain findings: shown in the prompt; with a flag among them, `yes` does not approve. */
   readonly findings?: readonly LaunchFinding[];
+  /** The working folder of the process that will start the server (shown when the launch sets no `cwd`). */
+  readonly inheritedCwd?: string;
 }
 
 /**
@@ -133,7 +146,7 @@ export interface CheckLaunchOptions {
  * throws {@link LaunchNotApprovedError}.
  */
 export async function checkLaunch(options: CheckLaunchOptions): Promise<'approved' | 'approved-now'> {
-  const { serverId, spec, store, digest } = options;
+  const { serverId, spec, store, digest, inheritedCwd } = options;
   const findings = options.findings ?? [];
   const stored = await store.get(serverId);
   if (stored === digest) return 'approved';
@@ -141,11 +154,11 @@ export async function checkLaunch(options: CheckLaunchOptions): Promise<'approve
   // A flagged launch is approved only by a person who was shown the flag.
   let approve = options.yes && !findings.some((f) => f.severity === 'flag');
   if (!approve && options.prompt !== undefined) {
-    const text = [`Server "${serverId}" wants to start a local process${changed ? ' (its launch changed since it was approved)' : ''}:`, describeLaunch(spec), ...describeFindings(findings), 'Allow it?'].join('\n');
+    const text = [`Server "${serverId}" wants to start a local process${changed ? ' (its launch changed since it was approved)' : ''}:`, describeLaunch(spec, inheritedCwd), ...describeFindings(findings), 'Allow it?'].join('\n');
     approve = (await options.prompt(text)) === true;
-    if (!approve) throw new LaunchNotApprovedError(serverId, spec, digest, { changed, declined: true }, findings);
+    if (!approve) throw new LaunchNotApprovedError(serverId, spec, digest, { changed, declined: true }, findings, inheritedCwd);
   }
-  if (!approve) throw new LaunchNotApprovedError(serverId, spec, digest, { changed, declined: false }, findings);
+  if (!approve) throw new LaunchNotApprovedError(serverId, spec, digest, { changed, declined: false }, findings, inheritedCwd);
   await store.set(serverId, digest);
   return 'approved-now';
 }
@@ -157,6 +170,8 @@ export interface AdmitOptions {
   readonly key: string;
   readonly yes: boolean;
   readonly prompt?: (text: string) => Promise<boolean>;
+  /** The working folder of the process that will start the servers ({@link CheckLaunchOptions.inheritedCwd}). */
+  readonly inheritedCwd?: string;
   /** Told of each launch that was not approved (its error says how to approve it). */
   readonly refused?: (server: ServerConfig, error: unknown) => void;
   /** Told of each server admitted. */
@@ -175,7 +190,7 @@ export async function admitLaunches(config: Pick<HostConfig, 'servers'>, options
     const digest = launchApproval(options.key, server, acknowledgedFlags(findings));
     if (spec !== undefined && digest !== undefined) {
       try {
-        await checkLaunch({ serverId: server.id, spec, digest, store: options.store, yes: options.yes, findings, ...(options.prompt !== undefined ? { prompt: options.prompt } : {}) });
+        await checkLaunch({ serverId: server.id, spec, digest, store: options.store, yes: options.yes, findings, ...(options.prompt !== undefined ? { prompt: options.prompt } : {}), ...(options.inheritedCwd !== undefined ? { inheritedCwd: options.inheritedCwd } : {}) });
       } catch (error) {
         options.refused?.(server, error);
         continue;

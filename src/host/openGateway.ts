@@ -237,8 +237,8 @@ export async function openGateway(config: HostConfig, deps: GatewayDeps): Promis
     // (lists wait for the start window), and the others join when they are (`Host.start`).
     const started = host.start().then(() => {
       for (const h of closed ? [] : host.health()) {
-        if (h.state !== 'ready') logger.warn(`server ${h.id} is not ready: ${h.problem ?? h.lastError ?? h.state}`);
-        else if (h.problem !== undefined) logger.warn(`server ${h.id}: ${h.problem}`);
+        if (h.state !== 'ready') logger.warn(`server ${h.id} is not ready: ${h.problem ?? h.lastError ?? h.state}`, { server: h.id });
+        else if (h.problem !== undefined) logger.warn(`server ${h.id}: ${h.problem}`, { server: h.id });
       }
     });
     // The scanner judges every list the host exposes as soon as it changes, not only when a client

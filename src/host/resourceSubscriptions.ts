@@ -73,7 +73,7 @@ export class ResourceSubscriptions {
     this.#open.clear();
     for (const uri of this.#counts.keys()) {
       this.#subscribe(client, uri).catch((error: unknown) =>
-        this.#logger.warn(`server ${this.#serverId}: could not subscribe again to ${uri}`, { error: describeError(error) }),
+        this.#logger.warn(`server ${this.#serverId}: could not subscribe again to ${uri}`, { server: this.#serverId, error: describeError(error) }),
       );
     }
   }

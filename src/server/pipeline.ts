@@ -216,15 +216,23 @@ class PeerEnv implements DispatchEnv {
   }
 }
 
-/** Stamps the result for the wire: resultType, cache defaults, serverInfo. */
+/**
+ * Stamps the result for the wire: resultType, cache defaults, serverInfo. The
+ * `io.modelcontextprotocol/serverInfo` key of `_meta` is this server's alone: on 2026-07-28 it
+ * is set to this server's info, on older revisions one a handler passed on (a gateway relaying
+ * a downstream's result) is dropped, so a client never learns who is behind a gateway from it.
+ */
 export function stamp(core: ServerCore, call: Call, result: Record<string, unknown>): Record<string, unknown> {
   const out = encodeResult(call.revision, call.method, result);
-  if (!isStateless(call.revision)) return out;
+  const meta = out['_meta'];
+  const stateless = isStateless(call.revision);
+  if (!stateless && !(isObject(meta) && Object.hasOwn(meta, META_SERVER_INFO))) return out;
   // spreadCopy, not `{ ...x }`: members are added to the copies (util/object.ts).
   const target = out === result ? spreadCopy(out) : out;
-  const meta = target['_meta'];
   const stamped: Record<string, unknown> = isObject(meta) ? spreadCopy(meta) : {};
-  stamped[META_SERVER_INFO] = core.info;
-  target['_meta'] = stamped;
+  if (stateless) stamped[META_SERVER_INFO] = core.info;
+  else delete stamped[META_SERVER_INFO];
+  if (Object.keys(stamped).length > 0) target['_meta'] = stamped;
+  else delete target['_meta'];
   return target;
 }

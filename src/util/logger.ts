@@ -26,20 +26,48 @@ export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 const levelRank: Record<LogLevel, number> = { debug: 0, info: 1, warn: 2, error: 3 };
 
 /**
- * A logger that writes one JSON line per entry through `write` (for example to stderr),
- * dropping entries below `level`.
+ * How {@link createLineLogger} writes an entry: `json`, one JSON object a line
+ * (`{"level","msg",...fields}`), or `text`, one line for a person:
+ * `<level> [<server>] <message> key=value ...` (`info` and the `event` field left out, the
+ * `server` field in brackets, on each line of a multi-line message).
  */
-export function createLineLogger(write: (line: string) => void, level: LogLevel = 'info'): Logger {
+export type LogFormat = 'json' | 'text';
+
+/** One entry as a line (with its newline) in `format`. */
+export function formatLogLine(format: LogFormat, level: LogLevel, message: string, fields?: Record<string, unknown>): string {
+  if (format === 'json') {
+    try {
+      return `${JSON.stringify({ level, msg: message, ...fields })}\n`;
+    } catch {
+      return `${JSON.stringify({ level, msg: message })}\n`;
+    }
+  }
+  const { server, event: _event, ...rest } = fields ?? {};
+  let line = level === 'info' ? '' : `${level} `;
+  // Every line of a multi-line message about a server names it (a grep for the id finds them all).
+  const tag = server === undefined ? '' : `[${String(server)}] `;
+  line += tag + (tag === '' ? message : message.replaceAll('\n', `\n${tag}`));
+  for (const [key, value] of Object.entries(rest)) {
+    let shown: string;
+    try {
+      shown = typeof value === 'string' && /^[^\s"=]+$/.test(value) ? value : (JSON.stringify(value) ?? String(value));
+    } catch {
+      shown = String(value);
+    }
+    line += ` ${key}=${shown}`;
+  }
+  return `${line}\n`;
+}
+
+/**
+ * A logger that writes one line per entry through `write` (for example to stderr), dropping
+ * entries below `level`: JSON lines by default, or lines for a person ({@link LogFormat}).
+ */
+export function createLineLogger(write: (line: string) => void, level: LogLevel = 'info', format: LogFormat = 'json'): Logger {
   const min = levelRank[level];
   const emit = (lvl: LogLevel, message: string, fields?: Record<string, unknown>): void => {
     if (levelRank[lvl] < min) return;
-    let line: string;
-    try {
-      line = JSON.stringify({ level: lvl, msg: message, ...fields });
-    } catch {
-      line = JSON.stringify({ level: lvl, msg: message });
-    }
-    write(line + '\n');
+    write(formatLogLine(format, lvl, message, fields));
   };
   return {
     debug: (m, f) => emit('debug', m, f),

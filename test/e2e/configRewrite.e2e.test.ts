@@ -132,7 +132,7 @@ describe('e2e: a config written by whoever can write the file does not weaken th
     // With the unkeyed digest it can compute itself, as the attack went before.
     const evil = markerEntry('evil');
     await write({ real: realEntry(), evil }, section('off', { approvedLaunches: { evil: launchDigest({ command: evil.command, args: evil.args, cwd: null, env: [] }) } }));
-    await stderrMatches(gateway, /config not applied: [\s\S]*server \\"evil\\" added: runs/, from);
+    await stderrMatches(gateway, /config not applied: [\s\S]*server "evil" added: runs/, from);
     assert.equal(existsSync(marker('evil')), false, 'the added command never ran');
     assert.equal(await call('read_file'), 'ok', 'the running config keeps serving');
     assert.equal((await cli('approve', '--yes')).code, 0);
@@ -145,7 +145,7 @@ describe('e2e: a config written by whoever can write the file does not weaken th
     await writeFile(payload, `require('fs').writeFileSync(${JSON.stringify(marker('payload'))}, 'ran');\n`);
     const from = gateway.stderr().length;
     await write({ real: realEntry(`--require ${payload}`), evil: markerEntry('evil') }, section('off'));
-    await stderrMatches(gateway, /config not applied: [\s\S]*server \\"real\\" env NODE_OPTIONS value changed \(value not shown\)/, from);
+    await stderrMatches(gateway, /config not applied: [\s\S]*server "real" env NODE_OPTIONS value changed \(value not shown\)/, from);
     assert.equal(await call('read_file'), 'ok', 'the approved process keeps serving');
     assert.equal(existsSync(marker('payload')), false, 'the required file never ran');
     // A restart on the rewritten file: the keyed launch approval covers env values.

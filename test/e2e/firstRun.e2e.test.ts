@@ -1,18 +1,21 @@
 // The first ten minutes of issue #33, done as a user does them: `switchboard wrap claude-desktop`
 // on a fake HOME (the built CLI, dist/cli/main.js, as a separate process), then the exact command
-// the wrapped config holds, started by the official SDK's stdio client, as Claude Desktop would.
+// the wrapped config holds, started by the official SDK's stdio client, as Claude Desktop would,
+// and closed by it: no process of the gateway's tree may outlive the close by 10 s.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { alive, descendants, processesMentioning, waitFor } from './processTree.js';
 
 const root = new URL('../../', import.meta.url).pathname;
 const MAIN = join(root, 'dist/cli/main.js');
 const EVERYTHING = join(root, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js');
+const STUBBORN = join(root, 'test/e2e/fixtures/stubbornServer.mjs');
 const TOKEN_ONE = 'ghp_first0000000000000000000000000000000';
 const TOKEN_TWO = 'ghp_second000000000000000000000000000000';
 const HEADER_TOKEN = 'Bearer lin_api_0123456789abcdef0123456789';
@@ -40,8 +43,8 @@ function cli(args: readonly string[], cwd = home): Promise<Outcome> {
 
 const desktopConfig = (): string => join(home, '.config', 'Claude', 'claude_desktop_config.json');
 
-/** A Claude Desktop config with three servers: two with a different GITHUB_TOKEN each, one remote with a bearer header. */
-function writeDesktopConfig(): void {
+/** A Claude Desktop config with three servers (two with a different GITHUB_TOKEN each, one remote with a bearer header), and `more`. */
+function writeDesktopConfig(more: Record<string, { command: string; args: string[] }> = {}): void {
   mkdirSync(dirname(desktopConfig()), { recursive: true });
   writeFileSync(
     desktopConfig(),
@@ -51,6 +54,7 @@ function writeDesktopConfig(): void {
           everything: { command: process.execPath, args: [EVERYTHING, 'stdio'], env: { GITHUB_TOKEN: TOKEN_ONE, PLAIN: 'visible-value' } },
           work: { command: process.execPath, args: [EVERYTHING, 'stdio'], env: { GITHUB_TOKEN: TOKEN_TWO }, disabled: true },
           linear: { url: 'https://mcp.linear.app/mcp', headers: { Authorization: HEADER_TOKEN }, disabled: true },
+          ...more,
         },
       },
       null,
@@ -128,9 +132,45 @@ describe('switchboard wrap claude-desktop, as a first-time user (#33)', { timeou
     assert.match(wrap.stdout, /already wrapped/);
     assert.match(wrap.stdout, /approved launches: everything \(recorded in /);
   });
+});
 
-  it('wrap --yes: the wrapped command, started by the official SDK client, lists tools and calls one; the server got its token by its own name', { timeout: 90_000 }, async () => {
+// Must show (#33): one run of what the user does, from `wrap --yes` on a fresh HOME to the
+// client closing, with one wrapped server (`fixtures/stubbornServer.mjs`) whose process and its
+// child ignore stdin EOF and SIGTERM, and one that never answers initialize (still starting at
+// close). The SDK's close is stdin EOF, 2 s, SIGTERM, 2 s, SIGKILL of the gateway only: the
+// gateway must take its servers' trees with it.
+describe('wrap claude-desktop --yes, then the client starts, uses and closes the gateway (#33 must show)', { timeout: 180_000 }, () => {
+  before(() => {
+    home = mkdtempSync(join(tmpdir(), 'sb-mustshow-'));
+  });
+  after(() => {
+    // Whatever the outcome, nothing of this test keeps running.
+    for (const pid of processesMentioning(home)) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
+    rmSync(home, { recursive: true, force: true });
+  });
+
+  it('orphaned servers / zero tools: the wrapped command lists tools and calls them; after close() no process of its tree is left within 10 s', { timeout: 150_000 }, async () => {
+    const pidFile = (id: string): string => join(home, `${id}.pids`);
+    writeDesktopConfig({
+      stubborn: { command: process.execPath, args: [STUBBORN, pidFile('stubborn'), 'answer'] },
+      hung: { command: process.execPath, args: [STUBBORN, pidFile('hung'), 'hang'] },
+    });
+    const wrap = await cli(['wrap', 'claude-desktop', '--yes']);
+    assert.equal(wrap.code, 0, wrap.stderr);
+    assert.match(wrap.stdout, /now starts the Switchboard gateway/);
+    assert.match(wrap.stdout, /approved launches: everything, stubborn, hung \(recorded in /);
+    assert.equal(statSync(join(home, 'switchboard.json')).mode & 0o777, 0o600);
+
     const { client, transport, stderr } = await connectAsClaude();
+    const gatewayPid = transport.pid;
+    assert.ok(gatewayPid !== null);
+    let tree: number[] = [];
     try {
       const { tools } = await client.listTools();
       assert.ok(tools.length > 0, `no tools; gateway said: ${stderr()}`);
@@ -144,8 +184,27 @@ describe('switchboard wrap claude-desktop, as a first-time user (#33)', { timeou
       assert.ok(env !== undefined);
       const printed = (await client.callTool({ name: env.name, arguments: {} })) as { content: { text?: string }[] };
       assert.match(printed.content.map((c) => c.text ?? '').join(''), /"PLAIN": "visible-value"/, 'the server sees its variable under its own name');
+      const stubborn = tools.find((t) => t.name.endsWith('stubborn'));
+      assert.ok(stubborn !== undefined, tools.map((t) => t.name).join(', '));
+      const still = (await client.callTool({ name: stubborn.name, arguments: {} })) as { content: { text?: string }[] };
+      assert.equal(still.content[0]?.text, 'still here');
+      // Every server runs (the hung one and its child too: both recorded their pid); then the tree, by ppid.
+      const servers = await waitFor('both processes of stubborn and hung', () => {
+        const recorded = ['stubborn', 'hung'].map((id) => (existsSync(pidFile(id)) ? readFileSync(pidFile(id), 'utf8').split('\n').filter((l) => l !== '').map(Number) : []));
+        return recorded.every((p) => p.length >= 2) ? recorded.flat() : undefined;
+      }, 60_000);
+      tree = [gatewayPid, ...descendants(gatewayPid)];
+      for (const pid of servers) assert.ok(tree.includes(pid), `server process ${pid} is in the gateway's tree (${tree.join(', ')})`);
+      assert.ok(tree.length >= 6, `the gateway, everything, and two processes each of stubborn and hung: ${tree.join(', ')}`);
+      const marked = processesMentioning(home);
+      for (const pid of [gatewayPid, ...servers]) assert.ok(marked.includes(pid), `the marker (this HOME) finds ${pid} too`);
     } finally {
-      await transport.close();
+      const since = Date.now();
+      await client.close();
+      // Nothing of the tree taken while it ran, nor anything naming this HOME in its argv or environment (re-parented or started late).
+      const left = (): number[] => [...new Set([...tree.filter(alive), ...processesMentioning(home)])];
+      await waitFor(() => `processes ${left().join(', ')} to be gone`, () => (left().length === 0 ? true : undefined), 10_000);
+      console.log(`# SDK close of the wrapped gateway: ${tree.length} processes gone ${Date.now() - since} ms after close()`);
     }
   });
 });

@@ -4,8 +4,11 @@
 // endpoint, a quarantined tool approved from the console and then called, consent answered
 // from the console while the MCP call waits, and a tampered audit record flagged.
 import assert from 'node:assert/strict';
-import { execFile, spawn } from 'node:child_process';
-import { readFile, writeFile } from 'node:fs/promises';
+import { execFile, spawn, type ChildProcessByStdio } from 'node:child_process';
+import { readlinkSync } from 'node:fs';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import type { Readable } from 'node:stream';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -15,6 +18,7 @@ import { McpClient } from '../../src/client/mcpClient.js';
 import { StreamableHttpClientTransport } from '../../src/transport/http/client/client.js';
 import { signIn, type ConsoleClient } from './fixtures/consoleClient.js';
 import { REPO_ROOT } from './fixtures/ourServerHarness.js';
+import { descendants } from '../e2e/processTree.js';
 import { MAIN, everythingEntry, serversReady, startGateway, writeConfig, type GatewayConfig, type RunningGateway } from './fixtures/gatewayHarness.js';
 
 const rugPull = fileURLToPath(new URL('../fixtures/attacks/rugPullServer.ts', import.meta.url));
@@ -370,21 +374,28 @@ describe('e2e: console of a gateway on stdio', () => {
   });
 });
 
+/** `switchboard gateway` without --yes (and no terminal: no launch is approved), run in `cwd`; its URL and stderr once it listens. */
+function gatewayWithoutYes(cfg: GatewayConfig, cwd: string, env: NodeJS.ProcessEnv): { child: ChildProcessByStdio<null, null, Readable>; listening: Promise<{ url: URL; err: string }> } {
+  const child = spawn(process.execPath, [MAIN, 'gateway', '--config', cfg.file, '--port', '0', '--log-level', 'error'], { cwd, env, stdio: ['ignore', 'ignore', 'pipe'] });
+  let err = '';
+  const listening = new Promise<{ url: URL; err: string }>((resolve, reject) => {
+    child.stderr.on('data', (chunk: Buffer) => {
+      err += chunk.toString();
+      const m = /Switchboard gateway: (http:\/\/\S+)/.exec(err);
+      if (m !== null) resolve({ url: new URL(m[1] as string), err });
+    });
+    child.once('exit', (code) => reject(new Error(`the gateway exited with ${String(code)}: ${err}`)));
+  });
+  return { child, listening };
+}
+
 describe('e2e: launches waiting for consent', () => {
   it('a stdio server whose launch nobody approved is listed with its exact command; approving it in the console starts it, a stale digest is refused', async () => {
     const cfg = await writeConfig({ everything: everythingEntry() });
     // No --yes and no terminal: the launch is not approved, the server does not start.
-    const child = spawn(process.execPath, [MAIN, 'gateway', '--config', cfg.file, '--port', '0', '--log-level', 'error'], { cwd: cfg.dir, stdio: ['ignore', 'ignore', 'pipe'] });
+    const { child, listening } = gatewayWithoutYes(cfg, cfg.dir, process.env);
     try {
-      let err = '';
-      const url = await new Promise<URL>((resolve, reject) => {
-        child.stderr.on('data', (chunk: Buffer) => {
-          err += chunk.toString();
-          const m = /Switchboard gateway: (http:\/\/\S+)/.exec(err);
-          if (m !== null) resolve(new URL(m[1] as string));
-        });
-        child.once('exit', (code) => reject(new Error(`the gateway exited with ${String(code)}: ${err}`)));
-      });
+      const { url, err } = await listening;
       assert.match(err, /The launch of server "everything" has not been approved/);
       const token = (await readFile(join(cfg.dir, '.switchboard', 'admin-token'), 'utf8')).trim();
       const session = await signIn(url.origin, token);
@@ -403,6 +414,34 @@ describe('e2e: launches waiting for consent', () => {
       child.kill('SIGTERM');
       await exited;
       await cfg.remove();
+    }
+  });
+  it('wrong working folder: a launch without cwd shows the folder it will really start in (the gateway\'s, not the config\'s), on the console and in the refusal; approved, it runs there', async () => {
+    const cfg = await writeConfig({ everything: everythingEntry() });
+    // The gateway runs elsewhere than its config's folder, as under a client that starts it from / or its own folder.
+    const elsewhere = await mkdtemp(join(tmpdir(), 'sb-gateway-cwd-'));
+    const { child, listening } = gatewayWithoutYes(cfg, elsewhere, { ...process.env, HOME: cfg.dir, XDG_CONFIG_HOME: cfg.dir });
+    try {
+      const { url, err } = await listening;
+      assert.ok(err.includes(`working directory: ${JSON.stringify(elsewhere)} (not set in the config: the gateway's own)`), err);
+      const token = (await readFile(join(cfg.dir, '.switchboard', 'admin-token'), 'utf8')).trim();
+      const session = await signIn(url.origin, token);
+      const review = await session.json<{ launches: { server: string; cwd: string | null; startsIn: string; digest: string }[] }>('/console/api/review');
+      const launch = review.launches[0] as { server: string; cwd: string | null; startsIn: string; digest: string };
+      assert.deepEqual([launch.server, launch.cwd, launch.startsIn], ['everything', null, elsewhere]);
+      assert.notEqual(launch.startsIn, cfg.dir);
+      const approved = await session.json<{ started: boolean }>('/console/api/review/launches/approve', { method: 'POST', body: { server: 'everything', digest: launch.digest } });
+      assert.equal(approved.started, true);
+      // What the console showed is where the server process runs.
+      const folders = descendants(child.pid as number).map((pid) => readlinkSync(`/proc/${pid}/cwd`));
+      assert.ok(folders.length > 0);
+      assert.deepEqual([...new Set(folders)], [elsewhere]);
+    } finally {
+      const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+      child.kill('SIGTERM');
+      await exited;
+      await cfg.remove();
+      await rm(elsewhere, { recursive: true, force: true });
     }
   });
 });

@@ -21,6 +21,7 @@ import { defineCommand, type ParsedCommand } from '../command.js';
 import { loadConfig } from '../hostSetup.js';
 import { openSharedStores } from '../sharedStores.js';
 import { anchorDir, openAnchors, postgresStoreName, stateStoreName } from '../stateAnchors.js';
+import { counted } from '../../util/plural.js';
 
 /** `switchboard anchor`. */
 export const command = defineCommand({
@@ -63,7 +64,7 @@ async function runAnchor({ options, positionals }: ParsedCommand): Promise<numbe
       if (stores.pins !== undefined) {
         try {
           const { status } = await AnchoredPinStore.open(stores.pins.store, folder, stores.pins.name);
-          out(`pins: ${status.created ? 'anchored now' : 'match their anchor'} (${status.servers} servers)`);
+          out(`pins: ${status.created ? 'anchored now' : 'match their anchor'} (${counted(status.servers, 'server')})`);
         } catch (error) {
           ok = false;
           out(`pins: ${describeError(error)}`);
@@ -79,7 +80,7 @@ async function runAnchor({ options, positionals }: ParsedCommand): Promise<numbe
       return ok ? 0 : 1;
     }
     const said: string[] = [];
-    if (stores.pins !== undefined) said.push(`pins: ${await AnchoredPinStore.reset(stores.pins.store, folder, stores.pins.name)} servers`);
+    if (stores.pins !== undefined) said.push(`pins: ${counted(await AnchoredPinStore.reset(stores.pins.store, folder, stores.pins.name), 'server')}`);
     if (stores.audit !== undefined) {
       const { log, name } = stores.audit;
       let old: AuditCheckpoint | undefined;

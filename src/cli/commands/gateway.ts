@@ -21,6 +21,12 @@ guarded endpoint (namespaced tools, prompts, resources; the interceptor chain).`
     yes: { type: 'boolean', description: "approve every stdio server's launch for this run (recorded), except one flagged as a look-alike package" },
     'no-auth': { type: 'boolean', description: 'serve HTTP without a bearer token (loopback only)' },
     'log-level': { type: 'string', value: 'L', description: 'debug | info | warn | error (logs go to stderr)', default: 'info' },
+    'log-format': {
+      type: 'string',
+      value: 'F',
+      description: 'text (a line for a person: "warn [server] message key=value") | json (one JSON object a line, for a log collector); every stderr line takes it, each about a server names its id',
+      default: 'the SWITCHBOARD_LOG_FORMAT variable, else text',
+    },
     telemetry: {
       type: 'string',
       value: 'F',

@@ -10,6 +10,7 @@ import { defineCommand } from '../command.js';
 import { loadConfig } from '../hostSetup.js';
 import { login, loginTarget, type LoginResult } from '../oauthLogin.js';
 import { openSharedStores } from '../sharedStores.js';
+import { counted } from '../../util/plural.js';
 
 /** `switchboard login`. */
 export const command = defineCommand({
@@ -46,7 +47,7 @@ The server needs an oauth section in the config (an empty one is enough):
       process.stderr.write(`${id} (${result.identity}) did not ask for authorization: nothing stored.\n`);
       return 0;
     }
-    process.stderr.write(`Signed in to ${id} (${result.identity}): ${result.tools} tools.\nTokens stored in ${result.file}${shared === undefined ? ' (mode 0600)' : ''}; the gateway refreshes them.\n`);
+    process.stderr.write(`Signed in to ${id} (${result.identity}): ${counted(result.tools, 'tool')}.\nTokens stored in ${result.file}${shared === undefined ? ' (mode 0600)' : ''}; the gateway refreshes them.\n`);
     return 0;
   },
 });

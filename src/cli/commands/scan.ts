@@ -184,6 +184,8 @@ async function scanConfigured(
     key,
     yes,
     ...(interactive ? { prompt: askYesNo } : {}),
+    // scan starts the servers itself, here.
+    inheritedCwd: process.cwd(),
     refused: (server, error) => problems.push(`${server.id}: ${error instanceof Error ? error.message : String(error)}`),
     warned: printLaunchFindings,
   });

@@ -181,7 +181,7 @@ export class PinTrust implements CatalogVetter {
     if (signature.status !== 'valid') {
       const why = signature.status === 'invalid' ? `its signed manifest is invalid: ${signature.reason}` : 'it sent no signed manifest';
       if (policy === 'require') return this.#withholdAll(input, `Server ${input.serverId} is not served: ${why}, and its signature policy is "require".`);
-      if (signature.status === 'invalid') this.#logger.warn(`server ${input.serverId}: ${why}; its definitions are treated as unsigned`);
+      if (signature.status === 'invalid') this.#logger.warn(`server ${input.serverId}: ${why}; its definitions are treated as unsigned`, { server: input.serverId });
     }
     const signed = signature.status === 'valid' ? signature : undefined;
     const now = this.#now();
@@ -234,11 +234,11 @@ export class PinTrust implements CatalogVetter {
     const instructions = before === undefined ? input.instructions : before.instructions;
     let pendingInstructions = before?.pendingInstructions;
     if (before !== undefined && input.instructions !== before.instructions) {
-      if (pendingInstructions !== input.instructions) this.#logger.warn(`server ${input.serverId}: its instructions changed since they were approved; the approved ones are kept (review with \`switchboard pins diff ${input.serverId}\`)`);
+      if (pendingInstructions !== input.instructions) this.#logger.warn(`server ${input.serverId}: its instructions changed since they were approved; the approved ones are kept (review with \`switchboard pins diff ${input.serverId}\`)`, { server: input.serverId });
       pendingInstructions = input.instructions;
     } else pendingInstructions = undefined;
     const keyThumbprint = signed?.thumbprint ?? before?.keyThumbprint;
-    if (signed?.rotatedFrom !== undefined) this.#logger.info(`server ${input.serverId}: signing key rotated from ${signed.rotatedFrom} to ${signed.thumbprint} (signed by the old key)`);
+    if (signed?.rotatedFrom !== undefined) this.#logger.info(`server ${input.serverId}: signing key rotated from ${signed.rotatedFrom} to ${signed.thumbprint} (signed by the old key)`, { server: input.serverId });
     const unchanged = stored !== undefined && sameContent(stored, items, pending, input.serverId, keyThumbprint, pendingInstructions);
     const record: ServerPins = {
       identity,
@@ -266,7 +266,7 @@ export class PinTrust implements CatalogVetter {
       }
     }
     this.#verdicts.set(input.serverId, new Map(quarantined.map((q) => [itemKey(q.kind, q.name), q.reason])));
-    if (before === undefined) this.#logger.info(`server ${input.serverId}: pinned on first use as ${displayIdentity(identity, keyThumbprint)}`);
+    if (before === undefined) this.#logger.info(`server ${input.serverId}: pinned on first use as ${displayIdentity(identity, keyThumbprint)}`, { server: input.serverId });
     else if (carried !== undefined) await this.#moved(input.serverId, identity, carried.from);
     return { catalog: served as unknown as CatalogLists, quarantined, instructions };
   }
@@ -330,12 +330,12 @@ export class PinTrust implements CatalogVetter {
 
   /** Forgets the record `from` whose pins `identity` took over (one record per entry: `switchboard pins` finds it by id). */
   async #moved(serverId: string, identity: string, from: string): Promise<void> {
-    this.#logger.info(`server ${serverId}: pinned as ${identity}, its pins carried over from ${from} (same launch and id; its env values differ or were not counted before)`);
+    this.#logger.info(`server ${serverId}: pinned as ${identity}, its pins carried over from ${from} (same launch and id; its env values differ or were not counted before)`, { server: serverId });
     this.#records.delete(from);
     try {
       await this.#options.store.remove(from);
     } catch (error) {
-      this.#logger.warn(`server ${serverId}: the record its pins were carried over from (${from}) could not be removed: ${describeError(error)}`);
+      this.#logger.warn(`server ${serverId}: the record its pins were carried over from (${from}) could not be removed: ${describeError(error)}`, { server: serverId });
     }
   }
 
@@ -343,7 +343,7 @@ export class PinTrust implements CatalogVetter {
   #noticeIdentity(serverId: string, identity: string, record: ServerPins | undefined): void {
     if (record !== undefined) return;
     const other = [...this.#records.values()].find((r) => r.alias === serverId);
-    if (other !== undefined) this.#logger.warn(`server ${serverId} is not the server pinned under that name (was ${other.identity}, now ${identity}): its pins do not carry over; it is pinned anew on first use`);
+    if (other !== undefined) this.#logger.warn(`server ${serverId} is not the server pinned under that name (was ${other.identity}, now ${identity}): its pins do not carry over; it is pinned anew on first use`, { server: serverId });
   }
 }
 

@@ -98,6 +98,22 @@ describe('switchboard call', () => {
     assert.match(stderr, /Unknown tool/);
   });
 
+  it("the demo's task tools: a task-only tool is called as a task and waited for (tasks/get), its input request answered (declined: no terminal) before", { timeout: 60_000 }, async () => {
+    const { code, stdout, stderr } = await cli('call', url, 'test_tool_with_task');
+    assert.equal(code, 0, stderr);
+    assert.equal(stdout, 'Hello, unknown!\n');
+    assert.match(stderr, /the server asked for input \("What is your name\?"\); declined/);
+    assert.match(stderr, /test_tool_with_task runs as task \S+; waiting for its result/);
+  });
+
+  it("the demo's task tools: a task-only tool that fails prints its error and exits 1, over stdio", { timeout: 60_000 }, async () => {
+    const { code, stdout, stderr } = await cli('call', STDIO_SERVER, 'failing_job');
+    assert.equal(code, 1, stderr);
+    assert.match(stdout, /The job failed: simulated tool execution error/);
+    assert.match(stderr, /failing_job runs as task/);
+    assert.match(stderr, /tool "failing_job" reported an error/);
+  });
+
   it('--json prints the raw result; invalid json-args exit 2', async () => {
     const raw = await cli('call', '--json', url, 'test_simple_text');
     assert.equal(raw.code, 0);

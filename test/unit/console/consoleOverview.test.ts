@@ -10,7 +10,7 @@ import { interceptContext, InterceptorChain } from '../../../src/host/intercepto
 import { consoleOptions } from './support.js';
 
 const NOW = Date.UTC(2026, 11, 5, 8);
-const PENDING: PendingLaunch = { server: 'files', command: 'npx', args: ['-y', 'server-filesystem', '.'], cwd: null, env: [], digest: 'sha256:00', reason: 'not approved yet', findings: [] };
+const PENDING: PendingLaunch = { server: 'files', command: 'npx', args: ['-y', 'server-filesystem', '.'], cwd: null, startsIn: '/home/user', env: [], digest: 'sha256:00', reason: 'not approved yet', findings: [] };
 
 describe('console: overview', () => {
   it('names the local servers whose launch waits for approval', { timeout: 10_000 }, async () => {

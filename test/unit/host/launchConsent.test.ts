@@ -37,7 +37,18 @@ describe('host/launchConsent: spec, digest, description', () => {
   it('describeLaunch shows the command, each argument, the cwd and env names, never values', () => {
     const text = describeLaunch(spec);
     assert.equal(text, ['  command: "npx"', '  arguments:', '    [0] "-y"', '    [1] "@modelcontextprotocol/server-filesystem"', '    [2] "/tmp"', '  working directory: "/srv"', '  environment variables set: "TOKEN" (values not shown)'].join('\n'));
-    assert.match(describeLaunch({ command: 'x', args: [], cwd: null, env: [] }), /arguments: \(none\)[\s\S]*Switchboard's own[\s\S]*\(none\)/);
+    assert.match(describeLaunch({ command: 'x', args: [], cwd: null, env: [] }), /arguments: \(none\)[\s\S]*working directory: \(not set in the config: the gateway's own, wherever the MCP client starts it\)[\s\S]*\(none\)/);
+  });
+
+  it('wrong working folder: a launch without cwd names the folder it inherits, in the prompt and in the refusal', async () => {
+    const launch = { command: 'x', args: [], cwd: null, env: [] };
+    assert.match(describeLaunch(launch, '/home/user/project'), /working directory: "\/home\/user\/project" \(not set in the config: the gateway's own\)/);
+    let asked = '';
+    await assert.rejects(
+      checkLaunch({ serverId: 's', spec: launch, digest: 'd', store: new MemoryLaunchApprovalStore(), yes: false, inheritedCwd: '/srv/gw', prompt: (text) => ((asked = text), Promise.resolve(false)) }),
+      (error: Error) => /working directory: "\/srv\/gw"/.test(error.message),
+    );
+    assert.match(asked, /working directory: "\/srv\/gw" \(not set in the config: the gateway's own\)/);
   });
 
   it('display spoofing: a right-to-left override or newline in an argument is shown escaped', () => {

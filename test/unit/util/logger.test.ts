@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { JsonRpcError } from '../../../src/jsonrpc/errors.js';
 import { McpServer } from '../../../src/server/mcpServer.js';
-import { consoleErrorLogger, createLineLogger, silentLogger } from '../../../src/util/logger.js';
+import { consoleErrorLogger, createLineLogger, formatLogLine, silentLogger } from '../../../src/util/logger.js';
 import { connectRaw } from '../server/support.js';
 
 describe('util/logger', () => {
@@ -58,5 +58,21 @@ describe('util/logger', () => {
       await c.close();
     }
     assert.equal(errors.mock.callCount(), 0);
+  });
+});
+
+describe('util/logger formats', () => {
+  it('text: one line for a person, the server in brackets, info without a level, other fields as key=value', () => {
+    const lines: string[] = [];
+    const logger = createLineLogger((line) => lines.push(line), 'info', 'text');
+    logger.info('hello from the server', { event: 'server.stderr', server: 'files' });
+    logger.warn('server files stopped', { server: 'files', failures: 2, error: 'exit 1' });
+    logger.error('plain');
+    logger.warn('not approved:\n  command: "npx"', { server: 'files' });
+    assert.deepEqual(lines, ['[files] hello from the server\n', 'warn [files] server files stopped failures=2 error="exit 1"\n', 'error plain\n', 'warn [files] not approved:\n[files]   command: "npx"\n']);
+  });
+
+  it('json: the same entries as JSON objects, the server id a field', () => {
+    assert.equal(formatLogLine('json', 'warn', 'server files stopped', { server: 'files' }), '{"level":"warn","msg":"server files stopped","server":"files"}\n');
   });
 });

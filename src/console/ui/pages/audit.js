@@ -94,7 +94,7 @@ export function Audit() {
     ${error !== '' ? html`<${Notice} kind="error">${error}<//>` : null}
     ${verification !== null
       ? verification.ok
-        ? html`<${Notice} kind="ok"><span data-testid="verify-result">Chain intact: ${verification.records} records, head <code>${verification.head}</code>.</span><//>`
+        ? html`<${Notice} kind="ok"><span data-testid="verify-result">Chain intact: ${verification.records} ${verification.records === 1 ? 'record' : 'records'}, head <code>${verification.head}</code>.</span><//>`
         : html`<${Notice} kind="error"><span data-testid="verify-result">Chain broken at record #${verification.firstBroken ?? '?'}</span>
             <ul>${verification.problems.map((p) => html`<li>#${p.seq}: <${Reveal} text=${p.problem} /></li>`)}</ul><//>`
       : null}

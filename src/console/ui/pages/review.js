@@ -21,7 +21,7 @@ import { Notice, Reveal, errorText, formatTime } from '../components/text.js';
 /** @typedef {{ identity: string, server: string, item: string, kind: string, name: string, status: string, before: Record<string, unknown> | null, after: Record<string, unknown>, findings?: Finding[], at?: number }} ReviewItem */
 /** @typedef {{ identity: string, server: string, item: string, before: string | null, after: string, findings?: Finding[] }} InstructionsItem */
 /** @typedef {{ kind: string, severity: 'flag' | 'warn', package: string, imitates?: string, message: string }} LaunchFinding */
-/** @typedef {{ server: string, command: string, args: string[], cwd: string | null, env: string[], digest: string, reason: string, findings?: LaunchFinding[] }} Launch */
+/** @typedef {{ server: string, command: string, args: string[], cwd: string | null, startsIn: string, env: string[], digest: string, reason: string, findings?: LaunchFinding[] }} Launch */
 
 /**
  * A definition as readable lines: name and title, the description line by line, then the
@@ -151,7 +151,7 @@ export function Review() {
               <p><${Reveal} text=${l.reason} /></p>
               <dl>
                 <dt>Command</dt><dd><code><${Reveal} text=${[l.command, ...l.args].join(' ')} /></code></dd>
-                <dt>Working folder</dt><dd><${Reveal} text=${l.cwd ?? '(the config folder)'} /></dd>
+                <dt>Working folder</dt><dd data-testid="launch-folder"><${Reveal} text=${l.startsIn} />${l.cwd === null ? " (not set in the config: the gateway's own)" : ''}</dd>
                 <dt>Environment names</dt><dd><${Reveal} text=${l.env.join(', ') || '(none)'} /></dd>
                 <dt>Digest</dt><dd class="mono"><${Reveal} text=${l.digest} /></dd>
               </dl>
