@@ -50,12 +50,12 @@ export function commandRunnerEvidence(serverId: string, toolName: string, defini
   }
   const named = words(toolName);
   const word = named.find((w) => RUNNER_WORDS.has(w)) ?? (named.includes('run') ? named.find((w) => RUN_WORDS.has(w)) : undefined);
-  if (word !== undefined) return `inferred from its name (${JSON.stringify(word)})`;
+  if (word !== undefined) return `inferred from the word '${word}' in its name`;
   const schema = definition?.['inputSchema'];
   const properties = typeof schema === 'object' && schema !== null ? (schema as Record<string, unknown>)['properties'] : undefined;
   if (typeof properties === 'object' && properties !== null) {
     for (const key of Object.keys(properties)) {
-      if (RUNNER_PARAMS.has(key.toLowerCase().replace(/[_-]/g, ''))) return `inferred from its parameter ${JSON.stringify(key)}`;
+      if (RUNNER_PARAMS.has(key.toLowerCase().replace(/[_-]/g, ''))) return `inferred from its parameter '${key}'`;
     }
   }
   return undefined;
@@ -63,10 +63,10 @@ export function commandRunnerEvidence(serverId: string, toolName: string, defini
 
 const METACHARACTER = /[;|&`<>\n\r\0]|\$[({A-Za-z_]/;
 
-/** The first shell metacharacter in `text`, spelled for a person (`";"`, `"newline"`, `"$("`), or `undefined`. */
+/** The first shell metacharacter in `text`, spelled for a person (`';'`, `newline`, `'$('`), or `undefined`. */
 export function shellMetacharacter(text: string): string | undefined {
   const m = METACHARACTER.exec(text);
   if (m === null) return undefined;
   const found = m[0];
-  return found === '\n' ? 'newline' : found === '\r' ? 'carriage return' : found === '\0' ? 'NUL' : JSON.stringify(found);
+  return found === '\n' ? 'newline' : found === '\r' ? 'carriage return' : found === '\0' ? 'NUL' : `'${found}'`;
 }
