@@ -48,6 +48,16 @@ export function commandRunnerEvidence(serverId: string, toolName: string, defini
     const i = compiled.findIndex((match) => match(toolName));
     return i < 0 ? undefined : `config switchboard.servers.${serverId}.commandTools[${JSON.stringify(configured[i])}]`;
   }
+  // Inferred from the pinned definition alone: once per definition.
+  if (definition !== undefined && inferred.has(definition)) return inferred.get(definition);
+  const evidence = inferRunner(toolName, definition);
+  if (definition !== undefined) inferred.set(definition, evidence);
+  return evidence;
+}
+
+const inferred = new WeakMap<object, string | undefined>();
+
+function inferRunner(toolName: string, definition: Readonly<Record<string, unknown>> | undefined): string | undefined {
   const named = words(toolName);
   const word = named.find((w) => RUNNER_WORDS.has(w)) ?? (named.includes('run') ? named.find((w) => RUN_WORDS.has(w)) : undefined);
   if (word !== undefined) return `inferred from the word '${word}' in its name`;
