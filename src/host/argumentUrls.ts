@@ -70,14 +70,17 @@ export function normaliseHost(hostname: string): NormalHost | undefined {
   return { kind: 'name', name: host };
 }
 
+// The WHATWG parser's special schemes, whose hosts it already normalises as http's.
+const SPECIAL_SCHEMES = new Set(['http:', 'https:', 'ws:', 'wss:', 'ftp:']);
+
 /** Reads `text` as a URL (or, with `asHost`, as `http://<text>`) and returns its normalised host. */
 export function hostOf(text: string, asHost = false): NormalHost | undefined {
   try {
     const url = new URL(asHost ? `http://${text.replace(/^\/\//, '')}` : text);
     const host = url.hostname;
     if (host === '') return undefined;
-    // Any scheme's host read as an http host: the IPv4 forms of `gopher://2852039166/` are normalised too.
-    return normaliseHost(url.protocol === 'http:' ? host : new URL(`http://${host}/`).hostname);
+    // Any other scheme's host read as an http host: the IPv4 forms of `gopher://2852039166/` are normalised too.
+    return normaliseHost(SPECIAL_SCHEMES.has(url.protocol) ? host : new URL(`http://${host}/`).hostname);
   } catch {
     return undefined;
   }
@@ -211,7 +214,9 @@ export function urlsIn(s: ArgumentString): FoundUrl[] {
   // Cheap test first: most strings hold no `:` at all.
   if (text.includes(':')) {
     const flat = /[\t\n\r]/.test(text) ? [text, text.replace(/[\t\n\r]+/g, '')] : [text];
-    for (const form of flat) for (const m of form.match(URL_IN_TEXT) ?? []) if (m !== text) add(m, false, false);
+    const found = new Set<string>();
+    for (const form of flat) for (const m of form.match(URL_IN_TEXT) ?? []) if (m !== text) found.add(m);
+    for (const m of found) add(m, false, false);
   }
   if (!schemed) {
     if (isUrlKey(s.key)) add(text, true, false);

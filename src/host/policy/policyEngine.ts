@@ -31,9 +31,9 @@
 import { DeniedError, type Decision, type InterceptContext, type InterceptedMethod, type Interceptor } from '../interceptors.js';
 import { LabelResolver, type FindingsOf, type ResolvedLabels, type ServerLabelConfig } from './labels.js';
 import { compileRules, evaluateRules, RULE_OUTCOMES, type CompiledRule, type PolicyRule, type RuleOutcome, type RuleVariables } from './rules.js';
-import { DEFAULT_TAINT_WINDOWS, joinTaint, MemoryTaintStore, taintKeys, type TaintKeys, type TaintState, type TaintStore, type TaintWindows } from './taint.js';
+import { DEFAULT_TAINT_WINDOWS, joinTaint, MemoryTaintStore, taintKeys, type SecretOrigin, type TaintKeys, type TaintState, type TaintStore, type TaintWindows } from './taint.js';
 import { TRIFECTA_RULE, trifectaReasons } from './trifecta.js';
-import { findTaintedValue, SecretFingerprints, secretsIn, SplitTracker, type DetectSecrets } from './valueTaint.js';
+import { findTaintedValue, SecretFingerprints, secretsIn, SplitTracker, type DetectSecrets, type TaintMatch } from './valueTaint.js';
 import { describeError } from '../../util/errors.js';
 import type { Implementation } from '../../protocol/model/common.js';
 
@@ -266,9 +266,12 @@ export function policyInterceptor(options: PolicyOptions): Interceptor {
   };
 
   // Why `value` (a request's params, or a client's answer to a server) carries a secret from another server, or undefined.
-  const taintedReason = async (value: unknown, state: TaintState, keys: TaintKeys, serverId: string, what: string): Promise<string | undefined> => {
+  // Synchronous unless something compressed had to be inflated (no promise of its own on the common path).
+  const taintedReason = (value: unknown, state: TaintState, keys: TaintKeys, serverId: string, what: string): string | undefined | Promise<string | undefined> => {
     const found = findTaintedValue(value, state.secrets, fingerprints, { split: { tracker: splits, session: keys.session ?? keys.principal } });
-    const match = found instanceof Promise ? await found : found;
+    return found instanceof Promise ? found.then((match) => describeMatch(match, serverId, what)) : describeMatch(found, serverId, what);
+  };
+  const describeMatch = (match: TaintMatch<SecretOrigin> | undefined, serverId: string, what: string): string | undefined => {
     if (match === undefined) return undefined;
     if ('unreadable' in match) return `${what} could not be read in full for secrets that came out of other servers (${match.unreadable})`;
     const origin = match.origin;
@@ -345,7 +348,8 @@ export function policyInterceptor(options: PolicyOptions): Interceptor {
       }
       // Value taint guards what goes out to a server; a server's own request goes to the upstream client (its answer is checked below).
       if (valueTaint !== 'off' && ctx.method !== 'server/request' && ctx.method !== 'resources/subscribe' && state !== undefined && state.secrets.size > 0) {
-        const reason = await taintedReason(ctx.params, state, keys, serverId, `this request to server ${serverId}`);
+        const found = taintedReason(ctx.params, state, keys, serverId, `this request to server ${serverId}`);
+        const reason = found instanceof Promise ? await found : found;
         if (reason !== undefined) candidates.push({ outcome: valueTaint, rule: VALUE_TAINT_RULE, reasons: [reason] });
       }
       if (serverRequests !== 'off' && ctx.method === 'server/request' && ASKING_SERVER_METHODS.has(ctx.serverMethod ?? '')) {

@@ -158,6 +158,8 @@ function readable(text: string): boolean {
  * unless compressed bytes were found (then a promise).
  */
 export function formsOf(text: string): Forms | Promise<Forms> {
+  // Too short for a base64, hex or character-code run, and nothing escaped: itself only.
+  if (text.length < 12 && !/[%\\&]/.test(text)) return { texts: [text] };
   const texts = [text];
   const seen = new Set(texts);
   const compressed: { bytes: Uint8Array; format: 'gzip' | 'deflate'; depth: number }[] = [];

@@ -144,20 +144,27 @@ const MAX_STRINGS = 100_000;
  * Returns false when it stopped at {@link MAX_STRINGS}.
  */
 export function eachString(value: unknown, fn: (text: string, key: string | undefined) => void): boolean {
-  const stack: [unknown, string | undefined][] = [[value, undefined]];
+  // Two parallel stacks (no tuple per item): the value, and the property it is under.
+  const items: unknown[] = [value];
+  const under: (string | undefined)[] = [undefined];
   let seen = 0;
-  while (stack.length > 0) {
-    const [item, key] = stack.pop() as [unknown, string | undefined];
+  while (items.length > 0) {
+    const item = items.pop();
+    const key = under.pop();
     if (typeof item === 'string') {
       if (++seen > MAX_STRINGS) return false;
       fn(item, key);
     } else if (Array.isArray(item)) {
-      for (let i = item.length - 1; i >= 0; i--) stack.push([item[i], key]);
+      for (let i = item.length - 1; i >= 0; i--) {
+        items.push(item[i]);
+        under.push(key);
+      }
     } else if (typeof item === 'object' && item !== null) {
-      const entries = Object.entries(item);
-      for (let i = entries.length - 1; i >= 0; i--) {
-        const [k, v] = entries[i] as [string, unknown];
-        stack.push([v, k], [k, undefined]);
+      const names = Object.keys(item);
+      for (let i = names.length - 1; i >= 0; i--) {
+        const k = names[i] as string;
+        items.push((item as Record<string, unknown>)[k], k);
+        under.push(k, undefined);
       }
     }
   }
