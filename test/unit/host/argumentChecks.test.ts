@@ -176,6 +176,8 @@ describe('policy.arguments', () => {
       { url: 'http://[2001:db9::1]/' },
       { url: 'ws://attacker.example/socket' },
       { url: 'http:/attacker.example/' },
+      { body: 'attacker.example/collect?d=1' },
+      { body: '203.0.113.9:8080' },
     ]) {
       const out = await run('gh', open, args);
       assert.equal(out.reached, false, `${JSON.stringify(args)} must not reach the server`);
@@ -194,6 +196,7 @@ describe('policy.arguments', () => {
       { url: 'http://[2001:db8::5]/' },
       { title: 'Fix README.md and src/a.ts', city: 'Oslo', body: 'ratio 3:4 & more' },
       { path: 'docs/guide.md' },
+      { file: 'README.md', version: 'v1.2/notes', other: 'node_modules/x.js' },
     ]) {
       assert.equal((await run('gh', open, args)).reached, true, JSON.stringify(args));
     }
