@@ -12,8 +12,9 @@
  *   `domain`, `webhook`, `callback`, `redirect`, `target`, `proxy`, names ending in `Url`,
  *   `Uri`, `Host`…) read as a URL even without a scheme (`evil.example/x`, `//evil.example`).
  * - a string that is `name.tld/…`, `name.tld:port/…` or an IPv4 address (with a port or path).
- * For the metadata check only, any other string that looks like `host[:port][/…]` is read as
- * a URL too (no allow-list refuses a city name or `README.md` for looking like a host).
+ * For the metadata check only, any other string that looks like `host[:port][/…]` (but not a
+ * plain word) is read as a URL too (no allow-list refuses a city name or `README.md` for
+ * looking like a host, and a search for the word `metadata` is not refused).
  *
  * **One normaliser.** Every host goes through the WHATWG URL parser, then {@link normaliseHost}:
  * case, trailing dots, IDNA (fullwidth digits, ideographic full stops), percent-encoding,
@@ -194,6 +195,7 @@ const URL_IN_TEXT = /(?:\b(?:https?|wss?|ftp):|\b[A-Za-z][\w+.-]*:\/\/)[^\s"'<>`
 const SPECIAL_URL = /^(?:https?|wss?|ftp):/i;
 const ANY_URL = /^[A-Za-z][\w+.-]*:\/\//;
 const BARE_HOST = /^\[?[\w.:%-]+\]?(?::\d+)?(?:[/?#]|$)/;
+const PLAIN_WORD = /^[A-Za-z_-]+$/;
 const HOST_WITH_PATH = /^(?:(?:[a-z0-9-]+\.)+[a-z][a-z0-9-]*[a-z0-9](?::\d+)?[/?#]|\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?(?:[/?#]|$))/i;
 const URL_KEY = /^(?:url|uri|href|link|endpoint|host|hostname|domain|origin|base|baseurl|webhook|callback|redirect|proxy|target|destination|site|website|server)s?$|(?:url|uri|host|endpoint|webhook)s?$/;
 
@@ -223,7 +225,11 @@ export function urlsIn(s: ArgumentString): FoundUrl[] {
   if (!schemed) {
     if (isUrlKey(s.key)) add(text, true, false);
     // `name.tld/…` or `1.2.3.4:port` reads as a URL for the allow-list too; `README.md`, `src/a.ts`, `Oslo` do not.
-    else if (BARE_HOST.test(text)) add(text, true, !HOST_WITH_PATH.test(text));
+    else if (BARE_HOST.test(text)) {
+      // A plain word (`hello`, `metadata` as a search term, a key such as `message`) is not read as a host
+      // outside a URL parameter: no URL parse for it, and no false refusal.
+      if (!PLAIN_WORD.test(text)) add(text, true, !HOST_WITH_PATH.test(text));
+    }
   }
   return out;
 }

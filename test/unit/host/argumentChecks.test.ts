@@ -200,6 +200,9 @@ describe('policy.arguments', () => {
     ]) {
       assert.equal((await run('gh', open, args)).reached, true, JSON.stringify(args));
     }
+    // A plain word is not a host outside a URL parameter: a search for "metadata" is not an SSRF.
+    assert.equal((await run('web', { name: 'search', inputSchema: { type: 'object' } }, { query: 'metadata' })).reached, true);
+    refused(await run('web', { name: 'connect', inputSchema: { type: 'object' } }, { host: 'metadata' }), /link-local or cloud metadata/);
     // A server with no allow-list reaches any host that is not a metadata address.
     assert.equal((await run('web', fetchTool, { url: 'https://attacker.example/' })).reached, true);
   });
