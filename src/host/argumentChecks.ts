@@ -11,17 +11,21 @@
  *    open. Composition keywords (`allOf`, `anyOf`, `oneOf`, `$ref`, `if`,
  *    `unevaluatedProperties`) leave the level they sit on to JSON Schema alone. A schema our
  *    validator refuses refuses the call (fail closed).
- * 2. **URLs.** Every string at any depth (object keys included) that is, or contains, a
- *    `scheme://` URL (`http:/host` too), or a bare `host[:port]/…`, is parsed with the WHATWG URL parser (which
- *    normalises IPv4 in decimal, hex and octal: `http://2852039166/` is `169.254.169.254`) and
- *    refused when its host is link-local or a cloud metadata endpoint (`169.254.0.0/16`,
- *    `fe80::/10`, `fd00:ec2::254`, `100.100.100.200`, `metadata.google.internal`, `metadata`,
- *    IPv4-mapped IPv6 forms included).
+ * 2. **URLs.** Every URL in the arguments (`argumentUrls.ts`: scheme URLs in any string at any
+ *    depth, keys included, inside text too, and values of URL parameters such as `url`,
+ *    `endpoint`, `host`), its host normalised once (IPv4 in decimal, hex and octal:
+ *    `http://2852039166/` is `169.254.169.254`; userinfo, trailing dots, IDNA, IPv4-mapped
+ *    IPv6), is refused when the host is link-local or a cloud metadata endpoint, and, for a
+ *    server with `egressAllow`, when the allow-list does not name it.
  * 3. **Roots.** For a server with configured roots, every single-line string that may name a
  *    file (absolute, `~`, `file:`, a drive, a `..` segment, any of these once `%XX`-decoded, or a
  *    relative path with a separator, which a symlink inside a root may lead out of) is read with
  *    {@link pathCandidates} (the one normaliser: quotes, `file:` URIs, `%XX`, `..`, symlinks)
  *    and refused unless every reading is inside one of the roots.
+ *
+ * 4. **Commands.** A call to a tool that runs commands (`commandRunner.ts`: configured in
+ *    `commandTools`, or inferred) with a shell metacharacter in any string is ASKED: an `ask`
+ *    decision (rule `arguments.shell`) the consent interceptor acts on, as it does the policy's.
  *
  * Past the walk's limits (depth, count) the call is refused, never passed unread.
  *
@@ -29,7 +33,9 @@
  * @module
  */
 import type { HostConfig } from './configTypes.js';
-import { DeniedError, type Interceptor } from './interceptors.js';
+import { egressAllowed, isMetadata, urlsIn, type ArgumentString, type EgressEntry } from './argumentUrls.js';
+import { commandRunnerEvidence, shellMetacharacter } from './commandRunner.js';
+import { DeniedError, type InterceptContext, type Interceptor } from './interceptors.js';
 import { ARGUMENT_LIMITS, fileUriToPath, MAX_PATH_LENGTH, pathCandidates, percentDecode, protectedPathSet, relate, type PathPlatform, type ProtectedPathSet } from './protectedPaths.js';
 import { compileJsonSchema } from '../protocol/jsonSchema.js';
 
@@ -101,60 +107,27 @@ function matches(pattern: string, key: string): boolean {
 }
 
 /** Every string of `value` at any depth, keys included, with where it is; `undefined` past the limits. */
-function strings(value: unknown): { at: string; text: string }[] | undefined {
-  const out: { at: string; text: string }[] = [];
-  const walk = (item: unknown, at: string, depth: number): boolean => {
+export function argumentStrings(value: unknown): ArgumentString[] | undefined {
+  const out: ArgumentString[] = [];
+  const walk = (item: unknown, at: string, key: string | undefined, depth: number): boolean => {
     if (depth > ARGUMENT_LIMITS.depth || out.length > ARGUMENT_LIMITS.strings) return false;
-    if (typeof item === 'string') return out.push({ at, text: item }) > 0;
-    if (Array.isArray(item)) return item.every((v, i) => walk(v, `${at}[${i}]`, depth + 1));
-    if (isObject(item)) return Object.entries(item).every(([k, v]) => walk(k, `${at} (key)`, depth + 1) && walk(v, `${at}.${k}`, depth + 1));
+    if (typeof item === 'string') return out.push({ at, text: item, key }) > 0;
+    if (Array.isArray(item)) return item.every((v, i) => walk(v, `${at}[${i}]`, key, depth + 1));
+    if (isObject(item)) return Object.entries(item).every(([k, v]) => walk(k, `${at} (key)`, undefined, depth + 1) && walk(v, `${at}.${k}`, k, depth + 1));
     return true;
   };
-  return walk(value, '$', 0) && out.length <= ARGUMENT_LIMITS.strings ? out : undefined;
+  return walk(value, '$', undefined, 0) && out.length <= ARGUMENT_LIMITS.strings ? out : undefined;
 }
 
-const METADATA_HOSTS = new Set(['metadata', 'metadata.google.internal', 'metadata.goog', 'instance-data', 'instance-data.ec2.internal']);
-
-/** Whether a URL host (as the WHATWG parser normalised it) is link-local or a cloud metadata endpoint. */
-export function isMetadataHost(hostname: string): boolean {
-  const host = hostname.toLowerCase().replace(/\.+$/, '');
-  if (METADATA_HOSTS.has(host)) return true;
-  const v4 = /^(\d+)\.(\d+)\.\d+\.\d+$/.exec(host);
-  if (v4 !== null) return (v4[1] === '169' && v4[2] === '254') || host === '100.100.100.200';
-  if (!host.startsWith('[')) return false;
-  const v6 = host.slice(1, -1);
-  if (/^fe[89ab][0-9a-f]?:/.test(v6)) return true; // fe80::/10
-  if (v6 === 'fd00:ec2::254') return true;
-  // IPv4-mapped or -translated (::ffff:a9fe:a9fe, ::a9fe:a9fe, 64:ff9b::a9fe:a9fe): the last 32 bits.
-  const tail = /^(?:::ffff:|::|64:ff9b::)([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(v6);
-  if (tail === null) return false;
-  const hi = Number.parseInt(tail[1] as string, 16);
-  const lo = Number.parseInt(tail[2] as string, 16);
-  return hi === 0xa9fe || (hi === 0x6464 && lo === 0x64c8);
-}
-
-const URL_IN_TEXT = /\b[A-Za-z][\w+.-]*:\/\/[^\s"'<>`]+/g;
-const BARE_HOST = /^\[?[\w.:-]+\]?(?::\d+)?(?:[/?#]|$)/;
-
-/** The first URL in the arguments that reaches a link-local or metadata address (see the module comment, 2). */
-export function urlProblem(args: unknown): ArgumentProblem {
-  const all = strings(args);
-  if (all === undefined) return `the arguments could not be read in full (deeper than ${ARGUMENT_LIMITS.depth} levels or more than ${ARGUMENT_LIMITS.strings} strings)`;
-  for (const { at, text } of all) {
-    const trimmed = text.trim();
-    const spellings = [...(trimmed.match(URL_IN_TEXT) ?? [])];
-    if (/^(?:https?|wss?|ftp):/i.test(trimmed)) spellings.push(trimmed);
-    else if (!/^[A-Za-z][\w+.-]*:\/\//.test(trimmed) && BARE_HOST.test(trimmed)) spellings.push(`http://${trimmed}`);
-    for (const spelling of spellings) {
-      let hostname: string;
-      try {
-        // Any scheme's host, then read as an http host: the IPv4 forms of `gopher://2852039166/` are normalised too.
-        const host = new URL(spelling).hostname;
-        hostname = host === '' ? '' : new URL(`http://${host}/`).hostname;
-      } catch {
-        continue;
+/** The first URL in the arguments that reaches a link-local or metadata address, or a host the server's allow-list does not name (see the module comment, 2). */
+export function urlProblem(all: readonly ArgumentString[], egress?: { readonly serverId: string; readonly entries: readonly EgressEntry[] }): ArgumentProblem {
+  for (const s of all) {
+    for (const { at, host, guessed } of urlsIn(s)) {
+      const shown = host.kind === 'name' ? host.name : host.text;
+      if (isMetadata(host)) return `argument ${at} is a URL to ${shown}, a link-local or cloud metadata address (never reachable through the gateway)`;
+      if (egress !== undefined && !guessed && !egressAllowed(host, egress.entries)) {
+        return `argument ${at} is a URL to ${shown}, which switchboard.servers.${egress.serverId}.egressAllow does not allow (it allows ${egress.entries.map((e) => e.spelled).join(', ') || 'no host'})`;
       }
-      if (isMetadataHost(hostname)) return `argument ${at} is a URL to ${hostname}, a link-local or cloud metadata address (never reachable through the gateway)`;
     }
   }
   return undefined;
@@ -182,9 +155,7 @@ function mayBePath(text: string): boolean {
 }
 
 /** The first path argument outside `roots` (see the module comment, 3). */
-export function rootsProblem(roots: ProtectedPathSet, args: unknown): ArgumentProblem {
-  const all = strings(args);
-  if (all === undefined) return `the arguments could not be read in full (deeper than ${ARGUMENT_LIMITS.depth} levels or more than ${ARGUMENT_LIMITS.strings} strings)`;
+export function rootsProblem(roots: ProtectedPathSet, all: readonly ArgumentString[]): ArgumentProblem {
   const bases = roots.entries.map((e) => e.target.path);
   for (const { at, text } of all) {
     const trimmed = text.trim().replace(/^["']|["']$/g, '');
@@ -200,17 +171,37 @@ export function rootsProblem(roots: ProtectedPathSet, args: unknown): ArgumentPr
   return undefined;
 }
 
+/** Why a call to a command runner must be asked about (its first shell metacharacter), or `undefined` (see `commandRunner.ts`). */
+export function shellAsk(evidence: string, toolName: string, all: readonly ArgumentString[]): string | undefined {
+  for (const { at, text } of all) {
+    const found = shellMetacharacter(text);
+    if (found !== undefined) return `${toolName} runs commands (${evidence}) and argument ${at} holds the shell metacharacter ${found}: a person must see it before it runs`;
+  }
+  return undefined;
+}
+
+/** The rule an ask of {@link shellAsk} names. */
+export const SHELL_RULE = 'arguments.shell';
+
 /** Options of {@link argumentsInterceptor}. */
 export interface ArgumentsOptions {
-  /** The config in force (a server's `checkArguments` and roots are read live). */
+  /** The config in force (a server's `checkArguments`, `egressAllow`, `commandTools` and roots are read live). */
   readonly config: () => HostConfig;
   /** How paths behave here (case, home, symlinks). */
   readonly platform: PathPlatform;
+  /** Whether a consent interceptor follows: without one, an ask (shell metacharacters) is a denial. Default false. */
+  readonly canAsk?: boolean;
 }
+
+const UNREADABLE = `the arguments could not be read in full (deeper than ${ARGUMENT_LIMITS.depth} levels or more than ${ARGUMENT_LIMITS.strings} strings)`;
 
 /** The `policy.arguments` interceptor (see the module comment). */
 export function argumentsInterceptor(options: ArgumentsOptions): Interceptor {
   const roots = new WeakMap<object, ProtectedPathSet | undefined>();
+  const deny = (ctx: InterceptContext, problem: string): never => {
+    ctx.record({ interceptor: ARGUMENTS_ID, outcome: 'deny', reason: problem });
+    throw new DeniedError(ARGUMENTS_ID, problem);
+  };
   return {
     id: ARGUMENTS_ID,
     phase: 'policy',
@@ -219,19 +210,29 @@ export function argumentsInterceptor(options: ArgumentsOptions): Interceptor {
       const server = ctx.server === undefined ? undefined : options.config().servers.find((s) => s.id === ctx.server?.id);
       if (server?.options.checkArguments === false) return next();
       const raw = ctx.params['arguments'];
-      const args: Json = raw === undefined ? {} : isObject(raw) ? raw : {};
-      let problem: ArgumentProblem = raw !== undefined && !isObject(raw) ? 'the arguments are not an object' : undefined;
+      if (raw !== undefined && !isObject(raw)) return deny(ctx, 'the arguments are not an object');
+      const args: Json = raw === undefined ? {} : raw;
       // No definition: the host refuses the call as an unknown tool.
-      if (problem === undefined && ctx.definition !== undefined) problem = await schemaProblem(ctx.definition['inputSchema'], args);
-      problem ??= urlProblem(args);
+      let problem = ctx.definition === undefined ? undefined : await schemaProblem(ctx.definition['inputSchema'], args);
+      if (problem !== undefined) return deny(ctx, problem);
+      const all = argumentStrings(args);
+      if (all === undefined) return deny(ctx, UNREADABLE);
+      const egress = server?.options.egressAllow;
+      problem = urlProblem(all, egress === undefined || server === undefined ? undefined : { serverId: server.id, entries: egress });
       if (problem === undefined && server?.options.roots !== undefined && server.options.roots.length > 0) {
         if (!roots.has(server.options.roots)) roots.set(server.options.roots, rootSet(server.options.roots, options.platform));
         const set = roots.get(server.options.roots);
-        if (set !== undefined) problem = rootsProblem(set, args);
+        if (set !== undefined) problem = rootsProblem(set, all);
       }
-      if (problem === undefined) return next();
-      ctx.record({ interceptor: ARGUMENTS_ID, outcome: 'deny', reason: problem });
-      throw new DeniedError(ARGUMENTS_ID, problem);
+      if (problem !== undefined) return deny(ctx, problem);
+      const toolName = typeof ctx.params['name'] === 'string' ? ctx.params['name'] : '';
+      const evidence = all.length === 0 ? undefined : commandRunnerEvidence(ctx.server?.id ?? '', toolName, ctx.definition, server?.options.commandTools);
+      const ask = evidence === undefined ? undefined : shellAsk(evidence, ctx.exposedName ?? toolName, all);
+      if (ask !== undefined) {
+        if (options.canAsk !== true) return deny(ctx, `${ask} (this needs a person's consent and no consent provider is configured)`);
+        ctx.record({ interceptor: ARGUMENTS_ID, outcome: 'ask', reason: ask, detail: { rule: SHELL_RULE, reasons: [ask] } });
+      }
+      return next();
     },
   };
 }

@@ -31,6 +31,7 @@ import { isLoopbackHttp } from './canonicalServerUrl.js';
 import { readGatewayTokens } from './configTokens.js';
 import { ConfigReader, type JsonRecord, parseJsonText } from './configRead.js';
 import type { SignaturePolicy, TrustedKey } from './pins/signatureCheck.js';
+import { parseEgressEntry, type EgressEntry } from './argumentUrls.js';
 import {
   ConfigError,
   type ConfiguredRoot,
@@ -91,7 +92,7 @@ export const CONFIG_DEFAULTS = {
 const ENTRY_KEYS = ['type', 'command', 'args', 'env', 'cwd', 'url', 'headers', 'disabled'];
 const SWITCHBOARD_KEYS = ['namespacing', 'separator', 'exposure', 'stateDir', 'store', 'cache', 'gateway', 'approvedLaunches', 'servers', 'roots', 'guards', 'pins', 'audit', 'trustedKeys', 'consent', 'sanitize', 'redact', 'policy', 'console'];
 const GATEWAY_KEYS = ['host', 'port', 'path', 'auth', 'limits'];
-const OPTION_KEYS = ['tools', 'timeoutMs', 'startTimeoutMs', 'maxConcurrency', 'era', 'oauth', 'roots', 'scan', 'checkArguments', 'signature', ...LABEL_OPTION_KEYS];
+const OPTION_KEYS = ['tools', 'timeoutMs', 'startTimeoutMs', 'maxConcurrency', 'era', 'oauth', 'roots', 'scan', 'checkArguments', 'egressAllow', 'commandTools', 'signature', ...LABEL_OPTION_KEYS];
 const TYPES = ['stdio', 'http', 'streamable-http', 'sse'] as const;
 const LOOPBACK = new Set(['127.0.0.1', '::1', '[::1]', 'localhost']);
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
@@ -287,12 +288,26 @@ function readServerOptionsSection(read: ConfigReader, value: unknown, ids: reado
         roots: options['roots'] === undefined ? [] : readRoots(read, options['roots'], childPath(path, 'roots'), folder),
         ...(options['scan'] === undefined ? {} : { scan: read.choice<ScanMode>(options['scan'], ['block', 'warn', 'off'], childPath(path, 'scan')) }),
         ...(options['checkArguments'] === undefined ? {} : { checkArguments: read.boolean(options['checkArguments'], childPath(path, 'checkArguments')) }),
+        ...(options['egressAllow'] === undefined ? {} : { egressAllow: readEgressAllow(read, options['egressAllow'], childPath(path, 'egressAllow')) }),
+        ...(options['commandTools'] === undefined ? {} : { commandTools: read.strings(options['commandTools'], childPath(path, 'commandTools'), (p, at) => (p === '' ? read.fail(at, 'expected a non-empty glob pattern') : p)) }),
         signature: options['signature'] === undefined ? 'warn' : read.choice<SignaturePolicy>(options['signature'], ['off', 'warn', 'require'], childPath(path, 'signature')),
         ...(labels !== undefined ? { labels } : {}),
       },
     });
   }
   return out;
+}
+
+/** `egressAllow`: hosts, `*.domain`s and address blocks (`argumentUrls.ts`), each checked here. */
+function readEgressAllow(read: ConfigReader, value: unknown, path: string): EgressEntry[] {
+  const entries: EgressEntry[] = [];
+  read.strings(value, path, (spelled, at) => {
+    const entry = parseEgressEntry(spelled);
+    if (typeof entry === 'string') read.fail(at, entry);
+    else entries.push(entry);
+    return spelled;
+  });
+  return entries;
 }
 
 /**

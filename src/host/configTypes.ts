@@ -19,6 +19,7 @@ import type { SanitizeOptions } from './sanitize/sanitize.js';
 import type { ServerLabelConfig } from './policy/labels.js';
 import type { PolicyConfig } from './policy/policyConfig.js';
 import type { SignaturePolicy, TrustedKey } from './pins/signatureCheck.js';
+import type { EgressEntry } from './argumentUrls.js';
 
 /** How tool and prompt names of several servers are combined (see `namespacing.ts`). */
 export type NamespacingMode = 'always' | 'on-collision' | 'never';
@@ -101,6 +102,10 @@ export interface ServerOptions {
   readonly scan?: ScanMode;
   /** Set only when configured; absent means on (`argumentChecks.ts`: schema, metadata URLs, roots). */
   readonly checkArguments?: boolean;
+  /** Set only when configured: the hosts, domains and address blocks its URL arguments may reach (`argumentUrls.ts`); absent = any but metadata addresses. */
+  readonly egressAllow?: readonly EgressEntry[];
+  /** Set only when configured: globs over its own tool names that run commands (`commandRunner.ts`); absent = inferred. */
+  readonly commandTools?: readonly string[];
   /**
    * The roots the host answers `roots/list` with when the server asks outside a call (in a
    * call, the upstream client that made it answers): from `switchboard.servers.<id>.roots`,

@@ -11,7 +11,7 @@
  * | 4 | `trust.scanner` | trust | hides and refuses what the poisoning scanner blocks |
  * | 5 | `trust.sanitize-request` | trust | strips hidden text from a server's questions (`server/request`) before anything judges them |
  * | 6 | `policy.protected-paths` | policy | refuses requests naming the gateway's own files; leaves them out of the roots servers get |
- * | 7 | `policy.arguments` | policy | refuses call arguments the pinned `inputSchema` refuses, URLs to metadata addresses, paths outside the roots (`checkArguments`) |
+ * | 7 | `policy.arguments` | policy | refuses call arguments the pinned `inputSchema` refuses, URLs to metadata addresses or outside `egressAllow`, paths outside the roots; asks about shell metacharacters sent to command runners (`checkArguments`) |
  * | 8 | `policy` | policy | rules, trifecta, value taint |
  * | 9 | `consent` | consent | asks a person when the policy says `ask` |
  * | 10 | `guard` | guard | rate limits, concurrency caps, size bounds (`switchboard.guards`) |

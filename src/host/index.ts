@@ -185,7 +185,8 @@ export {
   type MemoryTaintStoreOptions,
 } from './policy/taint.js';
 export { TRIFECTA_RULE, trifectaReasons, trifectaReport, serverCapabilities, type TrifectaCombination } from './policy/trifecta.js';
-export { SecretFingerprints, findTaintedValue, decodedForms, type DetectSecrets } from './policy/valueTaint.js';
+export { SecretFingerprints, findTaintedValue, type DetectSecrets, type TaintMatch } from './policy/valueTaint.js';
+export { formsOf } from './policy/taintForms.js';
 export { readPolicy, readRules, readServerLabels, serverLabelsOf, type PolicyConfig } from './configPolicy.js';
 export { openGateway, gatewayFrontDoor, type GatewayDeps, type GatewayCallConsent, type OpenedGateway } from './openGateway.js';
 export { buildChain, type ChainParts } from './gatewayChain.js';

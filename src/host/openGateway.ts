@@ -209,7 +209,7 @@ export async function openGateway(config: HostConfig, deps: GatewayDeps): Promis
       ...(deps.pins !== undefined ? { pins: deps.pins.trust.interceptor() } : {}),
       scanner: scanner.interceptor,
       paths: protectedPathsInterceptor({ paths, config: () => current, cwd }),
-      arguments: argumentsInterceptor({ config: () => current, platform: paths.platform }),
+      arguments: argumentsInterceptor({ config: () => current, platform: paths.platform, canAsk: true }),
       policy: policy.interceptor,
       consent: consent.interceptor,
       ...(config.guards !== undefined ? { guards: guardInterceptor({ ...config.guards, ...deps.guardStores }) } : {}),

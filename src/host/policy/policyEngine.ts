@@ -32,10 +32,10 @@
 import { DeniedError, type Decision, type InterceptContext, type InterceptedMethod, type Interceptor } from '../interceptors.js';
 import { LabelResolver, type FindingsOf, type LabelInference, type ResolvedLabels, type ServerLabelConfig } from './labels.js';
 import { compileRules, evaluateRules, RULE_OUTCOMES, type CompiledRule, type PolicyRule, type RuleOutcome, type RuleVariables } from './rules.js';
-import { DEFAULT_TAINT_WINDOWS, joinTaint, MemoryTaintStore, taintKeys, type TaintKeys, type TaintState, type TaintStore, type TaintWindows } from './taint.js';
+import { DEFAULT_TAINT_WINDOWS, joinTaint, MemoryTaintStore, taintKeys, type SecretOrigin, type TaintKeys, type TaintState, type TaintStore, type TaintWindows } from './taint.js';
 import { TRIFECTA_RULE, trifectaReasons } from './trifecta.js';
 import { UNVETTED_EVIDENCE } from './inferLabels.js';
-import { findTaintedValue, SecretFingerprints, secretsIn, type DetectSecrets } from './valueTaint.js';
+import { findTaintedValue, SecretFingerprints, secretsIn, SplitTracker, type DetectSecrets, type TaintMatch } from './valueTaint.js';
 import { describeError } from '../../util/errors.js';
 import type { Implementation } from '../../protocol/model/common.js';
 
@@ -110,6 +110,7 @@ export function policyInterceptor(options: PolicyOptions): Interceptor {
   const windows: TaintWindows = { ...DEFAULT_TAINT_WINDOWS, ...options.windows };
   const now = options.now ?? Date.now;
   const fingerprints = options.fingerprints ?? new SecretFingerprints();
+  const splits = new SplitTracker();
   const trifecta = options.trifecta ?? 'ask';
   const valueTaint = options.detectSecrets === undefined ? 'off' : (options.valueTaint ?? 'ask');
   const serverRequests = options.serverRequests ?? 'ask';
@@ -245,13 +246,19 @@ export function policyInterceptor(options: PolicyOptions): Interceptor {
     };
     for (const label of labels.labels) add(label, labels.origins[label] ?? 'labels');
     if (injected) add('untrusted-content', `injection markers in the result (${injectionBy(ctx.decisions)})`);
-    if (valueTaint !== 'off' && options.detectSecrets !== undefined) {
-      for (const secret of secretsIn(result, options.detectSecrets) ?? []) {
+    const addSecrets = (found: ReadonlySet<string> | undefined): void => {
+      for (const secret of found ?? []) {
         const fingerprint = fingerprints.of(secret);
         const origin = { server: serverId, tool: name, at };
         if (keys.session !== undefined) pending(store.addSecret(keys.session, fingerprint, origin, windows.sessionMs, at));
         pending(store.addSecret(keys.principal, fingerprint, origin, windows.principalMs, at));
       }
+    };
+    if (valueTaint !== 'off' && options.detectSecrets !== undefined && result !== undefined) {
+      const found = secretsIn(result, options.detectSecrets);
+      // A gzip'd blob is inflated first: its secrets are recorded once it is.
+      if (found instanceof Promise) (writes ??= []).push(found.then(addSecrets));
+      else addSecrets(found);
     }
     if (writes === undefined) return undefined;
     return Promise.all(writes).then(
@@ -260,6 +267,38 @@ export function policyInterceptor(options: PolicyOptions): Interceptor {
         throw refuse(ctx, `the call ran, but what it brought into the session cannot be recorded (${describeError(error)}); its answer is withheld`);
       },
     );
+  };
+
+  // Why `value` (a request's params, or a client's answer to a server) carries a secret from another server, or undefined.
+  // Synchronous unless something compressed had to be inflated (no promise of its own on the common path).
+  const taintedReason = (value: unknown, state: TaintState, keys: TaintKeys, serverId: string, what: string): string | undefined | Promise<string | undefined> => {
+    const found = findTaintedValue(value, state.secrets, fingerprints, { split: { tracker: splits, session: keys.session ?? keys.principal } });
+    return found instanceof Promise ? found.then((match) => describeMatch(match, serverId, what)) : describeMatch(found, serverId, what);
+  };
+  const describeMatch = (match: TaintMatch<SecretOrigin> | undefined, serverId: string, what: string): string | undefined => {
+    if (match === undefined) return undefined;
+    if ('unreadable' in match) return `${what} could not be read in full for secrets that came out of other servers (${match.unreadable})`;
+    const origin = match.origin;
+    if (origin.server === serverId) return undefined;
+    return `a secret that came out of ${origin.tool === undefined ? `server ${origin.server}` : `${origin.server}/${origin.tool}`} at ${new Date(origin.at).toISOString()} is in ${what} (${match.how})`;
+  };
+
+  // A client's answer to a server's sampling or elicitation request: withheld when it carries another server's secret.
+  const guardAnswer = async (ctx: InterceptContext, keys: TaintKeys, serverId: string, answer: unknown): Promise<void> => {
+    const read = readTaint(ctx, keys);
+    const state = read instanceof Promise ? await read : read;
+    if (state === undefined || state.secrets.size === 0) return;
+    const reason = await taintedReason(answer, state, keys, serverId, `the answer to server ${serverId}'s ${ctx.serverMethod ?? 'request'}`);
+    if (reason === undefined) return;
+    const detail = { rule: VALUE_TAINT_RULE, reasons: [reason] };
+    if (dryRun) {
+      ctx.record({ interceptor: POLICY_INTERCEPTOR_ID, outcome: 'observe', reason: `dry run: would withhold: ${reason}`, detail: { ...detail, dryRun: true, wouldBe: 'deny' } });
+      return;
+    }
+    // An answer already given cannot be asked about: ask and deny both withhold it.
+    const text = `${reason}; the answer is withheld`;
+    ctx.record({ interceptor: POLICY_INTERCEPTOR_ID, outcome: 'deny', reason: text, detail });
+    throw new DeniedError(POLICY_INTERCEPTOR_ID, text);
   };
 
   const decideList = async (ctx: InterceptContext, next: () => Promise<unknown>): Promise<unknown> => {
@@ -311,16 +350,11 @@ export function policyInterceptor(options: PolicyOptions): Interceptor {
         const reasons = trifectaReasons(state, labels, serverId, ctx.exposedName);
         if (reasons !== undefined) candidates.push({ outcome: trifecta, rule: TRIFECTA_RULE, reasons });
       }
-      // Value taint guards what goes out to a server; a server's own request goes to the upstream client.
-      if (valueTaint !== 'off' && ctx.method !== 'server/request' && ctx.method !== 'resources/subscribe' && state !== undefined && state.secrets.size > 0 && options.detectSecrets !== undefined) {
-        const origin = findTaintedValue(ctx.params, state.secrets, fingerprints, options.detectSecrets);
-        if (origin !== undefined && origin.server !== serverId) {
-          candidates.push({
-            outcome: valueTaint,
-            rule: VALUE_TAINT_RULE,
-            reasons: [`a secret that came out of ${origin.tool === undefined ? `server ${origin.server}` : `${origin.server}/${origin.tool}`} at ${new Date(origin.at).toISOString()} is in this request to server ${serverId} (verbatim or encoded)`],
-          });
-        }
+      // Value taint guards what goes out to a server; a server's own request goes to the upstream client (its answer is checked below).
+      if (valueTaint !== 'off' && ctx.method !== 'server/request' && ctx.method !== 'resources/subscribe' && state !== undefined && state.secrets.size > 0) {
+        const found = taintedReason(ctx.params, state, keys, serverId, `this request to server ${serverId}`);
+        const reason = found instanceof Promise ? await found : found;
+        if (reason !== undefined) candidates.push({ outcome: valueTaint, rule: VALUE_TAINT_RULE, reasons: [reason] });
       }
       if (serverRequests !== 'off' && ctx.method === 'server/request' && ASKING_SERVER_METHODS.has(ctx.serverMethod ?? '')) {
         // Untrusted content by what it is, not the blanket label of an unvetted server: elicitation and sampling from
@@ -341,22 +375,27 @@ export function policyInterceptor(options: PolicyOptions): Interceptor {
         }
       }
       const decided = strongest(candidates);
-      if (ctx.method === 'server/request' && injectedRequest(ctx)) {
-        // Injected text in a server's request: untrusted content entered the session when it got through,
-        // and a server that tried is no more trusted when the request was refused (asked and denied).
+      const asking = ctx.method === 'server/request' && ASKING_SERVER_METHODS.has(ctx.serverMethod ?? '');
+      if (ctx.method === 'server/request' && (asking || injectedRequest(ctx))) {
+        let answer: unknown;
         try {
-          return await enforce(ctx, decided, next);
+          answer = await enforce(ctx, decided, next);
         } finally {
-          await taint(ctx, keys, serverId, ctx.serverMethod, NO_LABELS, undefined);
+          // Injected text in a server's request: untrusted content entered the session when it got through,
+          // and a server that tried is no more trusted when the request was refused (asked and denied).
+          if (injectedRequest(ctx)) await taint(ctx, keys, serverId, ctx.serverMethod, NO_LABELS, undefined);
         }
+        // The client's answer goes to the server: a sink like any request's arguments.
+        if (asking && valueTaint !== 'off') await guardAnswer(ctx, keys, serverId, answer);
+        return answer;
       }
       if (!USES.has(ctx.method)) return enforce(ctx, decided, next);
       let result: unknown;
       try {
         result = await enforce(ctx, decided, next);
       } catch (error) {
-        // A server's error the sanitiser flagged reaches the model as its result would: untrusted content entered the session.
-        if (injectedRequest(ctx)) await taint(ctx, keys, serverId, ctx.exposedName, NO_LABELS, undefined);
+        // A server's error reaches the model as its result would: flagged, untrusted content entered the session; its secrets are fingerprinted.
+        if (injectedRequest(ctx) || (valueTaint !== 'off' && !(error instanceof DeniedError))) await taint(ctx, keys, serverId, ctx.exposedName, NO_LABELS, errorContent(error));
         throw error;
       }
       const recorded = taint(ctx, keys, serverId, ctx.exposedName, labels, result);
@@ -396,6 +435,13 @@ function strongest(candidates: readonly Candidate[]): Candidate {
   // a custom rule's "mail leaving the company" must not hide the trifecta behind the same call.
   const same = candidates.filter((c) => c !== best && c.outcome === best.outcome);
   return same.length === 0 ? best : { ...best, reasons: [...best.reasons, ...same.flatMap((c) => c.reasons)] };
+}
+
+/** What of a server's error reaches the model (and may carry a secret): its message and data. */
+function errorContent(error: unknown): unknown {
+  if (typeof error !== 'object' || error === null) return String(error);
+  const e = error as { message?: unknown; data?: unknown };
+  return { message: e.message, data: e.data };
 }
 
 /** Whether the sanitiser flagged a server's request, result or error (`detail.injection`). */
