@@ -116,7 +116,7 @@ async function runAudit({ options, positionals }: ParsedCommand): Promise<number
     if (options['json'] === true) out(JSON.stringify(report));
     else {
       for (const p of report.problems) out(`record ${p.seq}: ${p.problem}`);
-      const live = report.from > 1 ? `${counted(report.records, 'live record')} (from record ${report.from}${report.archive !== undefined ? `; ${counted(report.archive.records, 'record')} archived in ${counted(report.archive.segments, 'segment')}` : ''})` : counted(report.records, 'record');
+      const live = report.from > 1 ? `${counted(report.records, 'live record')} (from record ${report.from}${report.archive !== undefined ? `; ${report.archive.records} archived in ${counted(report.archive.segments, 'segment')}` : ''})` : counted(report.records, 'record');
       out(`${report.ok ? 'intact' : 'TAMPERED'}: ${live}, head ${report.head}`);
       for (const note of report.notes) out(note);
     }
