@@ -24,7 +24,7 @@
  *    and refused unless every reading is inside one of the roots.
  *
  * 4. **Commands.** A call to a tool that runs commands (`commandRunner.ts`: configured in
- *    `commandTools`, or inferred) with a shell metacharacter in any string is ASKED: an `ask`
+ *    `commandTools`, or the label inference's verdict) with a shell metacharacter in any string is ASKED: an `ask`
  *    decision (rule `arguments.shell`) the consent interceptor acts on, as it does the policy's.
  *
  * Past the walk's limits (depth, count) the call is refused, never passed unread.
@@ -226,7 +226,7 @@ export function argumentsInterceptor(options: ArgumentsOptions): Interceptor {
       }
       if (problem !== undefined) return deny(ctx, problem);
       const toolName = typeof ctx.params['name'] === 'string' ? ctx.params['name'] : '';
-      const evidence = all.length === 0 ? undefined : commandRunnerEvidence(ctx.server?.id ?? '', toolName, ctx.definition, server?.options.commandTools);
+      const evidence = all.length === 0 ? undefined : commandRunnerEvidence(ctx.server?.id ?? '', toolName, ctx.definition, server?.options.commandTools, { launch: server?.launch, serverInfoName: ctx.server?.info?.name });
       const ask = evidence === undefined ? undefined : shellAsk(evidence, ctx.exposedName ?? toolName, all);
       if (ask !== undefined) {
         if (options.canAsk !== true) return deny(ctx, `${ask} (this needs a person's consent and no consent provider is configured)`);

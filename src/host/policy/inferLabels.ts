@@ -22,6 +22,16 @@
  *    A `serverInfo.name` match alone gives the catalog's tool labels but does not vet the server
  *    (any server can claim a name).
  *
+ * **Command runners** (the one verdict: label inference and the shell-metacharacter asks of
+ * `commandRunner.ts` both read {@link InferredLabels.commandRunnerEvidence}), first evidence wins:
+ * the catalog's `commandRunners` for the tool's name; a word of the name that is a shell or runs
+ * one on its own (`shell`, `bash`, `sh`, `zsh`, `cmd`, `powershell`, `pwsh`, `exec`, `execute`,
+ * `terminal`, `subprocess`); a running verb (`run`, `eval`, `evaluate`, `spawn`, `invoke`) with
+ * an object (`command`, `script`, `code`, `process`, `python`, `js`, ...: `run_command`,
+ * `evaluateScript`); a parameter at any depth named `command`, `commands`, `cmd`, `script`,
+ * `shell`, `bash`, `shell_command` or `command_line` (`_`, `-` and case ignored). A runner found
+ * by name or parameter is `egress` and `destructive` too.
+ *
  * What this cannot see: a tool that leaks through a parameter with an innocent name, or a
  * server that does what its names do not say; the scanner, argument checks and value taint
  * cover parts of that, and explicit labels in the config cover the rest.
@@ -57,8 +67,14 @@ export interface InferredLabels {
   readonly labels: readonly Label[];
   /** Per label, the first evidence for it (`egress from parameter \`to\` of send_email`). */
   readonly evidence: Readonly<Partial<Record<Label, string>>>;
-  /** The tool runs commands or code (a shell, `exec`, a browser's `evaluate`). */
+  /** The tool runs commands or code (a shell, `exec`, a browser's `evaluate`): `commandRunnerEvidence` is set. */
   readonly commandRunner: boolean;
+  /**
+   * Why the tool runs commands, for people (`inferred from its parameter 'command'`,
+   * `inferred from the words 'run' + 'script' in its name`, `inferred from the shell catalog (package mcp-shell-server)`),
+   * or `undefined` when it does not.
+   */
+  readonly commandRunnerEvidence?: string | undefined;
   /** The catalog entry the server matched, if any. */
   readonly catalog: CatalogMatch | undefined;
 }
@@ -109,7 +125,8 @@ export function inferLabels(server: ServerEvidence, tool: ToolEvidence, options:
   };
   const catalog = 'catalog' in options ? options.catalog : matchCatalog(server);
   const name = tool.name;
-  let commandRunner = false;
+  let catalogRunner: string | undefined;
+  let paramRunner: string | undefined;
   if (catalog !== undefined) {
     const compiled = COMPILED.get(catalog.entry);
     let named = false;
@@ -119,7 +136,7 @@ export function inferLabels(server: ServerEvidence, tool: ToolEvidence, options:
       for (const l of labels) add(l, `the ${catalog.entry.id} catalog (${catalog.by}) for ${name}`);
     }
     if (!named) for (const l of catalog.entry.otherTools ?? []) add(l, `the ${catalog.entry.id} catalog (${catalog.by}): every ${catalog.entry.id} tool`);
-    if (compiled?.runners.some((re) => re.test(name)) === true) commandRunner = true;
+    if (compiled?.runners.some((re) => re.test(name)) === true) catalogRunner = `inferred from the ${catalog.entry.id} catalog (${catalog.by})`;
   }
   const words = wordsOf(name);
   const params = parameterNames(tool.inputSchema);
@@ -128,8 +145,8 @@ export function inferLabels(server: ServerEvidence, tool: ToolEvidence, options:
     // `to` in a nested object is as often a relation's end (memory's `{ from, to }`) as an addressee.
     if (DESTINATION_PARAMS.has(key) && (depth === 0 || !TOP_LEVEL_ONLY.has(key))) add('egress', `parameter \`${p}\` of ${name}`);
     else if (depth === 0 && CONTENT_PARAMS.has(key) && sends(words)) add('egress', `parameter \`${p}\` of ${name}`);
-    if (COMMAND_PARAMS.has(key)) {
-      commandRunner = true;
+    if (COMMAND_PARAMS.has(key.replace(/_/g, ''))) {
+      paramRunner ??= `inferred from its parameter '${p}'`;
       add('egress', `parameter \`${p}\` of ${name} (it runs commands)`);
       add('destructive', `parameter \`${p}\` of ${name} (it runs commands)`);
     }
@@ -139,9 +156,8 @@ export function inferLabels(server: ServerEvidence, tool: ToolEvidence, options:
   if (verb !== undefined) add('egress', `the name ${name} (${verb})`);
   const destroy = words.find((w) => DESTROY_VERBS.has(w));
   if (destroy !== undefined) add('destructive', `the name ${name} (${destroy})`);
-  const runs = words.find((w) => RUN_WORDS.has(w));
-  if (runs !== undefined && words.some((w) => RUN_OBJECTS.has(w))) {
-    commandRunner = true;
+  const nameRunner = runnerByName(words);
+  if (nameRunner !== undefined) {
     add('egress', `the name ${name} (it runs commands)`);
     add('destructive', `the name ${name} (it runs commands)`);
   }
@@ -152,7 +168,8 @@ export function inferLabels(server: ServerEvidence, tool: ToolEvidence, options:
   const web = words.find((w) => WEB_WORDS.has(w));
   if (web !== undefined) add('untrusted-content', `the name ${name} (${web})`);
   if (catalog?.vetted !== true && options.vetted !== true && evidence['untrusted-content'] === undefined) evidence['untrusted-content'] = UNVETTED_EVIDENCE;
-  return Object.freeze({ labels: Object.freeze(LABELS.filter((l) => evidence[l] !== undefined)), evidence: Object.freeze(evidence), commandRunner, catalog });
+  const commandRunnerEvidence = catalogRunner ?? nameRunner ?? paramRunner;
+  return Object.freeze({ labels: Object.freeze(LABELS.filter((l) => evidence[l] !== undefined)), evidence: Object.freeze(evidence), commandRunner: commandRunnerEvidence !== undefined, commandRunnerEvidence, catalog });
 }
 
 /** Whether `tool` runs commands or code (for argument checks such as shell metacharacters). */
@@ -170,11 +187,15 @@ export function catalogCapabilities(match: CatalogMatch): Label[] {
 const DESTINATION_PARAMS = new Set(['url', 'urls', 'href', 'link', 'endpoint', 'webhook', 'webhook_url', 'callback_url', 'to', 'recipient', 'recipients', 'cc', 'bcc', 'email_to', 'to_email', 'to_address', 'phone_number', 'chat_id', 'channel_id', 'webhookurl', 'callbackurl']);
 const TOP_LEVEL_ONLY = new Set(['to', 'cc', 'bcc']);
 const CONTENT_PARAMS = new Set(['body', 'message', 'text', 'content', 'comment', 'payload', 'data', 'attachment', 'attachments']);
-const COMMAND_PARAMS = new Set(['command', 'cmd', 'commands', 'shell_command', 'script', 'bash', 'shell']);
+// Compared without `_`: `shell_command`, `shellCommand`, `command-line`.
+const COMMAND_PARAMS = new Set(['command', 'cmd', 'commands', 'shellcommand', 'commandline', 'script', 'bash', 'shell']);
 const SEND_VERBS = new Set(['send', 'post', 'publish', 'upload', 'share', 'tweet', 'forward', 'reply', 'notify', 'sms', 'webhook', 'push', 'invite', 'submit']);
 // Creating an issue, pull request or comment publishes it.
 const PUBLIC_NOUNS = new Set(['issue', 'issues', 'pull', 'pr', 'comment', 'comments', 'review', 'gist', 'discussion', 'release', 'message', 'messages', 'post', 'tweet', 'status']);
 const DESTROY_VERBS = new Set(['delete', 'remove', 'drop', 'destroy', 'purge', 'erase', 'truncate', 'wipe', 'kill', 'terminate', 'overwrite', 'uninstall', 'revoke', 'rm']);
+// A word that is a shell, or runs one, on its own (`bash`, `exec`, `terminal_run`).
+const RUNNER_WORDS = new Set(['shell', 'bash', 'sh', 'zsh', 'powershell', 'pwsh', 'cmd', 'exec', 'execute', 'terminal', 'subprocess']);
+// A verb that runs what its object names (`run_command`, `evaluate_script`; `run_tests` is no runner).
 const RUN_WORDS = new Set(['run', 'exec', 'execute', 'eval', 'evaluate', 'spawn', 'invoke']);
 const RUN_OBJECTS = new Set(['command', 'commands', 'shell', 'bash', 'cmd', 'terminal', 'script', 'code', 'process', 'powershell', 'sh', 'python', 'js', 'javascript']);
 const READ_VERBS = new Set(['read', 'get', 'list', 'search', 'open', 'view', 'show', 'find', 'fetch', 'export', 'download', 'query', 'load', 'cat', 'retrieve', 'dump', 'browse']);
@@ -188,6 +209,15 @@ function wordsOf(name: string): string[] {
     .split(/[^A-Za-z0-9]+/)
     .filter((w) => w !== '')
     .map((w) => w.toLowerCase());
+}
+
+/** Why a tool's name says it runs commands (see the module comment), or `undefined`. */
+function runnerByName(words: readonly string[]): string | undefined {
+  const word = words.find((w) => RUNNER_WORDS.has(w));
+  if (word !== undefined) return `inferred from the word '${word}' in its name`;
+  const verb = words.find((w) => RUN_WORDS.has(w));
+  const object = verb === undefined ? undefined : words.find((w) => RUN_OBJECTS.has(w));
+  return object === undefined ? undefined : `inferred from the words '${verb}' + '${object}' in its name`;
 }
 
 /** The tool's name sends or publishes: a send verb, or create/add/open over a public noun. */

@@ -79,6 +79,29 @@ describe('host/policy/inferLabels: rules over names, parameters and servers nobo
     assert.equal(isCommandRunner(custom, { name: 'read_file', inputSchema: schema('path') }), false);
   });
 
+  it('the command-runner verdict carries its evidence, first the catalog, then the name, then a parameter', T, () => {
+    const evidence = (server: ServerEvidence, name: string, ...params: string[]): string | undefined => inferLabels(server, { name, inputSchema: schema(...params) }, { vetted: true }).commandRunnerEvidence;
+    assert.equal(evidence(npx('@wonderwhy-er/desktop-commander'), 'start_process', 'command'), 'inferred from the shell catalog (package @wonderwhy-er/desktop-commander)');
+    assert.equal(evidence(custom, 'run_command', 'command'), "inferred from the words 'run' + 'command' in its name");
+    assert.equal(evidence(custom, 'tool', 'cmd'), "inferred from its parameter 'cmd'");
+    assert.equal(evidence(custom, 'read_file', 'path'), undefined);
+    assert.equal(inferLabels(custom, { name: 'read_file', inputSchema: schema('path') }).commandRunner, false);
+  });
+
+  it('a word that is a shell or runs one on its own (bash, exec, terminal) and parameters spelled shellCommand or command_line are command runners, egress and destructive', T, () => {
+    for (const name of ['bash', 'exec', 'executeShell', 'terminal-run', 'powershell', 'subprocess']) {
+      const inferred = inferLabels(custom, { name, inputSchema: schema('x') }, { vetted: true });
+      assert.match(inferred.commandRunnerEvidence ?? '', /inferred from the word '\w+' in its name/, name);
+      assert.ok(inferred.labels.includes('egress') && inferred.labels.includes('destructive'), name);
+    }
+    for (const param of ['shellCommand', 'command_line', 'commandLine', 'Command']) {
+      const inferred = inferLabels(custom, { name: 'tool', inputSchema: schema(param) }, { vetted: true });
+      assert.equal(inferred.commandRunnerEvidence, `inferred from its parameter '${param}'`);
+      assert.ok(inferred.labels.includes('egress') && inferred.labels.includes('destructive'), param);
+    }
+    for (const name of ['run_tests', 'get_runtime', 'execution_status', 'shellfish_price', 'invoke_lambda']) assert.equal(isCommandRunner(custom, { name, inputSchema: schema('x') }), false, name);
+  });
+
   it('destructive and private-data by name; web reads are untrusted content', T, () => {
     assert.ok(inferLabels(custom, { name: 'deleteRecord' }).labels.includes('destructive'));
     assert.ok(inferLabels(custom, { name: 'search_emails', inputSchema: schema('query') }).labels.includes('private-data'));
