@@ -95,7 +95,9 @@ describe('e2e: egress allow-list, metadata variants, shell metacharacters and va
       {
         namespacing: 'never',
         consent: { providers: ['elicitation'], timeoutMs: 30_000 },
-        servers: { web: { egressAllow: ['example.com', '*.example.org'] } },
+        // Labels not inferred: this scenario judges value taint alone (with inference, the unvetted `web` brings
+        // untrusted content, `read_secret` private data and `send_message` egress: the trifecta would ask about every send).
+        servers: { web: { egressAllow: ['example.com', '*.example.org'], inferLabels: false }, vault: { inferLabels: false }, chat: { inferLabels: false } },
       },
     );
     client.setRequestHandler(ElicitRequestSchema, (request) => {
