@@ -25,6 +25,7 @@ import type { HttpRequestLike, HttpResponseLike } from '../transport/http/server
 import { crossOriginChange } from '../host/sameOrigin.js';
 import { describeError } from '../util/errors.js';
 import { ConsoleEvents } from './consoleEvents.js';
+import { InspectorQuestions } from './inspectorQuestions.js';
 import { ConsoleRequestError, failure, json, secured } from './consoleResponses.js';
 import { clearedCookie, ConsoleSessions, sessionCookie, type ConsoleSession } from './consoleSession.js';
 import { serveStatic } from './consoleStatic.js';
@@ -41,11 +42,13 @@ export class ConsoleHttpApi {
   readonly #o: ConsoleOptions;
   readonly #sessions: ConsoleSessions;
   readonly #events: ConsoleEvents;
+  readonly #questions: InspectorQuestions;
 
   constructor(options: ConsoleOptions) {
     this.#o = options;
     this.#sessions = new ConsoleSessions({ adminToken: options.adminToken, mcpToken: options.mcpToken, ...(options.now !== undefined ? { now: options.now } : {}) });
-    this.#events = new ConsoleEvents(options, this.#sessions);
+    this.#questions = new InspectorQuestions({ ...(options.questionTimeoutMs !== undefined ? { timeoutMs: options.questionTimeoutMs } : {}), ...(options.now !== undefined ? { now: options.now } : {}) });
+    this.#events = new ConsoleEvents(options, this.#sessions, this.#questions);
   }
 
   /** True for a path the console serves (`/console` and everything below it). */
@@ -63,9 +66,10 @@ export class ConsoleHttpApi {
     return this.#events.size;
   }
 
-  /** Ends every open event stream and stops pushing. */
+  /** Ends every open event stream, stops pushing, and cancels the questions still waiting for an Inspector page. */
   close(): void {
     this.#events.close();
+    this.#questions.close();
   }
 
   /** Answers a request under `/console`; undefined for any other path. Never rejects. */
@@ -111,7 +115,7 @@ export class ConsoleHttpApi {
       if (route.method !== request.method) continue;
       const params = match(route.path, parts);
       if (params === undefined) continue;
-      const ctx: RouteContext = { request, params, query: new URLSearchParams(request.query ?? ''), options: this.#o, body: () => bodyJson(request), changed: (what) => this.#events.changed(what) };
+      const ctx: RouteContext = { request, params, query: new URLSearchParams(request.query ?? ''), options: this.#o, questions: this.#questions, body: () => bodyJson(request), changed: (what) => this.#events.changed(what) };
       return route.run(ctx);
     }
     return failure(404, `no console API ${request.method} /console/api/${rest}`);

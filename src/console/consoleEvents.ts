@@ -1,7 +1,9 @@
 /**
  * `GET /console/api/events`: the console's server-sent events, pushed only to open pages (no
  * polling, nothing done while nobody looks). Events: `consent-request` (each waiting request
- * once on open, then each new one), `consent-answered`, `consent-closed`, `changed` (the
+ * once on open, then each new one), `consent-answered`, `consent-closed`, `inspector-question`
+ * (a server's question during an Inspector call: each waiting one on open, then each new one),
+ * `inspector-question-settled`, `changed` (the
  * catalog, health or pins changed: the page refetches), and `metrics` (every 10 s while a
  * stream is open: the bucket that just closed). A stream ends when its session ends.
  *
@@ -13,6 +15,7 @@ import { PushSseStream } from '../transport/http/server/sseStream.js';
 import type { HttpRequestLike, HttpResponseLike } from '../transport/http/server/types.js';
 import { BUCKET_MS } from './consoleMetrics.js';
 import type { ConsoleSession, ConsoleSessions } from './consoleSession.js';
+import type { InspectorQuestions } from './inspectorQuestions.js';
 import type { ConsoleOptions } from './consoleTypes.js';
 
 interface Stream {
@@ -25,10 +28,12 @@ interface Stream {
 export class ConsoleEvents {
   readonly #o: ConsoleOptions;
   readonly #streams = new Set<Stream>();
+  readonly #questions: InspectorQuestions;
   #stopFeeds: (() => void) | undefined;
 
-  constructor(options: ConsoleOptions, sessions: ConsoleSessions) {
+  constructor(options: ConsoleOptions, sessions: ConsoleSessions, questions: InspectorQuestions) {
     this.#o = options;
+    this.#questions = questions;
     sessions.onEnd((key) => {
       for (const s of [...this.#streams]) if (s.session === key) s.close();
     });
@@ -64,6 +69,7 @@ export class ConsoleEvents {
     this.#streams.add(stream);
     if (this.#stopFeeds === undefined) this.#start();
     for (const pending of this.#o.consent?.queue.pending() ?? []) stream.send('consent-request', pending);
+    for (const question of this.#questions.pending()) stream.send('inspector-question', question);
     keepAlive.timer = setInterval(() => sse.write(encodeSseComment('keep-alive')), this.#o.keepAliveMs ?? 15_000);
     (keepAlive.timer as { unref?: () => void }).unref?.();
     request.onAbort?.(() => sse.cancel());
@@ -87,6 +93,12 @@ export class ConsoleEvents {
         }),
       );
     }
+    stops.push(
+      this.#questions.subscribe((e) => {
+        if (e.type === 'asked') this.#broadcast('inspector-question', e.question);
+        else this.#broadcast('inspector-question-settled', { call: e.call, question: e.question, action: e.action, by: e.by });
+      }),
+    );
     stops.push(this.#o.host.onChange((what) => this.#broadcast('changed', { what })));
     // Aligned to bucket boundaries: each tick reports the bucket that just closed.
     const now = (this.#o.now ?? Date.now)();

@@ -5,13 +5,21 @@
  * downstream client. The principal is {@link INSPECTOR_PRINCIPAL}, so every call is audited
  * under that name; a call that needs consent waits for it like any other.
  *
+ * A server's `elicitation/create` during an Inspector tool call is the same `server/request`
+ * the gateway runs for any client (`host.serverRequest` behind `vettedHandlers`: the sanitiser,
+ * `builtin.server-request`, the audit log, and the value-taint guard of the answer); vetted, it
+ * waits in the console's question table for the page ({@link inspectorAnswer}).
+ *
  * @module
  */
-import type { HostCallOptions } from '../host/host.js';
+import type { ClientHandlers } from '../client/types.js';
+import type { DownstreamRoute, HostCallOptions } from '../host/host.js';
+import { vettedHandlers } from '../host/vettedHandlers.js';
 import type { HttpResponseLike } from '../transport/http/server/types.js';
 import { describeError } from '../util/errors.js';
 import { failure, json } from './consoleResponses.js';
 import type { RouteContext } from './consoleTypes.js';
+import { CALL_ID } from './inspectorQuestions.js';
 
 /** The principal of inspector calls (in the audit log and policy rules). */
 export const INSPECTOR_PRINCIPAL = 'console:admin';
@@ -64,7 +72,26 @@ export async function inspectorCall(ctx: RouteContext): Promise<HttpResponseLike
   const args = objectArg(body['arguments'], 'arguments');
   if (typeof tool !== 'string' || tool === '') return failure(400, 'the body needs "tool" (an exposed tool name)');
   if (typeof args === 'string') return failure(400, args);
-  return outcome(() => ctx.options.host.callTool(tool, args, scope(ctx)));
+  const call = body['call'] ?? crypto.randomUUID();
+  if (typeof call !== 'string' || !CALL_ID.test(call)) return failure(400, '"call" (optional) is 8 to 64 letters, digits, "-" or "_"');
+  const { host } = ctx.options;
+  const callScope = scope(ctx);
+  const serverId = host.tool(tool)?.serverId;
+  if (serverId === undefined) return outcome(() => host.callTool(tool, args, callScope));
+  // The server's questions during this call go to the page, vetted like any client's (the scope names the inspector).
+  const asks: ClientHandlers = { elicitation: (params, input) => ctx.questions.ask(call, serverId, params, input.signal) };
+  const handlers = vettedHandlers(asks, (method, params, answer) => host.serverRequest(serverId, method, params, { principal: callScope.principal, session: SESSION }, answer));
+  const route: DownstreamRoute<Record<string, unknown>> = (client, p, o) =>
+    client.callTool(p['name'] as string, p['arguments'] as Record<string, unknown> | undefined, { ...o, handlers }) as Promise<Record<string, unknown>>;
+  return outcome(() => host.callTool(tool, args, callScope, route));
+}
+
+/** `POST inspector/answer` `{ call, question, action, content? }`: the person's answer to a server's question, once. */
+export async function inspectorAnswer(ctx: RouteContext): Promise<HttpResponseLike> {
+  const body = await ctx.body();
+  const refused = ctx.questions.answer(body['call'], body['question'], body['action'], body['content']);
+  if (refused !== undefined) return failure(refused.status, refused.error);
+  return json(200, { call: body['call'], question: body['question'], action: body['action'] });
 }
 
 /** `POST inspector/read` `{ uri }`. */

@@ -7,7 +7,7 @@
 import type { HttpResponseLike } from '../transport/http/server/types.js';
 import { auditExport, auditList, auditVerify } from './consoleAudit.js';
 import { answerConsent, consentState, revokeGrant } from './consoleConsent.js';
-import { inspectServer, inspectorCall, inspectorPrompt, inspectorRead } from './consoleInspector.js';
+import { inspectServer, inspectorAnswer, inspectorCall, inspectorPrompt, inspectorRead } from './consoleInspector.js';
 import { overview, tools } from './consoleOverview.js';
 import { policyDryRun, policyState } from './consolePolicy.js';
 import { json } from './consoleResponses.js';
@@ -39,5 +39,6 @@ export const ROUTES: readonly Route[] = [
   { method: 'POST', path: 'inspector/call', run: inspectorCall },
   { method: 'POST', path: 'inspector/read', run: inspectorRead },
   { method: 'POST', path: 'inspector/prompt', run: inspectorPrompt },
+  { method: 'POST', path: 'inspector/answer', run: inspectorAnswer },
   { method: 'GET', path: 'inspector/:server', run: inspectServer },
 ];

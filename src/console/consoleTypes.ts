@@ -19,6 +19,7 @@ import type { PinStore } from '../host/pins/pinStore.js';
 import type { ItemReport } from '../host/scanner/types.js';
 import type { ConsoleMetrics } from './consoleMetrics.js';
 import type { AssetReader } from './consoleStatic.js';
+import type { InspectorQuestions } from './inspectorQuestions.js';
 import type { HttpRequestLike, HttpResponseLike } from '../transport/http/server/types.js';
 
 /** A stdio server whose launch waits for a person's consent. */
@@ -83,6 +84,8 @@ export interface ConsoleOptions {
     /** The redactor of the `redact` outcome (without it a dry run shows that outcome as a denial, as the gateway would). */
     readonly redact?: (result: unknown) => unknown;
   };
+  /** How long a server's question during an Inspector call waits for its answer before it is declined. Default 5 min. */
+  readonly questionTimeoutMs?: number;
   /** Keep-alive comment interval of event streams. Default 15 s. */
   readonly keepAliveMs?: number;
   /** The clock (tests). Default `Date.now`. */
@@ -96,6 +99,8 @@ export interface RouteContext {
   readonly params: Readonly<Record<string, string>>;
   readonly query: URLSearchParams;
   readonly options: ConsoleOptions;
+  /** The questions servers asked during Inspector calls, waiting for the page. */
+  readonly questions: InspectorQuestions;
   /** The JSON object body (`{}` when empty); a bad one is a 400. */
   body(): Promise<Record<string, unknown>>;
   /** Tells open pages to refetch `what`. */

@@ -11,6 +11,18 @@ import { openPage, resultText, screenshot, signIn, startConsoleLab, type Console
 
 let lab: ConsoleLab;
 
+/** Calls everything's `test_elicitation` from the Inspector; resolves once its question is on the page. */
+async function askFromInspector(message: string) {
+  const page = await lab.signedIn();
+  await openPage(page, 'inspector/everything', /Inspector: everything/);
+  await page.getByRole('button', { name: 'test_elicitation', exact: true }).click();
+  await page.getByLabel(/^message/).fill(message);
+  await page.getByRole('button', { name: 'Call tool' }).click();
+  const question = page.getByRole('group', { name: 'Question from everything' });
+  await question.getByText(message).waitFor();
+  return { page, question };
+}
+
 before(async () => {
   lab = await startConsoleLab();
 });
@@ -148,6 +160,32 @@ describe('console in Chromium: the person acts', () => {
     await page.getByLabel('Principal').fill('console:admin');
     await page.getByRole('button', { name: 'Apply filters' }).click();
     await page.getByRole('table', { name: /Records/ }).getByRole('row', { name: /picture/ }).first().waitFor();
+    await page.close();
+  });
+
+  it('a server asks during an Inspector call: the question passes the chain (audited as console:admin), its requestedSchema is a form, and the answer reaches the server', { timeout: 60_000 }, async () => {
+    const { page, question } = await askFromInspector('Who is at the console?');
+    await question.getByLabel(/^username/).fill('ada');
+    await question.getByLabel(/^email/).fill('ada@example.org');
+    await question.getByRole('button', { name: 'Accept' }).click();
+    const result = page.getByTestId('tool-result');
+    // The tool's own text: what the server received as the answer.
+    await result.getByText('User response: action=accept, content={"username":"ada","email":"ada@example.org"}').waitFor();
+    await question.waitFor({ state: 'detached' });
+
+    await openPage(page, 'audit', 'Audit');
+    await page.getByLabel('Principal').fill('console:admin');
+    await page.getByRole('button', { name: 'Apply filters' }).click();
+    await page.getByRole('table', { name: /Records/ }).getByRole('row', { name: /server\/request \(elicitation\/create\)/ }).first().waitFor();
+    await page.close();
+  });
+
+  it('a question declined in the Inspector: the server gets "decline" and no content', { timeout: 60_000 }, async () => {
+    const { page, question } = await askFromInspector('Share your email?');
+    await question.getByLabel(/^username/).fill('typed-but-not-sent');
+    await question.getByRole('button', { name: 'Decline' }).click();
+    await page.getByTestId('tool-result').getByText('User response: action=decline, content={}').waitFor();
+    assert.doesNotMatch((await page.getByTestId('tool-result').textContent()) ?? '', /typed-but-not-sent/);
     await page.close();
   });
 

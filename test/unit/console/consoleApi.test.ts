@@ -140,6 +140,22 @@ describe('console: requests it refuses', () => {
     assert.match(String(parsed(r)['error']), /x-csrf-token/);
   });
 
+  it('an answer to an Inspector question: cross-origin, without the CSRF token, or with a forged question id, is refused', async () => {
+    const { api } = await setup();
+    const r = await signIn(api, ADMIN);
+    const cookie = String(r.headers['set-cookie']).split(';')[0] as string;
+    const csrf = String(parsed(r)['csrf']);
+    const body = { call: 'call-aaaaaaaa', question: '00000000-0000-4000-8000-000000000000', action: 'accept', content: { username: 'x' } };
+    const cross = await call(api, req('POST', '/console/api/inspector/answer', { cookie, origin: 'http://evil.example', 'x-csrf-token': csrf }, body));
+    assert.equal(cross.status, 403);
+    const noCsrf = await call(api, req('POST', '/console/api/inspector/answer', { cookie, origin: ORIGIN }, body));
+    assert.equal(noCsrf.status, 403);
+    assert.match(String(parsed(noCsrf)['error']), /x-csrf-token/);
+    const forged = await call(api, req('POST', '/console/api/inspector/answer', { cookie, origin: ORIGIN, 'x-csrf-token': csrf }, body));
+    assert.equal(forged.status, 404);
+    assert.match(String(parsed(forged)['error']), /no such question is waiting/);
+  });
+
   it('a body that is not a JSON object, or too large: a clear 4xx, nothing crashes', async () => {
     const { api } = await setup();
     const bad = (body: Uint8Array) => call(api, { ...req('POST', '/console/api/session', { origin: ORIGIN }), body });

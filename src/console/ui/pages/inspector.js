@@ -3,11 +3,13 @@
  * Inspector: pick a server, browse the tools, resources, prompts and resource templates the
  * gateway exposes of it, call a tool from a form generated from its input schema, read a
  * resource, get a prompt, and read the results. Every call goes through the gateway's chain
- * (policy, consent, pins, audit) as principal `console:admin`.
+ * (policy, consent, pins, audit) as principal `console:admin`. A server's question during a
+ * tool call (`elicitation/create`, vetted by the chain) shows as a form generated from its
+ * `requestedSchema`, answered with Accept, Decline or Cancel.
  *
  * @module
  */
-import { api } from '../lib/api.js';
+import { api, subscribe } from '../lib/api.js';
 import { html, useEffect, useState } from '../lib/html.js';
 import { href } from '../lib/route.js';
 import { useApi } from '../lib/useApi.js';
@@ -23,6 +25,7 @@ import { Notice, Reveal, errorText } from '../components/text.js';
 /** @typedef {{ uriTemplate: string, name?: string, description?: string }} Template */
 /** @typedef {{ server: string, state: string, tools: Tool[], resources: Resource[], prompts: Prompt[], templates: Template[] }} Catalog */
 /** @typedef {{ result?: any, error?: { code: string, message: string } }} Outcome */
+/** @typedef {{ call: string, question: string, server: string, expiresAt: string, params: { message?: string, requestedSchema?: import('../components/schemaForm.js').ObjectSchema } }} Question */
 
 const TABS = /** @type {const} */ (['tools', 'resources', 'prompts', 'templates']);
 
@@ -64,6 +67,12 @@ export function Inspector(/** @type {{ rest: string }} */ { rest }) {
     </div>`;
 }
 
+/** A fresh id for one tool call (its questions name it); `getRandomValues` works outside secure contexts too. */
+function callId() {
+  const bytes = window.crypto.getRandomValues(new Uint8Array(16));
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+}
+
 /** Runs a POST and keeps its outcome, a pending flag and a local error. */
 function useCall() {
   const [outcome, setOutcome] = useState(/** @type {Outcome | null} */ (null));
@@ -97,7 +106,17 @@ function ToolsPanel(/** @type {{ tools: Tool[] }} */ { tools }) {
   const tool = tools.find((t) => t.name === selected);
   const [values, setValues] = useState(/** @type {Record<string, string>} */ ({}));
   const call = useCall();
+  const [current, setCurrent] = useState('');
+  const [questions, setQuestions] = useState(/** @type {Question[]} */ ([]));
   useEffect(() => setValues(initialValues(tool?.inputSchema)), [selected]);
+  useEffect(
+    () =>
+      subscribe({
+        'inspector-question': (/** @type {Question} */ q) => setQuestions((qs) => (qs.some((x) => x.question === q.question) ? qs : [...qs, q])),
+        'inspector-question-settled': (/** @type {{ question: string }} */ d) => setQuestions((qs) => qs.filter((x) => x.question !== d.question)),
+      }),
+    [],
+  );
   /** @param {Event} event */
   const submit = (event) => {
     event.preventDefault();
@@ -109,7 +128,9 @@ function ToolsPanel(/** @type {{ tools: Tool[] }} */ { tools }) {
       call.setError(errorText(e));
       return;
     }
-    void call.run('inspector/call', { tool: tool.name, arguments: args });
+    const id = callId();
+    setCurrent(id);
+    void call.run('inspector/call', { tool: tool.name, arguments: args, call: id });
   };
   if (tools.length === 0) return html`<p>This server exposes no tools.</p>`;
   return html`<div class="split">
@@ -123,11 +144,45 @@ function ToolsPanel(/** @type {{ tools: Tool[] }} */ { tools }) {
           <${SchemaFields} schema=${tool.inputSchema} values=${values} onChange=${setValues} idPrefix=${`arg-${tool.name}`} />
           <div class="actions"><button type="submit" disabled=${call.pending}>Call tool</button></div>
           <details><summary>Input schema</summary><${JsonView} value=${tool.inputSchema} label="Input schema" /></details>
+          ${questions.filter((q) => q.call === current).map((q) => html`<${QuestionCard} question=${q} key=${q.question} />`)}
           <${CallStatus} ...${call} />
           ${call.outcome?.result !== undefined ? html`<${ToolResult} result=${call.outcome.result} />` : null}
         </form>`
       : null}
   </div>`;
+}
+
+/** A server's question during this page's call: its message, a form from its `requestedSchema`, and the three answers. */
+function QuestionCard(/** @type {{ question: Question }} */ { question }) {
+  const schema = question.params.requestedSchema;
+  const [values, setValues] = useState(() => initialValues(schema));
+  const [error, setError] = useState('');
+  const [sent, setSent] = useState(false);
+  const answer = async (/** @type {'accept' | 'decline' | 'cancel'} */ action) => {
+    setError('');
+    /** @type {Record<string, unknown>} */
+    const body = { call: question.call, question: question.question, action };
+    try {
+      if (action === 'accept') body['content'] = collectArguments(schema, values);
+      setSent(true);
+      await api('inspector/answer', { body });
+    } catch (e) {
+      setSent(false);
+      setError(errorText(e));
+    }
+  };
+  // Inside the tool's form (no nested form): Enter does nothing while the call waits (its submit button is disabled).
+  return html`<section class="card" role="group" aria-label=${`Question from ${question.server}`} data-testid="inspector-question">
+    <h3>Server <code><${Reveal} text=${question.server} /></code> asks</h3>
+    ${question.params.message !== undefined ? html`<p><${Reveal} text=${question.params.message} /></p>` : null}
+    <${SchemaFields} schema=${schema} values=${values} onChange=${setValues} idPrefix=${`q-${question.question}`} />
+    <div class="actions">
+      <button type="button" disabled=${sent} onClick=${() => answer('accept')}>Accept</button>
+      <button type="button" class="secondary" disabled=${sent} onClick=${() => answer('decline')}>Decline</button>
+      <button type="button" class="secondary" disabled=${sent} onClick=${() => answer('cancel')}>Cancel</button>
+    </div>
+    ${error !== '' ? html`<${Notice} kind="error"><${Reveal} text=${error} /><//>` : null}
+  </section>`;
 }
 
 /** The resources, each with a Read button. */
