@@ -1,16 +1,23 @@
 /**
  * How `switchboard scan` prints a report: `human` (one block per flagged item, worst first,
  * then the pinned definitions that changed with their classified diff, then a summary), `json`
- * (the report as it is, plus `pins`) or `sarif` (SARIF 2.1.0, pin changes as `pins/<status>`
- * results), and the exit-code test of `--fail-on`.
+ * (the report as it is, plus `pins` and the launches' supply-chain findings under `launches`) or
+ * `sarif` (SARIF 2.1.0, pin changes as `pins/<status>` results, launch findings as
+ * `supply-chain/<kind>` results), and the exit-code test of `--fail-on`.
+ *
+ * A launch finding (`launchSupplyChain.ts`) counts for `--fail-on` by its severity: a flag
+ * (typosquat, confusable) is `high`, a warning (unpinned) is `low`. Neither is a blocking finding:
+ * a flagged launch waits for a person's approval (unapproved, its server is NOT SCANNED, exit 3).
  *
  * @module
  */
+import { pathToFileURL } from 'node:url';
 import { formatChanges } from '../host/pins/pinDiff.js';
 import type { PinFinding, PinFindingStatus } from '../host/pins/pinScan.js';
-import { meetsSeverity, toSarif } from '../host/scanner/sarif.js';
+import { meetsSeverity, sarifLevel, toSarif } from '../host/scanner/sarif.js';
 import { SEVERITIES, type ScanReport, type Severity } from '../host/scanner/types.js';
 import type { HostConfig } from '../host/configTypes.js';
+import type { LaunchFinding, LaunchFindingKind } from '../host/launchSupplyChain.js';
 import { serverLabelsOf } from '../host/configPolicy.js';
 import { staticCapabilities, trifectaReport } from '../host/policy/trifecta.js';
 import { UsageError } from './args.js';
@@ -35,11 +42,37 @@ export function failOn(value: unknown): FailOn {
   throw new UsageError(`invalid --fail-on ${String(value)} (${SEVERITIES.join(', ')}, block or never)`);
 }
 
-/** True when the report has a finding that `threshold` fails on. */
-export function fails(report: ScanReport, threshold: FailOn): boolean {
+/** The supply-chain findings of each configured server's launch, by server id (servers without any are absent). */
+export type LaunchFindings = Readonly<Record<string, readonly LaunchFinding[]>>;
+
+/** A launch finding's scan severity: a flag (needs a person's approval) is `high`, a warning `low`. */
+export function launchSeverity(finding: LaunchFinding): Severity {
+  return finding.severity === 'flag' ? 'high' : 'low';
+}
+
+/** What each kind of launch finding means (the SARIF rule `supply-chain/<kind>`). */
+const LAUNCH_RULES: Readonly<Record<LaunchFindingKind, string>> = {
+  typosquat: 'a launched package one edit away from a well-known MCP server package',
+  confusable: 'a launched package that looks like a well-known MCP server package (look-alike letters, separators, an npm alias)',
+  unpinned: 'a launched package with no exact version (or an image without digest, a git source not at a commit)',
+};
+
+/** True when the report, or a launch's supply-chain finding (by {@link launchSeverity}), has a finding that `threshold` fails on. */
+export function fails(report: ScanReport, threshold: FailOn, launches: LaunchFindings = {}): boolean {
   if (threshold === 'never') return false;
   const findings = report.items.flatMap((i) => i.findings);
-  return threshold === 'block' ? findings.some((f) => f.blocking) : findings.some((f) => meetsSeverity(f.severity, threshold));
+  if (threshold === 'block') return findings.some((f) => f.blocking);
+  return findings.some((f) => meetsSeverity(f.severity, threshold)) || Object.values(launches).some((list) => list.some((f) => meetsSeverity(launchSeverity(f), threshold)));
+}
+
+/** `launches` as the JSON report carries them: each finding with its rule and scan severity (`flagged` keeps the launch's own word). */
+function launchesJson(launches: LaunchFindings): Record<string, unknown[]> {
+  return Object.fromEntries(
+    Object.entries(launches).map(([server, list]) => [
+      server,
+      list.map((f) => ({ rule: `supply-chain/${f.kind}`, kind: f.kind, severity: launchSeverity(f), flagged: f.severity === 'flag', package: f.package, ...(f.imitates !== undefined ? { imitates: f.imitates } : {}), message: f.message })),
+    ]),
+  );
 }
 
 const rank = (v: string): number => (v === 'block' ? 0 : v === 'warn' ? 1 : 2);
@@ -64,7 +97,7 @@ function renderPins(pins: readonly PinFinding[]): string[] {
 }
 
 /** The human report. */
-export function renderHuman(report: ScanReport, problems: readonly string[] = [], pins: readonly PinFinding[] = []): string {
+export function renderHuman(report: ScanReport, problems: readonly string[] = [], pins: readonly PinFinding[] = [], launches: LaunchFindings = {}): string {
   const lines: string[] = [];
   const flagged = [...report.items].filter((i) => i.verdict !== 'pass').sort((a, b) => rank(a.verdict) - rank(b.verdict) || SEVERITIES.indexOf(b.severity ?? 'low') - SEVERITIES.indexOf(a.severity ?? 'low'));
   for (const item of flagged) {
@@ -83,6 +116,12 @@ export function renderHuman(report: ScanReport, problems: readonly string[] = []
   const { pass, warn, block } = report.counts;
   lines.push(`${report.items.length} item${report.items.length === 1 ? '' : 's'} scanned: ${block} blocked, ${warn} with warnings, ${pass} clean`);
   if (pins.length > 0) lines.push(`${pins.length} pinned definition${pins.length === 1 ? '' : 's'} differ${pins.length === 1 ? 's' : ''} from ${pins.length === 1 ? 'its pin' : 'their pins'}`);
+  const launched = Object.entries(launches).filter(([, list]) => list.length > 0);
+  if (launched.length > 0) {
+    const all = launched.flatMap(([, list]) => list);
+    const flagged = all.filter((f) => f.severity === 'flag').length;
+    lines.push(`${all.length} launch finding${all.length === 1 ? '' : 's'} (${flagged} flagged, ${all.length - flagged} warned) on ${launched.map(([server]) => server).join(', ')} (shown with each launch: on stderr when it ran, under NOT SCANNED when it did not)`);
+  }
   const servers = [...new Set(report.items.map((i) => i.server).filter((s): s is string => s !== undefined))];
   if (servers.length > 0 || problems.length > 0) {
     for (const server of servers) {
@@ -97,26 +136,49 @@ export function renderHuman(report: ScanReport, problems: readonly string[] = []
 
 type SarifRun = { readonly tool: { readonly driver: { readonly rules: Record<string, unknown>[] } }; readonly results: Record<string, unknown>[] };
 
-/** `toSarif` plus one `pins/<status>` result (level error) per pin finding. */
-function sarifWithPins(report: ScanReport, pins: readonly PinFinding[], options: { readonly version: string; readonly artifact?: string }): Record<string, unknown> {
+/** `toSarif` plus one `pins/<status>` result (level error) per pin finding and one `supply-chain/<kind>` result per launch finding. */
+function sarifWithExtras(
+  report: ScanReport,
+  pins: readonly PinFinding[],
+  launches: LaunchFindings,
+  options: { readonly version: string; readonly artifact?: string; readonly configFile?: string },
+): Record<string, unknown> {
   const artifact = options.artifact;
   const log = toSarif(report, { version: options.version, ...(artifact !== undefined ? { artifact: () => artifact } : {}) });
-  if (pins.length === 0) return log;
   const [run] = log['runs'] as SarifRun[];
   if (run === undefined) return log;
   const rules = run.tool.driver.rules;
+  /** The index of rule `id` in the run's catalogue, added on first use. */
+  const ruleIndexOf = (id: string, summary: string, family: string, blocks: string): number => {
+    const at = rules.findIndex((x) => x['id'] === id);
+    return at >= 0 ? at : rules.push({ id, shortDescription: { text: summary }, properties: { family, blocks } }) - 1;
+  };
   for (const p of pins) {
     const ruleId = `pins/${p.status}`;
-    let ruleIndex = rules.findIndex((x) => x['id'] === ruleId);
-    if (ruleIndex < 0) ruleIndex = rules.push({ id: ruleId, shortDescription: { text: PIN_RULES[p.status] }, properties: { family: 'pins', blocks: 'always' } }) - 1;
     run.results.push({
       ruleId,
-      ruleIndex,
+      ruleIndex: ruleIndexOf(ruleId, PIN_RULES[p.status], 'pins', 'always'),
       level: 'error',
       message: { text: `${p.kind} ${p.item}: ${p.reason}${p.changes.length > 0 ? ` Changes: ${p.changes.map((c) => `[${c.class}] ${c.summary}`).join('; ')}` : ''}` },
       locations: [{ physicalLocation: { artifactLocation: { uri: `mcp://${encodeURIComponent(p.server)}` } }, logicalLocations: [{ fullyQualifiedName: `${p.server}/${p.kind}/${p.item}`, kind: 'member' }] }],
       properties: { status: p.status, key: p.key, changes: p.changes },
     });
+  }
+  // A launch is written in the config file: that is where the fix goes (the server's entry, by its id).
+  const configUri = options.configFile !== undefined ? pathToFileURL(options.configFile).href : undefined;
+  for (const [server, list] of Object.entries(launches)) {
+    for (const f of list) {
+      const ruleId = `supply-chain/${f.kind}`;
+      const severity = launchSeverity(f);
+      run.results.push({
+        ruleId,
+        ruleIndex: ruleIndexOf(ruleId, LAUNCH_RULES[f.kind], 'supply-chain', 'never'),
+        level: sarifLevel(severity),
+        message: { text: `server ${server}: ${f.message}` },
+        locations: [{ physicalLocation: { artifactLocation: { uri: configUri ?? `mcp://${encodeURIComponent(server)}` } }, logicalLocations: [{ fullyQualifiedName: `mcpServers.${server}`, kind: 'member' }] }],
+        properties: { severity, flagged: f.severity === 'flag', server, package: f.package, ...(f.imitates !== undefined ? { imitates: f.imitates } : {}) },
+      });
+    }
   }
   return log;
 }
@@ -125,14 +187,25 @@ function sarifWithPins(report: ScanReport, pins: readonly PinFinding[], options:
 export function renderReport(
   report: ScanReport,
   format: ScanFormat,
-  options: { readonly version: string; readonly artifact?: string; readonly problems?: readonly string[]; readonly pins?: readonly PinFinding[] },
+  options: {
+    readonly version: string;
+    readonly artifact?: string;
+    readonly problems?: readonly string[];
+    readonly pins?: readonly PinFinding[];
+    /** The supply-chain findings of the configured launches, by server id. */
+    readonly launches?: LaunchFindings;
+    /** The config file the launches were read from (the SARIF location of a launch finding). */
+    readonly configFile?: string;
+  },
 ): string {
   const pins = options.pins ?? [];
+  const launches = Object.fromEntries(Object.entries(options.launches ?? {}).filter(([, list]) => list.length > 0));
+  const hasLaunches = Object.keys(launches).length > 0;
   if (format === 'json') {
-    return `${JSON.stringify({ ...report, ...(pins.length > 0 ? { pins } : {}), ...(options.problems !== undefined && options.problems.length > 0 ? { problems: options.problems } : {}) }, null, 2)}\n`;
+    return `${JSON.stringify({ ...report, ...(pins.length > 0 ? { pins } : {}), ...(hasLaunches ? { launches: launchesJson(launches) } : {}), ...(options.problems !== undefined && options.problems.length > 0 ? { problems: options.problems } : {}) }, null, 2)}\n`;
   }
-  if (format === 'sarif') return `${JSON.stringify(sarifWithPins(report, pins, options), null, 2)}\n`;
-  return renderHuman(report, options.problems, pins);
+  if (format === 'sarif') return `${JSON.stringify(sarifWithExtras(report, pins, launches, options), null, 2)}\n`;
+  return renderHuman(report, options.problems, pins, launches);
 }
 
 /** What a scan listed of a server (its tools and `serverInfo.name`), by server id. */

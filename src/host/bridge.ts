@@ -89,9 +89,25 @@ interface Question {
 const CAPABILITY: Readonly<Record<string, string>> = { 'elicitation/create': 'elicitation', 'sampling/createMessage': 'sampling', 'roots/list': 'roots' };
 
 /** One forwarded call that may span several upstream requests. */
+/**
+ * A question's run through the host's chain, held open while the question is out (`gateway.ts`):
+ * the upstream's answer goes back through the same run (so the chain checks the answer, as
+ * `builtin.value-taint` does), and `checked` settles with what may go on to the server.
+ */
+export interface HeldAnswer {
+  /** Gives the run the upstream's answer. */
+  readonly answer: (value: unknown) => void;
+  /** Ends the run unanswered. */
+  readonly cancel: (error: unknown) => void;
+  /** The answer as the chain let it through; rejects when it was withheld or cancelled. */
+  readonly checked: Promise<unknown>;
+}
+
 export class PendingCall {
   /** The caller it belongs to. */
   readonly principal: string | undefined;
+  /** The questions' chain runs waiting for their answers, by key ({@link HeldAnswer}); cancelled when the call ends. */
+  readonly held = new Map<string, HeldAnswer>();
   readonly #launch: Launch;
   readonly #abort = new LazyAbort();
   /**
@@ -181,6 +197,8 @@ export class PendingCall {
     this.#abort.abort(error);
     this.#release(this.#waiter, error);
     for (const q of [...(this.#fresh?.values() ?? []), ...(this.#asked?.values() ?? [])]) q.reject(error);
+    for (const h of this.held.values()) h.cancel(error);
+    this.held.clear();
     this.#fresh?.clear();
     this.#asked?.clear();
   }

@@ -359,7 +359,7 @@ export class Gateway {
         const taken = this.#pending.take(state, principal);
         if (taken === undefined) throw JsonRpcError.invalidParams('The requestState names no waiting call (it expired, was answered, or belongs to another caller); send the request again without it');
         call = taken;
-        stepping = call.resume(driver, (params['inputResponses'] as Record<string, unknown> | undefined) ?? {});
+        stepping = checkedAnswers(taken, (params['inputResponses'] as Record<string, unknown> | undefined) ?? {}).then((answers) => taken.resume(driver, answers));
       } else {
         // The call's own signal replaces the upstream request's, which is then never created.
         call = this.#pending.create(principal, (round) => launch(scopeOf(ctx, round), round));
@@ -400,7 +400,25 @@ export class Gateway {
       const vetted: Record<string, InputRequest> = {};
       for (const [key, request] of Object.entries(requests)) {
         const asked = { ...(request.params as Record<string, unknown> | undefined) };
-        const sent = await this.#host.serverRequest(serverId, request.method, asked, scope, (out) => Promise.resolve(out));
+        // The run stays open while the question is out: the upstream's answer comes back through it (checkedAnswers).
+        const sent = await new Promise<Record<string, unknown>>((resolveSent, refused) => {
+          let answer: (value: unknown) => void = () => undefined;
+          let cancel: (error: unknown) => void = () => undefined;
+          const answered = new Promise<unknown>((resolve, reject) => {
+            answer = resolve;
+            cancel = reject;
+          });
+          // A question refused before it was sent never reads its answer: its cancellation is nobody's error.
+          answered.catch(() => undefined);
+          const checked = this.#host.serverRequest(serverId, request.method, asked, scope, (out) => {
+            resolveSent(out);
+            return answered;
+          });
+          // Refused before it was sent, the question fails here; after, its answer's fate is read by checkedAnswers.
+          checked.catch(refused);
+          call.held.get(key)?.cancel(new McpError(McpErrorCode.RequestCancelled, 'The question was asked again'));
+          call.held.set(key, { answer, cancel, checked });
+        });
         vetted[key] = { ...request, params: sent } as InputRequest;
       }
       this.#pending.park(call);
@@ -469,4 +487,32 @@ export class Gateway {
       return this.#host.refuse('tools/call', 'tool', name, { arguments: inner.arguments }, scopeOf(ctx), () => Promise.resolve(unknown)).catch((error: unknown) => failedAnswer('tools/call', error) as CallToolResult);
     });
   }
+}
+
+/**
+ * The upstream's answers to `call`'s questions, each given back to the chain run its question
+ * is held in (`HeldAnswer`, bridge.ts) and as that run let it through: an answer the chain withholds
+ * (another server's secret in it) abandons the call, so the server never receives it.
+ */
+async function checkedAnswers(call: PendingCall, responses: Readonly<Record<string, unknown>>): Promise<Readonly<Record<string, unknown>>> {
+  if (call.held.size === 0) return responses;
+  const answers: Record<string, unknown> = { ...responses };
+  const runs: Promise<void>[] = [];
+  for (const [key, held] of [...call.held]) {
+    if (!Object.hasOwn(responses, key)) continue;
+    call.held.delete(key);
+    held.answer(responses[key]);
+    runs.push(
+      held.checked.then((value) => {
+        answers[key] = value;
+      }),
+    );
+  }
+  try {
+    await Promise.all(runs);
+  } catch (error) {
+    call.abandon('An answer to the server’s question was withheld');
+    throw error;
+  }
+  return answers;
 }

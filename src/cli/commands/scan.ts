@@ -27,7 +27,8 @@ import { mergeServers, renderSwitchboardConfig } from '../../host/clientConfigs/
 import { parseConfig } from '../../host/config.js';
 import type { HostConfig } from '../../host/configTypes.js';
 import { Host } from '../../host/host.js';
-import { admitLaunches, type LaunchApprovalStore } from '../../host/launchConsent.js';
+import { admitLaunches, LaunchNotApprovedError, type LaunchApprovalStore } from '../../host/launchConsent.js';
+import type { LaunchFinding } from '../../host/launchSupplyChain.js';
 import { MemoryLaunchApprovalStore } from '../../host/memoryStores.js';
 import { approvalKey } from '../approvalKey.js';
 import { PinScan, type PinFinding } from '../../host/pins/pinScan.js';
@@ -39,7 +40,7 @@ import { CliFailure, UsageError } from '../args.js';
 import { CLIENT_NAMES, clientLocations, homeOf, processContext } from '../clientLocations.js';
 import { readLocations } from '../clientFiles.js';
 import { configParseOptions, openPins } from '../hostSetup.js';
-import { fails, failOn, formatTrifectaReport, renderReport, scanFormat, type ListedServers } from '../scanFormat.js';
+import { fails, failOn, formatTrifectaReport, renderReport, scanFormat, type LaunchFindings, type ListedServers } from '../scanFormat.js';
 import { defineCommand, type ParsedCommand } from '../command.js';
 import { askYesNo, printLaunchFindings } from '../consentTerminal.js';
 import { SWITCHBOARD_VERSION } from '../../util/version.js';
@@ -85,7 +86,10 @@ markup smuggling, preference manipulation, capability mismatch, embedded secrets
 Each launch's packages are checked first (npx, pnpm dlx, bunx, uvx, docker run, ...): a package
 one edit or a look-alike away from a well-known MCP server package is flagged, and --yes does not
 approve it (answer the prompt in a terminal, or use the console's Review page); an unpinned one
-(no exact version, an image without digest) is warned on stderr with the fix.
+(no exact version, an image without digest) is warned on stderr with the fix. --format json lists
+these findings per server under "launches", --format sarif as supply-chain/<kind> results
+(typosquat, confusable, unpinned) located at the config file; --fail-on counts a flag as high and
+an unpinned warning as low (neither is a blocking finding).
 
 With CONFIG (or the discovered configs), every server is also pinned in the gateway's pin
 store (<stateDir>/pins.db): first sight pins it; a definition that changed since (or a tool,
@@ -117,6 +121,8 @@ async function runScan({ options, positionals }: ParsedCommand): Promise<number>
   let report: ScanReport;
   let problems: string[] = [];
   let pins: readonly PinFinding[] = [];
+  let launches: LaunchFindings = {};
+  let configFile: string | undefined;
   let artifact: string | undefined;
   let trifecta: string[] | undefined;
   if (typeof options['tools'] === 'string') {
@@ -130,19 +136,20 @@ async function runScan({ options, positionals }: ParsedCommand): Promise<number>
   } else {
     const level = options['log-level'] ?? 'error';
     if (level !== 'debug' && level !== 'info' && level !== 'warn' && level !== 'error') throw new UsageError(`invalid --log-level ${String(level)}`);
-    const config = positionals[0] !== undefined ? await loadConfigFile(resolvePath(positionals[0])) : discoveredConfig();
+    configFile = positionals[0] !== undefined ? resolvePath(positionals[0]) : undefined;
+    const config = configFile !== undefined ? await loadConfigFile(configFile) : discoveredConfig();
     if (options['trifecta'] === true) {
       if (positionals[0] === undefined) throw new UsageError('--trifecta needs a CONFIG');
       process.stdout.write(`${formatTrifectaReport(config).join('\n')}\n`);
       return 0;
     }
     let listed: ListedServers;
-    ({ report, problems, pins, listed } = await scanConfigured(config, options['yes'] === true, positionals[0] !== undefined, level));
+    ({ report, problems, pins, listed, launches } = await scanConfigured(config, options['yes'] === true, positionals[0] !== undefined, level));
     if (format === 'human' && positionals[0] !== undefined) trifecta = formatTrifectaReport(config, listed);
   }
-  process.stdout.write(renderReport(report, format, { version: SWITCHBOARD_VERSION, ...(artifact !== undefined ? { artifact } : {}), problems, pins }));
+  process.stdout.write(renderReport(report, format, { version: SWITCHBOARD_VERSION, ...(artifact !== undefined ? { artifact } : {}), ...(configFile !== undefined ? { configFile } : {}), problems, pins, launches }));
   if (trifecta !== undefined) process.stdout.write(`\n${trifecta.join('\n')}\n`);
-  if (fails(report, threshold) || (threshold !== 'never' && pins.length > 0)) return SCAN_EXIT.findings;
+  if (fails(report, threshold, launches) || (threshold !== 'never' && pins.length > 0)) return SCAN_EXIT.findings;
   return problems.length > 0 ? SCAN_EXIT.notScanned : SCAN_EXIT.clean;
 }
 
@@ -169,7 +176,7 @@ async function scanConfigured(
   yes: boolean,
   persist: boolean,
   level: 'debug' | 'info' | 'warn' | 'error',
-): Promise<{ report: ScanReport; problems: string[]; pins: readonly PinFinding[]; listed: ListedServers }> {
+): Promise<{ report: ScanReport; problems: string[]; pins: readonly PinFinding[]; listed: ListedServers; launches: LaunchFindings }> {
   const logger = createLineLogger((line) => process.stderr.write(line), level);
   const interactive = process.stdin.isTTY === true && process.stderr.isTTY === true;
   // Approvals are kept in the config's state folder, keyed like the gateway's, so a later gateway on the same
@@ -179,6 +186,8 @@ async function scanConfigured(
   const store: LaunchApprovalStore = record ? openStateStores(config.stateDir).launches : new MemoryLaunchApprovalStore();
   const key = await approvalKey(config.stateDir, { create: record });
   const problems: string[] = [];
+  // Every launch's supply-chain findings, admitted or not, for the report and --fail-on.
+  const launches: Record<string, readonly LaunchFinding[]> = {};
   const allowed = await admitLaunches(config, {
     store,
     key,
@@ -186,8 +195,14 @@ async function scanConfigured(
     ...(interactive ? { prompt: askYesNo } : {}),
     // scan starts the servers itself, here.
     inheritedCwd: process.cwd(),
-    refused: (server, error) => problems.push(`${server.id}: ${error instanceof Error ? error.message : String(error)}`),
-    warned: printLaunchFindings,
+    refused: (server, error) => {
+      problems.push(`${server.id}: ${error instanceof Error ? error.message : String(error)}`);
+      if (error instanceof LaunchNotApprovedError && error.findings.length > 0) launches[server.id] = error.findings;
+    },
+    warned: (server, findings) => {
+      launches[server.id] = findings;
+      printLaunchFindings(server, findings);
+    },
   });
   // The gateway's pin store: a damaged one stops the scan before any server starts (fail closed).
   const pinned = config.pins ? await openPins(config, logger, () => config, 'Nothing was scanned.') : undefined;
@@ -220,7 +235,7 @@ async function scanConfigured(
       listed[health.id] = { tools: catalog.tools, serverInfoName: server.client?.serverInfo?.name };
     }
     if (pins !== undefined && pins.pinnedOnFirstUse.length > 0) logger.info(`pinned on first use: ${pins.pinnedOnFirstUse.join(', ')}`);
-    return { report: scanServers(snapshots), problems, pins: pins?.findings ?? [], listed };
+    return { report: scanServers(snapshots), problems, pins: pins?.findings ?? [], listed, launches };
   } finally {
     await host.close();
     await pinned?.store.close?.();

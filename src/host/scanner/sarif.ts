@@ -91,6 +91,11 @@ export function meetsSeverity(severity: Severity, threshold: Severity): boolean 
 
 const LEVEL: Readonly<Record<Severity, 'note' | 'warning' | 'error'>> = { low: 'note', medium: 'warning', high: 'warning', critical: 'error' };
 
+/** The SARIF level of a non-blocking finding of `severity` (a blocking one is `error`). */
+export function sarifLevel(severity: Severity): 'note' | 'warning' | 'error' {
+  return LEVEL[severity];
+}
+
 /**
  * A SARIF 2.1.0 log of `report`. `artifact` is the file the definitions came from (for
  * `--tools FILE`) or a `mcp://<server>` pseudo-URI; the JSON path goes in the logical location.
@@ -102,7 +107,7 @@ export function toSarif(report: ScanReport, options: { readonly version: string;
     i.findings.map((f) => ({
       ruleId: f.rule,
       ruleIndex: rules.findIndex((x) => x.id === f.rule),
-      level: f.blocking ? 'error' : LEVEL[f.severity],
+      level: f.blocking ? 'error' : sarifLevel(f.severity),
       message: { text: `${f.location.kind} ${f.location.item}: ${f.message}. Evidence: ${f.evidence}` },
       locations: [
         {

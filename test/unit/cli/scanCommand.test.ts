@@ -1,8 +1,9 @@
 // `switchboard scan`: --tools FILE (no server run), formats, --fail-on, and configured servers over stdio.
 import assert from 'node:assert/strict';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { fixtureCommand } from '../../fixtures/attacks/serve.js';
 import { poisonedTool } from '../../fixtures/attacks/poisonedTool.js';
@@ -146,5 +147,104 @@ describe('cli: switchboard scan', () => {
     const approved = await cli(['scan', config, '--yes', '--fail-on', 'low']);
     assert.equal(approved.code, 1, approved.stdout);
     assert.match(approved.stdout, /calc: \d+ items?, [1-9]\d* blocked/);
+  });
+});
+
+describe('cli: switchboard scan reports the launches\' supply-chain findings in JSON and SARIF, and --fail-on counts them', () => {
+  const GITHUB = '@modelcontextprotocol/server-github';
+  let dir: string;
+  let npx: string;
+  let launched: string;
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'switchboard-scan-launches-'));
+    // A stand-in named like the runner (the checks read the runner's base name): it logs its command line, then
+    // serves a clean fixture server, so a test sees whether a launch ran at all.
+    npx = join(dir, 'npx');
+    launched = join(dir, 'launched.log');
+    const server = fileURLToPath(new URL('../../fixtures/attacks/rugPullServer.ts', import.meta.url));
+    await writeFile(npx, `#!/bin/sh\nprintf '%s\\n' "npx $*" >> ${JSON.stringify(launched)}\nexec ${JSON.stringify(process.execPath)} --import ${JSON.stringify(import.meta.resolve('tsx'))} ${JSON.stringify(server)}\n`);
+    await chmod(npx, 0o755);
+  });
+  after(() => rm(dir, { recursive: true, force: true }));
+
+  /** A config in a folder of its own (its state in it) with `servers` launched through the stand-in npx; its path. */
+  const configOf = async (servers: Record<string, string>): Promise<string> => {
+    const folder = await mkdtemp(join(dir, 'config-'));
+    const file = join(folder, 'switchboard.json');
+    const entries = Object.fromEntries(Object.entries(servers).map(([id, spec]) => [id, { command: npx, args: ['-y', spec] }]));
+    await writeFile(file, JSON.stringify({ mcpServers: entries, switchboard: { stateDir: '.switchboard' } }));
+    return file;
+  };
+  const launches = async (): Promise<string[]> => (await readFile(launched, 'utf8').catch(() => '')).split('\n').filter((l) => l !== '');
+
+  interface JsonLaunch {
+    readonly rule: string;
+    readonly kind: string;
+    readonly severity: string;
+    readonly flagged: boolean;
+    readonly package: string;
+    readonly imitates?: string;
+  }
+  interface SarifResult {
+    readonly ruleId: string;
+    readonly ruleIndex: number;
+    readonly level: string;
+    readonly message: { readonly text: string };
+    readonly locations: { physicalLocation: { artifactLocation: { uri: string } }; logicalLocations: { fullyQualifiedName: string }[] }[];
+  }
+
+  it('typosquat and unpinned launches, not approved: JSON lists them per server, SARIF has a supply-chain/<kind> result each at the config file; nothing was launched', async () => {
+    const config = await configOf({ squat: '@modelcontextprotocol/server-githb@1.0.0', loose: GITHUB });
+    const json = await cli(['scan', config, '--format', 'json']);
+    assert.equal(json.code, 3, 'not approved: not scanned (a flag is not a blocking finding)');
+    const report = JSON.parse(json.stdout) as { launches: Record<string, JsonLaunch[]> };
+    assert.deepEqual(
+      Object.fromEntries(Object.entries(report.launches).map(([server, list]) => [server, list.map((f) => [f.rule, f.kind, f.severity, f.flagged, f.package, f.imitates])])),
+      {
+        squat: [['supply-chain/typosquat', 'typosquat', 'high', true, '@modelcontextprotocol/server-githb@1.0.0', GITHUB]],
+        loose: [['supply-chain/unpinned', 'unpinned', 'low', false, GITHUB, undefined]],
+      },
+    );
+    const sarif = JSON.parse((await cli(['scan', config, '--format', 'sarif'])).stdout) as { runs: { tool: { driver: { rules: { id: string }[] } }; results: SarifResult[] }[] };
+    const run = sarif.runs[0];
+    assert.ok(run !== undefined);
+    const uri = pathToFileURL(config).href;
+    assert.deepEqual(
+      run.results.map((r) => [r.ruleId, run.tool.driver.rules[r.ruleIndex]?.id, r.level, r.locations[0]?.physicalLocation.artifactLocation.uri, r.locations[0]?.logicalLocations[0]?.fullyQualifiedName]),
+      [
+        ['supply-chain/typosquat', 'supply-chain/typosquat', 'warning', uri, 'mcpServers.squat'],
+        ['supply-chain/unpinned', 'supply-chain/unpinned', 'note', uri, 'mcpServers.loose'],
+      ],
+    );
+    assert.match(run.results[0]?.message.text ?? '', /server squat: .*one edit away from the well-known "@modelcontextprotocol\/server-github"/);
+    assert.deepEqual(await launches(), [], 'no launch ran without approval');
+  });
+
+  it('--fail-on counts a flag as high and an unpinned warning as low: a typosquat fails --fail-on high, an unpinned launch only --fail-on low', async () => {
+    const squat = await configOf({ squat: '@modelcontextprotocol/server-githb@1.0.0' });
+    assert.equal((await cli(['scan', squat, '--fail-on', 'high'])).code, 1);
+    assert.equal((await cli(['scan', squat, '--fail-on', 'critical'])).code, 3, 'a flag is high, not critical: only not scanned');
+    const loose = await configOf({ loose: GITHUB });
+    assert.equal((await cli(['scan', loose, '--fail-on', 'medium'])).code, 3, 'unpinned is low');
+    assert.equal((await cli(['scan', loose, '--fail-on', 'low', '--format', 'json'])).code, 1);
+    assert.deepEqual(await launches(), [], 'no launch ran without approval');
+  });
+
+  it('an unpinned launch approved with --yes runs and is scanned: its warning is in the JSON and SARIF output, exit 0 by default and 1 with --fail-on low; a pinned one has none', async () => {
+    const config = await configOf({ loose: GITHUB, pinned: `${GITHUB}@2025.4.8` });
+    const before = (await launches()).length;
+    const json = await cli(['scan', config, '--yes', '--format', 'json']);
+    assert.equal(json.code, 0, json.stdout + json.stderr);
+    assert.deepEqual((await launches()).slice(before).sort(), [`npx -y ${GITHUB}`, `npx -y ${GITHUB}@2025.4.8`], 'both launches ran (a warning stops nothing)');
+    const report = JSON.parse(json.stdout) as { items: { server: string }[]; launches: Record<string, JsonLaunch[]> };
+    assert.ok(report.items.some((i) => i.server === 'loose'), 'the server was scanned');
+    assert.deepEqual(Object.keys(report.launches), ['loose']);
+    assert.deepEqual(report.launches['loose']?.map((f) => [f.rule, f.severity]), [['supply-chain/unpinned', 'low']]);
+    assert.match(json.stderr, /Launch of server "loose":\n {2}note \(unpinned\)/, 'still warned on stderr');
+    const sarif = JSON.parse((await cli(['scan', config, '--yes', '--format', 'sarif'])).stdout) as { runs: { results: SarifResult[] }[] };
+    assert.deepEqual(sarif.runs[0]?.results.filter((r) => r.ruleId.startsWith('supply-chain/')).map((r) => [r.ruleId, r.locations[0]?.logicalLocations[0]?.fullyQualifiedName]), [['supply-chain/unpinned', 'mcpServers.loose']]);
+    const human = await cli(['scan', config, '--yes', '--fail-on', 'low']);
+    assert.equal(human.code, 1, human.stdout);
+    assert.match(human.stdout, /1 launch finding \(0 flagged, 1 warned\) on loose/);
   });
 });
