@@ -99,7 +99,10 @@ describe('console keyboard and labels', () => {
     await page.keyboard.press('Tab');
     await page.keyboard.type('picture');
     await page.keyboard.press('Enter');
-    await page.getByTestId('dry-run-result').filter({ hasText: 'Decision: allow' }).waitFor();
+    // The result first, then its decision: a timeout would not say what was decided instead.
+    const dryRun = page.getByTestId('dry-run-result');
+    await dryRun.waitFor({ timeout: 30_000 });
+    assert.match(await dryRun.innerText(), /Decision:\s*allow/, `dry run of lab/picture: ${await dryRun.innerText()}`);
 
     await openPage(page, 'inspector/lab', /Inspector: lab/);
     await tabTo(page, page.getByRole('button', { name: 'picture' }));

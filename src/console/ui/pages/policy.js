@@ -41,7 +41,11 @@ export function Policy() {
     }
   };
   /** @param {'server' | 'tool' | 'arguments' | 'principal'} key */
-  const bind = (key) => (/** @type {Event} */ e) => setForm({ ...form, [key]: /** @type {HTMLInputElement} */ (e.currentTarget).value });
+  // From the state as it is when the input arrives, not as it was at the last render (keys typed faster than renders lose nothing).
+  const bind = (key) => (/** @type {Event} */ e) => {
+    const value = /** @type {HTMLInputElement} */ (e.currentTarget).value;
+    setForm((current) => ({ ...current, [key]: value }));
+  };
   return html`<h1 id="page-title">Policy</h1>
     ${error !== '' ? html`<${Notice} kind="error">${error}<//>` : null}
     ${data === undefined && error === '' ? html`<p role="status">Loading…</p>` : null}
