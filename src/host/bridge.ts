@@ -88,7 +88,6 @@ interface Question {
 
 const CAPABILITY: Readonly<Record<string, string>> = { 'elicitation/create': 'elicitation', 'sampling/createMessage': 'sampling', 'roots/list': 'roots' };
 
-/** One forwarded call that may span several upstream requests. */
 /**
  * A question's run through the host's chain, held open while the question is out (`gateway.ts`):
  * the upstream's answer goes back through the same run (so the chain checks the answer, as
@@ -103,6 +102,7 @@ export interface HeldAnswer {
   readonly checked: Promise<unknown>;
 }
 
+/** One forwarded call that may span several upstream requests. */
 export class PendingCall {
   /** The caller it belongs to. */
   readonly principal: string | undefined;
