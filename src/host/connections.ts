@@ -1,0 +1,207 @@
+/**
+ * Per-user downstream authority: the seam between the gateway and where each principal's own
+ * credentials for a remote server live.
+ *
+ * A server configured with `auth: "per-user"` or `auth: "token-exchange"` never sees the
+ * gateway's own sign-in: every call carries a token obtained for the caller (a
+ * {@link Connection}), keyed by the caller's principal id and the server's *identity* (its
+ * canonical URL, so a renamed entry keeps its connections and a re-pointed one loses them).
+ * The inbound token is never forwarded (token passthrough is forbidden:
+ * {@link https://modelcontextprotocol.io/specification/2025-11-25/basic/security_best_practices#token-passthrough}).
+ *
+ * Implementations: {@link MemoryConnectionStore} here (tests, single process); SQLite and
+ * PostgreSQL in `store/` (encrypted at rest with a key the downstream servers cannot read).
+ *
+ * @module
+ */
+import type { TokenSet } from '../auth/client/tokenStore.js';
+
+/** How a remote server is authorised downstream (`switchboard.servers.<id>.auth`). */
+export type DownstreamAuthMode = 'shared' | 'per-user' | 'token-exchange';
+
+/** Whose sign-in, at which server. */
+export interface ConnectionKey {
+  /** The principal id of the caller (`Principal.id`). */
+  readonly principal: string;
+  /** The server's identity: its canonical URL (`canonicalServerUrl`). */
+  readonly server: string;
+}
+
+/** One principal's credentials at one downstream server. Holds secrets: never log or list it. */
+export interface Connection extends ConnectionKey {
+  /** The config id the server had when the connection was made (display only). */
+  readonly serverId: string;
+  /** The principal's tenant when the inbound token named one. */
+  readonly tenant?: string;
+  /** How the credentials were obtained. */
+  readonly mode: Exclude<DownstreamAuthMode, 'shared'>;
+  readonly tokens: TokenSet;
+  /** When the principal first connected (ms since the epoch). */
+  readonly createdAt: number;
+  /** When the tokens last changed (sign-in, refresh, exchange). */
+  readonly updatedAt: number;
+}
+
+/** What may be shown about a {@link Connection}: everything but the tokens. */
+export interface ConnectionSummary extends ConnectionKey {
+  readonly serverId: string;
+  readonly tenant?: string;
+  readonly mode: Connection['mode'];
+  /** Granted scopes (else the requested ones). */
+  readonly scopes: readonly string[];
+  readonly issuer: string;
+  /** Access token expiry, when known. */
+  readonly expiresAt?: number;
+  /** Whether a refresh token is held. */
+  readonly refreshable: boolean;
+  readonly createdAt: number;
+  readonly updatedAt: number;
+}
+
+/** A sign-in in progress: the `state` of an authorization request and what it is bound to. */
+export interface PendingSignIn {
+  /** The OAuth `state` (random, one use). */
+  readonly state: string;
+  /** The principal that asked; the callback must come back under the same principal. */
+  readonly principal: string;
+  /** The server identity and config id the sign-in is for. */
+  readonly server: string;
+  readonly serverId: string;
+  readonly tenant?: string;
+  /** The PKCE verifier (secret). */
+  readonly codeVerifier: string;
+  readonly redirectUri: string;
+  /** The authorization server's issuer the request went to. */
+  readonly issuer: string;
+  readonly requestedScopes: readonly string[];
+  /** Expiry (ms since the epoch); a late callback is refused. */
+  readonly expiresAt: number;
+}
+
+/** Filter of {@link ConnectionStore.list} and {@link ConnectionStore.revoke}. */
+export interface ConnectionFilter {
+  readonly principal?: string;
+  readonly server?: string;
+}
+
+/**
+ * Where per-principal connections live. Every method is safe to call from several gateway
+ * instances sharing the store.
+ */
+export interface ConnectionStore {
+  /** The connection of `key`, or `undefined`. */
+  get(key: ConnectionKey): Promise<Connection | undefined>;
+  /** Stores (replaces) a connection. */
+  put(connection: Connection): Promise<void>;
+  /** Summaries (never tokens) matching `filter`, oldest first. */
+  list(filter?: ConnectionFilter): Promise<readonly ConnectionSummary[]>;
+  /** Removes the matching connections (at least one of the filter's keys is required); how many. */
+  revoke(filter: ConnectionFilter): Promise<number>;
+  /**
+   * Refreshes the connection of `key` at most once for the access token `stale` across every
+   * instance sharing the store: the first caller runs `refresh` and stores its result, the others
+   * wait and get that result (or, when the stored token already differs from `stale`, the stored
+   * connection at once). `undefined` when there is no connection (revoked meanwhile).
+   */
+  refreshOnce(key: ConnectionKey, stale: string, refresh: (current: Connection) => Promise<TokenSet>): Promise<Connection | undefined>;
+  /** Records a sign-in in progress. */
+  beginSignIn(pending: PendingSignIn): Promise<void>;
+  /** Takes (and deletes) the sign-in of `state`; `undefined` when unknown, used or expired. */
+  takeSignIn(state: string, now: number): Promise<PendingSignIn | undefined>;
+  close(): Promise<void>;
+}
+
+/** The summary of a connection. */
+export function summarizeConnection(c: Connection): ConnectionSummary {
+  const granted = c.tokens.grantedScope?.split(' ').filter((s) => s !== '');
+  return {
+    principal: c.principal,
+    server: c.server,
+    serverId: c.serverId,
+    ...(c.tenant !== undefined ? { tenant: c.tenant } : {}),
+    mode: c.mode,
+    scopes: granted !== undefined && granted.length > 0 ? granted : [...c.tokens.requestedScopes],
+    issuer: c.tokens.issuer,
+    ...(c.tokens.expiresAt !== undefined ? { expiresAt: c.tokens.expiresAt } : {}),
+    refreshable: c.tokens.refreshToken !== undefined,
+    createdAt: c.createdAt,
+    updatedAt: c.updatedAt,
+  };
+}
+
+function matches(key: ConnectionKey, filter: ConnectionFilter): boolean {
+  return (filter.principal === undefined || key.principal === filter.principal) && (filter.server === undefined || key.server === filter.server);
+}
+
+function keyOf(key: ConnectionKey): string {
+  return JSON.stringify([key.principal, key.server]);
+}
+
+/** A {@link ConnectionStore} in process memory (one instance; tests and embedded use). */
+export class MemoryConnectionStore implements ConnectionStore {
+  readonly #connections = new Map<string, Connection>();
+  readonly #pending = new Map<string, PendingSignIn>();
+  readonly #refreshing = new Map<string, Promise<Connection | undefined>>();
+
+  get(key: ConnectionKey): Promise<Connection | undefined> {
+    return Promise.resolve(this.#connections.get(keyOf(key)));
+  }
+
+  put(connection: Connection): Promise<void> {
+    this.#connections.set(keyOf(connection), connection);
+    return Promise.resolve();
+  }
+
+  list(filter: ConnectionFilter = {}): Promise<readonly ConnectionSummary[]> {
+    const out = [...this.#connections.values()].filter((c) => matches(c, filter)).sort((a, b) => a.createdAt - b.createdAt);
+    return Promise.resolve(out.map(summarizeConnection));
+  }
+
+  revoke(filter: ConnectionFilter): Promise<number> {
+    if (filter.principal === undefined && filter.server === undefined) return Promise.reject(new TypeError('revoke needs a principal or a server'));
+    let n = 0;
+    for (const [k, c] of this.#connections) {
+      if (matches(c, filter)) {
+        this.#connections.delete(k);
+        n++;
+      }
+    }
+    return Promise.resolve(n);
+  }
+
+  refreshOnce(key: ConnectionKey, stale: string, refresh: (current: Connection) => Promise<TokenSet>): Promise<Connection | undefined> {
+    const k = keyOf(key);
+    const running = this.#refreshing.get(k);
+    if (running !== undefined) return running;
+    const current = this.#connections.get(k);
+    if (current === undefined || current.tokens.accessToken !== stale) return Promise.resolve(current);
+    const run = (async () => {
+      try {
+        const tokens = await refresh(current);
+        if (this.#connections.get(k) !== current) return this.#connections.get(k); // revoked or replaced meanwhile
+        const next: Connection = { ...current, tokens, updatedAt: Date.now() };
+        this.#connections.set(k, next);
+        return next;
+      } finally {
+        this.#refreshing.delete(k);
+      }
+    })();
+    this.#refreshing.set(k, run);
+    return run;
+  }
+
+  beginSignIn(pending: PendingSignIn): Promise<void> {
+    this.#pending.set(pending.state, pending);
+    return Promise.resolve();
+  }
+
+  takeSignIn(state: string, now: number): Promise<PendingSignIn | undefined> {
+    const pending = this.#pending.get(state);
+    this.#pending.delete(state);
+    return Promise.resolve(pending !== undefined && pending.expiresAt > now ? pending : undefined);
+  }
+
+  close(): Promise<void> {
+    return Promise.resolve();
+  }
+}
