@@ -15,6 +15,7 @@
  * @module
  */
 import type { TokenSet } from '../auth/client/tokenStore.js';
+import type { Principal } from '../transport/principal.js';
 
 /** How a remote server is authorised downstream (`switchboard.servers.<id>.auth`). */
 export type DownstreamAuthMode = 'shared' | 'per-user' | 'token-exchange';
@@ -109,6 +110,32 @@ export interface ConnectionStore {
   /** Takes (and deletes) the sign-in of `state`; `undefined` when unknown, used or expired. */
   takeSignIn(state: string, now: number): Promise<PendingSignIn | undefined>;
   close(): Promise<void>;
+}
+
+/** The credential a principal's request to a server carries, or the sign-in it needs first. */
+export type CredentialAnswer =
+  | { readonly kind: 'token'; readonly connection: Connection }
+  | {
+      readonly kind: 'sign-in';
+      /** The authorization URL the person opens (bound to the principal through its `state`). */
+      readonly url: string;
+      /** The URL-mode elicitation's id (2025-11-25 `elicitationId`). */
+      readonly elicitationId: string;
+      /** What the person is asked, e.g. "Sign in to github to let Switchboard call it as you". */
+      readonly message: string;
+    };
+
+/**
+ * Where the credentials of one server's `auth` mode come from: a per-user sign-in or an
+ * RFC 8693 token exchange. One instance per server; it never sees the inbound token except
+ * through the token-exchange capability of the auth layer.
+ */
+export interface DownstreamCredentials {
+  readonly mode: Exclude<DownstreamAuthMode, 'shared'>;
+  /** The credential for `principal`'s call (obtaining one when the mode can: an exchange), or the sign-in to ask for. */
+  credentialFor(principal: Principal): Promise<CredentialAnswer>;
+  /** The server refused `stale`'s token (401): a fresh connection (single-flight refresh or re-exchange), or `undefined` (sign in again). */
+  renew(principal: Principal, stale: Connection): Promise<Connection | undefined>;
 }
 
 /** The summary of a connection. */
