@@ -7,27 +7,72 @@
  *
  * @module
  */
-import { readdirSync, realpathSync, statSync } from 'node:fs';
+import { lstatSync, readdirSync, readlinkSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { basename, dirname, join } from 'node:path';
+import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import type { PathPlatform } from '../host/protectedPaths.js';
 
 /** The real path of `absolute`: symlinks of its longest existing prefix resolved, the missing rest appended. */
 export function realpathOfPrefix(absolute: string): string | undefined {
-  let head = absolute;
-  const tail: string[] = [];
-  for (let i = 0; i < 4096; i++) {
-    try {
-      const real = realpathSync.native(head);
-      return tail.length === 0 ? real : join(real, ...tail.reverse());
-    } catch {
-      const parent = dirname(head);
-      if (parent === head) return undefined;
-      tail.push(basename(head));
-      head = parent;
+  return scopedRealpath()(absolute);
+}
+
+/** What one lookup of {@link scopedRealpath} found at a path: its real path and whether it is a folder (`missing`: nothing there). */
+interface Found {
+  readonly real: string;
+  readonly kind: 'folder' | 'other' | 'missing';
+}
+
+/** Symlinks followed in one lookup before it gives up (Linux's own limit is 40). */
+const MAX_LINKS = 40;
+
+/**
+ * A realpath-of-prefix function whose lookups are remembered for as long as the caller keeps it:
+ * one check of one request (`PathPlatform.realpathScope`). The path is resolved from the root
+ * down, one `lstat` per name not met before and no exception for a missing name: a bare word
+ * resolved against a folder already looked up costs one `lstat`. Unlike `realpath(3)` of the
+ * longest existing prefix, a dangling symlink is followed to where it points (writing through it
+ * creates the file there). Past {@link MAX_LINKS} links (a loop) the answer is `undefined`.
+ */
+export function scopedRealpath(): (absolute: string) => string | undefined {
+  const memo = new Map<string, Found>();
+  const find = (path: string, links: { n: number }): Found | undefined => {
+    const known = memo.get(path);
+    if (known !== undefined) return known;
+    const parent = dirname(path);
+    let found: Found | undefined;
+    if (parent === path) {
+      found = { real: path, kind: 'folder' };
+    } else {
+      const up = find(parent, links);
+      if (up === undefined) return undefined;
+      const here = join(up.real, basename(path));
+      if (up.kind !== 'folder') found = { real: here, kind: 'missing' };
+      else found = look(here, up.real, links);
+      if (found === undefined) return undefined;
     }
-  }
-  return undefined;
+    memo.set(path, found);
+    return found;
+  };
+  const look = (here: string, folder: string, links: { n: number }): Found | undefined => {
+    let stat;
+    try {
+      stat = lstatSync(here, { throwIfNoEntry: false });
+    } catch {
+      return { real: here, kind: 'missing' }; // EACCES, ENAMETOOLONG: read as the name it was given
+    }
+    if (stat === undefined) return { real: here, kind: 'missing' };
+    if (!stat.isSymbolicLink()) return { real: here, kind: stat.isDirectory() ? 'folder' : 'other' };
+    if (++links.n > MAX_LINKS) return undefined;
+    let target: string;
+    try {
+      target = readlinkSync(here);
+    } catch {
+      return { real: here, kind: 'missing' };
+    }
+    return find(isAbsolute(target) ? resolve(target) : resolve(folder, target), links);
+  };
+  return (absolute) => find(resolve(absolute), { n: 0 })?.real;
 }
 
 /**
@@ -60,6 +105,7 @@ export function nodePathPlatform(probe: string | undefined): PathPlatform {
     windows: process.platform === 'win32',
     home: homedir(),
     realpath: realpathOfPrefix,
+    realpathScope: scopedRealpath,
     list: (folder) => {
       try {
         return readdirSync(folder);

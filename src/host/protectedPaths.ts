@@ -44,6 +44,12 @@ export interface PathPlatform {
   readonly home?: string;
   /** The real path of an absolute path: symlinks of its longest existing prefix resolved, the rest appended; `undefined` when unknown. */
   readonly realpath?: (absolute: string) => string | undefined;
+  /**
+   * A `realpath` whose lookups are kept while the returned function is: {@link findProtectedPath}
+   * takes one per request, so a folder met by several strings (a server's roots and folders) is
+   * looked up once per request, never across requests (a symlink changed between two calls is seen).
+   */
+  readonly realpathScope?: () => (absolute: string) => string | undefined;
   /** The names in a folder (its first level), `undefined` when it is not one: what a glob could reach inside a protected folder. */
   readonly list?: (absolute: string) => readonly string[] | undefined;
 }
@@ -330,7 +336,9 @@ export const ARGUMENT_LIMITS = { depth: 64, strings: 10_000 } as const;
 export type ArgumentsVerdict = { readonly kind: 'clear' } | { readonly kind: 'protected'; readonly verdict: Extract<PathVerdict, { protected: true }>; readonly at: string } | { readonly kind: 'unreadable'; readonly reason: string };
 
 /** Walks `value` (keys and values at any depth) and checks every string with {@link checkPath} (a key only when it looks like a path). */
-export function findProtectedPath(set: ProtectedPathSet, value: unknown, options: CheckPathOptions): ArgumentsVerdict {
+export function findProtectedPath(all: ProtectedPathSet, value: unknown, options: CheckPathOptions): ArgumentsVerdict {
+  const scoped = all.platform.realpathScope?.();
+  const set = scoped === undefined ? all : { ...all, platform: { ...all.platform, realpath: scoped } };
   let strings = 0;
   const walk = (item: unknown, at: string, depth: number): ArgumentsVerdict => {
     if (depth > ARGUMENT_LIMITS.depth) return { kind: 'unreadable', reason: `nested deeper than ${ARGUMENT_LIMITS.depth} levels` };

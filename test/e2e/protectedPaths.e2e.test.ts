@@ -156,6 +156,17 @@ describe('e2e: the gateway\'s own files through the real server-filesystem', () 
     refused(await call('read_text_file', { path: join(config.dir, 'token-link.txt') }));
   });
 
+  it('config rewrite: a dangling symlink into the state folder (write_file would create the file there) is refused; nothing is created', TIMEOUT, async () => {
+    // realpath(3) of a dangling link fails, so a check by "the longest existing prefix" read it as
+    // an ordinary new file in the project; the write follows the link into the state folder.
+    const planted = join(state, 'approvals-planted.json');
+    await symlink(planted, join(config.dir, 'draft.json'));
+    refused(await call('write_file', { path: join(config.dir, 'draft.json'), content: '{"approved":true}' }));
+    refused(await call('write_file', { path: 'draft.json', content: '{"approved":true}' }));
+    assert.ok(!existsSync(planted), 'the write went through the link into the state folder');
+    await refusedInLog('write_file');
+  });
+
   it('self-approval: search_files for the token file by pattern, and listing the state folder, are refused', TIMEOUT, async () => {
     refused(await call('search_files', { path: join(config.dir, 'data'), pattern: '**/admin-token' }));
     refused(await call('list_directory', { path: state }));
