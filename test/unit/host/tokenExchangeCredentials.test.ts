@@ -71,6 +71,7 @@ describe('TokenExchangeCredentials (RFC 8693) with oidc-provider and audience-ch
     frontKeepsNothing = createBearerVerifier(base);
   });
   after(async () => {
+    assert.deepEqual(as.serverErrors, []);
     await Promise.all([serverA.close(), serverB.close(), sdkB.close()]);
     await as.close();
   });
