@@ -313,9 +313,12 @@ export function normalPath(absolute: string, platform: PathPlatform): NormalPath
   return { root, segments, display };
 }
 
+const ASCII = /^[\x00-\x7f]*$/;
+
 /** `name` as the platform compares it: NFC, and lower case when case does not matter. */
 function fold(name: string, platform: PathPlatform): string {
-  const nfc = name.normalize('NFC');
+  // NFC leaves ASCII as it is (the common name), so it is only asked about the others.
+  const nfc = ASCII.test(name) ? name : name.normalize('NFC');
   return platform.caseInsensitive ? nfc.toLowerCase() : nfc;
 }
 
