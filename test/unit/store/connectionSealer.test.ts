@@ -13,6 +13,7 @@ import { parseConfig } from '../../../src/host/config.js';
 import { interceptContext } from '../../../src/host/interceptors.js';
 import { gatewayProtectedPaths, protectedPathsInterceptor } from '../../../src/host/protectedPathsInterceptor.js';
 import { protectedPathSet } from '../../../src/host/protectedPaths.js';
+import { defaultEnvironment } from '../../../src/transport/stdio/env.js';
 import { ConnectionSealer, ConnectionSealError, connectionsKeyFile, loadConnectionsKeyFile, parseConnectionsKey } from '../../../src/store/connectionSealer.js';
 
 const T = { timeout: 5_000 };
@@ -101,6 +102,11 @@ describe('the connections key', () => {
     assert.throws(() => parseConnectionsKey(randomBytes(16).toString('hex'), 'the variable'), reason('bad-key'));
     const fromFile = connectionsSealer(state, {});
     assert.equal(fromFile.source, connectionsKeyFile(state));
+  });
+
+  it('key-in-server-environment: a stdio server launched by the gateway does not inherit SWITCHBOARD_CONNECTIONS_KEY', T, () => {
+    const env = defaultEnvironment({ PATH: '/bin', [CONNECTIONS_KEY_ENV]: randomBytes(32).toString('hex') }, { API: 'x' });
+    assert.deepEqual(env, { PATH: '/bin', API: 'x' });
   });
 
   it('fronted-server-reads-the-key: a tools/call naming connections.key never reaches the server', T, async () => {
