@@ -113,16 +113,19 @@ export class SqliteConnectionStore implements ConnectionStore {
     }
   }
 
+  /** The connection of `key` (its tokens opened; `ConnectionSealError` when they do not open under this row and key). */
   get(key: ConnectionKey): Promise<Connection | undefined> {
     return Promise.resolve().then(() => this.#read(key));
   }
 
+  /** Stores (replaces) `connection`, its tokens sealed to its (principal, server). */
   put(connection: Connection): Promise<void> {
     return Promise.resolve().then(() => {
       this.#write(connectionRow(this.#sealer, connection));
     });
   }
 
+  /** Token-free summaries matching `filter`, oldest first (no key needed). */
   list(filter: ConnectionFilter = {}): Promise<readonly ConnectionSummary[]> {
     return Promise.resolve().then(() => {
       const rows = this.#db
@@ -132,6 +135,7 @@ export class SqliteConnectionStore implements ConnectionStore {
     });
   }
 
+  /** Deletes the connections matching `filter` (a principal, a server or both); how many. */
   revoke(filter: ConnectionFilter): Promise<number> {
     if (filter.principal === undefined && filter.server === undefined) return Promise.reject(new TypeError('revoke needs a principal or a server'));
     return Promise.resolve().then(
@@ -141,6 +145,7 @@ export class SqliteConnectionStore implements ConnectionStore {
     );
   }
 
+  /** Refreshes at most once for `stale` across every instance (see the module comment). */
   refreshOnce(key: ConnectionKey, stale: string, refresh: (current: Connection) => Promise<TokenSet>): Promise<Connection | undefined> {
     return this.#flights.run(key, async () => {
       for (;;) {
@@ -152,6 +157,7 @@ export class SqliteConnectionStore implements ConnectionStore {
     });
   }
 
+  /** Records a sign-in (sealed, keyed by its hashed `state`) and deletes the expired ones. */
   beginSignIn(pending: PendingSignIn): Promise<void> {
     return Promise.resolve().then(() => {
       const { key, sealed } = sealSignIn(this.#sealer, pending);
@@ -160,6 +166,7 @@ export class SqliteConnectionStore implements ConnectionStore {
     });
   }
 
+  /** Takes and deletes the sign-in of `state` (one use); `undefined` when unknown, used or expired. */
   takeSignIn(state: string, now: number): Promise<PendingSignIn | undefined> {
     return Promise.resolve().then(() => {
       const key = signInKey(state);
@@ -172,6 +179,7 @@ export class SqliteConnectionStore implements ConnectionStore {
     });
   }
 
+  /** Closes the file. */
   close(): Promise<void> {
     this.#db.close();
     return Promise.resolve();

@@ -47,26 +47,31 @@ export class PgConnectionStore implements ConnectionStore {
     this.#sealer = sealer;
   }
 
+  /** The connection of `key` (its tokens opened; `ConnectionSealError` when they do not open under this row and key). */
   async get(key: ConnectionKey): Promise<Connection | undefined> {
     const rows = await this.#db.query<Row>('reading a connection', 'SELECT * FROM connections WHERE principal = $1 AND server = $2', [key.principal, key.server]);
     return rows[0] === undefined ? undefined : connectionFromRow(this.#sealer, fromRow(rows[0]));
   }
 
+  /** Stores (replaces) `connection`, its tokens sealed to its (principal, server). */
   async put(connection: Connection): Promise<void> {
     await this.#db.query('saving a connection', UPSERT, values(connectionRow(this.#sealer, connection)));
   }
 
+  /** Token-free summaries matching `filter`, oldest first (no key needed). */
   async list(filter: ConnectionFilter = {}): Promise<readonly ConnectionSummary[]> {
     const rows = await this.#db.query<{ summary: object }>('listing connections', `SELECT summary FROM connections WHERE ${FILTER} ORDER BY created_at, principal, server`, [filter.principal ?? null, filter.server ?? null]);
     return rows.map((r) => summaryFromRow(r.summary));
   }
 
+  /** Deletes the connections matching `filter` (a principal, a server or both); how many. */
   async revoke(filter: ConnectionFilter): Promise<number> {
     if (filter.principal === undefined && filter.server === undefined) throw new TypeError('revoke needs a principal or a server');
     const rows = await this.#db.query('revoking connections', `DELETE FROM connections WHERE ${FILTER} RETURNING principal`, [filter.principal ?? null, filter.server ?? null]);
     return rows.length;
   }
 
+  /** Refreshes at most once for `stale` across every instance (see the module comment). */
   refreshOnce(key: ConnectionKey, stale: string, refresh: (current: Connection) => Promise<TokenSet>): Promise<Connection | undefined> {
     return this.#flights.run(key, async () => {
       // The refresh's own failure is rethrown as is (the transaction would report it as the store's).
@@ -92,12 +97,14 @@ export class PgConnectionStore implements ConnectionStore {
     });
   }
 
+  /** Records a sign-in (sealed, keyed by its hashed `state`) and deletes the expired ones. */
   async beginSignIn(pending: PendingSignIn): Promise<void> {
     const { key, sealed } = sealSignIn(this.#sealer, pending);
     await this.#db.query('cleaning expired sign-ins', 'DELETE FROM pending_sign_ins WHERE expires_at <= $1', [Date.now()]);
     await this.#db.query('recording a sign-in', 'INSERT INTO pending_sign_ins (state_hash, sealed, expires_at) VALUES ($1, $2, $3) ON CONFLICT (state_hash) DO UPDATE SET sealed = $2, expires_at = $3', [key, sealed, pending.expiresAt]);
   }
 
+  /** Takes and deletes the sign-in of `state` (one use); `undefined` when unknown, used or expired. */
   async takeSignIn(state: string, now: number): Promise<PendingSignIn | undefined> {
     const key = signInKey(state);
     // DELETE ... RETURNING: of two instances taking one state at once, one gets the row.
