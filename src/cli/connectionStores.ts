@@ -75,6 +75,6 @@ export async function openConnectionStore(options: OpenConnectionStoreOptions): 
     };
     return { store, keyId: sealer.keyId, described: `connections in PostgreSQL schema ${db.schema} (key ${sealer.keyId} from ${source})` };
   } catch (error) {
-    throw new CliFailure(`The per-user connections could not be opened: ${describeError(error)}`);
+    throw new CliFailure(`The per-user connections could not be opened: ${describeError(error)}`, { cause: error });
   }
 }

@@ -74,6 +74,9 @@ export class PgConnectionStore implements ConnectionStore {
   /** Refreshes at most once for `stale` across every instance (see the module comment). */
   refreshOnce(key: ConnectionKey, stale: string, refresh: (current: Connection) => Promise<TokenSet>): Promise<Connection | undefined> {
     return this.#flights.run(key, async () => {
+      // Without the lock first: once another instance has refreshed, no one waits on the row.
+      const seen = await this.get(key);
+      if (seen === undefined || seen.tokens.accessToken !== stale) return seen;
       // The refresh's own failure is rethrown as is (the transaction would report it as the store's).
       let failed: { readonly error: unknown } | undefined;
       const result = await this.#db.transaction('refreshing a connection', async (client: PgClient) => {
