@@ -62,6 +62,7 @@ import { allowedHostsFor } from '../host/frontDoor.js';
 import { GatewayLifecycle } from './gatewayLifecycle.js';
 import { nodePathPlatform } from './pathPlatform.js';
 import { configFileOption, recordRunningGateway, userFolder } from './userFolder.js';
+import { connectionsKeyFile } from '../store/connectionSealer.js';
 
 /**
  * Runs the command with its parsed options (declared in `commands/gateway.ts`); resolves when
@@ -156,13 +157,14 @@ export async function gatewayCommand(options: ParsedArgs['options']): Promise<vo
     transport: defaultTransportFactory({ environment: process.env, logger, auth: hostOAuthHooks(config, shared.oauthTokens) }),
     admit,
     names: stores.names,
-    // The gateway's own files (config, state folder, the per-user folder, the state anchors' folder) are off-limits to its servers.
+    // The gateway's own files (config, state folder, the per-user folder, the state anchors' folder, the connections key) are off-limits to its servers.
     files: {
       platform: nodePathPlatform(config.stateDir),
       cwd: process.cwd(),
       extra: [
         { path: userFolder(), what: 'per-user folder' },
         { path: anchorDir(), what: 'state anchor folder' },
+        { path: connectionsKeyFile(config.stateDir), what: 'connections key' },
         ...(config.auditRetention !== undefined ? [{ path: config.auditRetention.archiveDir, what: 'audit archive folder' }] : []),
       ],
     },

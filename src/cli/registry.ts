@@ -24,6 +24,7 @@ export const COMMANDS: Readonly<Record<string, Loader>> = {
   gateway: () => import('./commands/gateway.js'),
   login: () => import('./commands/login.js'),
   logout: () => import('./commands/logout.js'),
+  connections: () => import('./commands/connections.js'),
   scan: () => import('./commands/scan.js'),
   import: () => import('./commands/import.js'),
   pins: () => import('./commands/pins.js'),

@@ -20,6 +20,7 @@ import type { PinStore } from '../host/pins/pinStore.js';
 import type { TokenStore } from '../auth/client/tokenStore.js';
 import type { DpopNonceSource, DpopReplayCache } from '../auth/resource/dpopProof.js';
 import type { TaintStore } from '../host/policy/taint.js';
+import type { PgDatabase } from '../store/postgres/pgDatabase.js';
 import type { SharedPolicyStore } from '../host/clusterPolicy.js';
 import type { NonceStore } from '../server/requestState.js';
 import type { EventStore } from '../transport/http/server/eventStore.js';
@@ -57,6 +58,8 @@ export interface SharedStores {
   readonly requestStateKeys?: readonly Uint8Array[];
   /** The key env values are digested under in server identities (`host/pins/serverIdentity.ts`), shared through PostgreSQL (`--store`): every instance keys pins alike. */
   readonly identityKey?: Uint8Array;
+  /** The PostgreSQL database itself (`--store`), for stores opened beside these (the per-user connections: `openConnectionStore({ store: database })`). */
+  readonly database?: PgDatabase;
   /** Where they are, for the start-up line (credentials removed). */
   readonly described: readonly string[];
   /** Closes the connections (after the audit log was flushed). */
@@ -99,6 +102,7 @@ export async function openSharedStores(store: string | undefined, cache: string 
       // Its own application_name: the consent requests of an instance that died are told apart by it.
       const db = await PgDatabase.open(store, { applicationName: instanceName() });
       closers.push(() => db.close());
+      result.database = db;
       result.pins = new PgPinStore(db);
       result.audit = new PgAuditLog(db);
       result.grants = new PgGrantStore(db);

@@ -19,6 +19,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { MAIN, startGateway, userFolderEnv, writeConfig, type GatewayConfig, type RunningGateway } from '../interop/fixtures/gatewayHarness.js';
 import { REPO_ROOT } from '../interop/fixtures/ourServerHarness.js';
+import { connectionsKeyFile, loadConnectionsKeyFile } from '../../src/store/connectionSealer.js';
 
 const TIMEOUT = { timeout: 60_000 };
 const FS_SERVER = join(REPO_ROOT, 'node_modules', '@modelcontextprotocol', 'server-filesystem', 'dist', 'index.js');
@@ -38,6 +39,7 @@ describe('e2e: the gateway\'s own files through the real server-filesystem', () 
   let client: Client;
   let state: string;
   let adminToken: string;
+  let connectionsKey: string;
   let configText: string;
   let elsewhere: string;
 
@@ -95,6 +97,9 @@ describe('e2e: the gateway\'s own files through the real server-filesystem', () 
       ),
     );
     configText = await readFile(config.file, 'utf8');
+    // The per-user connections key (issue #34), as the gateway creates it on first use.
+    loadConnectionsKeyFile(connectionsKeyFile(state));
+    connectionsKey = (await readFile(connectionsKeyFile(state), 'utf8')).trim();
     gateway = await startGateway(config, [], [], userFolderEnv(config));
     const token = (await readFile(join(state, 'gateway-token'), 'utf8')).trim();
     adminToken = (await readFile(join(state, 'admin-token'), 'utf8')).trim();
@@ -170,6 +175,26 @@ describe('e2e: the gateway\'s own files through the real server-filesystem', () 
   it('self-approval: search_files for the token file by pattern, and listing the state folder, are refused', TIMEOUT, async () => {
     refused(await call('search_files', { path: join(config.dir, 'data'), pattern: '**/admin-token' }));
     refused(await call('list_directory', { path: state }));
+  });
+
+  it('key theft: the connections key (it opens every user\'s stored tokens) is never read through server-filesystem', TIMEOUT, async () => {
+    const key = connectionsKeyFile(state);
+    await symlink(key, join(config.dir, 'key-link.txt'));
+    for (const answer of [
+      await call('read_text_file', { path: key }),
+      await call('read_media_file', { path: key }),
+      await call('read_text_file', { path: 'data/.switchboard/connections.key' }),
+      await call('read_multiple_files', { paths: [join(config.dir, 'notes.txt'), key] }),
+      await call('read_text_file', { path: join(config.dir, 'key-link.txt') }),
+      await call('search_files', { path: join(config.dir, 'data'), pattern: '**/connections.*' }),
+      await call('get_file_info', { path: key }),
+      await call('move_file', { source: key, destination: join(config.dir, 'key-copy.txt') }),
+    ]) {
+      refused(answer);
+      assert.ok(!answer.text.includes(connectionsKey), 'the connections key is in the answer');
+    }
+    assert.ok(!existsSync(join(config.dir, 'key-copy.txt')) && existsSync(key), 'the key was moved');
+    await refusedInLog('read_media_file');
   });
 
   it('config rewrite: write_file and edit_file of switchboard.json are refused; the file is unchanged', TIMEOUT, async () => {

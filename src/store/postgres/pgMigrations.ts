@@ -109,4 +109,28 @@ CREATE TABLE audit_pruned (
 );
 `,
   },
+  {
+    name: 'per-user downstream connections (sealed tokens) and pending sign-ins (sealed, keyed by the hashed state)',
+    sql: `
+CREATE TABLE connections (
+  principal text NOT NULL,
+  server text NOT NULL,
+  server_id text NOT NULL,
+  tenant text,
+  mode text NOT NULL CHECK (mode IN ('per-user', 'token-exchange')),
+  summary jsonb NOT NULL,
+  sealed bytea NOT NULL,
+  created_at bigint NOT NULL,
+  updated_at bigint NOT NULL,
+  PRIMARY KEY (principal, server)
+);
+CREATE INDEX connections_server ON connections (server);
+CREATE TABLE pending_sign_ins (
+  state_hash text PRIMARY KEY,
+  sealed bytea NOT NULL,
+  expires_at bigint NOT NULL
+);
+CREATE INDEX pending_sign_ins_expiry ON pending_sign_ins (expires_at);
+`,
+  },
 ];

@@ -1,0 +1,104 @@
+/**
+ * `switchboard connections list | revoke`: the admin's view of the per-user downstream
+ * connections (each principal's own sign-in at a remote server, issue #34), in the gateway's
+ * store (`<stateDir>/connections.db`, or PostgreSQL with `--store` / `switchboard.store`).
+ * `list` shows who is connected where, since when, with which scopes: never a token (it reads
+ * only the stored summaries). `revoke` deletes connections by principal, by server or both; the
+ * next call of that principal asks them to sign in again.
+ *
+ * @module
+ */
+import { canonicalServerUrl } from '../../host/canonicalServerUrl.js';
+import type { ConnectionFilter, ConnectionSummary } from '../../host/connections.js';
+import type { HostConfig } from '../../host/configTypes.js';
+import { counted } from '../../util/plural.js';
+import { UsageError } from '../args.js';
+import { defineCommand, type ParsedCommand } from '../command.js';
+import { openConnectionStore } from '../connectionStores.js';
+import { loadConfig } from '../hostSetup.js';
+import { alignedRows } from '../listFormat.js';
+import { configFileOption } from '../userFolder.js';
+
+/** `switchboard connections`. */
+export const command = defineCommand({
+  name: 'connections',
+  summary: "list or revoke the users' own sign-ins at remote servers: list | revoke",
+  usage: ['list [--principal P] [--server S] [--json] [--config FILE] [--store URL]', 'revoke (--principal P [--server S] | --server S) [--json] [--config FILE] [--store URL]'],
+  description: `Shows and revokes the per-user connections of the gateway: for servers with
+"auth": "per-user" or "token-exchange", each user's own credentials at that server.
+list prints who is connected where, the mode, the scopes and when; never a token.
+revoke deletes the connections of a principal, of a server, or of one principal at one
+server; that user's next call asks them to sign in again.`,
+  positionals: [
+    { name: 'list', description: 'the connections (all, or those of --principal and/or --server), oldest first' },
+    { name: 'revoke', description: 'delete the connections of --principal, of --server, or of both together' },
+  ],
+  options: {
+    principal: { type: 'string', value: 'P', description: 'the principal id (as the audit log names it)' },
+    server: { type: 'string', value: 'S', description: "a server's id in the config, or its URL" },
+    json: { type: 'boolean', description: 'print JSON (list: the summaries; revoke: {"revoked": N})' },
+    config: { type: 'string', value: 'FILE', description: "the gateway's config; its stateDir holds connections.db and connections.key", default: "./switchboard.json, else the running gateway's, else the per-user one" },
+    store: { type: 'string', value: 'URL', description: 'the PostgreSQL store of several instances (postgres://...)', default: "the config's switchboard.store, else SQLite in the state folder" },
+  },
+  notes: `The tokens are sealed (AES-256-GCM) with the key in SWITCHBOARD_CONNECTIONS_KEY, else
+<stateDir>/connections.key; a store opened with another key refuses to open them.`,
+  run: runConnections,
+});
+
+async function runConnections({ options, positionals }: ParsedCommand): Promise<void> {
+  const [action, ...extra] = positionals;
+  if (action !== 'list' && action !== 'revoke') throw new UsageError(action === undefined ? 'which action: list or revoke?' : `unknown action ${JSON.stringify(action)}`);
+  if (extra.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(extra[0])}`);
+  const config = await loadConfig(await configFileOption(options['config'], true));
+  const principal = typeof options['principal'] === 'string' ? options['principal'] : undefined;
+  const server = typeof options['server'] === 'string' ? serverIdentity(config, options['server']) : undefined;
+  if (action === 'revoke' && principal === undefined && server === undefined) throw new UsageError('revoke needs --principal, --server or both');
+  const filter: ConnectionFilter = { ...(principal !== undefined ? { principal } : {}), ...(server !== undefined ? { server } : {}) };
+  const storeUrl = typeof options['store'] === 'string' ? options['store'] : config.store;
+  const { store } = await openConnectionStore({ stateDir: config.stateDir, ...(storeUrl !== undefined ? { store: storeUrl } : {}) });
+  try {
+    if (action === 'list') {
+      const list = await store.list(filter);
+      process.stdout.write(options['json'] === true ? `${JSON.stringify(list, null, 2)}\n` : formatConnections(list));
+      return;
+    }
+    const n = await store.revoke(filter);
+    process.stdout.write(options['json'] === true ? `${JSON.stringify({ revoked: n })}\n` : `Revoked ${counted(n, 'connection')}${describeFilter(filter)}.\n`);
+  } finally {
+    await store.close();
+  }
+}
+
+/** A config id names its remote server's URL; anything else is read as a URL (its canonical form). */
+function serverIdentity(config: HostConfig, text: string): string {
+  const configured = config.servers.find((s) => s.id === text);
+  if (configured !== undefined) {
+    if (configured.launch.kind === 'stdio') throw new UsageError(`${text} is a local (stdio) server: per-user connections are for remote servers`);
+    return canonicalServerUrl(configured.launch.url);
+  }
+  if (!URL.canParse(text)) throw new UsageError(`--server ${JSON.stringify(text)} is neither a server of the config nor a URL`);
+  return canonicalServerUrl(text);
+}
+
+function describeFilter(filter: ConnectionFilter): string {
+  const parts = [...(filter.principal !== undefined ? [`of ${filter.principal}`] : []), ...(filter.server !== undefined ? [`at ${filter.server}`] : [])];
+  return parts.length > 0 ? ` ${parts.join(' ')}` : '';
+}
+
+/** The connections as text: one header line, then principal and server, and the details. */
+export function formatConnections(list: readonly ConnectionSummary[]): string {
+  if (list.length === 0) return 'No connections.\n';
+  const rows = list.map((c): [string, string] => {
+    const details = [
+      c.serverId,
+      c.mode,
+      ...(c.tenant !== undefined ? [`tenant ${c.tenant}`] : []),
+      c.scopes.length > 0 ? `scopes ${c.scopes.join(' ')}` : 'no scopes',
+      `since ${new Date(c.createdAt).toISOString()}`,
+      ...(c.expiresAt !== undefined ? [`expires ${new Date(c.expiresAt).toISOString()}`] : []),
+      c.refreshable ? 'refreshable' : 'not refreshable',
+    ];
+    return [`${c.principal} @ ${c.server}`, details.join(', ')];
+  });
+  return `${counted(list.length, 'connection')}:\n${alignedRows(rows).map((r) => `  ${r}`).join('\n')}\n`;
+}

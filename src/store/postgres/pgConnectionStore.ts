@@ -1,0 +1,144 @@
+/**
+ * Per-principal downstream connections in PostgreSQL, shared by every gateway instance
+ * (`--store postgres://...`): tables `connections` and `pending_sign_ins` (migration 7). Tokens
+ * and pending sign-ins are sealed (AES-256-GCM, `connectionSealer.ts`) with a key that is not in
+ * the database: every instance must be given the same one (`SWITCHBOARD_CONNECTIONS_KEY`, or the
+ * same key file).
+ *
+ * Single-flight refresh across instances: one refresh runs per connection in an instance
+ * ({@link RefreshFlights}); across instances the refresh runs inside a transaction holding the
+ * row's lock (`SELECT ... FOR UPDATE`), so an instance asking meanwhile waits on the lock and
+ * then finds the new token stored (and uses it without refreshing).
+ *
+ * @see https://www.postgresql.org/docs/current/explicit-locking.html#LOCKING-ROWS
+ * @module
+ */
+import type { TokenSet } from '../../auth/client/tokenStore.js';
+import type { Connection, ConnectionFilter, ConnectionKey, ConnectionStore, ConnectionSummary, PendingSignIn } from '../../host/connections.js';
+import { connectionFromRow, connectionRow, openSignIn, RefreshFlights, sealSignIn, signInKey, summaryFromRow, type ConnectionRow } from '../connectionRecords.js';
+import type { ConnectionSealer } from '../connectionSealer.js';
+import type { PgClient, PgDatabase } from './pgDatabase.js';
+
+interface Row {
+  principal: string;
+  server: string;
+  server_id: string;
+  tenant: string | null;
+  mode: Connection['mode'];
+  summary: object;
+  sealed: Buffer;
+  created_at: string;
+  updated_at: string;
+}
+
+const UPSERT = `INSERT INTO connections (principal, server, server_id, tenant, mode, summary, sealed, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+ON CONFLICT (principal, server) DO UPDATE SET server_id = $3, tenant = $4, mode = $5, summary = $6, sealed = $7, created_at = $8, updated_at = $9`;
+
+const FILTER = '($1::text IS NULL OR principal = $1) AND ($2::text IS NULL OR server = $2)';
+
+/** Per-principal connections in PostgreSQL (see the module comment). */
+export class PgConnectionStore implements ConnectionStore {
+  readonly #db: PgDatabase;
+  readonly #sealer: ConnectionSealer;
+  readonly #flights = new RefreshFlights();
+
+  constructor(db: PgDatabase, sealer: ConnectionSealer) {
+    this.#db = db;
+    this.#sealer = sealer;
+  }
+
+  /** The connection of `key` (its tokens opened; `ConnectionSealError` when they do not open under this row and key). */
+  async get(key: ConnectionKey): Promise<Connection | undefined> {
+    const rows = await this.#db.query<Row>('reading a connection', 'SELECT * FROM connections WHERE principal = $1 AND server = $2', [key.principal, key.server]);
+    return rows[0] === undefined ? undefined : connectionFromRow(this.#sealer, fromRow(rows[0]));
+  }
+
+  /** Stores (replaces) `connection`, its tokens sealed to its (principal, server). */
+  async put(connection: Connection): Promise<void> {
+    await this.#db.query('saving a connection', UPSERT, values(connectionRow(this.#sealer, connection)));
+  }
+
+  /** Token-free summaries matching `filter`, oldest first (no key needed). */
+  async list(filter: ConnectionFilter = {}): Promise<readonly ConnectionSummary[]> {
+    const rows = await this.#db.query<{ summary: object }>('listing connections', `SELECT summary FROM connections WHERE ${FILTER} ORDER BY created_at, principal, server`, [filter.principal ?? null, filter.server ?? null]);
+    return rows.map((r) => summaryFromRow(r.summary));
+  }
+
+  /** Deletes the connections matching `filter` (a principal, a server or both); how many. */
+  async revoke(filter: ConnectionFilter): Promise<number> {
+    if (filter.principal === undefined && filter.server === undefined) throw new TypeError('revoke needs a principal or a server');
+    const rows = await this.#db.query('revoking connections', `DELETE FROM connections WHERE ${FILTER} RETURNING principal`, [filter.principal ?? null, filter.server ?? null]);
+    return rows.length;
+  }
+
+  /** Refreshes at most once for `stale` across every instance (see the module comment). */
+  refreshOnce(key: ConnectionKey, stale: string, refresh: (current: Connection) => Promise<TokenSet>): Promise<Connection | undefined> {
+    return this.#flights.run(key, async () => {
+      // Without the lock first: once another instance has refreshed, no one waits on the row.
+      const seen = await this.get(key);
+      if (seen === undefined || seen.tokens.accessToken !== stale) return seen;
+      // The refresh's own failure is rethrown as is (the transaction would report it as the store's).
+      let failed: { readonly error: unknown } | undefined;
+      const result = await this.#db.transaction('refreshing a connection', async (client: PgClient) => {
+        const row = (await client.query<Row>('SELECT * FROM connections WHERE principal = $1 AND server = $2 FOR UPDATE', [key.principal, key.server])).rows[0];
+        if (row === undefined) return undefined;
+        const current = connectionFromRow(this.#sealer, fromRow(row));
+        if (current.tokens.accessToken !== stale) return current; // another instance refreshed while this one waited on the lock
+        let tokens: TokenSet;
+        try {
+          tokens = await refresh(current);
+        } catch (error) {
+          failed = { error };
+          return undefined;
+        }
+        const next: Connection = { ...current, tokens, updatedAt: Date.now() };
+        await client.query(UPSERT, values(connectionRow(this.#sealer, next)));
+        return next;
+      });
+      if (failed !== undefined) throw failed.error;
+      return result;
+    });
+  }
+
+  /** Records a sign-in (sealed, keyed by its hashed `state`) and deletes the expired ones. */
+  async beginSignIn(pending: PendingSignIn): Promise<void> {
+    const { key, sealed } = sealSignIn(this.#sealer, pending);
+    await this.#db.query('cleaning expired sign-ins', 'DELETE FROM pending_sign_ins WHERE expires_at <= $1', [Date.now()]);
+    await this.#db.query('recording a sign-in', 'INSERT INTO pending_sign_ins (state_hash, sealed, expires_at) VALUES ($1, $2, $3) ON CONFLICT (state_hash) DO UPDATE SET sealed = $2, expires_at = $3', [key, sealed, pending.expiresAt]);
+  }
+
+  /** Takes and deletes the sign-in of `state` (one use); `undefined` when unknown, used or expired. */
+  async takeSignIn(state: string, now: number): Promise<PendingSignIn | undefined> {
+    const key = signInKey(state);
+    // DELETE ... RETURNING: of two instances taking one state at once, one gets the row.
+    const rows = await this.#db.query<{ sealed: Buffer; expires_at: string }>('taking a sign-in', 'DELETE FROM pending_sign_ins WHERE state_hash = $1 RETURNING sealed, expires_at', [key]);
+    await this.#db.query('cleaning expired sign-ins', 'DELETE FROM pending_sign_ins WHERE expires_at <= $1', [now]);
+    const row = rows[0];
+    if (row === undefined || Number(row.expires_at) <= now) return undefined;
+    const pending = openSignIn(this.#sealer, key, row.sealed);
+    return pending.expiresAt > now ? pending : undefined;
+  }
+
+  /** The database is the caller's (shared with the other stores): nothing to close here. */
+  close(): Promise<void> {
+    return Promise.resolve();
+  }
+}
+
+function fromRow(row: Row): ConnectionRow {
+  return {
+    principal: row.principal,
+    server: row.server,
+    serverId: row.server_id,
+    tenant: row.tenant,
+    mode: row.mode,
+    summary: JSON.stringify(row.summary),
+    sealed: row.sealed,
+    createdAt: Number(row.created_at),
+    updatedAt: Number(row.updated_at),
+  };
+}
+
+function values(r: ConnectionRow): unknown[] {
+  return [r.principal, r.server, r.serverId, r.tenant, r.mode, r.summary, Buffer.from(r.sealed), r.createdAt, r.updatedAt];
+}

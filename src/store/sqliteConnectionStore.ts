@@ -1,0 +1,251 @@
+/**
+ * The embedded {@link ConnectionStore}: each principal's downstream connections in one SQLite
+ * file (better-sqlite3), `connections.db` under the state folder, mode 0600, WAL. Tokens and
+ * pending sign-ins are sealed (AES-256-GCM, `connectionSealer.ts`) with a key kept apart from
+ * the file; what {@link SqliteConnectionStore.list} reads is a token-free summary.
+ *
+ * Single-flight refresh across the processes sharing the file (gateways on one machine, the
+ * CLI): one refresh runs per connection in a process ({@link RefreshFlights}), and across
+ * processes a lease on the row, taken under the file's write lock (`BEGIN IMMEDIATE`) after
+ * re-reading the row: a process that finds the stored token already changed uses it, one that
+ * finds another's lease waits for its result (or for the lease to lapse, when its holder died).
+ * The result is written only if the row still holds the stale token (re-read under the lock).
+ *
+ * @see https://www.sqlite.org/lang_transaction.html
+ * @module
+ */
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import type Database from 'better-sqlite3';
+import type { TokenSet } from '../auth/client/tokenStore.js';
+import type { Connection, ConnectionFilter, ConnectionKey, ConnectionStore, ConnectionSummary, PendingSignIn } from '../host/connections.js';
+import { McpError, McpErrorCode } from '../util/errors.js';
+import { connectionFromRow, connectionRow, openSignIn, RefreshFlights, sealSignIn, signInKey, summaryFromRow, type ConnectionRow } from './connectionRecords.js';
+import type { ConnectionSealer } from './connectionSealer.js';
+import { openCheckedDatabase } from './sqliteFile.js';
+
+/** The file's name in the state folder. */
+export const CONNECTIONS_DB_FILE = 'connections.db';
+
+const SCHEMA_VERSION = 1;
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS connections (
+  principal TEXT NOT NULL,
+  server TEXT NOT NULL,
+  server_id TEXT NOT NULL,
+  tenant TEXT,
+  mode TEXT NOT NULL CHECK (mode IN ('per-user', 'token-exchange')),
+  summary TEXT NOT NULL,
+  sealed BLOB NOT NULL,
+  created_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL,
+  lease_holder TEXT,
+  lease_until INTEGER,
+  PRIMARY KEY (principal, server)
+);
+CREATE TABLE IF NOT EXISTS pending_sign_ins (
+  state_hash TEXT PRIMARY KEY,
+  sealed BLOB NOT NULL,
+  expires_at INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS pending_sign_ins_expiry ON pending_sign_ins (expires_at);
+`;
+
+/** Options of {@link SqliteConnectionStore.open}. */
+export interface SqliteConnectionStoreOptions {
+  /** How long a refresh lease holds before another process may take over, in ms. Default 60 000. */
+  readonly refreshLeaseMs?: number;
+  /** How often a process waiting on another's refresh looks at the row, in ms. Default 25. */
+  readonly pollMs?: number;
+}
+
+interface Row {
+  principal: string;
+  server: string;
+  server_id: string;
+  tenant: string | null;
+  mode: Connection['mode'];
+  summary: string;
+  sealed: Buffer;
+  created_at: number;
+  updated_at: number;
+  lease_holder: string | null;
+  lease_until: number | null;
+}
+
+type Step = { readonly done: Connection | undefined } | { readonly wait: true } | { readonly go: Connection };
+
+/** Per-principal connections in one SQLite file (see the module comment). */
+export class SqliteConnectionStore implements ConnectionStore {
+  /** The file. */
+  readonly path: string;
+  readonly #db: Database.Database;
+  readonly #sealer: ConnectionSealer;
+  readonly #flights = new RefreshFlights();
+  readonly #holder = randomBytes(8).toString('hex');
+  readonly #leaseMs: number;
+  readonly #pollMs: number;
+
+  private constructor(path: string, db: Database.Database, sealer: ConnectionSealer, options: SqliteConnectionStoreOptions) {
+    this.path = path;
+    this.#db = db;
+    this.#sealer = sealer;
+    this.#leaseMs = options.refreshLeaseMs ?? 60_000;
+    this.#pollMs = options.pollMs ?? 25;
+  }
+
+  /** Opens (or creates) the store at `path`; `ERR_MCP_STORE_CORRUPT` for a damaged file or a newer schema. */
+  static open(path: string, sealer: ConnectionSealer, options: SqliteConnectionStoreOptions = {}): SqliteConnectionStore {
+    let db: Database.Database | undefined;
+    try {
+      db = openCheckedDatabase(path, (detail) => new Error(detail));
+      const version = db.pragma('user_version', { simple: true }) as number;
+      if (version > SCHEMA_VERSION) throw new Error(`schema version ${version} was written by a newer Switchboard`);
+      db.pragma('journal_mode = WAL');
+      db.exec(SCHEMA);
+      if (version === 0) db.pragma(`user_version = ${SCHEMA_VERSION}`);
+      return new SqliteConnectionStore(path, db, sealer, options);
+    } catch (error) {
+      db?.close();
+      const detail = error instanceof Error ? error.message : String(error);
+      throw new McpError(McpErrorCode.StoreCorrupt, `The connections in ${path} are damaged (SQLite: ${detail}). Move the file away to start with none (every user signs in again).`, { cause: error });
+    }
+  }
+
+  /** The connection of `key` (its tokens opened; `ConnectionSealError` when they do not open under this row and key). */
+  get(key: ConnectionKey): Promise<Connection | undefined> {
+    return Promise.resolve().then(() => this.#read(key));
+  }
+
+  /** Stores (replaces) `connection`, its tokens sealed to its (principal, server). */
+  put(connection: Connection): Promise<void> {
+    return Promise.resolve().then(() => {
+      this.#write(connectionRow(this.#sealer, connection));
+    });
+  }
+
+  /** Token-free summaries matching `filter`, oldest first (no key needed). */
+  list(filter: ConnectionFilter = {}): Promise<readonly ConnectionSummary[]> {
+    return Promise.resolve().then(() => {
+      const rows = this.#db
+        .prepare('SELECT summary FROM connections WHERE (@principal IS NULL OR principal = @principal) AND (@server IS NULL OR server = @server) ORDER BY created_at, principal, server')
+        .all({ principal: filter.principal ?? null, server: filter.server ?? null }) as { summary: string }[];
+      return rows.map((r) => summaryFromRow(r.summary));
+    });
+  }
+
+  /** Deletes the connections matching `filter` (a principal, a server or both); how many. */
+  revoke(filter: ConnectionFilter): Promise<number> {
+    if (filter.principal === undefined && filter.server === undefined) return Promise.reject(new TypeError('revoke needs a principal or a server'));
+    return Promise.resolve().then(
+      () =>
+        this.#db.prepare('DELETE FROM connections WHERE (@principal IS NULL OR principal = @principal) AND (@server IS NULL OR server = @server)').run({ principal: filter.principal ?? null, server: filter.server ?? null })
+          .changes,
+    );
+  }
+
+  /** Refreshes at most once for `stale` across every instance (see the module comment). */
+  refreshOnce(key: ConnectionKey, stale: string, refresh: (current: Connection) => Promise<TokenSet>): Promise<Connection | undefined> {
+    return this.#flights.run(key, async () => {
+      for (;;) {
+        const step = this.#begin(key, stale);
+        if ('done' in step) return step.done;
+        if ('go' in step) return this.#finish(key, stale, step.go, refresh);
+        await new Promise((resolve) => setTimeout(resolve, this.#pollMs));
+      }
+    });
+  }
+
+  /** Records a sign-in (sealed, keyed by its hashed `state`) and deletes the expired ones. */
+  beginSignIn(pending: PendingSignIn): Promise<void> {
+    return Promise.resolve().then(() => {
+      const { key, sealed } = sealSignIn(this.#sealer, pending);
+      this.#db.prepare('DELETE FROM pending_sign_ins WHERE expires_at <= ?').run(Date.now());
+      this.#db.prepare('INSERT OR REPLACE INTO pending_sign_ins (state_hash, sealed, expires_at) VALUES (?, ?, ?)').run(key, sealed, pending.expiresAt);
+    });
+  }
+
+  /** Takes and deletes the sign-in of `state` (one use); `undefined` when unknown, used or expired. */
+  takeSignIn(state: string, now: number): Promise<PendingSignIn | undefined> {
+    return Promise.resolve().then(() => {
+      const key = signInKey(state);
+      // Deleted as it is read (one statement): a state is used at most once, by whichever process asks first.
+      const row = this.#db.prepare('DELETE FROM pending_sign_ins WHERE state_hash = ? RETURNING sealed, expires_at').get(key) as { sealed: Buffer; expires_at: number } | undefined;
+      this.#db.prepare('DELETE FROM pending_sign_ins WHERE expires_at <= ?').run(now);
+      if (row === undefined || row.expires_at <= now) return undefined;
+      const pending = openSignIn(this.#sealer, key, row.sealed);
+      return pending.expiresAt > now ? pending : undefined;
+    });
+  }
+
+  /** Closes the file. */
+  close(): Promise<void> {
+    this.#db.close();
+    return Promise.resolve();
+  }
+
+  /** Under the write lock: the stored answer, a lease taken (go), or another's lease to wait for. */
+  #begin(key: ConnectionKey, stale: string): Step {
+    return this.#db
+      .transaction((): Step => {
+        const row = this.#row(key);
+        if (row === undefined) return { done: undefined };
+        const current = connectionFromRow(this.#sealer, fromRow(row));
+        if (current.tokens.accessToken !== stale) return { done: current };
+        const now = Date.now();
+        if (row.lease_holder !== null && row.lease_holder !== this.#holder && (row.lease_until ?? 0) > now) return { wait: true };
+        this.#db.prepare('UPDATE connections SET lease_holder = ?, lease_until = ? WHERE principal = ? AND server = ?').run(this.#holder, now + this.#leaseMs, key.principal, key.server);
+        return { go: current };
+      })
+      .immediate();
+  }
+
+  /** Runs the refresh (no lock held), then stores it if the row still holds the stale token. */
+  async #finish(key: ConnectionKey, stale: string, current: Connection, refresh: (current: Connection) => Promise<TokenSet>): Promise<Connection | undefined> {
+    let tokens: TokenSet;
+    try {
+      tokens = await refresh(current);
+    } catch (error) {
+      this.#db.prepare('UPDATE connections SET lease_holder = NULL, lease_until = NULL WHERE principal = ? AND server = ? AND lease_holder = ?').run(key.principal, key.server, this.#holder);
+      throw error;
+    }
+    return this.#db
+      .transaction((): Connection | undefined => {
+        const row = this.#row(key);
+        if (row === undefined) return undefined; // revoked meanwhile: the new tokens are dropped
+        const stored = connectionFromRow(this.#sealer, fromRow(row));
+        if (stored.tokens.accessToken !== stale) return stored; // replaced meanwhile (a new sign-in, or a lapsed lease's other holder)
+        const next: Connection = { ...stored, tokens, updatedAt: Date.now() };
+        this.#write(connectionRow(this.#sealer, next));
+        return next;
+      })
+      .immediate();
+  }
+
+  #row(key: ConnectionKey): Row | undefined {
+    return this.#db.prepare('SELECT * FROM connections WHERE principal = ? AND server = ?').get(key.principal, key.server) as Row | undefined;
+  }
+
+  #read(key: ConnectionKey): Connection | undefined {
+    const row = this.#row(key);
+    return row === undefined ? undefined : connectionFromRow(this.#sealer, fromRow(row));
+  }
+
+  #write(r: ConnectionRow): void {
+    this.#db
+      .prepare(
+        'INSERT OR REPLACE INTO connections (principal, server, server_id, tenant, mode, summary, sealed, created_at, updated_at, lease_holder, lease_until) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, NULL)',
+      )
+      .run(r.principal, r.server, r.serverId, r.tenant, r.mode, r.summary, r.sealed, r.createdAt, r.updatedAt);
+  }
+}
+
+function fromRow(row: Row): ConnectionRow {
+  return { principal: row.principal, server: row.server, serverId: row.server_id, tenant: row.tenant, mode: row.mode, summary: row.summary, sealed: row.sealed, createdAt: row.created_at, updatedAt: row.updated_at };
+}
+
+/** The store under `stateDir` (`connections.db`). */
+export function openSqliteConnectionStore(stateDir: string, sealer: ConnectionSealer, options: SqliteConnectionStoreOptions = {}): SqliteConnectionStore {
+  return SqliteConnectionStore.open(join(stateDir, CONNECTIONS_DB_FILE), sealer, options);
+}

@@ -1,0 +1,94 @@
+// Runs the per-user connection-store contract against SQLite (two stores on one file: two
+// processes on one machine) and PostgreSQL (two pools on one schema: two gateway instances).
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after } from 'node:test';
+import Database from 'better-sqlite3';
+import { signInKey } from '../../../src/store/connectionRecords.js';
+import { ConnectionSealer } from '../../../src/store/connectionSealer.js';
+import { PgConnectionStore } from '../../../src/store/postgres/pgConnectionStore.js';
+import { SqliteConnectionStore } from '../../../src/store/sqliteConnectionStore.js';
+import { openTestPostgres, freshSchema } from './backends.js';
+import { connectionStoreContract } from './connectionStore.contract.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'sb-connections-contract-'));
+const closers: (() => Promise<void>)[] = [];
+after(async () => {
+  for (const close of closers.splice(0)) await close().catch(() => undefined);
+  rmSync(dir, { recursive: true, force: true });
+});
+let n = 0;
+
+/** Every column of every row as text (blobs byte for byte, as Latin-1). */
+function asText(rows: readonly Record<string, unknown>[]): string {
+  return rows.map((row) => Object.values(row).map((v) => (Buffer.isBuffer(v) ? v.toString('latin1') : typeof v === 'object' ? JSON.stringify(v) : String(v))).join('|')).join('\n');
+}
+
+function flip(sealed: Buffer, offsetFromEnd: number): Buffer {
+  const copy = Buffer.from(sealed);
+  const i = copy.byteLength - offsetFromEnd;
+  copy[i] = (copy[i] as number) ^ 0x01;
+  return copy;
+}
+
+connectionStoreContract('SQLite', async () => {
+  const file = join(dir, `connections-${n++}.db`);
+  const key = new Uint8Array(randomBytes(32));
+  const raw = (): Database.Database => new Database(file);
+  const withRaw = <R>(fn: (db: Database.Database) => R): R => {
+    const db = raw();
+    try {
+      return fn(db);
+    } finally {
+      db.close();
+    }
+  };
+  return {
+    key,
+    instance: (k = key) => {
+      const store = SqliteConnectionStore.open(file, ConnectionSealer.fromKey(k));
+      closers.push(() => store.close());
+      return Promise.resolve(store);
+    },
+    dump: () => Promise.resolve(withRaw((db) => asText([...db.prepare('SELECT * FROM connections').all(), ...db.prepare('SELECT * FROM pending_sign_ins').all()] as Record<string, unknown>[]))),
+    copySealed: (from, to) =>
+      Promise.resolve(
+        withRaw((db) => void db.prepare('UPDATE connections SET sealed = (SELECT sealed FROM connections WHERE principal = ? AND server = ?) WHERE principal = ? AND server = ?').run(from[0], from[1], to[0], to[1])),
+      ),
+    flipByte: ([principal, server], offset) =>
+      Promise.resolve(
+        withRaw((db) => {
+          const row = db.prepare('SELECT sealed FROM connections WHERE principal = ? AND server = ?').get(principal, server) as { sealed: Buffer };
+          db.prepare('UPDATE connections SET sealed = ? WHERE principal = ? AND server = ?').run(flip(row.sealed, offset), principal, server);
+        }),
+      ),
+    copyPending: (from, to) =>
+      Promise.resolve(withRaw((db) => void db.prepare('UPDATE pending_sign_ins SET sealed = (SELECT sealed FROM pending_sign_ins WHERE state_hash = ?) WHERE state_hash = ?').run(signInKey(from), signInKey(to)))),
+    pendingRows: () => Promise.resolve(withRaw((db) => (db.prepare('SELECT count(*) AS n FROM pending_sign_ins').get() as { n: number }).n)),
+  };
+});
+
+connectionStoreContract('PostgreSQL', async () => {
+  const schema = freshSchema();
+  const key = new Uint8Array(randomBytes(32));
+  const admin = await openTestPostgres({ schema });
+  return {
+    key,
+    // Each instance its own pool: two gateway instances sharing the database.
+    instance: async (k = key) => new PgConnectionStore(await openTestPostgres({ schema }), ConnectionSealer.fromKey(k)),
+    dump: async () => asText([...(await admin.query('dump', 'SELECT * FROM connections')), ...(await admin.query('dump', 'SELECT * FROM pending_sign_ins'))]),
+    copySealed: async (from, to) => {
+      await admin.query('swap', 'UPDATE connections SET sealed = (SELECT sealed FROM connections WHERE principal = $1 AND server = $2) WHERE principal = $3 AND server = $4', [from[0], from[1], to[0], to[1]]);
+    },
+    flipByte: async ([principal, server], offset) => {
+      const [row] = await admin.query<{ sealed: Buffer }>('read', 'SELECT sealed FROM connections WHERE principal = $1 AND server = $2', [principal, server]);
+      await admin.query('flip', 'UPDATE connections SET sealed = $1 WHERE principal = $2 AND server = $3', [flip((row as { sealed: Buffer }).sealed, offset), principal, server]);
+    },
+    copyPending: async (from, to) => {
+      await admin.query('swap', 'UPDATE pending_sign_ins SET sealed = (SELECT sealed FROM pending_sign_ins WHERE state_hash = $1) WHERE state_hash = $2', [signInKey(from), signInKey(to)]);
+    },
+    pendingRows: async () => Number((await admin.query<{ n: string }>('count', 'SELECT count(*) AS n FROM pending_sign_ins'))[0]?.n),
+  };
+});

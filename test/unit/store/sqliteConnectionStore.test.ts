@@ -1,0 +1,69 @@
+// What only the SQLite connection store has (the shared contract is in
+// test/contract/stores/connectionStore.contract.ts): its file (mode 0600, a newer schema or a
+// damaged file refused), and the refresh lease of a process that died mid-refresh lapsing, so
+// another process takes over instead of waiting forever.
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import Database from 'better-sqlite3';
+import type { TokenSet } from '../../../src/auth/client/tokenStore.js';
+import { ConnectionSealer } from '../../../src/store/connectionSealer.js';
+import { CONNECTIONS_DB_FILE, openSqliteConnectionStore, SqliteConnectionStore } from '../../../src/store/sqliteConnectionStore.js';
+import { isMcpError, McpErrorCode } from '../../../src/util/errors.js';
+import { connection, tokens } from '../../contract/stores/connectionStore.contract.js';
+
+const T = { timeout: 10_000 };
+const dir = mkdtempSync(join(tmpdir(), 'sb-sqlite-connections-'));
+after(() => rmSync(dir, { recursive: true, force: true }));
+let n = 0;
+const sealer = ConnectionSealer.fromKey(randomBytes(32));
+
+describe('SqliteConnectionStore', () => {
+  it('creates connections.db with mode 0600 in a 0700 state folder', T, async () => {
+    const state = join(dir, `state-${n++}`);
+    const store = openSqliteConnectionStore(state, sealer);
+    await store.close();
+    assert.equal(statSync(join(state, CONNECTIONS_DB_FILE)).mode & 0o777, 0o600);
+    assert.equal(statSync(state).mode & 0o777, 0o700);
+  });
+
+  it('refuses a file of a newer schema, and a file that is not a database (ERR_MCP_STORE_CORRUPT)', T, () => {
+    const newer = join(dir, `newer-${n++}.db`);
+    const db = new Database(newer);
+    db.pragma('user_version = 99');
+    db.close();
+    assert.throws(() => SqliteConnectionStore.open(newer, sealer), (e: unknown) => isMcpError(e, McpErrorCode.StoreCorrupt) && /newer Switchboard/.test(e.message));
+    const junk = join(dir, `junk-${n++}.db`);
+    writeFileSync(junk, 'not a database at all, just text'.repeat(100));
+    assert.throws(() => SqliteConnectionStore.open(junk, sealer), (e: unknown) => isMcpError(e, McpErrorCode.StoreCorrupt));
+  });
+
+  it('a dead holder\'s refresh lease lapses: the other process refreshes; the late result is not written over it', T, async () => {
+    const file = join(dir, `lease-${n++}.db`);
+    // A short lease: the first process "dies" (its refresh never returns while the lease holds).
+    const dying = SqliteConnectionStore.open(file, sealer, { refreshLeaseMs: 100, pollMs: 10 });
+    const other = SqliteConnectionStore.open(file, sealer, { refreshLeaseMs: 100, pollMs: 10 });
+    const alice = connection('alice');
+    await dying.put(alice);
+    const key = { principal: 'alice', server: alice.server };
+    let release!: (t: TokenSet) => void;
+    let started!: () => void;
+    const running = new Promise<void>((resolve) => (started = resolve));
+    const stuck = dying.refreshOnce(key, alice.tokens.accessToken, () => {
+      started();
+      return new Promise<TokenSet>((resolve) => (release = resolve));
+    });
+    await running;
+    const fresh = tokens('takeover');
+    const taken = await other.refreshOnce(key, alice.tokens.accessToken, () => Promise.resolve(fresh));
+    assert.deepEqual(taken?.tokens, fresh);
+    release(tokens('too-late'));
+    assert.deepEqual((await stuck)?.tokens, fresh, 'the late refresh was written over the newer one');
+    assert.deepEqual((await other.get(key))?.tokens, fresh);
+    await dying.close();
+    await other.close();
+  });
+});
