@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { lstatSync, readdirSync, readlinkSync, statSync } from 'node:fs';
+import { lstatSync, readdirSync, readlinkSync, statSync, type Stats } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import type { PathPlatform } from '../host/protectedPaths.js';
@@ -26,6 +26,25 @@ interface Found {
 /** Symlinks followed in one lookup before it gives up (Linux's own limit is 40). */
 const MAX_LINKS = 40;
 
+/** A folder's (or file's) real path as last looked up, and the object it was: kept across requests for {@link scopedRealpath}'s anchors. */
+interface Anchored extends Found {
+  readonly dev: number;
+  readonly ino: number;
+}
+
+/** Anchors kept across requests (the folders servers resolve relative paths against); cleared when full. */
+const anchored = new Map<string, Anchored>();
+const MAX_ANCHORED = 1_000;
+
+/** The object at `path` (links followed), or `undefined`. */
+function statOf(path: string): Stats | undefined {
+  try {
+    return statSync(path, { throwIfNoEntry: false });
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * A realpath-of-prefix function whose lookups are remembered for as long as the caller keeps it:
  * one check of one request (`PathPlatform.realpathScope`). The path is resolved from the root
@@ -33,9 +52,29 @@ const MAX_LINKS = 40;
  * resolved against a folder already looked up costs one `lstat`. Unlike `realpath(3)` of the
  * longest existing prefix, a dangling symlink is followed to where it points (writing through it
  * creates the file there). Past {@link MAX_LINKS} links (a loop) the answer is `undefined`.
+ *
+ * `anchors` (the folders a server resolves relative paths against) are resolved once and kept
+ * across requests: each request checks with one `stat` that the anchor is still the same object
+ * (device and inode, links followed), and resolves it again when it is not (a folder replaced
+ * by a symlink, or moved, between two requests).
  */
-export function scopedRealpath(): (absolute: string) => string | undefined {
+export function scopedRealpath(given: readonly string[] = []): (absolute: string) => string | undefined {
   const memo = new Map<string, Found>();
+  const anchors = given.map((anchor) => resolve(anchor));
+  for (const anchor of anchors) {
+    const known = anchored.get(anchor);
+    if (known === undefined) continue;
+    const now = statOf(anchor);
+    if (now !== undefined && now.dev === known.dev && now.ino === known.ino) memo.set(anchor, known);
+    else anchored.delete(anchor);
+  }
+  const remember = (anchor: string, found: Found): void => {
+    if (found.kind === 'missing' || anchored.has(anchor)) return;
+    const now = statOf(anchor);
+    if (now === undefined) return;
+    if (anchored.size >= MAX_ANCHORED) anchored.clear();
+    anchored.set(anchor, { ...found, dev: now.dev, ino: now.ino });
+  };
   const find = (path: string, links: { n: number }): Found | undefined => {
     const known = memo.get(path);
     if (known !== undefined) return known;
@@ -72,6 +111,11 @@ export function scopedRealpath(): (absolute: string) => string | undefined {
     }
     return find(isAbsolute(target) ? resolve(target) : resolve(folder, target), links);
   };
+  for (const anchor of anchors) {
+    if (memo.has(anchor)) continue;
+    const found = find(anchor, { n: 0 });
+    if (found !== undefined) remember(anchor, found);
+  }
   return (absolute) => find(resolve(absolute), { n: 0 })?.real;
 }
 

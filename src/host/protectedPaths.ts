@@ -46,10 +46,11 @@ export interface PathPlatform {
   readonly realpath?: (absolute: string) => string | undefined;
   /**
    * A `realpath` whose lookups are kept while the returned function is: {@link findProtectedPath}
-   * takes one per request, so a folder met by several strings (a server's roots and folders) is
-   * looked up once per request, never across requests (a symlink changed between two calls is seen).
+   * takes one per request, so a name met by several strings is looked up once per request. The
+   * `anchors` (the request's bases) may be kept across requests when the platform checks, on
+   * each request, that each is still the same object (a symlink changed between two calls is seen).
    */
-  readonly realpathScope?: () => (absolute: string) => string | undefined;
+  readonly realpathScope?: (anchors: readonly string[]) => (absolute: string) => string | undefined;
   /** The names in a folder (its first level), `undefined` when it is not one: what a glob could reach inside a protected folder. */
   readonly list?: (absolute: string) => readonly string[] | undefined;
 }
@@ -313,11 +314,11 @@ export function normalPath(absolute: string, platform: PathPlatform): NormalPath
   return { root, segments, display };
 }
 
-const ASCII = /^[\x00-\x7f]*$/;
+const ASCII = /^[ -~]*$/;
 
 /** `name` as the platform compares it: NFC, and lower case when case does not matter. */
 function fold(name: string, platform: PathPlatform): string {
-  // NFC leaves ASCII as it is (the common name), so it is only asked about the others.
+  // NFC leaves printable ASCII as it is (the common name), so it is only asked about the others.
   const nfc = ASCII.test(name) ? name : name.normalize('NFC');
   return platform.caseInsensitive ? nfc.toLowerCase() : nfc;
 }
@@ -340,7 +341,7 @@ export type ArgumentsVerdict = { readonly kind: 'clear' } | { readonly kind: 'pr
 
 /** Walks `value` (keys and values at any depth) and checks every string with {@link checkPath} (a key only when it looks like a path). */
 export function findProtectedPath(all: ProtectedPathSet, value: unknown, options: CheckPathOptions): ArgumentsVerdict {
-  const scoped = all.platform.realpathScope?.();
+  const scoped = all.platform.realpathScope?.(options.bases.filter(isAbsolutePath));
   const set = scoped === undefined ? all : { ...all, platform: { ...all.platform, realpath: scoped } };
   let strings = 0;
   const walk = (item: unknown, at: string, depth: number): ArgumentsVerdict => {

@@ -68,6 +68,19 @@ describe('pathPlatform: the real path of a request\'s string', () => {
     assert.equal(scopedRealpath()(path), state, 'the next request sees the link');
   });
 
+  it('anchors are kept across requests only while they are the same folder: one swapped for a link into the state folder is seen', T, async () => {
+    const base = join(dir, 'base');
+    await mkdir(base);
+    const set = protectedPathSet([{ path: state, what: 'state folder' }], nodePathPlatform(state));
+    const check = (): string => findProtectedPath(set, { path: 'admin-token' }, { bases: [base], ancestors: false }).kind;
+    assert.equal(check(), 'clear');
+    assert.equal(check(), 'clear', 'the anchor kept from the first request');
+    await rm(base, { recursive: true });
+    await symlink(state, base);
+    assert.equal(check(), 'protected', 'the swapped anchor was read from the cache');
+    assert.equal(scopedRealpath([base])(join(base, 'x')), join(state, 'x'));
+  });
+
   it('config rewrite: a dangling link into the state folder is a protected path to the check', T, () => {
     const set = protectedPathSet([{ path: state, what: 'state folder' }], nodePathPlatform(state));
     const verdict = findProtectedPath(set, { path: 'dangling', content: '{}' }, { bases: [join(dir, 'project')], ancestors: true });
