@@ -57,6 +57,14 @@ const METHODS: readonly InterceptedMethod[] = ['tools/call', 'prompts/get', 'res
 /** The `policy.protected-paths` interceptor (see the module comment). */
 export function protectedPathsInterceptor(options: ProtectedPathsOptions): Interceptor {
   const { paths } = options;
+  // A server's bases follow from its config entry alone (a reload makes a new entry): made once per entry.
+  const bases = new WeakMap<ServerConfig, readonly string[]>();
+  const basesOf = (server: ServerConfig | undefined): readonly string[] => {
+    if (server === undefined) return [options.cwd];
+    let known = bases.get(server);
+    if (known === undefined) bases.set(server, (known = serverPathBases(server, options.cwd, paths)));
+    return known;
+  };
   return {
     id: PROTECTED_PATHS_ID,
     phase: 'policy',
@@ -69,7 +77,7 @@ export function protectedPathsInterceptor(options: ProtectedPathsOptions): Inter
       const server = ctx.server === undefined ? undefined : options.config().servers.find((s) => s.id === ctx.server?.id);
       const { name: _name, ...params } = ctx.params;
       const readOnly = ctx.method !== 'tools/call' || (ctx.definition?.['annotations'] as { readOnlyHint?: unknown } | undefined)?.readOnlyHint === true;
-      const found = findProtectedPath(paths, ctx.method === 'tools/call' || ctx.method === 'prompts/get' ? params : ctx.params, { bases: serverPathBases(server, options.cwd, paths), ancestors: !readOnly });
+      const found = findProtectedPath(paths, ctx.method === 'tools/call' || ctx.method === 'prompts/get' ? params : ctx.params, { bases: basesOf(server), ancestors: !readOnly });
       if (found.kind === 'clear') return next();
       let reason: string;
       if (found.kind === 'unreadable') reason = `the arguments could not be checked for the gateway's own files: ${found.reason}`;

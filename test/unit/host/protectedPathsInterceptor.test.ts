@@ -45,6 +45,22 @@ describe('policy.protected-paths', () => {
     assert.deepEqual(out.decisions.map((d) => (d as { interceptor: string; outcome: string }).outcome), ['deny']);
   });
 
+  it('reload: a server moved to another folder is checked against its new folder at once (its folders are kept per config entry)', T, async () => {
+    const before = parseConfig(JSON.stringify({ mcpServers: { fs: { command: 'node', args: ['fs.js'], cwd: '/elsewhere' } }, switchboard: { stateDir: '/proj/.switchboard' } }), { file: '/proj/switchboard.json', env: {} });
+    const after = parseConfig(JSON.stringify({ mcpServers: { fs: { command: 'node', args: ['fs.js'], cwd: '/proj' } }, switchboard: { stateDir: '/proj/.switchboard' } }), { file: '/proj/switchboard.json', env: {} });
+    let live = before;
+    const reloading = protectedPathsInterceptor({ paths, config: () => live, cwd: '/' });
+    const reached = async (): Promise<boolean> => {
+      const ctx = interceptContext({ method: 'tools/call', principal: undefined, session: undefined, server: { id: 'fs' }, params: { name: 'read_text_file', arguments: { path: '.switchboard/admin-token' } }, definition: readOnly, signal: new AbortController().signal });
+      let hit = false;
+      await reloading.intercept(ctx, () => ((hit = true), Promise.resolve({ content: [] }))).catch(() => undefined);
+      return hit;
+    };
+    assert.equal(await reached(), true, '/elsewhere/.switchboard is not the state folder');
+    live = after;
+    assert.equal(await reached(), false, 'after the reload the same words name /proj/.switchboard/admin-token');
+  });
+
   it('resources/read, prompts/get and completion/complete are read too', T, async () => {
     for (const init of [
       { method: 'resources/read' as const, params: { uri: 'file:///proj/.switchboard/pins.db' } },
