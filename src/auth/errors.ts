@@ -54,6 +54,12 @@ export const AuthErrorCode = {
   AuthorizationFailed: 'ERR_AUTH_AUTHORIZATION_FAILED',
   /** The token endpoint refused a grant (`invalid_grant`: code or refresh token rejected). */
   InvalidGrant: 'ERR_AUTH_INVALID_GRANT',
+  /**
+   * The token endpoint refused the requested `resource` or `audience` (`invalid_target`:
+   * {@link https://datatracker.ietf.org/doc/html/rfc8707#section-2 | RFC 8707 section 2},
+   * {@link https://datatracker.ietf.org/doc/html/rfc8693#section-2.2.2 | RFC 8693 section 2.2.2}).
+   */
+  InvalidTarget: 'ERR_AUTH_INVALID_TARGET',
   /** The token endpoint failed for another reason. */
   TokenRequestFailed: 'ERR_AUTH_TOKEN_REQUEST_FAILED',
   /** Too many challenge-driven authorization attempts (step-up retry limit). */
@@ -85,6 +91,7 @@ const defaultStatus: Record<AuthErrorCode, number> = {
   ERR_AUTH_STATE_MISMATCH: 401,
   ERR_AUTH_AUTHORIZATION_FAILED: 401,
   ERR_AUTH_INVALID_GRANT: 401,
+  ERR_AUTH_INVALID_TARGET: 401,
   ERR_AUTH_TOKEN_REQUEST_FAILED: 401,
   ERR_AUTH_RETRY_LIMIT: 403,
   ERR_AUTH_INTERACTION_REQUIRED: 401,

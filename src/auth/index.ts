@@ -59,6 +59,7 @@ export {
 } from './resource/dpopProof.js';
 export type { IntrospectionOptions } from './resource/introspection.js';
 export type { VerifiedPrincipal } from './resource/principal.js';
+export { subjectTokenOf } from './resource/subjectToken.js';
 export { isAuthorizedFor, scopesForRequest, type ScopePolicy, type ScopedRequest } from './resource/scopesForRequest.js';
 
 export {
@@ -101,6 +102,7 @@ export {
   type TokenEndpointContext,
   type TokenResponse,
 } from './client/tokenEndpoint.js';
+export { TOKEN_EXCHANGE_GRANT_TYPE, TokenTypeUri, exchangeToken, type TokenExchangeRequest } from './client/tokenExchange.js';
 export { MemoryTokenStore, type ClientRegistration, type TokenEndpointAuthMethod, type TokenSet, type TokenStore } from './client/tokenStore.js';
 export { createDpopProofer, generateDpopKey, type DpopKey, type DpopProofer } from './client/dpop.js';
 export {

@@ -62,6 +62,12 @@ export const McpErrorCode = {
    * (fail closed) and works again once the store is back.
    */
   StoreUnavailable: 'ERR_MCP_STORE_UNAVAILABLE',
+  /**
+   * A server's per-principal credential cannot be had for this caller without a sign-in: e.g. a
+   * `token-exchange` server called by a principal whose inbound token cannot be exchanged (a
+   * named static token, or a front door that keeps no subject tokens).
+   */
+  CredentialUnavailable: 'ERR_MCP_CREDENTIAL_UNAVAILABLE',
 } as const;
 
 /** A local error code. */

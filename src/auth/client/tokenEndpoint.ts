@@ -75,8 +75,9 @@ async function clientAssertion(ctx: TokenEndpointContext): Promise<string> {
 
 /**
  * Posts `params` to the token endpoint with client authentication and returns the validated
- * response. `invalid_grant` becomes `ERR_AUTH_INVALID_GRANT`; other errors
- * `ERR_AUTH_TOKEN_REQUEST_FAILED` (`cause` = the error body or response).
+ * response. `invalid_grant` becomes `ERR_AUTH_INVALID_GRANT`, `invalid_target` (RFC 8707)
+ * `ERR_AUTH_INVALID_TARGET`; other errors `ERR_AUTH_TOKEN_REQUEST_FAILED` (`cause` = the error
+ * body or response).
  */
 export async function tokenRequest(ctx: TokenEndpointContext, params: Readonly<Record<string, string>>): Promise<TokenResponse> {
   const body = new URLSearchParams(params);
@@ -117,7 +118,7 @@ export async function tokenRequest(ctx: TokenEndpointContext, params: Readonly<R
     if (!response.ok) {
       const error = isObject(data) ? str(data, 'error') : undefined;
       if (error === 'use_dpop_nonce' && nonceChanged && attempt === 0) continue;
-      const code = error === 'invalid_grant' ? AuthErrorCode.InvalidGrant : AuthErrorCode.TokenRequestFailed;
+      const code = error === 'invalid_grant' ? AuthErrorCode.InvalidGrant : error === 'invalid_target' ? AuthErrorCode.InvalidTarget : AuthErrorCode.TokenRequestFailed;
       throw new AuthError(code, `token endpoint refused the request: ${error ?? response.status}`, { cause: data ?? response });
     }
     if (!isObject(data) || typeof data['access_token'] !== 'string' || data['access_token'] === '' || typeof data['token_type'] !== 'string') {

@@ -39,6 +39,7 @@ import { type DpopNonceSource, type DpopReplayCache, InMemoryDpopReplayCache, dp
 import { type IntrospectionOptions, createIntrospector } from './introspection.js';
 import { type VerifiedPrincipal, principalFromClaims } from './principal.js';
 import { protectedResourceMetadataUrl } from './protectedResourceMetadata.js';
+import { rememberSubjectToken } from './subjectToken.js';
 
 export type { VerifiedPrincipal } from './principal.js';
 
@@ -111,6 +112,12 @@ export interface BearerVerifierCommonOptions extends InsecureOption {
   includeGrantedScopesInChallenge?: boolean;
   /** Accept DPoP-bound tokens too (see {@link DpopVerifierOptions}). Default: `Bearer` only. */
   dpop?: DpopVerifierOptions;
+  /**
+   * Keep each verified token as the principal's RFC 8693 subject token, readable only through
+   * `subjectTokenOf(principal)` (`subjectToken.ts`; never a property of the principal). Set it
+   * when this resource exchanges its callers' tokens for downstream ones. Default false.
+   */
+  exchangeable?: boolean;
 }
 
 /** JWT strategy options. */
@@ -325,7 +332,7 @@ export function createBearerVerifier(options: BearerVerifierOptions): BearerVeri
         wwwAuthenticate: challenge({ error: 'insufficient_scope', description: 'additional scope required', scopes, scheme: ctx.scheme }),
       });
     }
-    return principal;
+    return options.exchangeable === true ? rememberSubjectToken(principal, token) : principal;
   };
 
   return {

@@ -1,0 +1,200 @@
+/**
+ * The `token-exchange` downstream auth mode: each caller's own authority, obtained by an
+ * RFC 8693 token exchange ({@link https://datatracker.ietf.org/doc/html/rfc8693 | RFC 8693}) at
+ * the configured authorization server, the caller's inbound access token as `subject_token`,
+ * the downstream server's canonical URL as `resource`
+ * ({@link https://datatracker.ietf.org/doc/html/rfc8707 | RFC 8707}: the issued token is good at
+ * that server alone) and the narrowest configured scopes.
+ *
+ * - The inbound token is read only through the auth layer's capability (`subjectTokenOf`,
+ *   filled by a front door verifier created with `exchangeable: true`); it goes to the AS's token
+ *   endpoint and nowhere else (no token passthrough:
+ *   {@link https://modelcontextprotocol.io/specification/2025-11-25/basic/security_best_practices#token-passthrough}).
+ * - The issued token is cached as the principal's {@link Connection} (mode `token-exchange`) in
+ *   the {@link ConnectionStore} until it is about to expire; a renewal (expiry, or a 401 from
+ *   the server through {@link DownstreamCredentials.renew}) re-exchanges through
+ *   {@link ConnectionStore.refreshOnce}, so concurrent calls on every instance sharing the store
+ *   exchange once. The first exchange of a principal is single-flight within this instance.
+ * - A principal whose inbound token cannot be exchanged (a named static token, a front door that
+ *   keeps no subject tokens) gets {@link CredentialUnavailableError}, never a sign-in prompt.
+ *
+ * @module
+ */
+import { discoverAuthorizationServer, type AuthorizationServerMetadata } from '../auth/client/discovery.js';
+import { selectTokenEndpointAuthMethod, type TokenEndpointContext } from '../auth/client/tokenEndpoint.js';
+import { exchangeToken } from '../auth/client/tokenExchange.js';
+import type { ClientRegistration, TokenEndpointAuthMethod, TokenSet } from '../auth/client/tokenStore.js';
+import { allowInsecureRequests, defaultFetch, requireUrl, type FetchLike, type InsecureOption } from '../auth/http.js';
+import { subjectTokenOf } from '../auth/resource/subjectToken.js';
+import type { Principal } from '../transport/principal.js';
+import { McpError, McpErrorCode } from '../util/errors.js';
+import type { Connection, ConnectionKey, ConnectionStore, CredentialAnswer, DownstreamCredentials } from './connections.js';
+
+/**
+ * Where and how to exchange (what `servers.<id>.auth: { "mode": "token-exchange", … }` holds).
+ * Give `issuer` (its token endpoint is discovered, RFC 8414) or `tokenEndpoint`, or both.
+ */
+export interface TokenExchangeOptions extends InsecureOption {
+  /** The authorization server's issuer identifier. */
+  readonly issuer?: string;
+  /** The token endpoint (skips discovery). */
+  readonly tokenEndpoint?: string;
+  /** The gateway's client id at that AS. */
+  readonly clientId: string;
+  /** Its secret (a confidential client); without one the client authenticates as `none`. */
+  readonly clientSecret?: string;
+  /** Default: `client_secret_basic` (or `_post` when the AS supports only that) with a secret, `none` without. */
+  readonly tokenEndpointAuthMethod?: TokenEndpointAuthMethod;
+  /** The scopes to ask for: the narrowest the server's tools need. Default: none (the AS decides). */
+  readonly scopes?: readonly string[];
+  /** The `resource` to ask for. Default: the server's canonical URL. */
+  readonly resource?: string;
+  /** An `audience` to ask for as well (an AS that names services logically). */
+  readonly audience?: string;
+}
+
+/** What a {@link TokenExchangeCredentials} serves and where it keeps connections. */
+export interface TokenExchangeCredentialsInit {
+  /** The server's identity: its canonical URL (`ConnectionKey.server`, the default `resource`). */
+  readonly server: string;
+  /** The server's config id (display only). */
+  readonly serverId: string;
+  readonly options: TokenExchangeOptions;
+  readonly store: ConnectionStore;
+  readonly fetch?: FetchLike;
+  /** Clock (ms since the epoch). */
+  readonly now?: () => number;
+  /** Re-exchange this long before the issued token expires (default 30 s). */
+  readonly renewBeforeMs?: number;
+}
+
+/** The caller has no credential this server can use, and no sign-in would give one. */
+export class CredentialUnavailableError extends McpError {
+  /** The server's config id. */
+  readonly serverId: string;
+  constructor(serverId: string, message: string, options?: { cause?: unknown }) {
+    super(McpErrorCode.CredentialUnavailable, message, options);
+    this.serverId = serverId;
+  }
+}
+
+/** The credentials of one `token-exchange` server. */
+export class TokenExchangeCredentials implements DownstreamCredentials {
+  readonly mode = 'token-exchange' as const;
+  readonly #init: TokenExchangeCredentialsInit;
+  readonly #now: () => number;
+  readonly #fetch: FetchLike;
+  readonly #renewBefore: number;
+  readonly #first = new Map<string, Promise<Connection>>();
+  #context: Promise<TokenEndpointContext> | undefined;
+
+  constructor(init: TokenExchangeCredentialsInit) {
+    if (init.options.issuer === undefined && init.options.tokenEndpoint === undefined) {
+      throw new McpError(McpErrorCode.InvalidArgument, `server ${init.serverId}: token exchange needs an issuer or a token endpoint`);
+    }
+    this.#init = init;
+    this.#now = init.now ?? Date.now;
+    this.#fetch = init.fetch ?? defaultFetch();
+    this.#renewBefore = init.renewBeforeMs ?? 30_000;
+  }
+
+  async credentialFor(principal: Principal): Promise<CredentialAnswer> {
+    const key = this.#key(principal);
+    const cached = await this.#init.store.get(key);
+    if (cached !== undefined && cached.mode === 'token-exchange' && !this.#expiring(cached.tokens)) return { kind: 'token', connection: cached };
+    const connection = cached !== undefined && cached.mode === 'token-exchange' ? await this.#reExchange(principal, key, cached) : await this.#firstExchange(principal, key);
+    return { kind: 'token', connection };
+  }
+
+  async renew(principal: Principal, stale: Connection): Promise<Connection | undefined> {
+    return this.#reExchange(principal, this.#key(principal), stale);
+  }
+
+  #key(principal: Principal): ConnectionKey {
+    return { principal: principal.id, server: this.#init.server };
+  }
+
+  #expiring(tokens: TokenSet): boolean {
+    return tokens.expiresAt !== undefined && tokens.expiresAt - this.#renewBefore <= this.#now();
+  }
+
+  /** The caller's inbound token, or the typed refusal. */
+  #subjectToken(principal: Principal): string {
+    const token = subjectTokenOf(principal.auth);
+    if (token === undefined) {
+      throw new CredentialUnavailableError(
+        this.#init.serverId,
+        `server ${this.#init.serverId} acts as each caller through token exchange, and the credential of ${principal.id} cannot be exchanged (sign in to the gateway with OAuth)`,
+      );
+    }
+    return token;
+  }
+
+  /** One exchange per principal at a time within this instance; the result is stored. */
+  #firstExchange(principal: Principal, key: ConnectionKey): Promise<Connection> {
+    const id = JSON.stringify([key.principal, key.server]);
+    const running = this.#first.get(id);
+    if (running !== undefined) return running;
+    const run = (async () => {
+      try {
+        const tokens = await this.#exchange(this.#subjectToken(principal));
+        const now = this.#now();
+        const connection: Connection = { principal: key.principal, server: key.server, serverId: this.#init.serverId, mode: 'token-exchange', tokens, createdAt: now, updatedAt: now };
+        await this.#init.store.put(connection);
+        return connection;
+      } finally {
+        this.#first.delete(id);
+      }
+    })();
+    this.#first.set(id, run);
+    return run;
+  }
+
+  /** Re-exchanges `stale` once across every instance sharing the store. */
+  async #reExchange(principal: Principal, key: ConnectionKey, stale: Connection): Promise<Connection> {
+    const subject = this.#subjectToken(principal);
+    const renewed = await this.#init.store.refreshOnce(key, stale.tokens.accessToken, () => this.#exchange(subject));
+    // Revoked meanwhile (or never stored): a fresh connection.
+    return renewed ?? this.#firstExchange(principal, key);
+  }
+
+  async #exchange(subjectToken: string): Promise<TokenSet> {
+    const { options, server } = this.#init;
+    return exchangeToken(await this.#endpoint(), {
+      subjectToken,
+      resource: options.resource ?? server,
+      ...(options.audience !== undefined ? { audience: options.audience } : {}),
+      ...(options.scopes !== undefined ? { scopes: options.scopes } : {}),
+    });
+  }
+
+  /** The token endpoint context, discovered once (a failed discovery is retried on the next call). */
+  #endpoint(): Promise<TokenEndpointContext> {
+    if (this.#context === undefined) {
+      const pending = this.#discover();
+      this.#context = pending;
+      void pending.catch(() => {
+        if (this.#context === pending) this.#context = undefined;
+      });
+    }
+    return this.#context;
+  }
+
+  async #discover(): Promise<TokenEndpointContext> {
+    const { options } = this.#init;
+    const insecure = { [allowInsecureRequests]: options[allowInsecureRequests] === true };
+    const metadata: AuthorizationServerMetadata =
+      options.tokenEndpoint !== undefined
+        ? { issuer: options.issuer ?? new URL(options.tokenEndpoint).origin, token_endpoint: requireUrl(options.tokenEndpoint, 'tokenEndpoint', insecure).href }
+        : await discoverAuthorizationServer(options.issuer as string, { fetch: this.#fetch, requirePkce: false, ...insecure });
+    const hasSecret = options.clientSecret !== undefined;
+    const client: ClientRegistration = {
+      issuer: metadata.issuer,
+      clientId: options.clientId,
+      ...(hasSecret ? { clientSecret: options.clientSecret } : {}),
+      tokenEndpointAuthMethod: options.tokenEndpointAuthMethod ?? selectTokenEndpointAuthMethod(metadata, hasSecret),
+      source: 'pre-registered',
+    };
+    return { metadata, client, fetch: this.#fetch, now: this.#now };
+  }
+}
