@@ -199,7 +199,9 @@ export class DownstreamAuthority {
         return true;
       },
     };
-    const transport = await this.#o.transport(spec, hooks);
+    // The server's static credential headers (its catalog connection's) never go on a principal's requests.
+    const launch = spec.launch.kind === 'stdio' ? spec.launch : { ...spec.launch, headers: withoutCredentials(spec.launch.headers) };
+    const transport = await this.#o.transport({ ...spec, launch }, hooks);
     const client = new McpClient(this.#o.clientInfo, {
       defaultTimeoutMs: spec.options.timeoutMs,
       ...(spec.options.era !== 'auto' ? { era: spec.options.era } : {}),
@@ -226,6 +228,12 @@ export class DownstreamAuthority {
       void closeEntry(oldest);
     }
   }
+}
+
+const CREDENTIAL_HEADERS: ReadonlySet<string> = new Set(['authorization', 'proxy-authorization', 'dpop', 'cookie']);
+
+function withoutCredentials(headers: Readonly<Record<string, string>>): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).filter(([name]) => !CREDENTIAL_HEADERS.has(name.toLowerCase())));
 }
 
 async function closeEntry(entry: Entry): Promise<void> {

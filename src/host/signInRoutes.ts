@@ -27,8 +27,8 @@ import { PerUserSignIn, SIGN_IN_CALLBACK_PATH, SIGN_IN_START_PATH, signInCookieN
 
 /** Options of {@link signInRoutes}. */
 export interface SignInRoutesOptions {
-  /** The per-user servers' sign-ins (any order). */
-  readonly signIns: readonly PerUserSignIn[];
+  /** The sign-in of the per-user server with this identity (its canonical URL), if any. */
+  readonly signIn: (identity: string) => PerUserSignIn | undefined;
   readonly store: ConnectionStore;
   /** How the person proves who they are: the front door's own verifiers. */
   readonly auth: FrontDoorAuth;
@@ -44,7 +44,6 @@ const MAX_FORM_BYTES = 16 * 1024;
 export function signInRoutes(options: SignInRoutesOptions): MountedRoutes {
   const logger = options.logger ?? silentLogger;
   const now = options.now ?? Date.now;
-  const byIdentity = new Map(options.signIns.map((s) => [s.identity, s]));
   const identify = identifier(options.auth, logger);
   return {
     owns: (path) => path === SIGN_IN_CALLBACK_PATH || (path.startsWith(SIGN_IN_START_PATH) && path.length > SIGN_IN_START_PATH.length),
@@ -71,7 +70,7 @@ export function signInRoutes(options: SignInRoutesOptions): MountedRoutes {
     if (opener === undefined) return page(401, 'Not signed in', 'That is not a gateway token this gateway accepts.', id);
     // The link is spent whoever opened it: a forwarded link cannot be tried again.
     const pending = await options.store.takeSignIn(id, now());
-    const signIn = pending === undefined ? undefined : byIdentity.get(pending.server);
+    const signIn = pending === undefined ? undefined : options.signIn(pending.server);
     if (pending === undefined || signIn === undefined) return page(410, 'Link expired', 'This sign-in link is unknown, used or expired. Call the tool again for a new one.');
     const answer = await signIn.start(pending, opener);
     if (!answer.ok) {
@@ -101,7 +100,7 @@ export function signInRoutes(options: SignInRoutesOptions): MountedRoutes {
       return page(403, 'Sign-in refused', 'This sign-in was not started in this browser.');
     }
     const pending = await options.store.takeSignIn(state, now());
-    const signIn = pending === undefined ? undefined : byIdentity.get(pending.server);
+    const signIn = pending === undefined ? undefined : options.signIn(pending.server);
     if (pending === undefined || signIn === undefined || pending.codeVerifier === '') return page(400, 'Sign-in refused', 'This sign-in is unknown, used or expired.', undefined, name);
     const answer = await signIn.complete(pending, query);
     if (!answer.ok) return page(answer.status, 'Sign-in refused', answer.error, undefined, name);
