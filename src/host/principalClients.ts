@@ -250,3 +250,18 @@ export function refuseOtherModes<R>(server: Downstream, task: Task<R>): Task<R> 
   if (mode === 'shared') return task;
   return () => Promise.reject(new McpError(McpErrorCode.ServerUnavailable, `Server ${server.spec.id} is not available: auth ${mode} is not set up in this host`));
 }
+
+/**
+ * The 2026-07-28 form of a sign-in the call needs: an `input_required` result carrying the
+ * URL-mode elicitation (that era has no -32042), which the client answers by showing the URL
+ * and sending the call again; `undefined` for any other error or a stateful upstream (which
+ * gets {@link UrlElicitationRequiredError} itself).
+ *
+ * @see https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr
+ */
+export function signInInputRequired(error: unknown, stateless: boolean): Record<string, unknown> | undefined {
+  if (!stateless || !(error instanceof UrlElicitationRequiredError)) return undefined;
+  const [elicitation] = (error.data as { elicitations: readonly { mode: 'url'; url: string; message: string }[] }).elicitations;
+  if (elicitation === undefined) return undefined;
+  return { resultType: 'input_required', inputRequests: { 'switchboard.sign-in': { method: 'elicitation/create', params: { mode: 'url', message: elicitation.message, url: elicitation.url } } } };
+}

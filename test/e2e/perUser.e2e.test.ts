@@ -29,11 +29,13 @@ import { DownstreamAuthority } from '../../src/host/principalClients.js';
 import { signInRoutes } from '../../src/host/signInRoutes.js';
 import { SqliteAuditLog } from '../../src/store/sqliteAudit.js';
 import { silentLogger } from '../../src/util/logger.js';
+import { McpClient } from '../../src/client/mcpClient.js';
+import { StreamableHttpClientTransport } from '../../src/transport/http/client/client.js';
 import { startAudienceResourceServer, type AudienceResourceServer } from '../fixtures/audienceResourceServer.js';
 import { driveLogin, startOidcAuthServer, type OidcAuthServer } from '../fixtures/oidcAuthServer.js';
 
 const T = { timeout: 60_000 };
-const TOKENS = { alice: 'alice-gateway-token-0123456789abcdef0123', bob: 'bob-gateway-token-0123456789abcdef01234', mallory: 'mallory-gateway-token-0123456789abcdef012' } as const;
+const TOKENS = { alice: 'alice-gateway-token-0123456789abcdef0123', bob: 'bob-gateway-token-0123456789abcdef01234', mallory: 'mallory-gateway-token-0123456789abcdef012', carol: 'carol-gateway-token-0123456789abcdef01234' } as const;
 type Who = keyof typeof TOKENS;
 
 let as: OidcAuthServer;
@@ -43,6 +45,17 @@ let audit: SqliteAuditLog;
 let host: Host;
 let running: ListeningServer;
 let store: MemoryConnectionStore;
+/** Refreshes that ran (not those that waited for one). */
+let refreshes = 0;
+
+class CountingStore extends MemoryConnectionStore {
+  override refreshOnce(...[key, stale, refresh]: Parameters<MemoryConnectionStore['refreshOnce']>): ReturnType<MemoryConnectionStore['refreshOnce']> {
+    return super.refreshOnce(key, stale, (current) => {
+      refreshes++;
+      return refresh(current);
+    });
+  }
+}
 let authority: DownstreamAuthority;
 let catalogToken: string;
 let gatewayUrl: string;
@@ -58,7 +71,7 @@ before(async () => {
     JSON.stringify({ mcpServers: { gh: { type: 'http', url: rs.url, headers: { Authorization: 'Bearer ${env:CATALOG_TOKEN}' } } }, switchboard: { servers: { gh: { auth: 'per-user' } } } }),
     { file: join(dir, 'switchboard.json'), env: { CATALOG_TOKEN: catalogToken } },
   );
-  store = new MemoryConnectionStore();
+  store = new CountingStore();
   const registrations = new MemoryTokenStore();
   const signIns = new Map<string, PerUserSignIn>();
   authority = new DownstreamAuthority({
@@ -260,6 +273,69 @@ describe('e2e: auth per-user (oidc-provider, audience-checking resource server, 
       assert.ok(rs.requests.slice(requestsFrom).every((r) => r.authorization !== `Bearer ${bobToken}`));
     } finally {
       await alice.close();
+    }
+  });
+
+  it('a 401 for a principal renews its token once (single-flight refresh) and the calls go through as that principal', T, async () => {
+    const server = new URL(rs.url).origin + new URL(rs.url).pathname;
+    const alice = await sdkClient('alice');
+    try {
+      const link = await call(alice);
+      if (link.kind !== 'elicitation') return assert.fail('expected a sign-in (revoked above)');
+      const { callback, cookie } = await signIn(link.url, 'alice', 'alice@example.com');
+      assert.equal((await finish(callback, cookie)).status, 200);
+      const current = await store.get({ principal: 'alice', server });
+      assert.ok(current?.tokens.refreshToken !== undefined, 'a refresh token was issued');
+      // The server stops accepting the access token (revoked at the AS, say): it is not a JWT it can verify.
+      await store.put({ ...current, tokens: { ...current.tokens, accessToken: 'stale-access-token' } });
+      const refreshesBefore = refreshes;
+      const from = rs.calls.length;
+      const [a, b] = await Promise.all([call(alice), call(alice)]);
+      assert.deepEqual([a, b], [
+        { kind: 'result', sub: 'alice@example.com', isError: false },
+        { kind: 'result', sub: 'alice@example.com', isError: false },
+      ]);
+      assert.equal(refreshes - refreshesBefore, 1, 'one refresh for both calls');
+      assert.deepEqual(subjectsSince(from), ['alice@example.com', 'alice@example.com']);
+      assert.notEqual((await store.get({ principal: 'alice', server }))?.tokens.accessToken, 'stale-access-token');
+    } finally {
+      await alice.close();
+    }
+  });
+
+  it('a 2026-07-28 client gets an input_required result carrying the URL-mode elicitation; its handler signs in; the retried call arrives as that person', T, async () => {
+    const asked: { mode?: unknown; url?: unknown }[] = [];
+    const carol = new McpClient(
+      { name: 'carol-2026', version: '1' },
+      {
+        era: 'stateless',
+        logger: silentLogger,
+        capabilities: { elicitation: { url: {} } },
+        handlers: {
+          elicitation: async (params) => {
+            asked.push(params as { mode?: unknown; url?: unknown });
+            const url = String((params as { url?: unknown }).url);
+            const { callback, cookie } = await signIn(url, 'carol', 'carol@example.com');
+            assert.equal((await finish(callback, cookie)).status, 200);
+            return { action: 'accept' };
+          },
+        },
+      },
+    );
+    try {
+      await carol.connect(new StreamableHttpClientTransport({ url: `${gatewayUrl}/mcp`, headers: { authorization: `Bearer ${TOKENS.carol}` } }));
+      assert.equal(carol.era, 'stateless');
+      const from = rs.calls.length;
+      const name = (await carol.listTools()).find((t) => t.name.endsWith('whoami'))?.name ?? 'whoami';
+      const result = await carol.callTool(name, {});
+      const text = result.content.map((c) => (c.type === 'text' ? c.text : '')).join('');
+      assert.equal((JSON.parse(text) as { sub: string }).sub, 'carol@example.com');
+      assert.equal(asked.length, 1);
+      assert.equal(asked[0]?.mode, 'url');
+      assert.ok(String(asked[0]?.url).startsWith(`${gatewayUrl}/oauth/start/`));
+      assert.deepEqual(subjectsSince(from), ['carol@example.com']);
+    } finally {
+      await carol.close();
     }
   });
 
