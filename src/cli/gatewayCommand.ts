@@ -34,6 +34,7 @@ import { refusedReloadEntry } from '../host/policy/policyReload.js';
 import { PersistentTaintStore } from '../host/policy/taintPersistence.js';
 import { SecretFingerprints } from '../host/policy/valueTaint.js';
 import { hostOAuthHooks, loadConfig, localIdentityKey, openPins } from './hostSetup.js';
+import { gatewayDownstreamAuth } from './gatewayDownstreamAuth.js';
 import { openStateStores } from '../store/jsonFileStore.js';
 import { SqliteAuditLog } from '../store/sqliteAudit.js';
 import { SqliteTaintSnapshot } from '../store/sqliteTaintStore.js';
@@ -151,8 +152,11 @@ export async function gatewayCommand(options: ParsedArgs['options']): Promise<vo
     waiting = ids;
     showWaiting();
   });
+  // servers.<id>.auth: per-user sign-ins and token exchange (connections in memory in this process).
+  const downstreamAuth = gatewayDownstreamAuth(logger);
   const opened = await openGateway(config, {
     logger,
+    authority: downstreamAuth.authority,
     transport: defaultTransportFactory({ environment: process.env, logger, auth: hostOAuthHooks(config, shared.oauthTokens) }),
     admit,
     names: stores.names,
@@ -281,6 +285,10 @@ export async function gatewayCommand(options: ParsedArgs['options']): Promise<vo
       auth: { ...(tokens !== undefined ? { tokens, hint } : {}), ...(oauthAuth !== undefined ? { oauth: oauthAuth } : {}) },
       allowedHosts: allowedHostsFor(host_),
       mounts: [...(consent.api !== undefined ? [consent.api] : []), ...(webConsole !== undefined ? [webConsole.api] : [])],
+      personRoutes: (auth, url) => {
+        downstreamAuth.setGatewayUrl(url);
+        return downstreamAuth.routes(auth, url.startsWith('https:'));
+      },
       ...(shared.sessions !== undefined ? { sessions: shared.sessions } : {}),
       ...(config.gateway.limits !== undefined ? { limits: config.gateway.limits } : {}),
     });

@@ -430,7 +430,7 @@ function readGatewayAuth(read: ConfigReader, value: unknown, env: Readonly<Recor
   }
   const oauthPath = `${path}.oauth`;
   const oauth = read.record(auth['oauth'], oauthPath);
-  read.strictKeys(oauth, ['issuer', 'audience', 'jwksUri', 'dpop'], oauthPath);
+  read.strictKeys(oauth, ['issuer', 'audience', 'jwksUri', 'dpop', 'tenantClaim'], oauthPath);
   const httpsUrl = (item: unknown, at: string): string => {
     const url = read.string(item, at, true);
     // Plain http only to this machine (a development authorization server).
@@ -443,6 +443,7 @@ function readGatewayAuth(read: ConfigReader, value: unknown, env: Readonly<Recor
     audience: read.string(oauth['audience'], `${oauthPath}.audience`, true),
     jwksUri: oauth['jwksUri'] === undefined ? undefined : httpsUrl(oauth['jwksUri'], `${oauthPath}.jwksUri`),
     dpop: readGatewayDpop(read, oauth['dpop'], `${oauthPath}.dpop`),
+    ...(oauth['tenantClaim'] !== undefined ? { tenantClaim: read.string(oauth['tenantClaim'], `${oauthPath}.tenantClaim`, true) } : {}),
     ...(tokens !== undefined ? { tokens } : {}),
   };
 }

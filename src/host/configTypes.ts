@@ -172,6 +172,8 @@ export type GatewayAuth =
       readonly audience: string;
       readonly jwksUri: string | undefined;
       readonly dpop: GatewayDpopConfig | undefined;
+      /** The claim of a verified token that names the caller's tenant (`principal.tenant`, see `tenantScope.ts`). */
+      readonly tenantClaim?: string;
       readonly tokens?: readonly NamedToken[];
     };
 

@@ -11,11 +11,10 @@ import { after, before, describe, it } from 'node:test';
 import { Client as SdkClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as SdkTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { UrlElicitationRequiredError } from '@modelcontextprotocol/sdk/types.js';
-import { defaultTransportFactory, principalTransportFactory } from '../../src/adapters/hostTransports.js';
-import { MemoryTokenStore } from '../../src/auth/client/tokenStore.js';
-import { allowInsecureRequests } from '../../src/auth/http.js';
+import { defaultTransportFactory } from '../../src/adapters/hostTransports.js';
 import { tokenDigest } from '../../src/auth/resource/staticTokens.js';
 import { serveGatewayHttp } from '../../src/cli/gatewayHttp.js';
+import { gatewayDownstreamAuth } from '../../src/cli/gatewayDownstreamAuth.js';
 import type { ListeningServer } from '../../src/adapters/nodeHttp.js';
 import { auditInterceptor } from '../../src/host/audit.js';
 import { parseConfig } from '../../src/host/config.js';
@@ -24,9 +23,7 @@ import { Gateway, GATEWAY_CLIENT_CAPABILITIES } from '../../src/host/gateway.js'
 import { Host } from '../../src/host/host.js';
 import { DeniedError } from '../../src/host/interceptors.js';
 import { gatewayFrontDoor } from '../../src/host/openGateway.js';
-import { PerUserSignIn } from '../../src/host/perUserSignIn.js';
-import { DownstreamAuthority } from '../../src/host/principalClients.js';
-import { signInRoutes } from '../../src/host/signInRoutes.js';
+import type { DownstreamAuthority } from '../../src/host/principalClients.js';
 import { SqliteAuditLog } from '../../src/store/sqliteAudit.js';
 import { silentLogger } from '../../src/util/logger.js';
 import { McpClient } from '../../src/client/mcpClient.js';
@@ -72,19 +69,9 @@ before(async () => {
     { file: join(dir, 'switchboard.json'), env: { CATALOG_TOKEN: catalogToken } },
   );
   store = new CountingStore();
-  const registrations = new MemoryTokenStore();
-  const signIns = new Map<string, PerUserSignIn>();
-  authority = new DownstreamAuthority({
-    credentials: (spec) => {
-      if (spec.launch.kind === 'stdio') return undefined;
-      const signIn = new PerUserSignIn({ serverId: spec.id, serverUrl: spec.launch.url, store, registrations, gatewayUrl, [allowInsecureRequests]: true });
-      signIns.set(signIn.identity, signIn);
-      return signIn;
-    },
-    transport: principalTransportFactory({ environment: {} }),
-    clientInfo: { name: 'switchboard', version: 'test' },
-    capabilities: GATEWAY_CLIENT_CAPABILITIES,
-  });
+  // The gateway command's own wiring: the authority, the per-user sign-ins and their routes.
+  const downstream = gatewayDownstreamAuth(silentLogger, { store });
+  authority = downstream.authority;
   host = await Host.open({
     servers: config.servers,
     transport: defaultTransportFactory({ environment: {} }),
@@ -102,7 +89,10 @@ before(async () => {
     path: '/mcp',
     logger: silentLogger,
     auth: { tokens },
-    mounts: [signInRoutes({ signIn: (identity) => signIns.get(identity), store, auth: { tokens }, secure: false })],
+    personRoutes: (auth, url) => {
+      downstream.setGatewayUrl(url);
+      return downstream.routes(auth, false);
+    },
   });
   gatewayUrl = running.url.replace(/\/$/, '');
 });

@@ -38,6 +38,7 @@ import { UNVETTED_EVIDENCE } from './inferLabels.js';
 import { findTaintedValue, SecretFingerprints, secretsIn, SplitTracker, type DetectSecrets, type TaintMatch } from './valueTaint.js';
 import { describeError } from '../../util/errors.js';
 import type { Implementation } from '../../protocol/model/common.js';
+import type { Principal } from '../../transport/principal.js';
 
 /** The id the policy interceptor records and refuses under. */
 export const POLICY_INTERCEPTOR_ID = 'policy';
@@ -53,6 +54,10 @@ export type BuiltinMode = 'ask' | 'deny' | 'off';
 
 /** Options of {@link policyInterceptor}. */
 export interface PolicyOptions {
+  /** `principal.tenant` of a caller (e.g. from `gateway.auth.oauth.tenantClaim`); default `""`. */
+  readonly tenantOf?: (principal: Principal) => string | undefined;
+  /** `server.auth` and `server.tenant` of a server id; default `shared` and `""`. */
+  readonly serverAuthority?: (serverId: string) => { readonly auth: string; readonly tenant: string };
   /** The rules (compiled here, once; a bad one throws `RuleCompileError`), or already compiled ones. */
   readonly rules?: readonly PolicyRule[] | { readonly compiled: readonly CompiledRule[] };
   /** Per server id: configured labels. */
@@ -92,8 +97,9 @@ const ASKING_SERVER_METHODS: ReadonlySet<string> = new Set(['sampling/createMess
 const NO_ARGS: Readonly<Record<string, unknown>> = Object.freeze({});
 const NO_LABELS: ResolvedLabels = Object.freeze({ labels: Object.freeze([]), origins: Object.freeze({}) });
 const EMPTY_SESSION_LABELS: readonly string[] = Object.freeze([]);
+const SHARED = Object.freeze({ auth: 'shared', tenant: '' });
 /** `principal` of the rule variables for an unauthenticated caller. */
-const ANONYMOUS: RuleVariables['principal'] = Object.freeze({ id: '', subject: '', scopes: EMPTY_SESSION_LABELS, claims: NO_ARGS });
+const ANONYMOUS: RuleVariables['principal'] = Object.freeze({ id: '', subject: '', scopes: EMPTY_SESSION_LABELS, claims: NO_ARGS, tenant: '' });
 
 interface Candidate {
   readonly outcome: RuleOutcome;
@@ -147,7 +153,8 @@ export function policyInterceptor(options: PolicyOptions): Interceptor {
   const serverVariables = (serverId: string, info: Implementation | undefined): RuleVariables['server'] => {
     const known = serverVars.get(serverId);
     if (known !== undefined && known.info === info) return known.vars;
-    const vars = Object.freeze({ id: serverId, identity: info === undefined ? '' : `${info.name}@${info.version}`, labels: resolver.serverLabels(serverId) });
+    const authority = options.serverAuthority?.(serverId) ?? SHARED;
+    const vars = Object.freeze({ id: serverId, identity: info === undefined ? '' : `${info.name}@${info.version}`, labels: resolver.serverLabels(serverId), auth: authority.auth, tenant: authority.tenant });
     if (serverVars.size >= 10_000) serverVars.clear();
     serverVars.set(serverId, { info, vars });
     return vars;
@@ -164,7 +171,7 @@ export function policyInterceptor(options: PolicyOptions): Interceptor {
     const principal = ctx.principal;
     const auth = principal?.auth;
     return {
-      principal: principal === undefined ? ANONYMOUS : { id: principal.id, subject: auth?.subject ?? principal.id, scopes: auth?.scopes ?? EMPTY_SESSION_LABELS, claims: auth?.claims ?? NO_ARGS },
+      principal: principal === undefined ? ANONYMOUS : { id: principal.id, subject: auth?.subject ?? principal.id, scopes: auth?.scopes ?? EMPTY_SESSION_LABELS, claims: auth?.claims ?? NO_ARGS, tenant: options.tenantOf?.(principal) ?? '' },
       server: serverVariables(serverId, ctx.server?.info),
       tool: toolVariables(name, definition, labels),
       method: ctx.method,
