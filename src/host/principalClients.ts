@@ -103,8 +103,12 @@ export class DownstreamAuthority {
     const spec = server.spec;
     const mode = spec.options.auth?.mode ?? 'shared';
     if (mode === 'shared') {
-      if (spec.launch.kind !== 'stdio') noteCredential(ctx, { mode: 'shared' });
-      return task;
+      if (spec.launch.kind === 'stdio') return task;
+      // Noted when the request goes out (not for a request the chain refused).
+      return (client, options) => {
+        noteCredential(ctx, { mode: 'shared' });
+        return task(client, options);
+      };
     }
     return async (_shared, options) => {
       if (principal === undefined) {
