@@ -56,7 +56,7 @@ export type PrincipalTransportFactory = (spec: DownstreamSpec, hooks: PrincipalA
  */
 export class UrlElicitationRequiredError extends JsonRpcError {
   constructor(serverId: string, elicitation: { readonly url: string; readonly elicitationId: string; readonly message: string }) {
-    super(URL_ELICITATION_REQUIRED, `Server ${serverId} needs you to sign in first: open the link, then call again`, { elicitations: [{ mode: 'url', ...elicitation }] });
+    super(URL_ELICITATION_REQUIRED, `Server ${serverId} needs you to sign in first: open the link, then call again`, { elicitations: [{ mode: 'url', url: elicitation.url, elicitationId: elicitation.elicitationId, message: elicitation.message }] });
   }
 }
 
