@@ -231,6 +231,20 @@ describe('e2e: auth per-user (oidc-provider, audience-checking resource server, 
     }
   });
 
+  it('sign-in-form-posted-from-another-site (login CSRF: mallory\'s own token and link, submitted from her page in bob\'s browser) is refused by the front door\'s Origin check', T, async () => {
+    const mallory = await sdkClient('mallory');
+    try {
+      const link = await call(mallory);
+      if (link.kind !== 'elicitation') return assert.fail('expected a sign-in');
+      const response = await fetch(link.url, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded', origin: 'https://evil.example' }, body: new URLSearchParams({ token: TOKENS.mallory }).toString() });
+      assert.equal(response.status, 403);
+      assert.equal(response.headers.get('location'), null);
+      assert.equal(response.headers.get('set-cookie'), null);
+    } finally {
+      await mallory.close();
+    }
+  });
+
   it('callback-without-the-browser-cookie (a code and state copied to another browser) is refused and does not spend the sign-in', T, async () => {
     const mallory = await sdkClient('mallory');
     try {
