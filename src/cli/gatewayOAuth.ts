@@ -58,6 +58,11 @@ export interface GatewayOAuthOptions {
   readonly now?: () => number;
   /** Accept DPoP-bound tokens too (RFC 9449). Default: bearer tokens only. */
   readonly dpop?: GatewayDpopOptions | undefined;
+  /**
+   * Keep each caller's verified token for RFC 8693 exchange (`subjectTokenOf`): set when a server
+   * has `auth` mode `token-exchange`. Default: kept nowhere.
+   */
+  readonly exchangeable?: boolean;
 }
 
 /** Builds the Streamable HTTP handler's `auth` option for the gateway served at `endpoint`. */
@@ -82,6 +87,7 @@ export async function gatewayResourceAuth(options: GatewayOAuthOptions, endpoint
     jwks: { url: jwksUri, ...(options.fetch !== undefined ? { fetch: options.fetch } : {}) },
     ...(options.now !== undefined ? { now: options.now } : {}),
     ...(options.dpop !== undefined ? { dpop: verifierDpop(options.dpop, options.now, logger) } : {}),
+    ...(options.exchangeable === true ? { exchangeable: true } : {}),
     ...insecure,
   });
   const resourceMetadata = protectedResourceMetadata({
