@@ -273,7 +273,9 @@ export async function gatewayCommand(options: ParsedArgs['options']): Promise<vo
   try {
     const { serveGatewayHttp } = await import('./gatewayHttp.js');
     // With --cache, the DPoP replay cache and nonces are shared: a proof used on one instance is a replay on every other.
-    const oauthAuth = oauth === undefined ? undefined : { ...oauth, dpop: oauth.dpop === undefined ? undefined : { ...oauth.dpop, ...shared.dpop } };
+    // A token-exchange server needs each caller's verified token kept for the exchange (never forwarded).
+    const exchangeable = config.servers.some((s) => s.options.auth?.mode === 'token-exchange');
+    const oauthAuth = oauth === undefined ? undefined : { ...oauth, dpop: oauth.dpop === undefined ? undefined : { ...oauth.dpop, ...shared.dpop }, ...(exchangeable ? { exchangeable } : {}) };
     // Named tokens from the config, else the state folder's token as `default` (none with --no-auth).
     const tokens = named ?? (token !== undefined ? [{ name: 'default', sha256: tokenDigest(token.value), scopes: [] }] : undefined);
     const hint = named !== undefined ? 'a valid bearer token is required (one of gateway.auth.tokens)' : `a valid bearer token is required (see the gateway-token file in the state folder)`;
