@@ -70,6 +70,7 @@ export function gatewayDownstreamAuth(logger: Logger, options: { readonly store?
   };
   const authority = new DownstreamAuthority({
     credentials,
+    store,
     transport: principalTransportFactory({ environment: {}, logger }),
     clientInfo: { name: 'switchboard-gateway', version: SWITCHBOARD_VERSION },
     capabilities: GATEWAY_CLIENT_CAPABILITIES,

@@ -104,7 +104,7 @@ export interface GatewayDeps {
    * Whose credentials downstream requests carry (`servers.<id>.auth`, `principalClients.ts`);
    * closed with the gateway. Without it a `per-user` or `token-exchange` server's calls are refused.
    */
-  readonly authority?: Pick<DownstreamAuthority, 'wrap' | 'close'>;
+  readonly authority?: Pick<DownstreamAuthority, 'wrap' | 'close' | 'connected'>;
 }
 
 /** A running gateway (see the module comment). */
@@ -194,6 +194,10 @@ export async function openGateway(config: HostConfig, deps: GatewayDeps): Promis
         // Labels inferred from what is pinned (the launch as configured now, serverInfo, definitions).
         inference: { launchOf: (id) => current.servers.find((s) => s.id === id)?.launch },
         ...(tenantOf !== undefined ? { tenantOf } : {}),
+        connected: (principal, id) => {
+          const spec = current.servers.find((s) => s.id === id);
+          return spec === undefined || deps.authority === undefined ? Promise.resolve(spec === undefined || (spec.options.auth?.mode ?? 'shared') === 'shared') : deps.authority.connected(principal, spec);
+        },
         serverAuthority: (id) => {
           const options = current.servers.find((s) => s.id === id)?.options;
           return { auth: options?.auth?.mode ?? 'shared', tenant: options?.tenant ?? '' };

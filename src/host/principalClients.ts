@@ -28,7 +28,8 @@ import type { Transport } from '../transport/types.js';
 import { JsonRpcError } from '../jsonrpc/errors.js';
 import { McpError, McpErrorCode } from '../util/errors.js';
 import type { AbortLike } from '../util/lazyAbort.js';
-import type { Connection, DownstreamCredentials } from './connections.js';
+import type { Connection, ConnectionStore, DownstreamCredentials } from './connections.js';
+import { canonicalServerUrl } from './canonicalServerUrl.js';
 import { noteCredential } from './credentialUse.js';
 import type { Downstream } from './downstream.js';
 import { DeniedError, type InterceptContext } from './interceptors.js';
@@ -67,6 +68,8 @@ export interface DownstreamAuthorityOptions {
   readonly transport: PrincipalTransportFactory;
   readonly clientInfo: Implementation;
   readonly capabilities?: ClientCapabilities;
+  /** Where connections live: read by {@link DownstreamAuthority.connected} (policy's `connected`). */
+  readonly store?: ConnectionStore;
   readonly maxClients?: number;
   readonly idleMs?: number;
   readonly now?: () => number;
@@ -135,6 +138,16 @@ export class DownstreamAuthority {
       for (const entry of pool?.entries.values() ?? []) closing.push(closeEntry(entry));
     }
     await Promise.all(closing);
+  }
+
+  /**
+   * Whether `principal` has its own connection to `spec`'s server (a sign-in or an exchange
+   * stored); true for a shared server, false for an anonymous caller of another.
+   */
+  async connected(principal: string | undefined, spec: DownstreamSpec): Promise<boolean> {
+    if ((spec.options.auth?.mode ?? 'shared') === 'shared') return true;
+    if (principal === undefined || spec.launch.kind === 'stdio' || this.#o.store === undefined) return false;
+    return (await this.#o.store.get({ principal, server: canonicalServerUrl(spec.launch.url) })) !== undefined;
   }
 
   /** How many principal clients `serverId` has open. */

@@ -56,6 +56,8 @@ export type BuiltinMode = 'ask' | 'deny' | 'off';
 export interface PolicyOptions {
   /** `principal.tenant` of a caller (e.g. from `gateway.auth.oauth.tenantClaim`); default `""`. */
   readonly tenantOf?: (principal: Principal) => string | undefined;
+  /** `connected`: whether `principal` (an id) has its own connection to `serverId`; default true. Asked only when a rule reads it. */
+  readonly connected?: (principal: string | undefined, serverId: string) => Promise<boolean>;
   /** `server.auth` and `server.tenant` of a server id; default `shared` and `""`. */
   readonly serverAuthority?: (serverId: string) => { readonly auth: string; readonly tenant: string };
   /** The rules (compiled here, once; a bad one throws `RuleCompileError`), or already compiled ones. */
@@ -167,7 +169,19 @@ export function policyInterceptor(options: PolicyOptions): Interceptor {
     return vars;
   };
 
-  const variables = (ctx: InterceptContext, keys: TaintKeys, state: TaintState | undefined, serverId: string, name: string, definition: Readonly<Record<string, unknown>> | undefined, labels: ResolvedLabels, args: Readonly<Record<string, unknown>>): RuleVariables => {
+  const readsConnected = options.connected !== undefined && rules.some((r) => /\bconnected\b/.test(r.when));
+  const connectedTo = (ctx: InterceptContext, serverId: string): Promise<boolean> | boolean => (readsConnected && options.connected !== undefined ? options.connected(ctx.principal?.id, serverId) : true);
+  const variables = (
+    ctx: InterceptContext,
+    keys: TaintKeys,
+    state: TaintState | undefined,
+    serverId: string,
+    name: string,
+    definition: Readonly<Record<string, unknown>> | undefined,
+    labels: ResolvedLabels,
+    args: Readonly<Record<string, unknown>>,
+    connected = true,
+  ): RuleVariables => {
     const principal = ctx.principal;
     const auth = principal?.auth;
     return {
@@ -178,6 +192,7 @@ export function policyInterceptor(options: PolicyOptions): Interceptor {
       serverMethod: ctx.serverMethod ?? '',
       args,
       session: state === undefined ? { id: keys.session ?? keys.principal, labels: EMPTY_SESSION_LABELS, sources: [] } : sessionVariables(keys.session ?? keys.principal, state),
+      connected,
     };
   };
 
@@ -316,10 +331,12 @@ export function policyInterceptor(options: PolicyOptions): Interceptor {
     const state = read instanceof Promise ? await read : read;
     const hidden: string[] = [];
     const firedRules = new Set<string>();
+    const connections = new Map<string, boolean>();
+    if (readsConnected) for (const item of listed as readonly ListedItem[]) if (!connections.has(item.serverId)) connections.set(item.serverId, await connectedTo(ctx, item.serverId));
     const kept = (listed as readonly ListedItem[]).filter((item) => {
       const own = ownName(item);
       const labels = resolver.resolve(item.serverId, 'tool' in item ? own : undefined, item.definition);
-      const verdict = evaluateRules(denyRules, variables(ctx, keys, state, item.serverId, exposedOf(item), item.definition, labels, NO_ARGS));
+      const verdict = evaluateRules(denyRules, variables(ctx, keys, state, item.serverId, exposedOf(item), item.definition, labels, NO_ARGS, connections.get(item.serverId) ?? true));
       if (verdict.outcome !== 'deny') return true;
       hidden.push(`${item.serverId}:${own}`);
       if (verdict.rule !== undefined) firedRules.add(verdict.rule);
@@ -349,7 +366,8 @@ export function policyInterceptor(options: PolicyOptions): Interceptor {
       const labels = ctx.method === 'server/request' ? NO_LABELS : resolver.resolve(serverId, own, definition, ctx.server?.info?.name);
       const name = ctx.exposedName ?? '';
       const args = ctx.method === 'server/request' ? ctx.params : ((ctx.params['arguments'] as Record<string, unknown> | undefined) ?? NO_ARGS);
-      const verdict = rules.length === 0 ? undefined : evaluateRules(rules, variables(ctx, keys, state, serverId, name, definition, labels, args));
+      const connected = readsConnected ? await connectedTo(ctx, serverId) : true;
+      const verdict = rules.length === 0 ? undefined : evaluateRules(rules, variables(ctx, keys, state, serverId, name, definition, labels, args, connected));
       const candidates: Candidate[] = [];
       if (verdict?.outcome !== undefined) candidates.push({ outcome: verdict.outcome, rule: verdict.rule as string, reasons: verdict.reasons });
       // A subscription reads nothing and sends nothing: rules decide it, the flow checks do not.

@@ -102,6 +102,7 @@ export function replayPolicy(records: readonly AuditRecord[], options: ReplayOpt
       tool: { name: record.name ?? '', annotations: {}, labels: labels.labels },
       method: record.method,
       serverMethod: record.serverMethod ?? '',
+      connected: true,
       args: {},
       session: {
         id: keys.session ?? keys.principal,

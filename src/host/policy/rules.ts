@@ -14,6 +14,7 @@
  * | `serverMethod` | for `server/request`: `sampling/createMessage`, `elicitation/create`, `roots/list`; else `""` |
  * | `args` | map: a call's arguments, or the params a server sent with `server/request` |
  * | `session` | `id`, `labels` (list of labels that entered), `sources` (list of maps `{label, server, tool, at}`) |
+ * | `connected` | bool: the caller has its own connection to the server (`per-user`, `token-exchange`; always true for `shared`) |
  *
  * An expression that throws while evaluating (a missing map key, a type mismatch) makes its
  * rule's decision `deny` (fail closed); guard optional arguments with `has(args.x)`.
@@ -48,6 +49,8 @@ export interface RuleVariables {
   readonly serverMethod: string;
   readonly args: Readonly<Record<string, unknown>>;
   readonly session: { readonly id: string; readonly labels: readonly string[]; readonly sources: readonly Readonly<Record<string, unknown>>[] };
+  /** Whether the caller has its own connection to the server (true for `shared` servers and where unknown). */
+  readonly connected: boolean;
 }
 
 /** A rule that failed to compile: `index` is its place in the list, `detail` what is wrong. */
@@ -85,6 +88,7 @@ export function ruleEnvironment(): Environment {
   env.registerVariable('method', 'string');
   env.registerVariable('serverMethod', 'string');
   env.registerVariable('args', 'map<string, dyn>');
+  env.registerVariable('connected', 'bool');
   environment = env;
   return env;
 }

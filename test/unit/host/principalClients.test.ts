@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { McpClient } from '../../../src/client/mcpClient.js';
-import type { Connection, CredentialAnswer, DownstreamCredentials } from '../../../src/host/connections.js';
+import { MemoryConnectionStore, type Connection, type CredentialAnswer, type DownstreamCredentials } from '../../../src/host/connections.js';
 import { credentialOf } from '../../../src/host/credentialUse.js';
 import type { Downstream } from '../../../src/host/downstream.js';
 import { DeniedError, interceptContext } from '../../../src/host/interceptors.js';
@@ -133,5 +133,15 @@ describe('host/principalClients', () => {
     assert.equal(await task({} as McpClient, { signal: new AbortController().signal, timeoutMs: 0 }), 'on the shared client');
     assert.deepEqual(credentialOf(c), { mode: 'shared' });
     assert.equal(w.opened.length, 0);
+  });
+
+  it('connected: from the store for per-user servers, always for shared ones, never for an anonymous caller', T, async () => {
+    const store = new MemoryConnectionStore();
+    await store.put(connection('alice'));
+    const authority = new DownstreamAuthority({ credentials: () => undefined, store, transport: () => Promise.reject(new Error('unused')), clientInfo: { name: 't', version: '1' } });
+    assert.equal(await authority.connected('alice', spec('per-user')), true);
+    assert.equal(await authority.connected('bob', spec('per-user')), false);
+    assert.equal(await authority.connected(undefined, spec('per-user')), false);
+    assert.equal(await authority.connected(undefined, spec('shared')), true);
   });
 });

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { DeniedError, interceptContext, type InterceptedMethod } from '../../../src/host/interceptors.js';
 import { compileRules, evaluateRules } from '../../../src/host/policy/rules.js';
+import { policyInterceptor } from '../../../src/host/policy/policyEngine.js';
 import { tenantFromClaim, tenantInterceptor } from '../../../src/host/tenantScope.js';
 import type { Principal } from '../../../src/transport/principal.js';
 
@@ -51,9 +52,25 @@ describe('host/tenantScope', () => {
       serverMethod: '',
       args: {},
       session: { id: 's', labels: [], sources: [] },
+      connected: true,
     });
     assert.equal(evaluateRules(rules, vars('globex', 'shared', 'acme')).outcome, 'deny');
     assert.equal(evaluateRules(rules, vars('acme', 'per-user', 'acme')).outcome, 'ask');
     assert.equal(evaluateRules(rules, vars('acme', 'shared', '')).outcome, undefined);
+  });
+
+  it('rules read connected (asked only when a rule reads it): a caller without a connection is refused by the rule', T, async () => {
+    const asked: (string | undefined)[] = [];
+    const connected = (principal: string | undefined): Promise<boolean> => {
+      asked.push(principal);
+      return Promise.resolve(principal === 'a');
+    };
+    const guarded = policyInterceptor({ rules: [{ id: 'connect-first', when: 'server.auth == "per-user" && !connected', outcome: 'deny' }], trifecta: 'off', canAsk: false, serverAuthority: () => ({ auth: 'per-user', tenant: '' }), connected });
+    assert.equal(await guarded.intercept(ctx('tools/call', principal('a'), 'acme'), () => Promise.resolve('sent')), 'sent');
+    await assert.rejects(guarded.intercept(ctx('tools/call', principal('b'), 'acme'), () => Promise.resolve('sent')), DeniedError);
+    assert.deepEqual(asked, ['a', 'b']);
+    const other = policyInterceptor({ rules: [{ id: 'plain', when: 'server.auth == "shared"', outcome: 'deny' }], trifecta: 'off', canAsk: false, serverAuthority: () => ({ auth: 'per-user', tenant: '' }), connected });
+    assert.equal(await other.intercept(ctx('tools/call', principal('b'), 'acme'), () => Promise.resolve('sent')), 'sent');
+    assert.equal(asked.length, 2, 'not asked when no rule reads it');
   });
 });

@@ -137,6 +137,7 @@ describe('host/policy/rules: outcomes and combination', () => {
       serverMethod: '',
       args: {},
       session: { id: 'x', labels: [], sources: [] },
+      connected: true,
     });
     assert.equal(verdict.outcome, 'deny');
     assert.deepEqual(verdict.hits.map((h) => h.rule), ['a', 'd']);
