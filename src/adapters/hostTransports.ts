@@ -9,6 +9,7 @@
  * @see https://modelcontextprotocol.io/specification/2025-11-25/basic/security_best_practices#token-passthrough
  * @module
  */
+import type { PrincipalTransportFactory } from '../host/principalClients.js';
 import { StreamableHttpClientTransport } from '../transport/http/client/client.js';
 import type { FetchLike } from '../transport/http/client/clientOptions.js';
 import { nodeFetch } from './nodeFetch.js';
@@ -65,4 +66,12 @@ export function defaultTransportFactory(options: DefaultTransportOptions): Trans
     };
     return launch.kind === 'http' ? new StreamableHttpClientTransport(common) : new LegacySseClientTransport(common);
   };
+}
+
+/**
+ * The transports of per-principal clients (`host/principalClients.ts`): the same factory,
+ * with the principal's own auth hooks in place of the server's.
+ */
+export function principalTransportFactory(options: Omit<DefaultTransportOptions, 'auth'>): PrincipalTransportFactory {
+  return (spec, hooks) => defaultTransportFactory({ ...options, auth: () => hooks })(spec, { stderr: () => undefined });
 }

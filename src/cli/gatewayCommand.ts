@@ -34,6 +34,7 @@ import { refusedReloadEntry } from '../host/policy/policyReload.js';
 import { PersistentTaintStore } from '../host/policy/taintPersistence.js';
 import { SecretFingerprints } from '../host/policy/valueTaint.js';
 import { hostOAuthHooks, loadConfig, localIdentityKey, openPins } from './hostSetup.js';
+import { gatewayDownstreamAuth } from './gatewayDownstreamAuth.js';
 import { openStateStores } from '../store/jsonFileStore.js';
 import { SqliteAuditLog } from '../store/sqliteAudit.js';
 import { SqliteTaintSnapshot } from '../store/sqliteTaintStore.js';
@@ -152,8 +153,11 @@ export async function gatewayCommand(options: ParsedArgs['options']): Promise<vo
     waiting = ids;
     showWaiting();
   });
+  // servers.<id>.auth: per-user sign-ins and token exchange (connections in memory in this process).
+  const downstreamAuth = gatewayDownstreamAuth(logger);
   const opened = await openGateway(config, {
     logger,
+    authority: downstreamAuth.authority,
     transport: defaultTransportFactory({ environment: process.env, logger, auth: hostOAuthHooks(config, shared.oauthTokens) }),
     admit,
     names: stores.names,
@@ -271,7 +275,9 @@ export async function gatewayCommand(options: ParsedArgs['options']): Promise<vo
   try {
     const { serveGatewayHttp } = await import('./gatewayHttp.js');
     // With --cache, the DPoP replay cache and nonces are shared: a proof used on one instance is a replay on every other.
-    const oauthAuth = oauth === undefined ? undefined : { ...oauth, dpop: oauth.dpop === undefined ? undefined : { ...oauth.dpop, ...shared.dpop } };
+    // A token-exchange server needs each caller's verified token kept for the exchange (never forwarded).
+    const exchangeable = config.servers.some((s) => s.options.auth?.mode === 'token-exchange');
+    const oauthAuth = oauth === undefined ? undefined : { ...oauth, dpop: oauth.dpop === undefined ? undefined : { ...oauth.dpop, ...shared.dpop }, ...(exchangeable ? { exchangeable } : {}) };
     // Named tokens from the config, else the state folder's token as `default` (none with --no-auth).
     const tokens = named ?? (token !== undefined ? [{ name: 'default', sha256: tokenDigest(token.value), scopes: [] }] : undefined);
     const hint = named !== undefined ? 'a valid bearer token is required (one of gateway.auth.tokens)' : `a valid bearer token is required (see the gateway-token file in the state folder)`;
@@ -283,6 +289,10 @@ export async function gatewayCommand(options: ParsedArgs['options']): Promise<vo
       auth: { ...(tokens !== undefined ? { tokens, hint } : {}), ...(oauthAuth !== undefined ? { oauth: oauthAuth } : {}) },
       allowedHosts: allowedHostsFor(host_),
       mounts: [...(consent.api !== undefined ? [consent.api] : []), ...(webConsole !== undefined ? [webConsole.api] : [])],
+      personRoutes: (auth, url) => {
+        downstreamAuth.setGatewayUrl(url);
+        return downstreamAuth.routes(auth, url.startsWith('https:'));
+      },
       ...(shared.sessions !== undefined ? { sessions: shared.sessions } : {}),
       ...(config.gateway.limits !== undefined ? { limits: config.gateway.limits } : {}),
     });

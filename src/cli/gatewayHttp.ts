@@ -11,7 +11,7 @@
  * @module
  */
 import { listen, type ListeningServer } from '../adapters/nodeHttp.js';
-import type { FrontDoorOptions, MountedRoutes, NamedToken } from '../host/frontDoor.js';
+import type { FrontDoorAuth, FrontDoorOptions, MountedRoutes, NamedToken } from '../host/frontDoor.js';
 import { DEFAULT_GATEWAY_LIMITS } from '../host/configLimits.js';
 import type { GatewayLimits } from '../host/configTypes.js';
 import type { OpenedGateway } from '../host/openGateway.js';
@@ -32,6 +32,8 @@ export interface GatewayHttpOptions {
   readonly allowedHosts?: readonly string[];
   /** Routes with their own (admin) credential: the consent API, the console. */
   readonly mounts?: readonly MountedRoutes[];
+  /** Routes that verify a person with the front door's own client authentication (the per-user sign-in), given it once built, and the bound URL. */
+  readonly personRoutes?: (auth: FrontDoorAuth, url: string) => MountedRoutes;
   /** Stateful sessions shared with the other instances (`--cache redis://`): records, bus and SSE events. */
   readonly sessions?: FrontDoorOptions['sessions'];
   /** Sessions in all and per caller, connections and request timeouts (`gateway.limits`). Default `DEFAULT_GATEWAY_LIMITS`. */
@@ -70,12 +72,14 @@ export async function serveGatewayHttp(gateway: Pick<OpenedGateway, 'frontDoor'>
   try {
     const { oauth, ...auth } = options.auth;
     const verifier = oauth === undefined ? undefined : await gatewayResourceAuth(oauth, new URL(options.path, running.url).href, options.logger);
+    const doorAuth = { ...auth, ...(verifier !== undefined ? { oauth: verifier } : {}) };
+    const person = options.personRoutes?.(doorAuth, running.url);
     late.door = gateway.frontDoor({
       path: options.path,
       logger: options.logger,
-      auth: { ...auth, ...(verifier !== undefined ? { oauth: verifier } : {}) },
+      auth: doorAuth,
       ...(options.allowedHosts !== undefined ? { allowedHosts: options.allowedHosts } : {}),
-      ...(options.mounts !== undefined ? { mounts: options.mounts } : {}),
+      ...(options.mounts !== undefined || person !== undefined ? { mounts: [...(options.mounts ?? []), ...(person !== undefined ? [person] : [])] } : {}),
       sessions: { ...options.sessions, maxSessions: limits.maxSessions, maxSessionsPerPrincipal: limits.sessionsPerPrincipal },
     });
   } catch (error) {

@@ -13,6 +13,7 @@
  *
  * @module
  */
+import { credentialOf, type CredentialUse } from './credentialUse.js';
 import { McpError, McpErrorCode, describeError } from '../util/errors.js';
 import { isoTime } from '../util/time.js';
 import { DeniedError, type Decision, type InterceptContext, type InterceptedMethod, type Interceptor } from './interceptors.js';
@@ -53,6 +54,8 @@ export interface AuditEntry {
   readonly error?: string;
   /** From arrival to outcome, in ms. */
   readonly latencyMs: number;
+  /** Whose credential the downstream request carried (remote servers; absent in records written before it existed). */
+  readonly credential?: CredentialUse;
 }
 
 /** A stored record: the entry without its arguments, numbered and chained. */
@@ -192,6 +195,8 @@ function entryOf(ctx: InterceptContext, start: number, latencyMs: number, outcom
   if (ctx.exposedName !== undefined) entry.name = ctx.exposedName;
   if (args !== undefined) entry.arguments = args;
   if (error !== undefined) entry.error = error;
+  const credential = credentialOf(ctx);
+  if (credential !== undefined) entry.credential = credential;
   return entry;
 }
 

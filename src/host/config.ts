@@ -20,6 +20,7 @@
  */
 import type { AuditDurability } from './audit.js';
 import { expandEnv } from './configEnv.js';
+import { readServerAuth, readServerTenant } from './configDownstreamAuth.js';
 import { readGuards } from './configGuards.js';
 import { DEFAULT_GATEWAY_LIMITS, readGatewayLimits } from './configLimits.js';
 import { readConsent } from './configConsent.js';
@@ -92,7 +93,7 @@ export const CONFIG_DEFAULTS = {
 const ENTRY_KEYS = ['type', 'command', 'args', 'env', 'cwd', 'url', 'headers', 'disabled'];
 const SWITCHBOARD_KEYS = ['namespacing', 'separator', 'exposure', 'stateDir', 'store', 'cache', 'gateway', 'approvedLaunches', 'servers', 'roots', 'guards', 'pins', 'audit', 'trustedKeys', 'consent', 'sanitize', 'redact', 'policy', 'console'];
 const GATEWAY_KEYS = ['host', 'port', 'path', 'auth', 'limits'];
-const OPTION_KEYS = ['tools', 'timeoutMs', 'startTimeoutMs', 'maxConcurrency', 'era', 'oauth', 'roots', 'scan', 'checkArguments', 'egressAllow', 'commandTools', 'signature', ...LABEL_OPTION_KEYS];
+const OPTION_KEYS = ['tools', 'timeoutMs', 'startTimeoutMs', 'maxConcurrency', 'era', 'oauth', 'auth', 'tenant', 'roots', 'scan', 'checkArguments', 'egressAllow', 'commandTools', 'signature', ...LABEL_OPTION_KEYS];
 const TYPES = ['stdio', 'http', 'streamable-http', 'sse'] as const;
 const LOOPBACK = new Set(['127.0.0.1', '::1', '[::1]', 'localhost']);
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
@@ -117,7 +118,7 @@ export function parseConfig(text: string, options: ParseConfigOptions): HostConf
   const section = root['switchboard'] === undefined ? {} : read.record(root['switchboard'], '$.switchboard');
   read.strictKeys(section, SWITCHBOARD_KEYS, '$.switchboard');
   const defaultRoots = section['roots'] === undefined ? [] : readRoots(read, section['roots'], '$.switchboard.roots', folder);
-  const optionsById = readServerOptionsSection(read, section['servers'], ids, folder);
+  const optionsById = readServerOptionsSection(read, section['servers'], ids, folder, options.env);
   const servers = ids.map((id) => readServer(read, id, entries[id], optionsById.get(id), { folder, env: options.env, warnings, defaultRoots }));
   const approvedLaunches = readApprovals(read, section['approvedLaunches'], ids, warnings);
   const stateDir = resolvePath(folder, section['stateDir'] === undefined ? (options.defaultStateDir ?? CONFIG_DEFAULTS.stateDir) : read.string(section['stateDir'], '$.switchboard.stateDir', true));
@@ -183,6 +184,9 @@ function readServer(read: ConfigReader, id: string, value: unknown, options: Raw
   const disabled = raw['disabled'] === undefined ? false : read.boolean(raw['disabled'], childPath(path, 'disabled'));
   if (options?.oauth !== undefined && launch.kind === 'stdio') {
     read.fail(childPath(childPath('$.switchboard.servers', id), 'oauth'), `oauth applies only to remote (url) servers; "${id}" is a stdio server`);
+  }
+  if (options?.value.auth !== undefined && launch.kind === 'stdio') {
+    read.fail(childPath(childPath('$.switchboard.servers', id), 'auth'), `auth applies only to remote (url) servers; "${id}" is a stdio server`);
   }
   const own = options?.value ?? defaultOptions();
   return { id, raw, launch, disabled, options: options?.roots === undefined ? { ...own, roots: context.defaultRoots } : own };
@@ -253,7 +257,7 @@ function defaultOptions(): ServerOptions {
   return { tools: { allow: undefined, deny: [] }, timeoutMs: CONFIG_DEFAULTS.timeoutMs, maxConcurrency: CONFIG_DEFAULTS.maxConcurrency, era: CONFIG_DEFAULTS.era, oauth: undefined, roots: [], signature: 'warn' };
 }
 
-function readServerOptionsSection(read: ConfigReader, value: unknown, ids: readonly string[], folder: string): Map<string, RawOptions> {
+function readServerOptionsSection(read: ConfigReader, value: unknown, ids: readonly string[], folder: string, env: Readonly<Record<string, string | undefined>>): Map<string, RawOptions> {
   const out = new Map<string, RawOptions>();
   if (value === undefined) return out;
   const section = read.record(value, '$.switchboard.servers');
@@ -285,6 +289,8 @@ function readServerOptionsSection(read: ConfigReader, value: unknown, ids: reado
         maxConcurrency: options['maxConcurrency'] === undefined ? CONFIG_DEFAULTS.maxConcurrency : read.integer(options['maxConcurrency'], 1, 1024, childPath(path, 'maxConcurrency')),
         era: options['era'] === undefined ? CONFIG_DEFAULTS.era : read.choice<ServerEra>(options['era'], ['auto', 'stateless', 'stateful'], childPath(path, 'era')),
         oauth,
+        ...(options['auth'] === undefined ? {} : { auth: readServerAuth(read, options['auth'], childPath(path, 'auth'), env) }),
+        ...(options['tenant'] === undefined ? {} : { tenant: readServerTenant(read, options['tenant'], childPath(path, 'tenant')) }),
         roots: options['roots'] === undefined ? [] : readRoots(read, options['roots'], childPath(path, 'roots'), folder),
         ...(options['scan'] === undefined ? {} : { scan: read.choice<ScanMode>(options['scan'], ['block', 'warn', 'off'], childPath(path, 'scan')) }),
         ...(options['checkArguments'] === undefined ? {} : { checkArguments: read.boolean(options['checkArguments'], childPath(path, 'checkArguments')) }),
@@ -424,7 +430,7 @@ function readGatewayAuth(read: ConfigReader, value: unknown, env: Readonly<Recor
   }
   const oauthPath = `${path}.oauth`;
   const oauth = read.record(auth['oauth'], oauthPath);
-  read.strictKeys(oauth, ['issuer', 'audience', 'jwksUri', 'dpop'], oauthPath);
+  read.strictKeys(oauth, ['issuer', 'audience', 'jwksUri', 'dpop', 'tenantClaim'], oauthPath);
   const httpsUrl = (item: unknown, at: string): string => {
     const url = read.string(item, at, true);
     // Plain http only to this machine (a development authorization server).
@@ -437,6 +443,7 @@ function readGatewayAuth(read: ConfigReader, value: unknown, env: Readonly<Recor
     audience: read.string(oauth['audience'], `${oauthPath}.audience`, true),
     jwksUri: oauth['jwksUri'] === undefined ? undefined : httpsUrl(oauth['jwksUri'], `${oauthPath}.jwksUri`),
     dpop: readGatewayDpop(read, oauth['dpop'], `${oauthPath}.dpop`),
+    ...(oauth['tenantClaim'] !== undefined ? { tenantClaim: read.string(oauth['tenantClaim'], `${oauthPath}.tenantClaim`, true) } : {}),
     ...(tokens !== undefined ? { tokens } : {}),
   };
 }

@@ -153,12 +153,14 @@ function optionChanges(id: string, a: ServerOptions, b: ServerOptions, add: Add)
   if (raised(a.maxConcurrency, b.maxConcurrency)) add(`${at}.maxConcurrency`, `server "${id}": concurrency limit raised from ${a.maxConcurrency} to ${b.maxConcurrency}`);
   if (raised(a.timeoutMs, b.timeoutMs)) add(`${at}.timeoutMs`, `server "${id}": timeout raised from ${a.timeoutMs} ms to ${b.timeoutMs} ms`);
   if (!same(a.oauth, b.oauth)) add(`${at}.oauth`, `server "${id}": OAuth settings changed (client, scopes or redirect port)`);
+  if (!same(a.auth ?? { mode: 'shared' }, b.auth ?? { mode: 'shared' })) add(`${at}.auth`, `server "${id}": downstream authority changed from ${a.auth?.mode ?? 'shared'} to ${b.auth?.mode ?? 'shared'} (whose credentials its calls carry)`);
+  if (a.tenant !== b.tenant) add(`${at}.tenant`, `server "${id}": tenant changed from ${a.tenant ?? '(none)'} to ${b.tenant ?? '(none)'} (who may see and call it)`);
   if (lowered(SIGNATURE, a.signature ?? 'warn', b.signature ?? 'warn')) add(`${at}.signature`, `server "${id}": signature check lowered from ${a.signature ?? 'warn'} to ${b.signature ?? 'warn'}`);
   if (lowered(SCAN, a.scan ?? 'block', b.scan ?? 'block')) add(`${at}.scan`, `server "${id}": scanner lowered from ${a.scan ?? 'block'} to ${b.scan ?? 'block'}`);
   const roots = (b.roots ?? []).filter((r) => !(a.roots ?? []).some((o) => o.uri === r.uri));
   if (roots.length > 0) add(`${at}.roots`, `server "${id}": roots added: ${quoted(roots.map((r) => r.uri))}`);
   labelChanges(id, a.labels, b.labels, add);
-  const known = new Set(['tools', 'timeoutMs', 'maxConcurrency', 'era', 'oauth', 'roots', 'scan', 'signature', 'labels']);
+  const known = new Set(['tools', 'timeoutMs', 'maxConcurrency', 'era', 'oauth', 'auth', 'tenant', 'roots', 'scan', 'signature', 'labels']);
   for (const key of new Set([...Object.keys(a), ...Object.keys(b)])) {
     if (!known.has(key) && !same((a as unknown as Record<string, unknown>)[key], (b as unknown as Record<string, unknown>)[key])) add(`${at}.${key}`, `server "${id}": ${key} changed (not known to be safe)`);
   }

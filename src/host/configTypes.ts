@@ -77,6 +77,24 @@ export interface ServerOAuthOptions {
 }
 
 /**
+ * Whose authority a call to a remote server carries (`switchboard.servers.<id>.auth`, see
+ * `configDownstreamAuth.ts`); absent = `shared`.
+ */
+export type ServerAuth = { readonly mode: 'shared' } | { readonly mode: 'per-user' } | TokenExchangeAuth;
+
+/** `auth: { "mode": "token-exchange", … }`: RFC 8693 at one authorization server. */
+export interface TokenExchangeAuth {
+  readonly mode: 'token-exchange';
+  /** The authorization server's issuer (its token endpoint from its metadata); else {@link tokenEndpoint}. */
+  readonly issuer?: string;
+  readonly tokenEndpoint?: string;
+  readonly clientId: string;
+  /** Expanded from its `${env:NAME}` reference. Secret: never display. */
+  readonly clientSecret?: string;
+  readonly scopes?: readonly string[];
+}
+
+/**
  * What the poisoning scanner does with a server's definitions: `block` hides items with a
  * blocking finding from the model and refuses their calls (the default), `warn` only records
  * the findings, `off` does not scan.
@@ -96,6 +114,10 @@ export interface ServerOptions {
   readonly era: ServerEra;
   /** Remote servers only. */
   readonly oauth: ServerOAuthOptions | undefined;
+  /** Remote servers only; absent = `shared` (see {@link ServerAuth}). */
+  readonly auth?: ServerAuth;
+  /** The tenant whose principals alone see and call the server; absent = every principal. */
+  readonly tenant?: string;
   /** What its signed manifest must be (see `docs/signing.md`). `parseConfig` fills in `warn`. */
   readonly signature?: SignaturePolicy;
   /** Set only when configured; absent means `block` (see `scanner/scanner.ts`). */
@@ -150,6 +172,8 @@ export type GatewayAuth =
       readonly audience: string;
       readonly jwksUri: string | undefined;
       readonly dpop: GatewayDpopConfig | undefined;
+      /** The claim of a verified token that names the caller's tenant (`principal.tenant`, see `tenantScope.ts`). */
+      readonly tenantClaim?: string;
       readonly tokens?: readonly NamedToken[];
     };
 

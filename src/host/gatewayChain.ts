@@ -30,6 +30,8 @@ export interface ChainParts {
   readonly observers?: readonly Interceptor[];
   readonly audit?: Interceptor;
   readonly pins?: Interceptor;
+  /** Other tenants' servers hidden and refused (`tenantScope.ts`). */
+  readonly tenant?: Interceptor;
   readonly scanner?: Interceptor;
   /** The gateway's own files (`protectedPathsInterceptor.ts`). */
   readonly paths?: Interceptor;
@@ -45,7 +47,7 @@ export interface ChainParts {
 /** The chain's interceptors in the order they run (see the module comment). */
 export function buildChain(parts: ChainParts): Interceptor[] {
   const chain: Interceptor[] = [...(parts.observers ?? [])];
-  for (const part of [parts.audit, parts.pins, parts.scanner, parts.sanitize?.requests, parts.paths, parts.arguments, parts.policy, parts.consent, parts.guards, parts.sanitize?.results]) {
+  for (const part of [parts.audit, parts.pins, parts.tenant, parts.scanner, parts.sanitize?.requests, parts.paths, parts.arguments, parts.policy, parts.consent, parts.guards, parts.sanitize?.results]) {
     if (part !== undefined) chain.push(part);
   }
   return chain;

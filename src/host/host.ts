@@ -28,6 +28,7 @@ import { compileToolFilter } from './toolFilter.js';
 import { relayCall, relayLogs } from './notificationLimits.js';
 import { UriNamespacer } from './uriNamespacing.js';
 import { vettedHandlers, vettedListener } from './vettedHandlers.js';
+import { refuseOtherModes } from './principalClients.js';
 import { changesOf, completionTarget, emptyExposure, exposeServer, parseTemplate, startWindow } from './hostRegistry.js';
 
 export type { ExposedTool, ExposedPrompt, ExposedResource, ExposedTemplate, HostChange, HostOptions, WithheldItem, RequestScope, HostCallOptions, RouteOptions, DownstreamRoute } from './hostTypes.js';
@@ -552,7 +553,8 @@ export class Host {
     const signal = options.signal;
     let runOptions: RunOptions = {};
     if (signal !== undefined) runOptions = options.abort === undefined ? { signal } : { signal, abort: options.abort };
-    return observeCall(this.#logger, { method, serverId, target }, () => this.#chain.run(ctx, () => (relay === undefined ? server.run(task, runOptions) : relay.around(server.run(task, runOptions)))));
+    const as = this.#options.authority?.wrap(server, options.principal, ctx, task) ?? refuseOtherModes(server, task);
+    return observeCall(this.#logger, { method, serverId, target }, () => this.#chain.run(ctx, () => (relay === undefined ? server.run(as, runOptions) : relay.around(server.run(as, runOptions)))));
   }
 
   #context(

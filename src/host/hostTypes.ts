@@ -6,6 +6,7 @@
  *
  * @module
  */
+import type { DownstreamAuthority } from './principalClients.js';
 import type { NotificationLimits } from './notificationLimits.js';
 import type { Principal } from '../transport/principal.js';
 import type { McpClient } from '../client/mcpClient.js';
@@ -72,6 +73,12 @@ export interface HostOptions {
   readonly trust?: CatalogVetter;
   /** How much of a server's progress, logs and `list_changed` is relayed or acted on. Default `DEFAULT_NOTIFICATION_LIMITS`. */
   readonly notificationLimits?: NotificationLimits;
+  /**
+   * Whose credentials each downstream request carries (`servers.<id>.auth`, see
+   * `principalClients.ts`). Without it every request goes over its server's one client, and a
+   * call to a `per-user` or `token-exchange` server is refused.
+   */
+  readonly authority?: Pick<DownstreamAuthority, 'wrap'>;
 }
 
 /** An item the trust layer withholds, as the host would expose it. */

@@ -17,6 +17,8 @@
  *
  * @module
  */
+import type { DownstreamAuthority } from './principalClients.js';
+import { tenantFromClaim, tenantInterceptor } from './tenantScope.js';
 import type { AuditEntry, AuditLog } from './audit.js';
 import { argumentsInterceptor } from './argumentChecks.js';
 import { auditInterceptor } from './audit.js';
@@ -98,6 +100,11 @@ export interface GatewayDeps {
   readonly files?: { readonly platform: PathPlatform; readonly cwd: string; readonly extra?: readonly ProtectedPath[] };
   /** Options of the {@link Gateway} beyond the config's (`server`: logger, sealed state keys, ...). */
   readonly gateway?: Omit<GatewayOptions, 'exposure'>;
+  /**
+   * Whose credentials downstream requests carry (`servers.<id>.auth`, `principalClients.ts`);
+   * closed with the gateway. Without it a `per-user` or `token-exchange` server's calls are refused.
+   */
+  readonly authority?: Pick<DownstreamAuthority, 'wrap' | 'close' | 'connected'>;
 }
 
 /** A running gateway (see the module comment). */
@@ -173,6 +180,9 @@ export async function openGateway(config: HostConfig, deps: GatewayDeps): Promis
     const notices = new ReviewNotices((line) => logger.warn(line));
     const scanner = new Scanner({ modeOf: (id) => current.servers.find((s) => s.id === id)?.options.scan, onReport: (id, r) => notices.scannerReport(id, r) });
     if (deps.taint?.close !== undefined) closers.push(() => deps.taint?.close?.());
+    // `principal.tenant` from the configured claim of a verified token (read at start).
+    const claim = config.gateway.auth.kind === 'oauth' ? config.gateway.auth.tenantClaim : undefined;
+    const tenantOf = claim === undefined ? undefined : tenantFromClaim(claim);
     const policy = new ReloadablePolicy(
       {
         // An `ask` goes to the consent interceptor (which fails closed when nobody answers).
@@ -183,6 +193,15 @@ export async function openGateway(config: HostConfig, deps: GatewayDeps): Promis
         findingsOf: (definition) => scanner.verdictOf(definition)?.findings,
         // Labels inferred from what is pinned (the launch as configured now, serverInfo, definitions).
         inference: { launchOf: (id) => current.servers.find((s) => s.id === id)?.launch },
+        ...(tenantOf !== undefined ? { tenantOf } : {}),
+        connected: (principal, id) => {
+          const spec = current.servers.find((s) => s.id === id);
+          return spec === undefined || deps.authority === undefined ? Promise.resolve(spec === undefined || (spec.options.auth?.mode ?? 'shared') === 'shared') : deps.authority.connected(principal, spec);
+        },
+        serverAuthority: (id) => {
+          const options = current.servers.find((s) => s.id === id)?.options;
+          return { auth: options?.auth?.mode ?? 'shared', tenant: options?.tenant ?? '' };
+        },
         ...(deps.taint !== undefined ? { store: deps.taint.store, ...(deps.taint.fingerprints !== undefined ? { fingerprints: deps.taint.fingerprints } : {}) } : {}),
       },
       config.policy,
@@ -207,6 +226,7 @@ export async function openGateway(config: HostConfig, deps: GatewayDeps): Promis
       ...(deps.observers !== undefined ? { observers: deps.observers } : {}),
       ...(audit !== undefined ? { audit: auditInterceptor(audit) } : {}),
       ...(deps.pins !== undefined ? { pins: deps.pins.trust.interceptor() } : {}),
+      tenant: tenantInterceptor({ tenantOf: tenantOf ?? (() => undefined), serverTenant: (id) => current.servers.find((s) => s.id === id)?.options.tenant }),
       scanner: scanner.interceptor,
       paths: protectedPathsInterceptor({ paths, config: () => current, cwd }),
       arguments: argumentsInterceptor({ config: () => current, platform: paths.platform, canAsk: true }),
@@ -227,8 +247,10 @@ export async function openGateway(config: HostConfig, deps: GatewayDeps): Promis
       ...(deps.pins !== undefined ? { trust: deps.pins.trust } : {}),
       ...(config.gateway.limits !== undefined ? { notificationLimits: config.gateway.limits } : {}),
       interceptors,
+      ...(deps.authority !== undefined ? { authority: deps.authority } : {}),
     });
     closers.push(() => host.close());
+    if (deps.authority !== undefined) closers.push(() => deps.authority?.close());
     // `switchboard pins approve|reject` in another process or another instance: reload and vet every server's lists again.
     const pins = deps.pins;
     const unwatchPins = pins?.store.watch?.(() => void pins.trust.reload().then(() => host.refreshTrust()));

@@ -38,6 +38,7 @@ import { UNVETTED_EVIDENCE } from './inferLabels.js';
 import { findTaintedValue, SecretFingerprints, secretsIn, SplitTracker, type DetectSecrets, type TaintMatch } from './valueTaint.js';
 import { describeError } from '../../util/errors.js';
 import type { Implementation } from '../../protocol/model/common.js';
+import type { Principal } from '../../transport/principal.js';
 
 /** The id the policy interceptor records and refuses under. */
 export const POLICY_INTERCEPTOR_ID = 'policy';
@@ -53,6 +54,12 @@ export type BuiltinMode = 'ask' | 'deny' | 'off';
 
 /** Options of {@link policyInterceptor}. */
 export interface PolicyOptions {
+  /** `principal.tenant` of a caller (e.g. from `gateway.auth.oauth.tenantClaim`); default `""`. */
+  readonly tenantOf?: (principal: Principal) => string | undefined;
+  /** `connected`: whether `principal` (an id) has its own connection to `serverId`; default true. Asked only when a rule reads it. */
+  readonly connected?: (principal: string | undefined, serverId: string) => Promise<boolean>;
+  /** `server.auth` and `server.tenant` of a server id; default `shared` and `""`. */
+  readonly serverAuthority?: (serverId: string) => { readonly auth: string; readonly tenant: string };
   /** The rules (compiled here, once; a bad one throws `RuleCompileError`), or already compiled ones. */
   readonly rules?: readonly PolicyRule[] | { readonly compiled: readonly CompiledRule[] };
   /** Per server id: configured labels. */
@@ -92,8 +99,9 @@ const ASKING_SERVER_METHODS: ReadonlySet<string> = new Set(['sampling/createMess
 const NO_ARGS: Readonly<Record<string, unknown>> = Object.freeze({});
 const NO_LABELS: ResolvedLabels = Object.freeze({ labels: Object.freeze([]), origins: Object.freeze({}) });
 const EMPTY_SESSION_LABELS: readonly string[] = Object.freeze([]);
+const SHARED = Object.freeze({ auth: 'shared', tenant: '' });
 /** `principal` of the rule variables for an unauthenticated caller. */
-const ANONYMOUS: RuleVariables['principal'] = Object.freeze({ id: '', subject: '', scopes: EMPTY_SESSION_LABELS, claims: NO_ARGS });
+const ANONYMOUS: RuleVariables['principal'] = Object.freeze({ id: '', subject: '', scopes: EMPTY_SESSION_LABELS, claims: NO_ARGS, tenant: '' });
 
 interface Candidate {
   readonly outcome: RuleOutcome;
@@ -147,7 +155,8 @@ export function policyInterceptor(options: PolicyOptions): Interceptor {
   const serverVariables = (serverId: string, info: Implementation | undefined): RuleVariables['server'] => {
     const known = serverVars.get(serverId);
     if (known !== undefined && known.info === info) return known.vars;
-    const vars = Object.freeze({ id: serverId, identity: info === undefined ? '' : `${info.name}@${info.version}`, labels: resolver.serverLabels(serverId) });
+    const authority = options.serverAuthority?.(serverId) ?? SHARED;
+    const vars = Object.freeze({ id: serverId, identity: info === undefined ? '' : `${info.name}@${info.version}`, labels: resolver.serverLabels(serverId), auth: authority.auth, tenant: authority.tenant });
     if (serverVars.size >= 10_000) serverVars.clear();
     serverVars.set(serverId, { info, vars });
     return vars;
@@ -160,17 +169,30 @@ export function policyInterceptor(options: PolicyOptions): Interceptor {
     return vars;
   };
 
-  const variables = (ctx: InterceptContext, keys: TaintKeys, state: TaintState | undefined, serverId: string, name: string, definition: Readonly<Record<string, unknown>> | undefined, labels: ResolvedLabels, args: Readonly<Record<string, unknown>>): RuleVariables => {
+  const readsConnected = options.connected !== undefined && rules.some((r) => /\bconnected\b/.test(r.when));
+  const connectedTo = (ctx: InterceptContext, serverId: string): Promise<boolean> | boolean => (readsConnected && options.connected !== undefined ? options.connected(ctx.principal?.id, serverId) : true);
+  const variables = (
+    ctx: InterceptContext,
+    keys: TaintKeys,
+    state: TaintState | undefined,
+    serverId: string,
+    name: string,
+    definition: Readonly<Record<string, unknown>> | undefined,
+    labels: ResolvedLabels,
+    args: Readonly<Record<string, unknown>>,
+    connected = true,
+  ): RuleVariables => {
     const principal = ctx.principal;
     const auth = principal?.auth;
     return {
-      principal: principal === undefined ? ANONYMOUS : { id: principal.id, subject: auth?.subject ?? principal.id, scopes: auth?.scopes ?? EMPTY_SESSION_LABELS, claims: auth?.claims ?? NO_ARGS },
+      principal: principal === undefined ? ANONYMOUS : { id: principal.id, subject: auth?.subject ?? principal.id, scopes: auth?.scopes ?? EMPTY_SESSION_LABELS, claims: auth?.claims ?? NO_ARGS, tenant: options.tenantOf?.(principal) ?? '' },
       server: serverVariables(serverId, ctx.server?.info),
       tool: toolVariables(name, definition, labels),
       method: ctx.method,
       serverMethod: ctx.serverMethod ?? '',
       args,
       session: state === undefined ? { id: keys.session ?? keys.principal, labels: EMPTY_SESSION_LABELS, sources: [] } : sessionVariables(keys.session ?? keys.principal, state),
+      connected,
     };
   };
 
@@ -309,10 +331,12 @@ export function policyInterceptor(options: PolicyOptions): Interceptor {
     const state = read instanceof Promise ? await read : read;
     const hidden: string[] = [];
     const firedRules = new Set<string>();
+    const connections = new Map<string, boolean>();
+    if (readsConnected) for (const item of listed as readonly ListedItem[]) if (!connections.has(item.serverId)) connections.set(item.serverId, await connectedTo(ctx, item.serverId));
     const kept = (listed as readonly ListedItem[]).filter((item) => {
       const own = ownName(item);
       const labels = resolver.resolve(item.serverId, 'tool' in item ? own : undefined, item.definition);
-      const verdict = evaluateRules(denyRules, variables(ctx, keys, state, item.serverId, exposedOf(item), item.definition, labels, NO_ARGS));
+      const verdict = evaluateRules(denyRules, variables(ctx, keys, state, item.serverId, exposedOf(item), item.definition, labels, NO_ARGS, connections.get(item.serverId) ?? true));
       if (verdict.outcome !== 'deny') return true;
       hidden.push(`${item.serverId}:${own}`);
       if (verdict.rule !== undefined) firedRules.add(verdict.rule);
@@ -342,7 +366,8 @@ export function policyInterceptor(options: PolicyOptions): Interceptor {
       const labels = ctx.method === 'server/request' ? NO_LABELS : resolver.resolve(serverId, own, definition, ctx.server?.info?.name);
       const name = ctx.exposedName ?? '';
       const args = ctx.method === 'server/request' ? ctx.params : ((ctx.params['arguments'] as Record<string, unknown> | undefined) ?? NO_ARGS);
-      const verdict = rules.length === 0 ? undefined : evaluateRules(rules, variables(ctx, keys, state, serverId, name, definition, labels, args));
+      const connected = readsConnected ? await connectedTo(ctx, serverId) : true;
+      const verdict = rules.length === 0 ? undefined : evaluateRules(rules, variables(ctx, keys, state, serverId, name, definition, labels, args, connected));
       const candidates: Candidate[] = [];
       if (verdict?.outcome !== undefined) candidates.push({ outcome: verdict.outcome, rule: verdict.rule as string, reasons: verdict.reasons });
       // A subscription reads nothing and sends nothing: rules decide it, the flow checks do not.

@@ -97,11 +97,12 @@ export function replayPolicy(records: readonly AuditRecord[], options: ReplayOpt
     const own = record.method === 'tools/call' && record.name !== undefined ? (record.name.startsWith(prefix) ? record.name.slice(prefix.length) : record.name) : undefined;
     const labels = record.method === 'server/request' ? { labels: [], origins: {} } : resolver.resolve(serverId, own, undefined);
     const verdict = evaluateRules(replayable, {
-      principal: { id: record.principal ?? '', subject: record.principal ?? '', scopes: [], claims: {} },
-      server: { id: serverId, identity: '', labels: resolver.serverLabels(serverId) },
+      principal: { id: record.principal ?? '', subject: record.principal ?? '', scopes: [], claims: {}, tenant: '' },
+      server: { id: serverId, identity: '', labels: resolver.serverLabels(serverId), auth: record.credential?.mode ?? 'shared', tenant: '' },
       tool: { name: record.name ?? '', annotations: {}, labels: labels.labels },
       method: record.method,
       serverMethod: record.serverMethod ?? '',
+      connected: true,
       args: {},
       session: {
         id: keys.session ?? keys.principal,

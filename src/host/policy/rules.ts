@@ -7,13 +7,14 @@
  *
  * | variable | fields |
  * |---|---|
- * | `principal` | `id`, `subject`, `scopes` (list), `claims` (map; a verified token's claims) |
- * | `server` | `id`, `identity` (`serverInfo` name@version, or `""`), `labels` (list) |
+ * | `principal` | `id`, `subject`, `scopes` (list), `claims` (map; a verified token's claims), `tenant` (from `gateway.auth.oauth.tenantClaim`, or `""`) |
+ * | `server` | `id`, `identity` (`serverInfo` name@version, or `""`), `labels` (list), `auth` (`shared`, `per-user`, `token-exchange`), `tenant` (`servers.<id>.tenant`, or `""`) |
  * | `tool` | `name` (exposed name or resource URI), `annotations` (map, hints only), `labels` (list) |
  * | `method` | `tools/call`, `tools/list`, ..., `server/request` |
  * | `serverMethod` | for `server/request`: `sampling/createMessage`, `elicitation/create`, `roots/list`; else `""` |
  * | `args` | map: a call's arguments, or the params a server sent with `server/request` |
  * | `session` | `id`, `labels` (list of labels that entered), `sources` (list of maps `{label, server, tool, at}`) |
+ * | `connected` | bool: the caller has its own connection to the server (`per-user`, `token-exchange`; always true for `shared`) |
  *
  * An expression that throws while evaluating (a missing map key, a type mismatch) makes its
  * rule's decision `deny` (fail closed); guard optional arguments with `has(args.x)`.
@@ -41,13 +42,15 @@ export interface PolicyRule {
 
 /** The variables a rule sees (plain JSON-like values). */
 export interface RuleVariables {
-  readonly principal: { readonly id: string; readonly subject: string; readonly scopes: readonly string[]; readonly claims: Readonly<Record<string, unknown>> };
-  readonly server: { readonly id: string; readonly identity: string; readonly labels: readonly string[] };
+  readonly principal: { readonly id: string; readonly subject: string; readonly scopes: readonly string[]; readonly claims: Readonly<Record<string, unknown>>; readonly tenant: string };
+  readonly server: { readonly id: string; readonly identity: string; readonly labels: readonly string[]; readonly auth: string; readonly tenant: string };
   readonly tool: { readonly name: string; readonly annotations: Readonly<Record<string, unknown>>; readonly labels: readonly string[] };
   readonly method: string;
   readonly serverMethod: string;
   readonly args: Readonly<Record<string, unknown>>;
   readonly session: { readonly id: string; readonly labels: readonly string[]; readonly sources: readonly Readonly<Record<string, unknown>>[] };
+  /** Whether the caller has its own connection to the server (true for `shared` servers and where unknown). */
+  readonly connected: boolean;
 }
 
 /** A rule that failed to compile: `index` is its place in the list, `detail` what is wrong. */
@@ -74,8 +77,8 @@ let environment: Environment | undefined;
 export function ruleEnvironment(): Environment {
   if (environment !== undefined) return environment;
   const env = new Environment({ homogeneousAggregateLiterals: false, limits: { maxAstNodes: 2000, maxDepth: 64, maxListElements: 256, maxMapEntries: 256, maxCallArguments: 16 } });
-  env.registerType('Principal', { fields: { id: 'string', subject: 'string', scopes: 'list<string>', claims: 'map<string, dyn>' } });
-  env.registerType('Server', { fields: { id: 'string', identity: 'string', labels: 'list<string>' } });
+  env.registerType('Principal', { fields: { id: 'string', subject: 'string', scopes: 'list<string>', claims: 'map<string, dyn>', tenant: 'string' } });
+  env.registerType('Server', { fields: { id: 'string', identity: 'string', labels: 'list<string>', auth: 'string', tenant: 'string' } });
   env.registerType('Tool', { fields: { name: 'string', annotations: 'map<string, dyn>', labels: 'list<string>' } });
   env.registerType('Session', { fields: { id: 'string', labels: 'list<string>', sources: 'list<map<string, dyn>>' } });
   env.registerVariable('principal', 'Principal');
@@ -85,6 +88,7 @@ export function ruleEnvironment(): Environment {
   env.registerVariable('method', 'string');
   env.registerVariable('serverMethod', 'string');
   env.registerVariable('args', 'map<string, dyn>');
+  env.registerVariable('connected', 'bool');
   environment = env;
   return env;
 }

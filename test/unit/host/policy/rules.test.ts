@@ -130,13 +130,14 @@ describe('host/policy/rules: outcomes and combination', () => {
 
   it('an allow rule cannot override a deny rule that matched later in the list', () => {
     const verdict = evaluateRules(compileRules([{ id: 'a', when: 'true', outcome: 'allow' }, { id: 'd', when: 'true', outcome: 'deny' }]), {
-      principal: { id: '', subject: '', scopes: [], claims: {} },
-      server: { id: 's', identity: '', labels: [] },
+      principal: { id: '', subject: '', scopes: [], claims: {}, tenant: '' },
+      server: { id: 's', identity: '', labels: [], auth: 'shared', tenant: '' },
       tool: { name: 't', annotations: {}, labels: [] },
       method: 'tools/call',
       serverMethod: '',
       args: {},
       session: { id: 'x', labels: [], sources: [] },
+      connected: true,
     });
     assert.equal(verdict.outcome, 'deny');
     assert.deepEqual(verdict.hits.map((h) => h.rule), ['a', 'd']);

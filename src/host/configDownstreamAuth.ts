@@ -1,0 +1,74 @@
+/**
+ * `switchboard.servers.<id>.auth` and `switchboard.servers.<id>.tenant`: whose authority a
+ * call to a remote server carries (see `connections.ts`), and which tenant's principals may
+ * see and call the server.
+ *
+ * - `"shared"` (the default, the same as leaving it out): the server's one sign-in
+ *   (`switchboard login <id>`, the `oauth` section) for every caller.
+ * - `"per-user"`: each principal signs in once (a URL-mode elicitation); its tokens go only on
+ *   its own calls.
+ * - `{ "mode": "token-exchange", "issuer" | "tokenEndpoint", "clientId", "clientSecret"?,
+ *   "scopes"? }`: RFC 8693 (https://www.rfc-editor.org/rfc/rfc8693) at that authorization
+ *   server. `clientSecret` only as a `${env:NAME}` reference: a literal secret in the file is
+ *   refused.
+ *
+ * Remote servers only: a stdio server has no authorization.
+ *
+ * @see https://modelcontextprotocol.io/specification/2025-11-25/basic/security_best_practices#token-passthrough
+ * @module
+ */
+import { isLoopbackHttp } from './canonicalServerUrl.js';
+import { expandEnv } from './configEnv.js';
+import type { ConfigReader } from './configRead.js';
+import { childPath, type ServerAuth } from './configTypes.js';
+
+const SECRET_REFERENCE = /^\$\{env:[A-Za-z_][A-Za-z0-9_]*\}$/;
+
+/** Reads `auth` of one server's options; `env` expands the client secret's reference. */
+export function readServerAuth(read: ConfigReader, value: unknown, path: string, env: Readonly<Record<string, string | undefined>>): ServerAuth {
+  if (typeof value === 'string') {
+    const mode = read.choice(value, ['shared', 'per-user'] as const, path);
+    return { mode };
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    read.fail(path, `expected "shared", "per-user" or { "mode": "token-exchange", … }, got ${JSON.stringify(value)}`);
+  }
+  const auth = read.record(value, path);
+  read.strictKeys(auth, ['mode', 'issuer', 'tokenEndpoint', 'clientId', 'clientSecret', 'scopes'], path);
+  if (auth['mode'] !== 'token-exchange') read.fail(childPath(path, 'mode'), `expected "token-exchange" (write "shared" or "per-user" as a plain string), got ${JSON.stringify(auth['mode'])}`);
+  const url = (item: unknown, at: string): string => {
+    const text = read.string(item, at, true);
+    if (!URL.canParse(text) || (new URL(text).protocol !== 'https:' && !isLoopbackHttp(text))) read.fail(at, `expected an https: URL (http: only on a loopback host), got ${JSON.stringify(text)}`);
+    return text;
+  };
+  const hasIssuer = auth['issuer'] !== undefined;
+  const hasEndpoint = auth['tokenEndpoint'] !== undefined;
+  if (hasIssuer === hasEndpoint) read.fail(path, 'token-exchange needs exactly one of "issuer" (its token endpoint from the metadata) and "tokenEndpoint"');
+  let clientSecret: string | undefined;
+  if (auth['clientSecret'] !== undefined) {
+    const at = childPath(path, 'clientSecret');
+    const raw = read.string(auth['clientSecret'], at, true);
+    if (!SECRET_REFERENCE.test(raw)) read.fail(at, 'expected a ${env:NAME} reference: a client secret is never written in the file');
+    clientSecret = expandEnv(raw, { file: read.file, path: at, env });
+    if (clientSecret === '') read.fail(at, `${raw} is empty`);
+  }
+  return {
+    mode: 'token-exchange',
+    ...(hasIssuer ? { issuer: url(auth['issuer'], childPath(path, 'issuer')) } : { tokenEndpoint: url(auth['tokenEndpoint'], childPath(path, 'tokenEndpoint')) }),
+    clientId: read.string(auth['clientId'], childPath(path, 'clientId'), true),
+    ...(clientSecret !== undefined ? { clientSecret } : {}),
+    ...(auth['scopes'] !== undefined ? { scopes: read.strings(auth['scopes'], childPath(path, 'scopes'), (s, at) => (s === '' ? read.fail(at, 'expected a non-empty scope') : s)) } : {}),
+  };
+}
+
+/** Reads `tenant` of one server's options: 1 to 128 characters. */
+export function readServerTenant(read: ConfigReader, value: unknown, path: string): string {
+  const tenant = read.string(value, path, true);
+  if (tenant.length > 128) read.fail(path, 'expected at most 128 characters');
+  return tenant;
+}
+
+/** The mode of a server's `auth` (absent = `shared`). */
+export function authModeOf(auth: ServerAuth | undefined): ServerAuth['mode'] {
+  return auth?.mode ?? 'shared';
+}
