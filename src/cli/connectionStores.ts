@@ -78,3 +78,36 @@ export async function openConnectionStore(options: OpenConnectionStoreOptions): 
     throw new CliFailure(`The per-user connections could not be opened: ${describeError(error)}`, { cause: error });
   }
 }
+
+/**
+ * A {@link ConnectionStore} opened on first use: a gateway with no per-user or token-exchange
+ * server never creates the key or the store, and one that gains such a server on a reload opens
+ * them then. A store that cannot be opened fails every operation (the call is refused, never
+ * sent with another credential) and is tried again on the next one.
+ */
+export function lazyConnectionStore(open: () => Promise<ConnectionStore>): ConnectionStore {
+  let opening: Promise<ConnectionStore> | undefined;
+  let closed = false;
+  const store = (): Promise<ConnectionStore> => {
+    if (closed) return Promise.reject(new CliFailure('The per-user connections are closed (the gateway is stopping).'));
+    opening ??= open().catch((error: unknown) => {
+      opening = undefined;
+      throw error;
+    });
+    return opening;
+  };
+  return {
+    get: async (k) => (await store()).get(k),
+    put: async (c) => (await store()).put(c),
+    list: async (f) => (await store()).list(f),
+    revoke: async (f) => (await store()).revoke(f),
+    refreshOnce: async (k, stale, refresh) => (await store()).refreshOnce(k, stale, refresh),
+    beginSignIn: async (p) => (await store()).beginSignIn(p),
+    takeSignIn: async (s, now) => (await store()).takeSignIn(s, now),
+    close: async () => {
+      closed = true;
+      const opened = await opening?.catch(() => undefined);
+      await opened?.close();
+    },
+  };
+}

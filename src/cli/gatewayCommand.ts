@@ -34,6 +34,7 @@ import { refusedReloadEntry } from '../host/policy/policyReload.js';
 import { PersistentTaintStore } from '../host/policy/taintPersistence.js';
 import { SecretFingerprints } from '../host/policy/valueTaint.js';
 import { hostOAuthHooks, loadConfig, localIdentityKey, openPins } from './hostSetup.js';
+import { lazyConnectionStore, openConnectionStore } from './connectionStores.js';
 import { gatewayDownstreamAuth } from './gatewayDownstreamAuth.js';
 import { openStateStores } from '../store/jsonFileStore.js';
 import { SqliteAuditLog } from '../store/sqliteAudit.js';
@@ -110,7 +111,7 @@ export async function gatewayCommand(options: ParsedArgs['options']): Promise<vo
     audit === undefined
       ? undefined
       : await anchoredAudit(config, audit, logger, shared.audit !== undefined ? storeUrl : undefined).catch(async (error: unknown) => {
-          await closeStores(audit, undefined, shared, logger);
+          await closeStores(audit, undefined, { close: () => Promise.resolve() }, shared, logger);
           throw new CliFailure(`${describeError(error)} The gateway did not start.`);
         });
   // switchboard.audit.retention: old records archived on a timer, off the request path.
@@ -153,8 +154,14 @@ export async function gatewayCommand(options: ParsedArgs['options']): Promise<vo
     waiting = ids;
     showWaiting();
   });
-  // servers.<id>.auth: per-user sign-ins and token exchange (connections in memory in this process).
-  const downstreamAuth = gatewayDownstreamAuth(logger);
+  // servers.<id>.auth: per-user sign-ins and token exchange; connections in stateDir/connections.db
+  // (or the --store database), sealed with the connections key, opened on first use.
+  const connections = lazyConnectionStore(async () => {
+    const opened = await openConnectionStore({ stateDir: config.stateDir, ...(shared.database !== undefined ? { store: shared.database } : {}) });
+    logger.info(opened.described);
+    return opened.store;
+  });
+  const downstreamAuth = gatewayDownstreamAuth(logger, { store: connections });
   const opened = await openGateway(config, {
     logger,
     authority: downstreamAuth.authority,
@@ -187,7 +194,7 @@ export async function gatewayCommand(options: ParsedArgs['options']): Promise<vo
   }).catch(async (error: unknown) => {
     await retention?.stop();
     await checkpoints?.stop();
-    await closeStores(audit, pins, shared, logger);
+    await closeStores(audit, pins, connections, shared, logger);
     throw error;
   });
   const { host, gateway, scanner, policy } = opened;
@@ -249,7 +256,7 @@ export async function gatewayCommand(options: ParsedArgs['options']): Promise<vo
     await opened.close();
     await retention?.stop();
     await checkpoints?.stop();
-    await closeStores(audit, pins, shared, logger);
+    await closeStores(audit, pins, connections, shared, logger);
   };
 
   if (options['stdio'] === true) {
@@ -355,10 +362,11 @@ function launchConsent(
   };
 }
 
-/** Closes the stores the command opened (after the gateway closed): the audit log, the pins, the shared connections. */
-async function closeStores(audit: { close(): Promise<void> } | undefined, pins: { store: { close?(): Promise<void> | void } } | undefined, shared: { close(): Promise<void> }, logger: Logger): Promise<void> {
+/** Closes the stores the command opened (after the gateway closed): the audit log, the pins, the per-user connections, the shared connections. */
+async function closeStores(audit: { close(): Promise<void> } | undefined, pins: { store: { close?(): Promise<void> | void } } | undefined, connections: { close(): Promise<void> }, shared: { close(): Promise<void> }, logger: Logger): Promise<void> {
   await audit?.close().catch((error: unknown) => logger.error(`audit log: ${describeError(error)}`));
   await pins?.store.close?.();
+  await connections.close().catch((error: unknown) => logger.error(`connections: ${describeError(error)}`));
   await shared.close();
 }
 
