@@ -105,7 +105,7 @@ export function fullLine(stored: string, digest: string | undefined, decisions: 
  * units): {@link chainRecord} writes an entry that has no other member in this order directly,
  * without collecting and sorting its names.
  */
-const RECORD_MEMBERS = ['argumentsDigest', 'decisions', 'error', 'kind', 'latencyMs', 'method', 'name', 'outcome', 'prev', 'principal', 'seq', 'server', 'serverMethod', 'session', 'time'] as const;
+const RECORD_MEMBERS = ['argumentsDigest', 'credential', 'decisions', 'error', 'kind', 'latencyMs', 'method', 'name', 'outcome', 'prev', 'principal', 'seq', 'server', 'serverMethod', 'session', 'time'] as const;
 const ENTRY_MEMBERS: ReadonlySet<string> = new Set<string>([...RECORD_MEMBERS.filter((m) => m !== 'argumentsDigest' && m !== 'prev' && m !== 'seq'), 'arguments']);
 
 /** The row of `entry` as record number `seq` after `prev`: arguments replaced by their digest. */
@@ -274,6 +274,17 @@ function canonicalRecord(entry: AuditEntry, seq: number, prev: string, digest: s
     out.add('"');
     out.add(digest);
     out.add('"');
+  }
+  if (entry.credential !== undefined) {
+    // A small flat object (`{mode, principal?}`): canonicalised whole; a record with one keeps its decisions in its line (`compactLine` shares them only right after the digest).
+    let text: string;
+    try {
+      text = canonicalize(entry.credential);
+    } catch {
+      return undefined;
+    }
+    out.add(MEMBER_PREFIXES.credential[out.first ? 0 : 1]);
+    out.add(text);
   }
   out.add(MEMBER_PREFIXES.decisions[out.first ? 0 : 1]);
   out.add(decisions);
