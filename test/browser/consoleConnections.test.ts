@@ -1,7 +1,8 @@
 // The console's Connections page in real Chromium against a real gateway (issue #34's admin
 // view): a connection seeded in the gateway's own store (SQLite in its state folder, sealed with
 // its connections key) is listed without its token, and the Revoke button removes it from the
-// store the gateway reads (checked by opening that store again), leaving the other one.
+// store the gateway reads (checked by opening that store again), leaving the other one, and the
+// gateway's audit log records the revocation.
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -78,6 +79,9 @@ describe('console in Chromium: Connections', () => {
     await alice.waitFor({ state: 'detached' });
     await table.getByRole('row', { name: /bob@example\.com/ }).waitFor();
     assert.deepEqual(await stored(), ['bob@example.com']);
+    // The gateway's audit log has the revocation, by console:admin (read as the page reads it).
+    const audit = (await page.evaluate(async () => (await fetch('/console/api/audit?kind=connection')).json())) as { records: { method: string; principal: string; name?: string }[] };
+    assert.deepEqual(audit.records.map((r) => [r.method, r.principal, r.name]), [['connections/revoke', 'console:admin', 'alice@example.com']]);
     await page.close();
   });
 });
