@@ -9,6 +9,8 @@
  *
  * @module
  */
+import { existsSync } from 'node:fs';
+import type { ServerConfig } from '../host/configTypes.js';
 import type { ConnectionStore } from '../host/connections.js';
 import { ConnectionSealer, connectionsKeyFile, loadConnectionsKeyFile, parseConnectionsKey } from '../store/connectionSealer.js';
 import type { PgDatabase } from '../store/postgres/pgDatabase.js';
@@ -110,4 +112,16 @@ export function lazyConnectionStore(open: () => Promise<ConnectionStore>): Conne
       await opened?.close();
     },
   };
+}
+
+/**
+ * Whether a gateway's connection store is in use: a server of `servers` has `auth` `per-user`
+ * or `token-exchange`, or the connections key exists (in the environment, or the state folder's
+ * key file: connections may be left from an earlier config). The console asks this before it
+ * lists, so that a look at its Connections page never creates the store or its key.
+ */
+export function connectionStoreInUse(stateDir: string, servers: readonly ServerConfig[], environment: Readonly<Record<string, string | undefined>> = process.env): boolean {
+  if (servers.some((s) => (s.options.auth?.mode ?? 'shared') !== 'shared')) return true;
+  const fromEnv = environment[CONNECTIONS_KEY_ENV];
+  return (fromEnv !== undefined && fromEnv !== '') || existsSync(connectionsKeyFile(stateDir));
 }

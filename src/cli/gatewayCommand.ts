@@ -34,7 +34,7 @@ import { refusedReloadEntry } from '../host/policy/policyReload.js';
 import { PersistentTaintStore } from '../host/policy/taintPersistence.js';
 import { SecretFingerprints } from '../host/policy/valueTaint.js';
 import { hostOAuthHooks, loadConfig, localIdentityKey, openPins } from './hostSetup.js';
-import { lazyConnectionStore, openConnectionStore } from './connectionStores.js';
+import { connectionStoreInUse, lazyConnectionStore, openConnectionStore } from './connectionStores.js';
 import { gatewayDownstreamAuth } from './gatewayDownstreamAuth.js';
 import { openStateStores } from '../store/jsonFileStore.js';
 import { SqliteAuditLog } from '../store/sqliteAudit.js';
@@ -229,6 +229,8 @@ export async function gatewayCommand(options: ParsedArgs['options']): Promise<vo
           ...(audit !== undefined && auditLog !== undefined ? { audit: { log: auditLog, reader: audit } } : {}),
           ...(launches !== undefined ? { launches } : {}),
           reload: watcher.gate,
+          // The per-user connections (the lazy store above): listed without tokens and revoked from the Connections page.
+          connections: { store: connections, inUse: () => connectionStoreInUse(config.stateDir, current.servers) },
           // The running policy (it reloads with the config): the console shows and dry-runs the current rules.
           policy: {
             get config() {

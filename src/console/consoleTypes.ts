@@ -9,6 +9,7 @@ import type { AuditLog, AuditReader } from '../host/audit.js';
 import type { HostConfig } from '../host/configTypes.js';
 import type { LaunchFinding } from '../host/launchSupplyChain.js';
 import type { PendingConfig } from '../host/configReload.js';
+import type { ConnectionStore } from '../host/connections.js';
 import type { ConsentGrantStore } from '../host/consent/consentGrants.js';
 import type { ConsentQueue } from '../host/consent/consentQueue.js';
 import type { Host } from '../host/host.js';
@@ -55,6 +56,16 @@ export interface ConfigReview {
   approve(digest: string, by: string): Promise<void>;
 }
 
+/** The gateway's per-user connection store as the console sees it (`consoleConnections.ts`). */
+export interface ConsoleConnections {
+  readonly store: ConnectionStore;
+  /**
+   * Whether the store is in use (a per-user server is configured, or its key exists); when false
+   * the page lists nothing and the store (and its key) is not created by a look. Default: always.
+   */
+  readonly inUse?: () => boolean;
+}
+
 /** Options of the console handler. */
 export interface ConsoleOptions {
   readonly host: Host;
@@ -84,6 +95,8 @@ export interface ConsoleOptions {
     /** The redactor of the `redact` outcome (without it a dry run shows that outcome as a denial, as the gateway would). */
     readonly redact?: (result: unknown) => unknown;
   };
+  /** The per-user downstream connections (`servers.<id>.auth`: `per-user`, `token-exchange`): listed without tokens, revoked by the admin. */
+  readonly connections?: ConsoleConnections;
   /** How long a server's question during an Inspector call waits for its answer before it is declined. Default 5 min. */
   readonly questionTimeoutMs?: number;
   /** Keep-alive comment interval of event streams. Default 15 s. */

@@ -22,6 +22,7 @@ const PAGES = [
   ['Tools', 'Tools'],
   ['Review', 'Review'],
   ['Consent', 'Consent'],
+  ['Connections', 'Connections'],
   ['Audit', 'Audit'],
   ['Policy', 'Policy'],
   ['Inspector', /Inspector/],

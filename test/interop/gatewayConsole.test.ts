@@ -5,7 +5,7 @@
 // from the console while the MCP call waits, and a tampered audit record flagged.
 import assert from 'node:assert/strict';
 import { execFile, spawn, type ChildProcessByStdio } from 'node:child_process';
-import { readlinkSync } from 'node:fs';
+import { existsSync, readlinkSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import type { Readable } from 'node:stream';
@@ -73,7 +73,7 @@ const connect = async (): Promise<McpClient> => {
 
 describe('e2e: console attacks', () => {
   it('no credential: 401 on every API path, page files still load (they hold no data)', async () => {
-    for (const path of ['overview', 'tools', 'review', 'consent', 'audit', 'audit/verify', 'audit/export', 'policy', 'inspector/everything', 'events', 'session']) {
+    for (const path of ['overview', 'tools', 'review', 'consent', 'connections', 'audit', 'audit/verify', 'audit/export', 'policy', 'inspector/everything', 'events', 'session']) {
       const r = await raw(`/console/api/${path}`);
       assert.equal(r.status, 401, path);
       assert.match(await errorOf(r), /sign in|not signed in/, path);
@@ -162,6 +162,13 @@ describe('e2e: console API', () => {
     assert.equal(o.metrics.buckets, 30);
     assert.equal(o.metrics.series['everything']?.length, 30);
     assert.ok((o.metrics.series['everything'] ?? []).reduce((n, b) => n + b.calls, 0) >= 1);
+  });
+
+  it('connections: a gateway with no per-user server lists none, and the look creates no connections store or key', async () => {
+    const c = await console_.json<{ enabled: boolean; opened: boolean; connections: unknown[] }>('/console/api/connections');
+    assert.deepEqual(c, { enabled: true, opened: false, connections: [] });
+    assert.equal(existsSync(join(config.dir, '.switchboard', 'connections.key')), false);
+    assert.equal(existsSync(join(config.dir, '.switchboard', 'connections.db')), false);
   });
 
   it('tools: every exposed tool with server, trust level (first-use pin), scanner verdict, labels from annotations', async () => {

@@ -15,6 +15,7 @@ import { Overview } from './pages/overview.js';
 import { Tools } from './pages/tools.js';
 import { Review } from './pages/review.js';
 import { Consent } from './pages/consent.js';
+import { Connections } from './pages/connections.js';
 import { Audit } from './pages/audit.js';
 import { Policy } from './pages/policy.js';
 import { Inspector } from './pages/inspector.js';
@@ -25,6 +26,7 @@ const PAGES = [
   { id: 'tools', title: 'Tools', view: Tools },
   { id: 'review', title: 'Review', view: Review },
   { id: 'consent', title: 'Consent', view: Consent },
+  { id: 'connections', title: 'Connections', view: Connections },
   { id: 'audit', title: 'Audit', view: Audit },
   { id: 'policy', title: 'Policy', view: Policy },
   { id: 'inspector', title: 'Inspector', view: Inspector },
