@@ -23,7 +23,7 @@ import { JsonRpcError } from '../jsonrpc/errors.js';
 import { hasExtension, type ClientCapabilities } from '../protocol/model/capabilities.js';
 import { TASKS_EXTENSION_ID } from '../protocol/meta.js';
 import { isStateless } from '../protocol/revisions.js';
-import { signInInputRequired } from './principalClients.js';
+import { signInInputRequired, signInUnsupported } from './principalClients.js';
 import type { Implementation, ItemKind } from '../protocol/model/common.js';
 import type { InputRequest } from '../protocol/model/mrtr.js';
 import type { Tool } from '../protocol/model/tool.js';
@@ -349,7 +349,10 @@ export class Gateway {
   ): Promise<Record<string, unknown>> {
     // Chained once rather than `async` (this runs on every forwarded call); every failure,
     // thrown here or by the step, takes `failed`.
-    const failed = (error: unknown): Record<string, unknown> => signInInputRequired(error, isStateless(ctx.protocolVersion)) ?? failedAnswer(method, error);
+    const failed = (error: unknown): Record<string, unknown> => {
+      const stateless = isStateless(ctx.protocolVersion);
+      return signInInputRequired(error, stateless, ctx.clientCapabilities) ?? failedAnswer(method, signInUnsupported(error, stateless, ctx.clientCapabilities));
+    };
     const principal = ctx.principal?.id;
     const driver = new UpstreamDriver(ctx);
     const state = params['requestState'];

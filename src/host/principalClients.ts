@@ -25,7 +25,7 @@ import type { Implementation } from '../protocol/model/common.js';
 import type { StreamableHttpClientOptions } from '../transport/http/client/clientOptions.js';
 import type { Principal } from '../transport/principal.js';
 import type { Transport } from '../transport/types.js';
-import { JsonRpcError } from '../jsonrpc/errors.js';
+import { ErrorCode, JsonRpcError } from '../jsonrpc/errors.js';
 import { McpError, McpErrorCode } from '../util/errors.js';
 import type { AbortLike } from '../util/lazyAbort.js';
 import type { Connection, ConnectionStore, DownstreamCredentials } from './connections.js';
@@ -271,14 +271,27 @@ export function refuseOtherModes<R>(server: Downstream, task: Task<R>): Task<R> 
 /**
  * The 2026-07-28 form of a sign-in the call needs: an `input_required` result carrying the
  * URL-mode elicitation (that era has no -32042), which the client answers by showing the URL
- * and sending the call again; `undefined` for any other error or a stateful upstream (which
- * gets {@link UrlElicitationRequiredError} itself).
+ * and sending the call again; `undefined` for any other error, a stateful upstream (which
+ * gets {@link UrlElicitationRequiredError} itself), or a client that does not declare
+ * `elicitation.url` (see {@link signInUnsupported}).
  *
  * @see https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr
  */
-export function signInInputRequired(error: unknown, stateless: boolean): Record<string, unknown> | undefined {
-  if (!stateless || !(error instanceof UrlElicitationRequiredError)) return undefined;
+export function signInInputRequired(error: unknown, stateless: boolean, caps?: ClientCapabilities): Record<string, unknown> | undefined {
+  if (!stateless || !(error instanceof UrlElicitationRequiredError) || caps?.elicitation?.url === undefined) return undefined;
   const [elicitation] = (error.data as { elicitations: readonly { mode: 'url'; url: string; message: string }[] }).elicitations;
   if (elicitation === undefined) return undefined;
   return { resultType: 'input_required', inputRequests: { 'switchboard.sign-in': { method: 'elicitation/create', params: { mode: 'url', message: elicitation.message, url: elicitation.url } } } };
+}
+
+/**
+ * The error a 2026-07-28 caller that does not declare `elicitation.url` gets instead of a
+ * sign-in it cannot show (a server must not ask for a mode the client did not declare):
+ * missing required client capability (-32021) naming it; any other error unchanged.
+ *
+ * @see https://modelcontextprotocol.io/specification/2026-07-28/client/elicitation#capabilities
+ */
+export function signInUnsupported(error: unknown, stateless: boolean, caps?: ClientCapabilities): unknown {
+  if (!stateless || !(error instanceof UrlElicitationRequiredError) || caps?.elicitation?.url !== undefined) return error;
+  return new JsonRpcError(ErrorCode.MissingRequiredClientCapability, `${error.message.replace(/: open the link, then call again$/, '')}; this client does not declare the elicitation.url capability that shows the sign-in link`, { requiredCapabilities: { elicitation: { url: {} } } });
 }

@@ -8,7 +8,8 @@ import { MemoryConnectionStore, type Connection, type CredentialAnswer, type Dow
 import { credentialOf } from '../../../src/host/credentialUse.js';
 import type { Downstream } from '../../../src/host/downstream.js';
 import { DeniedError, interceptContext } from '../../../src/host/interceptors.js';
-import { DownstreamAuthority, refuseOtherModes, URL_ELICITATION_REQUIRED, UrlElicitationRequiredError, type PrincipalAuthHooks } from '../../../src/host/principalClients.js';
+import { DownstreamAuthority, refuseOtherModes, signInInputRequired, signInUnsupported, URL_ELICITATION_REQUIRED, UrlElicitationRequiredError, type PrincipalAuthHooks } from '../../../src/host/principalClients.js';
+import { ErrorCode, JsonRpcError } from '../../../src/jsonrpc/errors.js';
 import type { DownstreamSpec } from '../../../src/host/spec.js';
 import { McpServer } from '../../../src/server/mcpServer.js';
 import { createInMemoryPair } from '../../../src/transport/memory.js';
@@ -143,5 +144,33 @@ describe('host/principalClients', () => {
     assert.equal(await authority.connected('bob', spec('per-user')), false);
     assert.equal(await authority.connected(undefined, spec('per-user')), false);
     assert.equal(await authority.connected(undefined, spec('shared')), true);
+  });
+});
+
+describe('host/principalClients: the sign-in a 2026-07-28 caller is given', () => {
+  const needed = new UrlElicitationRequiredError('gh', { url: 'https://gw.example/oauth/start/abc', elicitationId: 'abc', message: 'Sign in to gh' });
+
+  it('a client declaring elicitation.url gets input_required carrying the URL-mode elicitation', { timeout: 5_000 }, () => {
+    const answer = signInInputRequired(needed, true, { elicitation: { url: {} } });
+    assert.deepEqual(answer, { resultType: 'input_required', inputRequests: { 'switchboard.sign-in': { method: 'elicitation/create', params: { mode: 'url', message: 'Sign in to gh', url: 'https://gw.example/oauth/start/abc' } } } });
+  });
+
+  it('undeclared-mode: a client without elicitation.url (form only, or none) is never sent a URL-mode elicitation; it gets -32021 naming the capability', { timeout: 5_000 }, () => {
+    for (const caps of [{}, { elicitation: {} }, { elicitation: { form: {} } }]) {
+      assert.equal(signInInputRequired(needed, true, caps), undefined);
+      const error = signInUnsupported(needed, true, caps);
+      assert.ok(error instanceof JsonRpcError);
+      assert.equal(error.code, ErrorCode.MissingRequiredClientCapability);
+      assert.deepEqual(error.data, { requiredCapabilities: { elicitation: { url: {} } } });
+      assert.match(error.message, /gh needs you to sign in first; this client does not declare the elicitation\.url capability/);
+      assert.ok(!error.message.includes('oauth/start'), 'the link is not put where the client cannot show it as one');
+    }
+  });
+
+  it('a stateful (2025-11-25) caller keeps the -32042 error; other errors pass unchanged', { timeout: 5_000 }, () => {
+    assert.equal(signInInputRequired(needed, false, { elicitation: { url: {} } }), undefined);
+    assert.equal(signInUnsupported(needed, false, {}), needed);
+    const other = new Error('x');
+    assert.equal(signInUnsupported(other, true, {}), other);
   });
 });
