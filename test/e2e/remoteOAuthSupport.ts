@@ -14,7 +14,8 @@ import { createBearerVerifier } from '../../src/auth/resource/bearerVerifier.js'
 import { protectedResourceMetadata } from '../../src/auth/resource/protectedResourceMetadata.js';
 import { McpServer } from '../../src/server/mcpServer.js';
 import { authFetchHandler } from '../../src/transport/http/server/authFetchHandler.js';
-import { createStreamableHttpHandler, type StreamableHttpHandler } from '../../src/transport/http/server/server.js';
+import { createStreamableHttpHandler } from '../../src/transport/http/server/server.js';
+import { lateHandler } from '../fixtures/lateHandler.js';
 
 export const insecure = { [allowInsecureRequests]: true } as const;
 
@@ -63,28 +64,16 @@ function server(name: string): McpServer {
 /** Serves a fresh `McpServer` named `name` (tool `<name>_echo`); with `as`, protected by it (scope `mcp:read`). */
 export async function startServer(name: string, protect?: { readonly as: DevAuthorizationServer; readonly now: () => number }): Promise<RecordingServer> {
   const seen: (string | null)[] = [];
-  const ref: { inner?: StreamableHttpHandler } = {};
+  const { handler, settle } = lateHandler({ before: (request) => seen.push(request.header('authorization') ?? null) });
   const mcp = server(name);
-  const handler: StreamableHttpHandler = {
-    handle: (request) => {
-      seen.push(request.header('authorization') ?? null);
-      return ref.inner?.handle(request) ?? Promise.resolve({ status: 503, headers: {} });
-    },
-    fetch: (request) => ref.inner?.fetch(request) ?? Promise.resolve(new Response(null, { status: 503 })),
-    maxBodyBytes: 4 * 1024 * 1024,
-    get sessionCount() {
-      return ref.inner?.sessionCount ?? 0;
-    },
-    close: () => ref.inner?.close() ?? Promise.resolve(),
-  };
   const running = await listen(handler);
   const url = `${origin(running)}/mcp`;
-  if (protect === undefined) ref.inner = createStreamableHttpHandler(mcp, { path: '/mcp' });
+  if (protect === undefined) settle(createStreamableHttpHandler(mcp, { path: '/mcp' }));
   else {
     const { as, now } = protect;
     const resourceMetadata = protectedResourceMetadata({ resource: url, authorizationServers: [as.issuer], scopesSupported: ['mcp:read'], ...insecure });
     const verifier = createBearerVerifier({ resource: url, issuers: [as.issuer], jwks: { keys: as.jwks().keys }, now, ...insecure });
-    ref.inner = createStreamableHttpHandler(mcp, { path: '/mcp', auth: { verifier, resourceMetadata, scopes: { always: ['mcp:read'] } } });
+    settle(createStreamableHttpHandler(mcp, { path: '/mcp', auth: { verifier, resourceMetadata, scopes: { always: ['mcp:read'] } } }));
   }
   return {
     url,
