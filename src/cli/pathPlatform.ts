@@ -9,7 +9,7 @@
  */
 import { lstatSync, readdirSync, readlinkSync, statSync, type Stats } from 'node:fs';
 import { homedir } from 'node:os';
-import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
+import { basename, dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import type { PathPlatform } from '../host/protectedPaths.js';
 
 /** The real path of `absolute`: symlinks of its longest existing prefix resolved, the missing rest appended. */
@@ -45,6 +45,22 @@ function statOf(path: string): Stats | undefined {
   }
 }
 
+/** Lookups shared by the checks of one event-loop turn ({@link scopedRealpath}). */
+interface Turn {
+  readonly memo: Map<string, Found>;
+}
+let turn: Turn | undefined;
+/** Past this many names a turn's lookups start afresh (a request with thousands of paths). */
+const MAX_TURN_LOOKUPS = 4_096;
+
+/** The lookups of the current event-loop turn: made on first use, dropped when the turn ends. */
+function currentTurn(): Turn {
+  if (turn === undefined) setImmediate(() => (turn = undefined));
+  else if (turn.memo.size < MAX_TURN_LOOKUPS) return turn;
+  turn = { memo: new Map() };
+  return turn;
+}
+
 /**
  * A realpath-of-prefix function whose lookups are remembered for as long as the caller keeps it:
  * one check of one request (`PathPlatform.realpathScope`). The path is resolved from the root
@@ -53,15 +69,23 @@ function statOf(path: string): Stats | undefined {
  * longest existing prefix, a dangling symlink is followed to where it points (writing through it
  * creates the file there). Past {@link MAX_LINKS} links (a loop) the answer is `undefined`.
  *
+ * The checks of one event-loop turn (the requests read in one pass of the loop, well under a
+ * millisecond) share their lookups: the file system is read once per name per turn, not once per
+ * request. That widens nothing an attacker can use: another process's change lands between two
+ * turns or during one (where it also lands after a per-request lookup), and a server acts on a
+ * checked path only after the check's turn; a request sent after an earlier call's answer (a link
+ * made by that call) is always checked in a later turn.
+ *
  * `anchors` (the folders a server resolves relative paths against) are resolved once and kept
- * across requests: each request checks with one `stat` that the anchor is still the same object
+ * across turns: each turn checks with one `stat` that the anchor is still the same object
  * (device and inode, links followed), and resolves it again when it is not (a folder replaced
  * by a symlink, or moved, between two requests).
  */
 export function scopedRealpath(given: readonly string[] = []): (absolute: string) => string | undefined {
-  const memo = new Map<string, Found>();
-  const anchors = given.map((anchor) => resolve(anchor));
+  const { memo } = currentTurn();
+  const anchors = given.map((anchor) => (isNormalAbsolute(anchor) ? anchor : resolve(anchor)));
   for (const anchor of anchors) {
+    if (memo.has(anchor)) continue;
     const known = anchored.get(anchor);
     if (known === undefined) continue;
     const now = statOf(anchor);
@@ -116,7 +140,12 @@ export function scopedRealpath(given: readonly string[] = []): (absolute: string
     const found = find(anchor, { n: 0 });
     if (found !== undefined) remember(anchor, found);
   }
-  return (absolute) => find(resolve(absolute), { n: 0 })?.real;
+  return (absolute) => find(isNormalAbsolute(absolute) ? absolute : resolve(absolute), { n: 0 })?.real;
+}
+
+/** `path` is absolute and already as `resolve` would give it (no `.`, `..`, `//` or trailing `/`): the common case, spared the work. */
+function isNormalAbsolute(path: string): boolean {
+  return isAbsolute(path) && sep === '/' && (path === '/' || (!path.endsWith('/') && !/\/\.{0,2}(?:\/|$)/.test(path)));
 }
 
 /**

@@ -38,6 +38,7 @@ import { commandRunnerEvidence, shellMetacharacter } from './commandRunner.js';
 import { DeniedError, type InterceptContext, type Interceptor } from './interceptors.js';
 import { ARGUMENT_LIMITS, fileUriToPath, MAX_PATH_LENGTH, pathCandidates, percentDecode, protectedPathSet, relate, type PathPlatform, type ProtectedPathSet } from './protectedPaths.js';
 import { compileJsonSchema } from '../protocol/jsonSchema.js';
+import type { ValidationResult } from '../util/schema.js';
 
 /** The interceptor's id (in decisions and refusals). */
 export const ARGUMENTS_ID = 'policy.arguments';
@@ -50,17 +51,28 @@ type Json = Readonly<Record<string, unknown>>;
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 const COMPOSITION = ['allOf', 'anyOf', 'oneOf', '$ref', '$dynamicRef', 'if', 'unevaluatedProperties', 'dependentSchemas'];
 
-/** The arguments checked against the pinned `inputSchema` (see the module comment, 1). */
-export async function schemaProblem(inputSchema: unknown, args: Json): Promise<ArgumentProblem> {
+/**
+ * The arguments checked against the pinned `inputSchema` (see the module comment, 1).
+ * Synchronous once the schema is compiled (the common case: the validator is built once per
+ * pinned schema), a promise only while it is being compiled.
+ */
+export function schemaProblem(inputSchema: unknown, args: Json): ArgumentProblem | Promise<ArgumentProblem> {
   if (!isObject(inputSchema) && typeof inputSchema !== 'boolean') return 'the tool has no inputSchema to check its arguments against';
   let result;
   try {
-    const compiled = compileJsonSchema(inputSchema);
-    await compiled.ready;
-    result = await compiled.validate(args);
+    result = compileJsonSchema(inputSchema).validate(args);
   } catch (error) {
-    return `the tool's inputSchema cannot be used to check its arguments: ${error instanceof Error ? error.message : String(error)}`;
+    return unusableSchema(error);
   }
+  if (result instanceof Promise) return result.then((settled) => schemaVerdict(inputSchema, args, settled), unusableSchema);
+  return schemaVerdict(inputSchema, args, result);
+}
+
+function unusableSchema(error: unknown): string {
+  return `the tool's inputSchema cannot be used to check its arguments: ${error instanceof Error ? error.message : String(error)}`;
+}
+
+function schemaVerdict(inputSchema: Json | boolean, args: Json, result: ValidationResult<unknown>): ArgumentProblem {
   if (!result.ok) {
     const issue = result.issues[0];
     const at = issue === undefined ? '$' : ['$', ...issue.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${p}`))].join('');
@@ -213,7 +225,8 @@ export function argumentsInterceptor(options: ArgumentsOptions): Interceptor {
       if (raw !== undefined && !isObject(raw)) return deny(ctx, 'the arguments are not an object');
       const args: Json = raw === undefined ? {} : raw;
       // No definition: the host refuses the call as an unknown tool.
-      let problem = ctx.definition === undefined ? undefined : await schemaProblem(ctx.definition['inputSchema'], args);
+      const checked = ctx.definition === undefined ? undefined : schemaProblem(ctx.definition['inputSchema'], args);
+      let problem = checked instanceof Promise ? await checked : checked;
       if (problem !== undefined) return deny(ctx, problem);
       const all = argumentStrings(args);
       if (all === undefined) return deny(ctx, UNREADABLE);

@@ -193,6 +193,28 @@ export function relate(candidate: PathCandidate | NormalPath, target: NormalPath
  * real path (`platform.realpath`). Empty for a string that names no path (empty, blank).
  */
 export function pathCandidates(text: string, bases: readonly string[], platform: PathPlatform, resolveLinks = true): PathCandidate[] {
+  const out: PathCandidate[] = [];
+  const seen = new Set<string>();
+  const push = (absolute: string, mayBeAncestor: boolean): void => {
+    const form = normalPath(absolute, platform);
+    const glob = hasGlob(form.display);
+    if (!addCandidate(out, seen, form, glob, mayBeAncestor)) return;
+    if (resolveLinks && !glob) {
+      const real = platform.realpath?.(form.display);
+      if (real !== undefined && real !== form.display) addCandidate(out, seen, normalPath(real, platform), false, mayBeAncestor);
+    }
+  };
+  if (isPlainPath(text, platform)) {
+    // The common argument (a word, a relative or absolute POSIX path): one spelling, nothing to decode.
+    if (text.startsWith('/')) push(text, true);
+    else
+      for (const base of bases) {
+        if (!isAbsolutePath(base)) continue;
+        const joined = `${base}/${text}`;
+        push(isNormalPosix(joined) ? joined : resolvePath(base, text), true);
+      }
+    return out;
+  }
   const spellings = new Map<string, boolean>();
   const add = (spelling: string, mayBeAncestor: boolean): void => {
     const s = spelling.trim();
@@ -210,33 +232,30 @@ export function pathCandidates(text: string, bases: readonly string[], platform:
     add(s, true);
     if (/%[0-9A-Fa-f]{2}/.test(s)) add(percentDecode(s), true);
   }
-  const out: PathCandidate[] = [];
-  const seen = new Set<string>();
-  const push = (absolute: string, mayBeAncestor: boolean): void => {
-    const form = normalPath(absolute, platform);
-    const glob = hasGlob(form.display);
-    const key = `${form.root}\0${form.segments.join('\0')}\0${mayBeAncestor}`;
-    if (seen.has(key)) return;
-    seen.add(key);
-    out.push({ ...form, glob, mayBeAncestor });
-    if (resolveLinks && !glob) {
-      const real = platform.realpath?.(form.display);
-      if (real !== undefined && real !== form.display) {
-        const linked = normalPath(real, platform);
-        const linkedKey = `${linked.root}\0${linked.segments.join('\0')}\0${mayBeAncestor}`;
-        if (!seen.has(linkedKey)) {
-          seen.add(linkedKey);
-          out.push({ ...linked, glob: false, mayBeAncestor });
-        }
-      }
-    }
-  };
   for (const [spelling, mayBeAncestor] of spellings) {
     const path = expandHome(stripDevicePrefix(spelling), platform.home);
     if (isAbsolutePath(path)) push(path, mayBeAncestor);
     else for (const base of bases) if (isAbsolutePath(base)) push(resolvePath(base, path), mayBeAncestor);
   }
   return out;
+}
+
+/**
+ * A string every step of {@link pathCandidates} would leave as it is: POSIX separators only, no
+ * surrounding blanks or quotes, no NUL, no scheme (`x:`), no `%`, no `~` in front, no `\\`
+ * (device prefixes, Windows separators) and no glob characters.
+ */
+function isPlainPath(text: string, platform: PathPlatform): boolean {
+  return platform.windows !== true && text !== '' && !text.startsWith('~') && !text.startsWith('//') && !/[\s"'\0:%\\*?[{]/.test(text);
+}
+
+/** Adds `form` to `out` unless an equal one is there (`seen`: display and ancestor flag); true when added. */
+function addCandidate(out: PathCandidate[], seen: Set<string>, form: NormalPath, glob: boolean, mayBeAncestor: boolean): boolean {
+  const key = mayBeAncestor ? form.display : `${form.display}\0`;
+  if (seen.has(key)) return false;
+  seen.add(key);
+  out.push({ root: form.root, segments: form.segments, display: form.display, glob, mayBeAncestor });
+  return true;
 }
 
 /** The path a `file:` URI names (percent-decoded; `file:///C:/x` is `C:/x`), or `undefined` for another scheme. */
@@ -293,6 +312,12 @@ function expandHome(path: string, home: string | undefined): string {
 
 /** An absolute path normalised for comparison: `.`/`..` folded, names folded as the platform compares them. */
 export function normalPath(absolute: string, platform: PathPlatform): NormalPath {
+  if (platform.windows !== true && isNormalPosix(absolute)) {
+    // Already as `resolvePath` gives it (the common case): split once, fold only when it changes a name.
+    const segments = absolute.length === 1 ? [] : absolute.slice(1).split('/');
+    if (platform.caseInsensitive || !ASCII.test(absolute)) for (let i = 0; i < segments.length; i++) segments[i] = fold(segments[i] as string, platform);
+    return { root: '/', segments, display: absolute };
+  }
   const display = resolvePath('', absolute);
   let root = '';
   let rest = display;
@@ -315,6 +340,13 @@ export function normalPath(absolute: string, platform: PathPlatform): NormalPath
 }
 
 const ASCII = /^[ -~]*$/;
+/** What `resolvePath` removes from a POSIX path: a backslash (read as a separator), an empty, `.` or `..` name, a trailing `/`. */
+const UNNORMAL_POSIX = /\\|\/\.{0,2}(?:\/|$)/;
+
+/** `/…` with nothing `resolvePath` would change. */
+function isNormalPosix(path: string): boolean {
+  return path.charCodeAt(0) === 47 && (path.length === 1 || !UNNORMAL_POSIX.test(path));
+}
 
 /** `name` as the platform compares it: NFC, and lower case when case does not matter. */
 function fold(name: string, platform: PathPlatform): string {
@@ -344,22 +376,39 @@ export function findProtectedPath(all: ProtectedPathSet, value: unknown, options
   const scoped = all.platform.realpathScope?.(options.bases.filter(isAbsolutePath));
   const set = scoped === undefined ? all : { ...all, platform: { ...all.platform, realpath: scoped } };
   let strings = 0;
-  const walk = (item: unknown, at: string, depth: number): ArgumentsVerdict => {
-    if (depth > ARGUMENT_LIMITS.depth) return { kind: 'unreadable', reason: `nested deeper than ${ARGUMENT_LIMITS.depth} levels` };
-    if (typeof item === 'string') {
-      if (++strings > ARGUMENT_LIMITS.strings) return { kind: 'unreadable', reason: `more than ${ARGUMENT_LIMITS.strings} strings` };
-      // A key (`path`, `arguments`) is a name the schema chose, read as a path only when it looks like one.
-      if (at.endsWith(' (key)') && !looksLikePath(set, item)) return { kind: 'clear' };
-      const verdict = checkPath(set, item, options);
-      return verdict.protected ? { kind: 'protected', verdict, at } : { kind: 'clear' };
-    }
-    if (typeof item !== 'object' || item === null) return { kind: 'clear' };
-    const entries: [string, unknown][] = Array.isArray(item) ? item.map((v, i) => [`${at}[${i}]`, v]) : Object.entries(item).flatMap(([k, v]) => [[`${at} (key)`, k], [`${at}.${k}`, v]]);
-    for (const [where, v] of entries) {
-      const found = walk(v, where, depth + 1);
-      if (found.kind !== 'clear') return found;
-    }
-    return { kind: 'clear' };
+  // The way down to the string being read (keys and indexes), spelled out only for a verdict.
+  const way: (string | number)[] = [];
+  const at = (key: boolean): string => way.reduce<string>((text, step) => (typeof step === 'number' ? `${text}[${step}]` : `${text}.${step}`), '$') + (key ? ' (key)' : '');
+  const readString = (text: string, key: boolean): ArgumentsVerdict | undefined => {
+    if (++strings > ARGUMENT_LIMITS.strings) return { kind: 'unreadable', reason: `more than ${ARGUMENT_LIMITS.strings} strings` };
+    // A key (`path`, `arguments`) is a name the schema chose, read as a path only when it looks like one.
+    if (key && !looksLikePath(set, text)) return undefined;
+    const verdict = checkPath(set, text, options);
+    return verdict.protected ? { kind: 'protected', verdict, at: at(key) } : undefined;
   };
-  return walk(value, '$', 0);
+  const walk = (item: unknown, depth: number): ArgumentsVerdict | undefined => {
+    if (depth > ARGUMENT_LIMITS.depth) return { kind: 'unreadable', reason: `nested deeper than ${ARGUMENT_LIMITS.depth} levels` };
+    if (typeof item === 'string') return readString(item, false);
+    if (typeof item !== 'object' || item === null) return undefined;
+    if (Array.isArray(item)) {
+      for (let i = 0; i < item.length; i++) {
+        way.push(i);
+        const found = walk(item[i], depth + 1);
+        way.pop();
+        if (found !== undefined) return found;
+      }
+      return undefined;
+    }
+    for (const key in item) {
+      if (!Object.hasOwn(item, key)) continue;
+      const named = readString(key, true);
+      if (named !== undefined) return named;
+      way.push(key);
+      const found = walk((item as Record<string, unknown>)[key], depth + 1);
+      way.pop();
+      if (found !== undefined) return found;
+    }
+    return undefined;
+  };
+  return walk(value, 0) ?? { kind: 'clear' };
 }
