@@ -78,23 +78,24 @@ export async function revokeConnections(ctx: RouteContext): Promise<HttpResponse
 }
 
 /**
- * The `connection` audit record of one revocation by the console's admin: the filter, how many
+ * The `connection` audit record of one revocation from the console by `actor` (the admin,
+ * `console:admin`, or a person revoking their own, `console:person:<id>`): the filter, how many
  * and which (principal, server identity) pairs were removed. No token is ever part of it.
  */
-export function revocationEntry(filter: ConnectionFilter, revoked: readonly ConnectionSummary[], now: number): AuditEntry {
+export function revocationEntry(filter: ConnectionFilter, revoked: readonly ConnectionSummary[], now: number, actor: string = CONSOLE_APPROVER): AuditEntry {
   const serverIds = [...new Set(revoked.map((c) => c.serverId))];
   return {
     time: new Date(now).toISOString(),
     kind: 'connection',
     method: 'connections/revoke',
-    principal: CONSOLE_APPROVER,
+    principal: actor,
     ...(serverIds.length === 1 ? { server: serverIds[0] as string } : {}),
     ...(filter.principal !== undefined ? { name: filter.principal } : {}),
     decisions: [
       {
         interceptor: CONNECTION_REVOKE_ID,
         outcome: 'deny',
-        reason: `${CONSOLE_APPROVER} revoked ${revoked.length === 1 ? 'a connection' : `${revoked.length} connections`}`,
+        reason: `${actor} revoked ${revoked.length === 1 ? 'a connection' : `${revoked.length} connections`}`,
         detail: { ...filter, revoked: revoked.map((c) => ({ principal: c.principal, server: c.server, serverId: c.serverId })) },
       },
     ],
@@ -121,13 +122,13 @@ function shownSummary(c: ConnectionSummary): Record<string, unknown> {
 }
 
 /** The identity of a remote server of the live config named by its id. */
-function configuredIdentity(ctx: RouteContext, id: string): string | undefined {
+export function configuredIdentity(ctx: RouteContext, id: string): string | undefined {
   const configured = ctx.options.config().servers.find((s) => s.id === id);
   return configured === undefined || configured.launch.kind === 'stdio' ? undefined : canonicalServerUrl(configured.launch.url);
 }
 
 /** A URL's canonical form (server identities are stored that way), or undefined. */
-function identityOf(text: string): string | undefined {
+export function identityOf(text: string): string | undefined {
   if (!URL.canParse(text)) return undefined;
   try {
     return canonicalServerUrl(text);
