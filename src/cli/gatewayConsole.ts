@@ -15,7 +15,7 @@ import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { resolve as resolvePath } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { allowInsecureRequests } from '../auth/http.js';
+import { allowInsecureRequests, type FetchLike } from '../auth/http.js';
 import { ConsoleHttpApi } from '../console/consoleApi.js';
 import { ConsoleOAuth } from '../console/consoleOAuth.js';
 import type { AssetReader } from '../console/consoleStatic.js';
@@ -72,8 +72,9 @@ export async function gatewayConsole(stateDir: string, options: Omit<ConsoleOpti
  * The console's "Sign in with <issuer>" (`gateway.auth.oauth.console`), once the front door's
  * OAuth verifier is built (`door`): the access token is verified by that same verifier, so the
  * person's principal is the one their MCP requests carry. Undefined when not configured.
+ * `fetch` reaches the authorization server (default: the global one).
  */
-export function consoleOAuthSignIn(auth: GatewayAuth, door: HttpAuthOptions | undefined, logger: Logger): ConsoleOAuth | undefined {
+export function consoleOAuthSignIn(auth: GatewayAuth, door: HttpAuthOptions | undefined, logger: Logger, fetch?: FetchLike): ConsoleOAuth | undefined {
   if (auth.kind !== 'oauth' || auth.console === undefined || door?.resourceMetadata === undefined) return undefined;
   const client = auth.console.clientId === undefined ? undefined : { clientId: auth.console.clientId, ...(auth.console.clientSecret !== undefined ? { clientSecret: auth.console.clientSecret } : {}) };
   return new ConsoleOAuth({
@@ -84,6 +85,7 @@ export function consoleOAuthSignIn(auth: GatewayAuth, door: HttpAuthOptions | un
     tenantClaim: auth.tenantClaim,
     client,
     scopes: auth.console.scopes,
+    ...(fetch !== undefined ? { fetch } : {}),
     [allowInsecureRequests]: isLoopbackHttp(auth.issuer),
   });
 }
