@@ -196,7 +196,7 @@ export class ConsoleHttpApi {
     }
     const result = await this.#sessions.signInPerson(answer.principal);
     if (!result.ok) return callbackPage(result.status, result.error, clear);
-    return { status: 303, headers: { location: '/console/#/me', 'cache-control': 'no-store', 'set-cookie': sessionCookie(result.cookie, secure) } };
+    return { status: 303, headers: { location: '/console/#/me', 'cache-control': 'no-store', 'set-cookie': sessionCookie(result.cookie, secure || answer.secure) } };
   }
 
   /** `/console/api/session`: sign in, check, sign out. */

@@ -67,7 +67,7 @@ export type ConsoleOAuthStart =
   | { readonly ok: false; readonly status: 502; readonly error: string };
 
 /** A callback's outcome: the principal, or the refusal (never a token). */
-export type ConsoleOAuthCallback = { readonly ok: true; readonly principal: ConsolePrincipal } | { readonly ok: false; readonly status: 400 | 403 | 502; readonly error: string };
+export type ConsoleOAuthCallback = { readonly ok: true; readonly principal: ConsolePrincipal; /** Whether the console was opened over https (the session cookie is then `Secure`). */ readonly secure: boolean } | { readonly ok: false; readonly status: 400 | 403 | 502; readonly error: string };
 
 interface Pending {
   readonly codeVerifier: string;
@@ -154,7 +154,7 @@ export class ConsoleOAuth {
     if (principal === undefined) return { ok: false, status: 403, error: `the token from ${this.#o.issuer} is not one this gateway accepts (wrong audience, issuer or expired)` };
     const claim = this.#o.tenantClaim === undefined ? undefined : principal.auth?.claims[this.#o.tenantClaim];
     const tenant = typeof claim === 'string' && claim !== '' ? claim : undefined;
-    return { ok: true, principal: { id: principal.id, ...(tenant !== undefined ? { tenant } : {}), issuer: principal.auth?.issuer ?? this.#o.issuer } };
+    return { ok: true, principal: { id: principal.id, ...(tenant !== undefined ? { tenant } : {}), issuer: principal.auth?.issuer ?? this.#o.issuer }, secure: pending.redirectUri.startsWith('https:') };
   }
 
   #remember(state: string, pending: Pending): void {
