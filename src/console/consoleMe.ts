@@ -19,7 +19,7 @@
 import type { ConnectionFilter, ConnectionSummary } from '../host/connections.js';
 import type { HttpResponseLike } from '../transport/http/server/types.js';
 import { describeError } from '../util/errors.js';
-import { configuredIdentity, identityOf, revocationEntry } from './consoleConnections.js';
+import { configuredIdentity, identityOf, revokeAudited } from './consoleConnections.js';
 import { failure, json } from './consoleResponses.js';
 import type { ConsolePrincipal } from './consoleSession.js';
 import type { RouteContext } from './consoleTypes.js';
@@ -66,23 +66,8 @@ async function revokeMine(ctx: RouteContext, me: ConsolePrincipal): Promise<Http
   if (principal !== undefined && principal !== me.id) return failure(403, 'you may revoke only your own connections');
   if (server !== undefined && (typeof server !== 'string' || server === '')) return failure(400, '"server" must be a non-empty string (a server identity from GET me/connections, or a config id)');
   const filter: ConnectionFilter = { principal: me.id, ...(server !== undefined ? { server: configuredIdentity(ctx, server) ?? identityOf(server) ?? server } : {}) };
-  let revoked: readonly ConnectionSummary[];
-  try {
-    revoked = (await connections.store.list(filter)).filter((c) => c.principal === me.id);
-    if (revoked.length === 0) return failure(404, 'no such connection of yours');
-    if ((await connections.store.revoke(filter)) === 0) return failure(404, 'no such connection of yours');
-  } catch (error) {
-    return failure(503, `your connections could not be revoked: ${describeError(error)}`);
-  }
-  ctx.changed('connections');
-  const audit = ctx.options.audit;
-  if (audit !== undefined) {
-    try {
-      await audit.log.append(revocationEntry(filter, revoked, (ctx.options.now ?? Date.now)(), personActor(me)));
-    } catch (error) {
-      return failure(503, `revoked ${revoked.length}, but the audit record could not be written: ${describeError(error)}`);
-    }
-  }
+  const revoked = await revokeAudited(ctx, connections.store, filter, personActor(me), 'no such connection of yours');
+  if (!Array.isArray(revoked)) return revoked as HttpResponseLike;
   return json(200, { revoked: revoked.length, connections: revoked.map((c) => ({ server: c.server, serverId: c.serverId })) });
 }
 

@@ -8,13 +8,11 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { openConnectionStore } from '../../src/cli/connectionStores.js';
-import type { Connection } from '../../src/host/connections.js';
 import { everythingEntry, startGateway, writeConfig, type GatewayConfig, type RunningGateway } from '../interop/fixtures/gatewayHarness.js';
 import { launchChromium, type Browser } from './support/chromium.js';
+import { seedConnections, seededConnection, storedPrincipals } from './support/connections.js';
 import { signIn } from './support/consoleLab.js';
 
-const GH = 'https://gh.example/mcp';
 const NOW = Date.now();
 const ALICE = 'alice-named-token-'.padEnd(43, 'a');
 const BOB = 'bob-named-token-'.padEnd(43, 'b');
@@ -23,28 +21,6 @@ let config: GatewayConfig;
 let gateway: RunningGateway;
 let browser: Browser;
 let stateDir: string;
-
-function conn(principal: string): Connection {
-  return {
-    principal,
-    server: GH,
-    serverId: 'github',
-    mode: 'per-user',
-    tokens: { accessToken: `ACCESS-SECRET-${principal}`, refreshToken: `REFRESH-SECRET-${principal}`, tokenType: 'Bearer', expiresAt: NOW + 3_600_000, grantedScope: 'repo', requestedScopes: ['repo'], issuer: 'https://as.example', resource: GH },
-    createdAt: NOW - 60_000,
-    updatedAt: NOW - 30_000,
-  };
-}
-
-/** The principals with a connection in the gateway's store. */
-async function stored(): Promise<string[]> {
-  const { store } = await openConnectionStore({ stateDir, environment: {} });
-  try {
-    return (await store.list()).map((c) => c.principal);
-  } finally {
-    await store.close();
-  }
-}
 
 before(async () => {
   config = await writeConfig(
@@ -61,10 +37,7 @@ before(async () => {
     },
   );
   stateDir = join(config.dir, '.switchboard');
-  const { store } = await openConnectionStore({ stateDir, environment: {} });
-  await store.put(conn('alice'));
-  await store.put(conn('bob'));
-  await store.close();
+  await seedConnections(stateDir, [seededConnection('alice', NOW), seededConnection('bob', NOW)]);
   [gateway, browser] = await Promise.all([startGateway(config, [], [], { SWITCHBOARD_CONNECTIONS_KEY: '', ALICE_TOKEN: ALICE, BOB_TOKEN: BOB }), launchChromium()]);
 }, { timeout: 60_000 });
 
@@ -98,7 +71,7 @@ describe('console in Chromium: My connections (a person signed in with a named t
     await dialog.getByRole('button', { name: 'Yes, revoke' }).click();
     await page.getByRole('status').filter({ hasText: /Revoked your connection/ }).waitFor();
     await row.waitFor({ state: 'detached' });
-    assert.deepEqual(await stored(), ['bob']);
+    assert.deepEqual(await storedPrincipals(stateDir), ['bob']);
     await page.close();
     // The admin's audit view has the revocation with Alice as the actor.
     const adminToken = (await readFile(join(stateDir, 'admin-token'), 'utf8')).trim();

@@ -13,7 +13,7 @@ import { parseConfig } from '../../../src/host/config.js';
 import { MemoryConnectionStore, type Connection } from '../../../src/host/connections.js';
 import { SqliteAuditLog } from '../../../src/store/sqliteAudit.js';
 import type { HttpRequestLike, HttpResponseLike } from '../../../src/transport/http/server/types.js';
-import { consoleOptions } from './support.js';
+import { consoleOptions, jsonRequest, sampleConnection } from './support.js';
 
 const ADMIN = 'a'.repeat(43);
 const MCP = 'm'.repeat(43);
@@ -26,23 +26,8 @@ const GH = 'https://gh.example/mcp';
 const DOCS = 'https://docs.example/mcp';
 const T = { timeout: 10_000 };
 
-function conn(principal: string, server: string, serverId: string, at: number): Connection {
-  return {
-    principal,
-    server,
-    serverId,
-    mode: 'per-user',
-    tokens: { accessToken: `ACCESS-SECRET-${principal}-${serverId}`, refreshToken: `REFRESH-SECRET-${principal}-${serverId}`, tokenType: 'Bearer', expiresAt: NOW + 3_600_000, grantedScope: 'repo', requestedScopes: ['repo'], issuer: 'https://as.example', resource: server },
-    createdAt: at,
-    updatedAt: at + 1,
-  };
-}
-
-function req(method: string, path: string, headers: Record<string, string>, body?: unknown): HttpRequestLike {
-  const q = path.indexOf('?');
-  const all: Record<string, string> = { host: HOST, 'content-type': 'application/json', ...headers };
-  return { method, path: q < 0 ? path : path.slice(0, q), query: q < 0 ? undefined : path.slice(q + 1), header: (n) => all[n], ...(body !== undefined ? { body: new TextEncoder().encode(JSON.stringify(body)) } : {}) };
-}
+const conn = (principal: string, server: string, serverId: string, at: number): Connection => sampleConnection(principal, server, serverId, at, NOW);
+const req = (method: string, path: string, headers: Record<string, string>, body?: unknown): HttpRequestLike => jsonRequest(HOST, method, path, headers, body);
 
 /** A console with named tokens alice and bob over a store with alice@gh, alice@docs, bob@gh. */
 async function setup(now: { t: number } = { t: NOW }) {
@@ -123,7 +108,7 @@ describe('console person sessions: My connections', () => {
     const answer = body(res) as { principal: { id: string }; connections: { serverId: string; since: number; refreshedAt: number; scopes: string[]; mode: string }[] };
     assert.equal(answer.principal.id, 'alice');
     assert.deepEqual(answer.connections.map((c) => c.serverId), ['gh', 'docs']);
-    assert.deepEqual([answer.connections[0]?.since, answer.connections[0]?.refreshedAt, answer.connections[0]?.scopes, answer.connections[0]?.mode], [NOW - 3000, NOW - 2999, ['repo'], 'per-user']);
+    assert.deepEqual([answer.connections[0]?.since, answer.connections[0]?.refreshedAt, answer.connections[0]?.scopes, answer.connections[0]?.mode], [NOW - 3000, NOW - 2999, ['repo', 'read:user'], 'per-user']);
     assert.doesNotMatch(String(res.body), /SECRET|bob/);
   });
 

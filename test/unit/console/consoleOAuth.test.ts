@@ -15,7 +15,7 @@ import { MemoryConnectionStore } from '../../../src/host/connections.js';
 import type { HttpRequestLike, HttpResponseLike } from '../../../src/transport/http/server/types.js';
 import { silentLogger } from '../../../src/util/logger.js';
 import { driveLogin, startOidcAuthServer, type OidcAuthServer } from '../../fixtures/oidcAuthServer.js';
-import { consoleOptions } from './support.js';
+import { consoleOptions, jsonRequest } from './support.js';
 
 const ADMIN = 'a'.repeat(43);
 const HOST = '127.0.0.1:8765';
@@ -32,11 +32,7 @@ before(async () => {
 });
 after(() => as?.close());
 
-function req(method: string, path: string, headers: Record<string, string>, body?: unknown): HttpRequestLike {
-  const q = path.indexOf('?');
-  const all: Record<string, string> = { host: HOST, 'content-type': 'application/json', ...headers };
-  return { method, path: q < 0 ? path : path.slice(0, q), query: q < 0 ? undefined : path.slice(q + 1), header: (n) => all[n], ...(body !== undefined ? { body: new TextEncoder().encode(JSON.stringify(body)) } : {}) };
-}
+const req = (method: string, path: string, headers: Record<string, string>, body?: unknown): HttpRequestLike => jsonRequest(HOST, method, path, headers, body);
 
 /** A console wired like the gateway's: the front door's OAuth verifier for GATEWAY, the console client (pre-registered, or dynamic). */
 async function setup(options: { dynamic?: boolean; swapToken?: () => Promise<string> } = {}) {
