@@ -56,7 +56,7 @@ import { gatewayReload } from './gatewayReload.js';
 import { gatewayConsent, type GatewayConsent } from './gatewayConsent.js';
 import { askYesNo, printLaunchFindings } from './consentTerminal.js';
 import { ConsoleMetrics } from '../console/consoleMetrics.js';
-import { gatewayConsole, PendingLaunches, publishConsole } from './gatewayConsole.js';
+import { consoleOAuthSignIn, gatewayConsole, PendingLaunches, publishConsole } from './gatewayConsole.js';
 import { tokenDigest } from '../auth/resource/staticTokens.js';
 import { launchApprovalSteps } from '../host/setupNotice.js';
 import { consoleUrl } from './consoleUrl.js';
@@ -229,6 +229,8 @@ export async function gatewayCommand(options: ParsedArgs['options']): Promise<vo
           ...(audit !== undefined && auditLog !== undefined ? { audit: { log: auditLog, reader: audit } } : {}),
           ...(launches !== undefined ? { launches } : {}),
           reload: watcher.gate,
+          // A person signs in with their named token (never the unnamed gateway-token) to see and revoke their own connections.
+          ...(named !== undefined ? { namedTokens: named } : {}),
           // The per-user connections (the lazy store above): listed without tokens and revoked from the Connections page.
           connections: { store: connections, inUse: () => connectionStoreInUse(config.stateDir, current.servers) },
           // The running policy (it reloads with the config): the console shows and dry-runs the current rules.
@@ -300,6 +302,8 @@ export async function gatewayCommand(options: ParsedArgs['options']): Promise<vo
       mounts: [...(consent.api !== undefined ? [consent.api] : []), ...(webConsole !== undefined ? [webConsole.api] : [])],
       personRoutes: (auth, url) => {
         downstreamAuth.setGatewayUrl(url);
+        // The console's "Sign in with <issuer>" verifies with the front door's own OAuth verifier, built just now.
+        webConsole?.api.signInWith(consoleOAuthSignIn(config.gateway.auth, auth.oauth, logger));
         return downstreamAuth.routes(auth, url.startsWith('https:'));
       },
       ...(shared.sessions !== undefined ? { sessions: shared.sessions } : {}),

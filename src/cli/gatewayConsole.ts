@@ -15,11 +15,18 @@ import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { resolve as resolvePath } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { allowInsecureRequests, type FetchLike } from '../auth/http.js';
 import { ConsoleHttpApi } from '../console/consoleApi.js';
+import { ConsoleOAuth } from '../console/consoleOAuth.js';
 import type { AssetReader } from '../console/consoleStatic.js';
 import type { ConsoleOptions, LaunchReview, PendingLaunch } from '../console/consoleTypes.js';
 import { launchSpecOf, type LaunchApprovalStore, type LaunchNotApprovedError } from '../host/launchConsent.js';
-import type { ServerConfig } from '../host/configTypes.js';
+import { isLoopbackHttp } from '../host/canonicalServerUrl.js';
+import type { GatewayAuth, ServerConfig } from '../host/configTypes.js';
+import { frontDoorAuth } from '../host/frontDoor.js';
+import { tokenIdentifier } from '../host/signInRoutes.js';
+import type { HttpAuthOptions } from '../transport/http/server/auth.js';
+import type { Logger } from '../util/logger.js';
 import { ADMIN_TOKEN_FILE } from './gatewayConsent.js';
 import { readStateSecret, stateSecret } from './stateSecret.js';
 
@@ -59,6 +66,28 @@ export async function gatewayConsole(stateDir: string, options: Omit<ConsoleOpti
   const mcpToken = await readStateSecret(stateDir, 'gateway-token');
   const api = new ConsoleHttpApi({ ...options, adminToken: admin.value, ...(mcpToken !== undefined ? { mcpToken } : {}), assets: folderAssets(consoleAssetsDir()) });
   return { api, adminTokenFile: admin.file };
+}
+
+/**
+ * The console's "Sign in with <issuer>" (`gateway.auth.oauth.console`), once the front door's
+ * OAuth verifier is built (`door`): the access token is verified by that same verifier, so the
+ * person's principal is the one their MCP requests carry. Undefined when not configured.
+ * `fetch` reaches the authorization server (default: the global one).
+ */
+export function consoleOAuthSignIn(auth: GatewayAuth, door: HttpAuthOptions | undefined, logger: Logger, fetch?: FetchLike): ConsoleOAuth | undefined {
+  if (auth.kind !== 'oauth' || auth.console === undefined || door?.resourceMetadata === undefined) return undefined;
+  const client = auth.console.clientId === undefined ? undefined : { clientId: auth.console.clientId, ...(auth.console.clientSecret !== undefined ? { clientSecret: auth.console.clientSecret } : {}) };
+  return new ConsoleOAuth({
+    issuer: auth.issuer,
+    resource: door.resourceMetadata.document.resource,
+    // Only the OAuth verifier: a named token is no answer of the authorization server.
+    identify: tokenIdentifier(frontDoorAuth({ oauth: door }), logger),
+    tenantClaim: auth.tenantClaim,
+    client,
+    scopes: auth.console.scopes,
+    ...(fetch !== undefined ? { fetch } : {}),
+    [allowInsecureRequests]: isLoopbackHttp(auth.issuer),
+  });
 }
 
 /** Writes `<stateDir>/console-url` (the base URL of the gateway or of its admin listener) and tells it through `announce`. */

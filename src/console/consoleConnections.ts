@@ -18,7 +18,7 @@
  */
 import type { AuditEntry } from '../host/audit.js';
 import { canonicalServerUrl } from '../host/canonicalServerUrl.js';
-import type { ConnectionFilter, ConnectionSummary } from '../host/connections.js';
+import type { ConnectionFilter, ConnectionStore, ConnectionSummary } from '../host/connections.js';
 import type { HttpResponseLike } from '../transport/http/server/types.js';
 import { describeError } from '../util/errors.js';
 import { CONSOLE_APPROVER } from './consoleConsent.js';
@@ -56,12 +56,21 @@ export async function revokeConnections(ctx: RouteContext): Promise<HttpResponse
   if (server !== undefined && (typeof server !== 'string' || server === '')) return failure(400, '"server" must be a non-empty string (a server identity from GET connections, or a config id)');
   if (principal === undefined && server === undefined) return failure(400, 'the body needs "principal", "server" or both');
   const filter: ConnectionFilter = { ...(principal !== undefined ? { principal } : {}), ...(server !== undefined ? { server: configuredIdentity(ctx, server) ?? identityOf(server) ?? server } : {}) };
+  const revoked = await revokeAudited(ctx, connections.store, filter, CONSOLE_APPROVER, 'no such connection');
+  if (!Array.isArray(revoked)) return revoked as HttpResponseLike;
+  return json(200, { revoked: revoked.length, connections: revoked.map((c) => ({ principal: c.principal, server: c.server, serverId: c.serverId })) });
+}
+
+/**
+ * Revokes the connections `filter` names (only rows of `filter.principal` when it is set, whatever
+ * the store lists), tells open pages, and records it in the audit log as `actor`: the revoked
+ * summaries, or the answer saying why not (404 `notFound`, 503).
+ */
+export async function revokeAudited(ctx: RouteContext, store: ConnectionStore, filter: ConnectionFilter, actor: string, notFound: string): Promise<readonly ConnectionSummary[] | HttpResponseLike> {
   let revoked: readonly ConnectionSummary[];
   try {
-    revoked = await connections.store.list(filter);
-    if (revoked.length === 0) return failure(404, 'no such connection');
-    const n = await connections.store.revoke(filter);
-    if (n === 0) return failure(404, 'no such connection');
+    revoked = (await store.list(filter)).filter((c) => filter.principal === undefined || c.principal === filter.principal);
+    if (revoked.length === 0 || (await store.revoke(filter)) === 0) return failure(404, notFound);
   } catch (error) {
     return failure(503, `the connections could not be revoked: ${describeError(error)}`);
   }
@@ -69,32 +78,33 @@ export async function revokeConnections(ctx: RouteContext): Promise<HttpResponse
   const audit = ctx.options.audit;
   if (audit !== undefined) {
     try {
-      await audit.log.append(revocationEntry(filter, revoked, (ctx.options.now ?? Date.now)()));
+      await audit.log.append(revocationEntry(filter, revoked, (ctx.options.now ?? Date.now)(), actor));
     } catch (error) {
       return failure(503, `revoked ${revoked.length}, but the audit record could not be written: ${describeError(error)}`);
     }
   }
-  return json(200, { revoked: revoked.length, connections: revoked.map((c) => ({ principal: c.principal, server: c.server, serverId: c.serverId })) });
+  return revoked;
 }
 
 /**
- * The `connection` audit record of one revocation by the console's admin: the filter, how many
+ * The `connection` audit record of one revocation from the console by `actor` (the admin,
+ * `console:admin`, or a person revoking their own, `console:person:<id>`): the filter, how many
  * and which (principal, server identity) pairs were removed. No token is ever part of it.
  */
-export function revocationEntry(filter: ConnectionFilter, revoked: readonly ConnectionSummary[], now: number): AuditEntry {
+export function revocationEntry(filter: ConnectionFilter, revoked: readonly ConnectionSummary[], now: number, actor: string = CONSOLE_APPROVER): AuditEntry {
   const serverIds = [...new Set(revoked.map((c) => c.serverId))];
   return {
     time: new Date(now).toISOString(),
     kind: 'connection',
     method: 'connections/revoke',
-    principal: CONSOLE_APPROVER,
+    principal: actor,
     ...(serverIds.length === 1 ? { server: serverIds[0] as string } : {}),
     ...(filter.principal !== undefined ? { name: filter.principal } : {}),
     decisions: [
       {
         interceptor: CONNECTION_REVOKE_ID,
         outcome: 'deny',
-        reason: `${CONSOLE_APPROVER} revoked ${revoked.length === 1 ? 'a connection' : `${revoked.length} connections`}`,
+        reason: `${actor} revoked ${revoked.length === 1 ? 'a connection' : `${revoked.length} connections`}`,
         detail: { ...filter, revoked: revoked.map((c) => ({ principal: c.principal, server: c.server, serverId: c.serverId })) },
       },
     ],
@@ -121,13 +131,13 @@ function shownSummary(c: ConnectionSummary): Record<string, unknown> {
 }
 
 /** The identity of a remote server of the live config named by its id. */
-function configuredIdentity(ctx: RouteContext, id: string): string | undefined {
+export function configuredIdentity(ctx: RouteContext, id: string): string | undefined {
   const configured = ctx.options.config().servers.find((s) => s.id === id);
   return configured === undefined || configured.launch.kind === 'stdio' ? undefined : canonicalServerUrl(configured.launch.url);
 }
 
 /** A URL's canonical form (server identities are stored that way), or undefined. */
-function identityOf(text: string): string | undefined {
+export function identityOf(text: string): string | undefined {
   if (!URL.canParse(text)) return undefined;
   try {
     return canonicalServerUrl(text);

@@ -1,8 +1,14 @@
 /**
- * Console sign-in: the admin token (a per-install secret in the state folder, never the MCP
- * bearer token) is exchanged for a session cookie (`sb_console`, HttpOnly, SameSite=Strict,
- * Path=/console, Secure over https) and a CSRF token the page sends back in `x-csrf-token`
- * on every state-changing request.
+ * Console sign-in: a credential is exchanged for a session cookie (`sb_console`, HttpOnly,
+ * SameSite=Strict, Path=/console, Secure over https) and a CSRF token the page sends back in
+ * `x-csrf-token` on every state-changing request. A session has a role:
+ *
+ * - `admin`: from the admin token (a per-install secret in the state folder, never the MCP
+ *   bearer token); every admin route.
+ * - `person`: from one of the gateway's named tokens (`gateway.auth.tokens`: the name is the
+ *   principal) or from a sign-in at the inbound authorization server (`consoleOAuth.ts`); it
+ *   carries that principal and opens only the person's own routes (`me/*`). The single
+ *   unnamed MCP bearer token (`gateway-token`) never opens the console.
  *
  * - Tokens are compared in constant time; sessions are kept by the SHA-256 of their cookie,
  *   so neither a lookup nor a memory dump reveals a live cookie.
@@ -14,6 +20,7 @@
  * @module
  */
 import { timingSafeEqual } from '../auth/http.js';
+import { createStaticTokenVerifier, type NamedToken, type StaticTokenVerifier } from '../auth/resource/staticTokens.js';
 
 /** The cookie's name. */
 export const SESSION_COOKIE = 'sb_console';
@@ -24,6 +31,19 @@ export const MAX_SESSIONS = 64;
 const FAILURE_WINDOW_MS = 60_000;
 const LIFETIME_MS = 12 * 60 * 60 * 1000;
 
+/** Who a person's session belongs to: the principal the gateway's MCP requests of that person carry. */
+export interface ConsolePrincipal {
+  /** The principal id (`Principal.id`: a named token's name, an access token's `sub`). */
+  readonly id: string;
+  /** The tenant, when the token's configured claim names one (`gateway.auth.oauth.tenantClaim`). */
+  readonly tenant?: string;
+  /** Who vouched for it: the authorization server's issuer, or `switchboard:static-token`. */
+  readonly issuer: string;
+}
+
+/** What a session may do: every admin route, or only the person's own (`me/*`). */
+export type ConsoleRole = 'admin' | 'person';
+
 /** One signed-in browser. */
 export interface ConsoleSession {
   /** The SHA-256 (hex) of the cookie value. */
@@ -31,12 +51,21 @@ export interface ConsoleSession {
   readonly csrf: string;
   readonly createdAt: number;
   readonly expiresAt: number;
+  readonly role: ConsoleRole;
+  /** The principal of a `person` session (never set on an `admin` one). */
+  readonly principal?: ConsolePrincipal;
+}
+
+/** A refused sign-in. */
+export interface SignInRefusal {
+  readonly ok: false;
+  readonly status: 401 | 403 | 429;
+  readonly error: string;
+  readonly retryAfterSeconds?: number;
 }
 
 /** The result of a sign-in attempt. */
-export type SignIn =
-  | { readonly ok: true; readonly cookie: string; readonly session: ConsoleSession }
-  | { readonly ok: false; readonly status: 401 | 403 | 429; readonly error: string; readonly retryAfterSeconds?: number };
+export type SignIn = { readonly ok: true; readonly cookie: string; readonly session: ConsoleSession } | SignInRefusal;
 
 /** Options of {@link ConsoleSessions}. */
 export interface ConsoleSessionsOptions {
@@ -44,6 +73,8 @@ export interface ConsoleSessionsOptions {
   readonly adminToken: string;
   /** The MCP bearer token, refused by name when presented. */
   readonly mcpToken?: string | undefined;
+  /** The gateway's named tokens (`gateway.auth.tokens`): each opens a person session for its name. */
+  readonly namedTokens?: readonly NamedToken[] | undefined;
   /** The clock (tests). Default `Date.now`. */
   readonly now?: () => number;
 }
@@ -54,6 +85,7 @@ export class ConsoleSessions {
   readonly #now: () => number;
   readonly #sessions = new Map<string, ConsoleSession>();
   readonly #listeners = new Set<(key: string) => void>();
+  readonly #named: StaticTokenVerifier | undefined;
   #failures: number[] = [];
 
   constructor(options: ConsoleSessionsOptions) {
@@ -61,6 +93,12 @@ export class ConsoleSessions {
     if (options.mcpToken !== undefined && options.mcpToken === options.adminToken) throw new TypeError('the admin token must differ from the MCP bearer token');
     this.#o = options;
     this.#now = options.now ?? Date.now;
+    this.#named = options.namedTokens !== undefined && options.namedTokens.length > 0 ? createStaticTokenVerifier(options.namedTokens) : undefined;
+  }
+
+  /** Whether named tokens open person sessions. */
+  get namedTokens(): boolean {
+    return this.#named !== undefined;
   }
 
   /** Why a presented token is not the admin token: `mcp` (the agent's credential), `wrong`, or undefined when it is. */
@@ -70,27 +108,51 @@ export class ConsoleSessions {
     return 'wrong';
   }
 
-  /** Exchanges the admin token for a new session. */
-  async signIn(token: unknown): Promise<SignIn> {
+  /**
+   * The refusal while failed sign-ins are over the limit, else undefined. Every way of signing
+   * in (a token, a callback from the authorization server) asks this first and shares the count.
+   */
+  limited(): SignInRefusal | undefined {
     const now = this.#now();
     this.#failures = this.#failures.filter((at) => now - at < FAILURE_WINDOW_MS);
-    if (this.#failures.length >= MAX_FAILURES) {
-      const retryAfterSeconds = Math.max(1, Math.ceil((FAILURE_WINDOW_MS - (now - (this.#failures[0] as number))) / 1000));
-      return { ok: false, status: 429, error: `too many failed sign-ins (${MAX_FAILURES} within a minute); try again in ${retryAfterSeconds} s`, retryAfterSeconds };
-    }
-    if (typeof token !== 'string' || token === '') {
-      this.#failures.push(now);
-      return { ok: false, status: 401, error: 'the body must be {"token": "<admin token>"} (the admin-token file in the state folder)' };
-    }
+    if (this.#failures.length < MAX_FAILURES) return undefined;
+    const retryAfterSeconds = Math.max(1, Math.ceil((FAILURE_WINDOW_MS - (now - (this.#failures[0] as number))) / 1000));
+    return { ok: false, status: 429, error: `too many failed sign-ins (${MAX_FAILURES} within a minute); try again in ${retryAfterSeconds} s`, retryAfterSeconds };
+  }
+
+  /** Counts a failed sign-in (towards {@link limited}) and returns `refusal`. */
+  failed<R extends SignInRefusal>(refusal: R): R {
+    this.#failures.push(this.#now());
+    return refusal;
+  }
+
+  /**
+   * Exchanges a token for a new session: the admin token for an `admin` session, a named token
+   * (`gateway.auth.tokens`) for a `person` session of its name. The MCP bearer token is refused
+   * by name.
+   */
+  async signIn(token: unknown): Promise<SignIn> {
+    const limited = this.limited();
+    if (limited !== undefined) return limited;
+    const what = this.#named !== undefined ? 'the admin token or your own named gateway token' : 'the admin token (the admin-token file in the state folder)';
+    if (typeof token !== 'string' || token === '') return this.failed({ ok: false, status: 401, error: `the body must be {"token": "<token>"}: ${what}` });
     const problem = this.check(token);
-    if (problem !== undefined) {
-      this.#failures.push(now);
-      return problem === 'mcp'
-        ? { ok: false, status: 403, error: "that is the MCP bearer token, the agent's credential: it never opens the console; use the admin token (the admin-token file in the state folder)" }
-        : { ok: false, status: 401, error: 'wrong admin token (the admin-token file in the state folder)' };
-    }
+    if (problem === 'mcp') return this.failed({ ok: false, status: 403, error: "that is the MCP bearer token, the agent's credential: it never opens the console; use the admin token (the admin-token file in the state folder)" });
+    if (problem === undefined) return this.#start('admin', undefined);
+    const named = token.length <= 4096 ? this.#named?.verify(token) : undefined;
+    if (named?.subject !== undefined && named.subject !== '') return this.#start('person', { id: named.subject, issuer: named.issuer });
+    return this.failed({ ok: false, status: 401, error: `wrong token: ${what}` });
+  }
+
+  /** A new `person` session for `principal` (verified by the caller: an access token of the inbound authorization server). */
+  signInPerson(principal: ConsolePrincipal): Promise<SignIn> {
+    return this.#start('person', principal);
+  }
+
+  async #start(role: ConsoleRole, principal: ConsolePrincipal | undefined): Promise<SignIn> {
+    const now = this.#now();
     const cookie = randomToken();
-    const session: ConsoleSession = { key: await sha256Hex(cookie), csrf: randomToken(), createdAt: now, expiresAt: now + LIFETIME_MS };
+    const session: ConsoleSession = { key: await sha256Hex(cookie), csrf: randomToken(), createdAt: now, expiresAt: now + LIFETIME_MS, role, ...(principal !== undefined ? { principal: Object.freeze({ ...principal }) } : {}) };
     if (this.#sessions.size >= MAX_SESSIONS) {
       const oldest = this.#sessions.keys().next().value;
       if (oldest !== undefined) this.#end(oldest);

@@ -18,7 +18,9 @@ import type { ServerLabelConfig } from '../host/policy/labels.js';
 import type { PinTrust } from '../host/pins/pinTrust.js';
 import type { PinStore } from '../host/pins/pinStore.js';
 import type { ItemReport } from '../host/scanner/types.js';
+import type { NamedToken } from '../auth/resource/staticTokens.js';
 import type { ConsoleMetrics } from './consoleMetrics.js';
+import type { ConsoleOAuth } from './consoleOAuth.js';
 import type { AssetReader } from './consoleStatic.js';
 import type { InspectorQuestions } from './inspectorQuestions.js';
 import type { HttpRequestLike, HttpResponseLike } from '../transport/http/server/types.js';
@@ -75,6 +77,13 @@ export interface ConsoleOptions {
   readonly adminToken: string;
   /** The MCP bearer token, when there is one: refused by name. */
   readonly mcpToken?: string | undefined;
+  /**
+   * The gateway's named tokens (`gateway.auth.tokens`): each opens a `person` session for its
+   * name (only the person's own routes, `me/*`). Never the unnamed `gateway-token`.
+   */
+  readonly namedTokens?: readonly NamedToken[] | undefined;
+  /** "Sign in with <issuer>" at the inbound authorization server (also settable later: `ConsoleHttpApi.signInWith`). */
+  readonly oauth?: ConsoleOAuth | undefined;
   /** Reads the built page files. */
   readonly assets: AssetReader;
   readonly metrics: ConsoleMetrics;

@@ -20,7 +20,7 @@
  */
 import type { AuditDurability } from './audit.js';
 import { expandEnv } from './configEnv.js';
-import { readServerAuth, readServerTenant } from './configDownstreamAuth.js';
+import { readConsoleClient, readServerAuth, readServerTenant } from './configDownstreamAuth.js';
 import { readGuards } from './configGuards.js';
 import { DEFAULT_GATEWAY_LIMITS, readGatewayLimits } from './configLimits.js';
 import { readConsent } from './configConsent.js';
@@ -430,7 +430,8 @@ function readGatewayAuth(read: ConfigReader, value: unknown, env: Readonly<Recor
   }
   const oauthPath = `${path}.oauth`;
   const oauth = read.record(auth['oauth'], oauthPath);
-  read.strictKeys(oauth, ['issuer', 'audience', 'jwksUri', 'dpop', 'tenantClaim'], oauthPath);
+  read.strictKeys(oauth, ['issuer', 'audience', 'jwksUri', 'dpop', 'tenantClaim', 'console'], oauthPath);
+  const consoleClient = oauth['console'] === undefined ? undefined : readConsoleClient(read, oauth['console'], `${oauthPath}.console`, env);
   const httpsUrl = (item: unknown, at: string): string => {
     const url = read.string(item, at, true);
     // Plain http only to this machine (a development authorization server).
@@ -444,6 +445,7 @@ function readGatewayAuth(read: ConfigReader, value: unknown, env: Readonly<Recor
     jwksUri: oauth['jwksUri'] === undefined ? undefined : httpsUrl(oauth['jwksUri'], `${oauthPath}.jwksUri`),
     dpop: readGatewayDpop(read, oauth['dpop'], `${oauthPath}.dpop`),
     ...(oauth['tenantClaim'] !== undefined ? { tenantClaim: read.string(oauth['tenantClaim'], `${oauthPath}.tenantClaim`, true) } : {}),
+    ...(consoleClient !== undefined ? { console: consoleClient } : {}),
     ...(tokens !== undefined ? { tokens } : {}),
   };
 }

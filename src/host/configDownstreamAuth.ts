@@ -20,7 +20,7 @@
 import { isLoopbackHttp } from './canonicalServerUrl.js';
 import { expandEnv } from './configEnv.js';
 import type { ConfigReader } from './configRead.js';
-import { childPath, type ServerAuth } from './configTypes.js';
+import { childPath, type ConsoleOAuthClient, type ServerAuth } from './configTypes.js';
 
 const SECRET_REFERENCE = /^\$\{env:[A-Za-z_][A-Za-z0-9_]*\}$/;
 
@@ -44,20 +44,42 @@ export function readServerAuth(read: ConfigReader, value: unknown, path: string,
   const hasIssuer = auth['issuer'] !== undefined;
   const hasEndpoint = auth['tokenEndpoint'] !== undefined;
   if (hasIssuer === hasEndpoint) read.fail(path, 'token-exchange needs exactly one of "issuer" (its token endpoint from the metadata) and "tokenEndpoint"');
-  let clientSecret: string | undefined;
-  if (auth['clientSecret'] !== undefined) {
-    const at = childPath(path, 'clientSecret');
-    const raw = read.string(auth['clientSecret'], at, true);
-    if (!SECRET_REFERENCE.test(raw)) read.fail(at, 'expected a ${env:NAME} reference: a client secret is never written in the file');
-    clientSecret = expandEnv(raw, { file: read.file, path: at, env });
-    if (clientSecret === '') read.fail(at, `${raw} is empty`);
-  }
+  const clientSecret = readClientSecret(read, auth['clientSecret'], childPath(path, 'clientSecret'), env);
   return {
     mode: 'token-exchange',
     ...(hasIssuer ? { issuer: url(auth['issuer'], childPath(path, 'issuer')) } : { tokenEndpoint: url(auth['tokenEndpoint'], childPath(path, 'tokenEndpoint')) }),
     clientId: read.string(auth['clientId'], childPath(path, 'clientId'), true),
     ...(clientSecret !== undefined ? { clientSecret } : {}),
     ...(auth['scopes'] !== undefined ? { scopes: read.strings(auth['scopes'], childPath(path, 'scopes'), (s, at) => (s === '' ? read.fail(at, 'expected a non-empty scope') : s)) } : {}),
+  };
+}
+
+/** A client secret: only a `${env:NAME}` reference, expanded; undefined when absent. */
+function readClientSecret(read: ConfigReader, value: unknown, at: string, env: Readonly<Record<string, string | undefined>>): string | undefined {
+  if (value === undefined) return undefined;
+  const raw = read.string(value, at, true);
+  if (!SECRET_REFERENCE.test(raw)) read.fail(at, 'expected a ${env:NAME} reference: a client secret is never written in the file');
+  const secret = expandEnv(raw, { file: read.file, path: at, env });
+  if (secret === '') read.fail(at, `${raw} is empty`);
+  return secret;
+}
+
+/**
+ * Reads `gateway.auth.oauth.console`: the console's OAuth client at the inbound authorization
+ * server ("Sign in with <issuer>"): `clientId`, `clientSecret` (a `${env:NAME}` reference only)
+ * and `scopes`; `true` (or `{}`) is a client registered dynamically.
+ */
+export function readConsoleClient(read: ConfigReader, value: unknown, path: string, env: Readonly<Record<string, string | undefined>>): ConsoleOAuthClient | undefined {
+  if (value === false) return undefined;
+  if (value === true) return {};
+  const entry = read.record(value, path);
+  read.strictKeys(entry, ['clientId', 'clientSecret', 'scopes'], path);
+  const clientSecret = readClientSecret(read, entry['clientSecret'], childPath(path, 'clientSecret'), env);
+  if (clientSecret !== undefined && entry['clientId'] === undefined) read.fail(childPath(path, 'clientSecret'), 'a client secret needs its "clientId"');
+  return {
+    ...(entry['clientId'] !== undefined ? { clientId: read.string(entry['clientId'], childPath(path, 'clientId'), true) } : {}),
+    ...(clientSecret !== undefined ? { clientSecret } : {}),
+    ...(entry['scopes'] !== undefined ? { scopes: read.strings(entry['scopes'], childPath(path, 'scopes'), (s, at) => (s === '' ? read.fail(at, 'expected a non-empty scope') : s)) } : {}),
   };
 }
 

@@ -174,8 +174,22 @@ export type GatewayAuth =
       readonly dpop: GatewayDpopConfig | undefined;
       /** The claim of a verified token that names the caller's tenant (`principal.tenant`, see `tenantScope.ts`). */
       readonly tenantClaim?: string;
+      /** The console's "Sign in with <issuer>" client (`gateway.auth.oauth.console`); absent: that sign-in is off. */
+      readonly console?: ConsoleOAuthClient;
       readonly tokens?: readonly NamedToken[];
     };
+
+/**
+ * `gateway.auth.oauth.console`: the web console's OAuth client at the inbound authorization
+ * server, for a person's sign-in to "My connections". Without `clientId` the console registers
+ * itself dynamically (RFC 7591).
+ */
+export interface ConsoleOAuthClient {
+  readonly clientId?: string;
+  /** Expanded from its `${env:NAME}` reference. */
+  readonly clientSecret?: string;
+  readonly scopes?: readonly string[];
+}
 
 /**
  * `gateway.auth.oauth.dpop`: DPoP-bound access tokens (RFC 9449) accepted too; `true` is `{}`.

@@ -15,7 +15,7 @@
  * @module
  */
 import { defaultDecodeLimits } from '../jsonrpc/decode.js';
-import { createHttpAuth } from '../transport/http/server/auth.js';
+import { createHttpAuth, type HttpAuthOptions } from '../transport/http/server/auth.js';
 import { readBody } from '../transport/http/server/exchange.js';
 import type { HttpRequestLike, HttpResponseLike, MountedRoutes } from '../transport/http/server/types.js';
 import { principalIn, type Principal } from '../transport/principal.js';
@@ -111,7 +111,15 @@ export function signInRoutes(options: SignInRoutesOptions): MountedRoutes {
 
 /** The principal a gateway token names, verified like an MCP request's bearer token. */
 function identifier(auth: FrontDoorAuth, logger: Logger): (token: string) => Promise<Principal | undefined> {
-  const options = frontDoorAuth(auth);
+  return tokenIdentifier(frontDoorAuth(auth), logger);
+}
+
+/**
+ * The principal of a token presented as `Authorization: Bearer`, verified by `options` exactly
+ * as the gateway's MCP endpoint verifies a request's (same verifiers, same principal id), or
+ * undefined when refused. Without `options` every token is refused.
+ */
+export function tokenIdentifier(options: HttpAuthOptions | undefined, logger: Logger): (token: string) => Promise<Principal | undefined> {
   if (options === undefined) return () => Promise.resolve(undefined);
   const checker = createHttpAuth(options, defaultDecodeLimits, logger);
   return async (token) => {

@@ -7,13 +7,11 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { openConnectionStore } from '../../src/cli/connectionStores.js';
-import type { Connection } from '../../src/host/connections.js';
 import { everythingEntry, startGateway, writeConfig, type GatewayConfig, type RunningGateway } from '../interop/fixtures/gatewayHarness.js';
 import { launchChromium, type Browser } from './support/chromium.js';
+import { seedConnections, seededConnection, storedPrincipals } from './support/connections.js';
 import { openPage, signIn } from './support/consoleLab.js';
 
-const GH = 'https://gh.example/mcp';
 const NOW = Date.now();
 
 let config: GatewayConfig;
@@ -21,36 +19,11 @@ let gateway: RunningGateway;
 let browser: Browser;
 let stateDir: string;
 
-function conn(principal: string): Connection {
-  return {
-    principal,
-    server: GH,
-    serverId: 'github',
-    mode: 'per-user',
-    tokens: { accessToken: `ACCESS-SECRET-${principal}`, refreshToken: `REFRESH-SECRET-${principal}`, tokenType: 'Bearer', expiresAt: NOW + 3_600_000, grantedScope: 'repo', requestedScopes: ['repo'], issuer: 'https://as.example', resource: GH },
-    createdAt: NOW - 60_000,
-    updatedAt: NOW - 30_000,
-  };
-}
-
-/** The principals with a connection in the gateway's store. */
-async function stored(): Promise<string[]> {
-  const { store } = await openConnectionStore({ stateDir, environment: {} });
-  try {
-    return (await store.list()).map((c) => c.principal);
-  } finally {
-    await store.close();
-  }
-}
-
 before(async () => {
   config = await writeConfig({ everything: everythingEntry() });
   stateDir = join(config.dir, '.switchboard');
   // Seeded before the gateway starts: the store and its key are in the state folder, as a sign-in leaves them.
-  const { store } = await openConnectionStore({ stateDir, environment: {} });
-  await store.put(conn('alice@example.com'));
-  await store.put(conn('bob@example.com'));
-  await store.close();
+  await seedConnections(stateDir, [seededConnection('alice@example.com', NOW), seededConnection('bob@example.com', NOW)]);
   [gateway, browser] = await Promise.all([startGateway(config, [], [], { SWITCHBOARD_CONNECTIONS_KEY: '' }), launchChromium()]);
 }, { timeout: 60_000 });
 
@@ -78,7 +51,7 @@ describe('console in Chromium: Connections', () => {
     await page.getByRole('status').filter({ hasText: /Revoked the connection of alice@example\.com/ }).waitFor();
     await alice.waitFor({ state: 'detached' });
     await table.getByRole('row', { name: /bob@example\.com/ }).waitFor();
-    assert.deepEqual(await stored(), ['bob@example.com']);
+    assert.deepEqual(await storedPrincipals(stateDir), ['bob@example.com']);
     // The gateway's audit log has the revocation, by console:admin (read as the page reads it).
     const audit = (await page.evaluate(async () => (await fetch('/console/api/audit?kind=connection')).json())) as { records: { method: string; principal: string; name?: string }[] };
     assert.deepEqual(audit.records.map((r) => [r.method, r.principal, r.name]), [['connections/revoke', 'console:admin', 'alice@example.com']]);

@@ -1,7 +1,9 @@
 // @ts-check
 /**
  * The console's entry module: checks the session, then shows the layout (skip link, banner,
- * navigation, main region) and the page the URL hash names. Loaded by index.html as
+ * navigation, main region) and the page the URL hash names. An admin session gets every admin
+ * page; a person's session (a named token, or the sign-in with the authorization server) gets
+ * only My connections, and no admin navigation. Loaded by index.html as
  * `<script type="module" src="app.js">` (no inline script: the CSP allows only 'self').
  *
  * @module
@@ -19,6 +21,7 @@ import { Connections } from './pages/connections.js';
 import { Audit } from './pages/audit.js';
 import { Policy } from './pages/policy.js';
 import { Inspector } from './pages/inspector.js';
+import { MyConnectionsPage } from './pages/me.js';
 
 /** The pages, in navigation order. */
 const PAGES = [
@@ -32,10 +35,15 @@ const PAGES = [
   { id: 'inspector', title: 'Inspector', view: Inspector },
 ];
 
-/** The signed-in layout. */
-function Shell(/** @type {{ onSignOut: () => void }} */ { onSignOut }) {
+/** A person's pages: their own connections only. */
+const PERSON_PAGES = [{ id: 'me', title: 'My connections', view: MyConnectionsPage }];
+
+/** The signed-in layout: the pages of the session's role. */
+function Shell(/** @type {{ onSignOut: () => void, role: string }} */ { onSignOut, role }) {
   const route = useRoute();
-  const page = PAGES.find((p) => p.id === route.page);
+  const pages = role === 'person' ? PERSON_PAGES : PAGES;
+  // A person lands on (and stays on) My connections; the admin's default is the overview.
+  const page = pages.find((p) => p.id === route.page) ?? (role === 'person' ? PERSON_PAGES[0] : undefined);
   const main = useRef(/** @type {HTMLElement | null} */ (null));
   const first = useRef(true);
   useEffect(() => {
@@ -53,7 +61,7 @@ function Shell(/** @type {{ onSignOut: () => void }} */ { onSignOut }) {
       <span class="brand">Switchboard</span>
       <nav aria-label="Console pages">
         <ul>
-          ${PAGES.map((p) => html`<li><a href=${`#/${p.id}`} aria-current=${p.id === page?.id ? 'page' : undefined}>${p.title}</a></li>`)}
+          ${pages.map((p) => html`<li><a href=${`#/${p.id}`} aria-current=${p.id === page?.id ? 'page' : undefined}>${p.title}</a></li>`)}
         </ul>
       </nav>
       <button type="button" class="secondary" onClick=${signOut}>Sign out</button>
@@ -68,16 +76,23 @@ function Shell(/** @type {{ onSignOut: () => void }} */ { onSignOut }) {
 /** Session gate: sign-in page until the server accepts the session cookie. */
 function App() {
   const [state, setState] = useState(/** @type {'checking' | 'in' | 'out' | string} */ ('checking'));
+  const [role, setRole] = useState('admin');
+  /** @param {any} session */
+  const signedIn = (session) => {
+    setCsrf(String(session?.csrf ?? ''));
+    setRole(session?.role === 'person' ? 'person' : 'admin');
+    setState('in');
+  };
   useEffect(() => {
     const off = onSignedOut(() => setState('out'));
     api('session')
-      .then((s) => (setCsrf(String(s?.csrf ?? '')), setState('in')))
+      .then(signedIn)
       .catch((e) => setState(e?.status === 401 ? 'out' : `error: ${errorText(e)}`));
     return off;
   }, []);
   if (state === 'checking') return html`<main id="main"><p role="status">Loading…</p></main>`;
-  if (state === 'out') return html`<${SignIn} onSignedIn=${() => setState('in')} />`;
-  if (state === 'in') return html`<${Shell} onSignOut=${() => (setCsrf(''), setState('out'))} />`;
+  if (state === 'out') return html`<${SignIn} onSignedIn=${signedIn} />`;
+  if (state === 'in') return html`<${Shell} role=${role} key=${role} onSignOut=${() => (setCsrf(''), setState('out'))} />`;
   return html`<main id="main"><${Notice} kind="error">${state}<//></main>`;
 }
 

@@ -11,7 +11,7 @@ import { parseConfig } from '../../../src/host/config.js';
 import { MemoryConnectionStore, summarizeConnection, type Connection, type ConnectionStore, type ConnectionSummary } from '../../../src/host/connections.js';
 import { SqliteAuditLog } from '../../../src/store/sqliteAudit.js';
 import type { HttpRequestLike, HttpResponseLike } from '../../../src/transport/http/server/types.js';
-import { consoleOptions } from './support.js';
+import { consoleOptions, jsonRequest, sampleConnection } from './support.js';
 
 const ADMIN = 'a'.repeat(43);
 const MCP = 'm'.repeat(43);
@@ -23,18 +23,7 @@ const DOCS = 'https://docs.example/mcp';
 const T = { timeout: 10_000 };
 
 /** A connection whose tokens carry recognisable secret text. */
-function conn(principal: string, server: string, serverId: string, at: number): Connection {
-  return {
-    principal,
-    server,
-    serverId,
-    tenant: 'acme',
-    mode: 'per-user',
-    tokens: { accessToken: `ACCESS-SECRET-${principal}-${serverId}`, refreshToken: `REFRESH-SECRET-${principal}-${serverId}`, tokenType: 'Bearer', expiresAt: NOW + 3_600_000, grantedScope: 'repo read:user', requestedScopes: ['repo'], issuer: 'https://as.example', resource: server },
-    createdAt: at,
-    updatedAt: at + 1,
-  };
-}
+const conn = (principal: string, server: string, serverId: string, at: number): Connection => sampleConnection(principal, server, serverId, at, NOW, 'acme');
 
 /** A console over a store with alice@gh, alice@docs, bob@gh, signed in; `audit` receives the records. */
 async function setup(extra: { store?: ConnectionStore; inUse?: () => boolean } = {}) {
@@ -56,11 +45,7 @@ async function setup(extra: { store?: ConnectionStore; inUse?: () => boolean } =
   return { api, store, audit, headers, cookie, csrf, call, left, records };
 }
 
-function req(method: string, path: string, headers: Record<string, string>, body?: unknown): HttpRequestLike {
-  const q = path.indexOf('?');
-  const all: Record<string, string> = { host: HOST, 'content-type': 'application/json', ...headers };
-  return { method, path: q < 0 ? path : path.slice(0, q), query: q < 0 ? undefined : path.slice(q + 1), header: (n) => all[n], ...(body !== undefined ? { body: new TextEncoder().encode(JSON.stringify(body)) } : {}) };
-}
+const req = (method: string, path: string, headers: Record<string, string>, body?: unknown): HttpRequestLike => jsonRequest(HOST, method, path, headers, body);
 
 const ALL = ['alice@gh', 'alice@docs', 'bob@gh'];
 

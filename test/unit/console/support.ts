@@ -1,4 +1,6 @@
 import type { ConsoleOptions } from '../../../src/console/consoleTypes.js';
+import type { Connection } from '../../../src/host/connections.js';
+import type { HttpRequestLike } from '../../../src/transport/http/server/types.js';
 import { ConsoleMetrics } from '../../../src/console/consoleMetrics.js';
 import { parseConfig } from '../../../src/host/config.js';
 import { Host } from '../../../src/host/host.js';
@@ -17,4 +19,25 @@ export async function consoleOptions(adminToken: string, origin: string, now: ()
     now,
     ...extra,
   };
+}
+
+/** A connection of `principal` at `server` made at `at`, whose tokens carry recognisable secret text (`…SECRET…`); expiring an hour after `now`. */
+export function sampleConnection(principal: string, server: string, serverId: string, at: number, now: number, tenant?: string): Connection {
+  return {
+    principal,
+    server,
+    serverId,
+    ...(tenant !== undefined ? { tenant } : {}),
+    mode: 'per-user',
+    tokens: { accessToken: `ACCESS-SECRET-${principal}-${serverId}`, refreshToken: `REFRESH-SECRET-${principal}-${serverId}`, tokenType: 'Bearer', expiresAt: now + 3_600_000, grantedScope: 'repo read:user', requestedScopes: ['repo'], issuer: 'https://as.example', resource: server },
+    createdAt: at,
+    updatedAt: at + 1,
+  };
+}
+
+/** A JSON request to the console on `host` (`path` may carry a query). */
+export function jsonRequest(host: string, method: string, path: string, headers: Record<string, string>, body?: unknown): HttpRequestLike {
+  const q = path.indexOf('?');
+  const all: Record<string, string> = { host, 'content-type': 'application/json', ...headers };
+  return { method, path: q < 0 ? path : path.slice(0, q), query: q < 0 ? undefined : path.slice(q + 1), header: (n) => all[n], ...(body !== undefined ? { body: new TextEncoder().encode(JSON.stringify(body)) } : {}) };
 }

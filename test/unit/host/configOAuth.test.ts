@@ -53,3 +53,30 @@ describe('host/config: gateway OAuth URLs', () => {
     }
   });
 });
+
+describe('host/config: gateway.auth.oauth.console (the console sign-in of a person)', () => {
+  const base = { issuer: 'https://as.example.com', audience: 'a' };
+  const parseEnv = (config: unknown, env: Record<string, string>) => parseConfig(JSON.stringify(config), { file: '/cfg/switchboard.json', env });
+  const consoleOf = (config: unknown, env: Record<string, string> = {}) => (parseEnv(config, env).gateway.auth as { console?: unknown }).console;
+
+  it('true is a dynamically registered client; { clientId, clientSecret: ${env:…}, scopes } is read; absent or false turns it off', async () => {
+    assert.deepEqual(consoleOf(withAuth({ ...base, console: true })), {});
+    assert.deepEqual(consoleOf(withAuth({ ...base, console: { clientId: 'sb-console', clientSecret: '${env:CONSOLE_SECRET}', scopes: ['mcp:read'] } }), { CONSOLE_SECRET: 's3cret' }), { clientId: 'sb-console', clientSecret: 's3cret', scopes: ['mcp:read'] });
+    assert.equal(consoleOf(withAuth(base)), undefined);
+    assert.equal(consoleOf(withAuth({ ...base, console: false })), undefined);
+    for (const console of [true, { clientId: 'sb-console', clientSecret: '${env:CONSOLE_SECRET}', scopes: ['mcp:read'] }]) assert.equal(await schemaAccepts(withAuth({ ...base, console })), true);
+  });
+
+  it('a literal client secret in the file, a secret without a client id, or an unknown key: refused, naming the field', async () => {
+    const cases: [unknown, string][] = [
+      [{ clientId: 'sb-console', clientSecret: 'literal-secret' }, '$.switchboard.gateway.auth.oauth.console.clientSecret'],
+      [{ clientSecret: '${env:CONSOLE_SECRET}' }, '$.switchboard.gateway.auth.oauth.console.clientSecret'],
+      [{ clientId: 'sb-console', redirectUri: 'https://evil.example/cb' }, '$.switchboard.gateway.auth.oauth.console'],
+    ];
+    for (const [console, path] of cases) {
+      assert.throws(() => parseEnv(withAuth({ ...base, console }), { CONSOLE_SECRET: 's' }), (error) => error instanceof ConfigError && error.path.startsWith(path), JSON.stringify(console));
+    }
+    assert.equal(await schemaAccepts(withAuth({ ...base, console: { clientId: 'sb-console', clientSecret: 'literal-secret' } })), false);
+    assert.equal(await schemaAccepts(withAuth({ ...base, console: { clientId: 'sb-console', redirectUri: 'https://evil.example/cb' } })), false);
+  });
+});
