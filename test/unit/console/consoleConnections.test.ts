@@ -41,7 +41,7 @@ async function setup(extra: { store?: ConnectionStore; inUse?: () => boolean } =
   const store = new MemoryConnectionStore();
   await store.put(conn('alice', GH, 'gh', NOW - 3000));
   await store.put(conn('alice', DOCS, 'docs', NOW - 2000));
-  await store.put(conn('bob', GH, 'gh', NOW - 1000));
+  await store.put({ ...conn('bob', GH, 'gh', NOW - 1000), tenant: 'globex' });
   const audit = SqliteAuditLog.open(':memory:');
   const config = parseConfig(JSON.stringify({ mcpServers: { gh: { url: GH }, docs: { url: DOCS } } }), { file: '/tmp/switchboard.json', env: {} });
   const connections: ConsoleConnections = { store: extra.store ?? store, ...(extra.inUse !== undefined ? { inUse: extra.inUse } : {}) };
@@ -98,6 +98,14 @@ describe('console connections: the list', () => {
     assert.deepEqual(await names('principal=alice'), ['alice@gh', 'alice@docs']);
     assert.deepEqual(await names('server=gh'), ['alice@gh', 'bob@gh']);
     assert.deepEqual(await names(`server=${encodeURIComponent(GH)}&principal=bob`), ['bob@gh']);
+  });
+
+  it('filters by the tenant a connection was made under', T, async () => {
+    const { call, headers } = await setup();
+    const names = async (q: string) => ((JSON.parse(String((await call('GET', `/console/api/connections?${q}`, headers)).body)) as { connections: { principal: string; serverId: string; tenant?: string }[] }).connections.map((c) => `${c.principal}@${c.serverId}/${c.tenant}`));
+    assert.deepEqual(await names('tenant=acme'), ['alice@gh/acme', 'alice@docs/acme']);
+    assert.deepEqual(await names('tenant=globex&server=gh'), ['bob@gh/globex']);
+    assert.deepEqual(await names('tenant=initech'), []);
   });
 
   it('a gateway whose store is not in use: the list is empty and the store is not opened (no key made by a look)', T, async () => {
