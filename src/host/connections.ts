@@ -135,6 +135,12 @@ export interface ConnectionStore {
    * before any use. The client secret is sealed like tokens.
    */
   registerOnce(key: RegistrationKey, register: () => Promise<ClientRegistration>): Promise<ClientRegistration>;
+  /**
+   * Forgets the registration of `key` if it is still the client `clientId` (the authorization
+   * server no longer knows it: `invalid_client`); the next sign-in registers again. A newer
+   * registration stored meanwhile by another instance is kept.
+   */
+  forgetRegistration(key: RegistrationKey, clientId: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -287,6 +293,12 @@ export class MemoryConnectionStore implements ConnectionStore {
       this.#registrations.set(k, registration);
       return registration;
     });
+  }
+
+  forgetRegistration(key: RegistrationKey, clientId: string): Promise<void> {
+    const k = JSON.stringify([key.issuer, key.redirectUri]);
+    if (this.#registrations.get(k)?.clientId === clientId) this.#registrations.delete(k);
+    return Promise.resolve();
   }
 
   close(): Promise<void> {

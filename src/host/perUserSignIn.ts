@@ -148,8 +148,7 @@ export class PerUserSignIn implements DownstreamCredentials {
       const renewed = await this.#o.store.refreshOnce(key, stale.tokens.accessToken, async (current) => {
         const refreshToken = current.tokens.refreshToken;
         if (refreshToken === undefined) throw new Error('no refresh token');
-        const ctx = await this.#tokenContext();
-        const response = await refreshAccessToken(ctx, { refreshToken, resource: current.tokens.resource });
+        const response = await this.#atTokenEndpoint((ctx) => refreshAccessToken(ctx, { refreshToken, resource: current.tokens.resource }));
         return tokenSet(response, current.tokens, this.#now(), refreshToken);
       });
       // The same token back means the server refused a fresh one: sign in again.
@@ -231,7 +230,7 @@ export class PerUserSignIn implements DownstreamCredentials {
     }
     let response: TokenResponse;
     try {
-      response = await exchangeAuthorizationCode(await this.#tokenContext(), { code, codeVerifier: pending.codeVerifier, redirectUri: pending.redirectUri, resource: as.resource });
+      response = await this.#atTokenEndpoint((ctx) => exchangeAuthorizationCode(ctx, { code, codeVerifier: pending.codeVerifier, redirectUri: pending.redirectUri, resource: as.resource }));
     } catch (error) {
       return { ok: false, status: 502, error: `the authorization server did not issue tokens: ${error instanceof Error ? error.message : String(error)}` };
     }
@@ -285,9 +284,21 @@ export class PerUserSignIn implements DownstreamCredentials {
     return this.#o.store.registerOnce({ issuer: metadata.issuer, redirectUri: this.redirectUri }, obtain);
   }
 
-  async #tokenContext(): Promise<TokenEndpointContext> {
+  /**
+   * `request` at the token endpoint with the gateway's client. An `invalid_client` answer for a
+   * dynamic registration (the authorization server forgot it) drops the stored one, so the next
+   * sign-in registers again instead of failing for good.
+   */
+  async #atTokenEndpoint<T>(request: (ctx: TokenEndpointContext) => Promise<T>): Promise<T> {
     const as = await this.#authorizationServer();
-    return { metadata: as.metadata, client: await this.#registration(as.metadata), fetch: this.#fetch, now: this.#now };
+    const client = await this.#registration(as.metadata);
+    try {
+      return await request({ metadata: as.metadata, client, fetch: this.#fetch, now: this.#now });
+    } catch (error) {
+      const cause = error instanceof Error ? (error.cause as { error?: unknown } | undefined) : undefined;
+      if (client.source === 'dcr' && cause?.error === 'invalid_client') await this.#o.store.forgetRegistration({ issuer: as.metadata.issuer, redirectUri: this.redirectUri }, client.clientId);
+      throw error;
+    }
   }
 }
 

@@ -198,6 +198,11 @@ export class DownstreamAuthority {
       return await entry.client;
     } catch (error) {
       if (pool.entries.get(principal.id) === entry) pool.entries.delete(principal.id);
+      // The server refused the credential as the client connected, and it could not be renewed: a sign-in, not a failure.
+      if (entry.refused) {
+        const again = await pool.credentials.credentialFor(principal);
+        if (again.kind === 'sign-in') throw new UrlElicitationRequiredError(spec.id, again);
+      }
       throw error;
     }
   }

@@ -215,6 +215,13 @@ export class SqliteConnectionStore implements ConnectionStore {
     });
   }
 
+  /** Deletes the registration of `key` if it still names `clientId`. */
+  forgetRegistration(key: RegistrationKey, clientId: string): Promise<void> {
+    return Promise.resolve().then(() => {
+      this.#db.prepare('DELETE FROM client_registrations WHERE issuer = ? AND redirect_uri = ? AND client_id = ?').run(key.issuer, key.redirectUri, clientId);
+    });
+  }
+
   /** Closes the file. */
   close(): Promise<void> {
     this.#db.close();

@@ -172,6 +172,34 @@ describe('e2e: per-user sign-in that lasts (restart, reverse proxy, tenants)', (
     }
   });
 
+  it('a registration the AS forgot (invalid_client on refresh) is dropped from the store: the person signs in again under a new registration', T, async () => {
+    const gateway = await startGateway({ port: 0, file: join(dir, 'forgotten.db') });
+    try {
+      const before = as.registrations.length;
+      const link = await whoami(gateway, ALICE);
+      if (link.kind !== 'sign-in') return assert.fail('expected a sign-in');
+      assert.equal((await signIn(gateway, link.url, ALICE, 'alice@example.com')).status, 200);
+      const forgotten = as.registrations.at(-1);
+      assert.ok(forgotten !== undefined && as.registrations.length === before + 1);
+      await as.forgetClient(forgotten);
+      const [summary] = await gateway.store.list();
+      const connection = await gateway.store.get({ principal: 'alice', server: String(summary?.server) });
+      assert.ok(connection !== undefined);
+      await gateway.store.put({ ...connection, tokens: { ...connection.tokens, accessToken: 'stale-access-token' } });
+      const from = rs.calls.length;
+      const again = await whoami(gateway, ALICE);
+      assert.equal(again.kind, 'sign-in', 'the refresh was refused: sign in again');
+      assert.deepEqual(rs.calls.slice(from), []);
+      if (again.kind !== 'sign-in') return;
+      assert.equal((await signIn(gateway, again.url, ALICE, 'alice@example.com')).status, 200);
+      assert.equal(as.registrations.length, before + 2, 'registered anew');
+      assert.notEqual(as.registrations.at(-1), forgotten);
+      assert.deepEqual(await whoami(gateway, ALICE), { kind: 'result', sub: 'alice@example.com' });
+    } finally {
+      await gateway.close();
+    }
+  });
+
   it('behind a reverse proxy the sign-in link and the redirect_uri carry gateway.publicUrl; the flow completes through the proxy', T, async () => {
     const publicUrl = 'https://gw.proxy.example';
     const gateway = await startGateway({ port: 0, file: join(dir, 'proxy.db'), publicUrl });

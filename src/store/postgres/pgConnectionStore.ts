@@ -167,6 +167,11 @@ export class PgConnectionStore implements ConnectionStore {
     });
   }
 
+  /** Deletes the registration of `key` if it still names `clientId`. */
+  async forgetRegistration(key: RegistrationKey, clientId: string): Promise<void> {
+    await this.#db.query('forgetting a client registration', 'DELETE FROM client_registrations WHERE issuer = $1 AND redirect_uri = $2 AND client_id = $3', [key.issuer, key.redirectUri, clientId]);
+  }
+
   async #registration(key: RegistrationKey, query: (sql: string, params: unknown[]) => Promise<RegistrationDbRow[]>): Promise<ClientRegistration | undefined> {
     const [row] = await query('SELECT * FROM client_registrations WHERE issuer = $1 AND redirect_uri = $2', [key.issuer, key.redirectUri]);
     return row === undefined ? undefined : registrationFromRow(this.#sealer, { issuer: row.issuer, redirectUri: row.redirect_uri, clientId: row.client_id, sealed: row.sealed, createdAt: Number(row.created_at) });

@@ -119,6 +119,18 @@ export function clientRegistrationContract(name: string, backend: () => Promise<
       assert.equal(await b.rows(), 1);
     });
 
+    it('forgets a registration only while it still names the forgotten client; the next call registers again', T, async () => {
+      const b = await backend();
+      const [one, two] = [await b.instance(), await b.instance()];
+      const first = await one.registerOnce(KEY, () => Promise.resolve(registration('gone')));
+      await two.forgetRegistration(KEY, 'some-other-client');
+      assert.deepEqual(await two.registerOnce(KEY, never), first, 'another client id forgets nothing');
+      await two.forgetRegistration(KEY, first.clientId);
+      assert.equal(await b.rows(), 0);
+      const next = registration('again');
+      assert.deepEqual(await one.registerOnce(KEY, () => Promise.resolve(next)), next);
+    });
+
     it('database-dump-reveals-no-client-secret: the secret is sealed; the client id is in the clear', T, async () => {
       const b = await backend();
       const reg = registration('dump');
