@@ -73,6 +73,8 @@ export async function openConnectionStore(options: OpenConnectionStoreOptions): 
       refreshOnce: (k, stale, refresh) => inner.refreshOnce(k, stale, refresh),
       beginSignIn: (p) => inner.beginSignIn(p),
       takeSignIn: (s, now) => inner.takeSignIn(s, now),
+      registerOnce: (k, register) => inner.registerOnce(k, register),
+      forgetRegistration: (k, clientId) => inner.forgetRegistration(k, clientId),
       close: () => db.close(),
     };
     return { store, keyId: sealer.keyId, described: `connections in PostgreSQL schema ${db.schema} (key ${sealer.keyId} from ${source})` };
@@ -106,6 +108,8 @@ export function lazyConnectionStore(open: () => Promise<ConnectionStore>): Conne
     refreshOnce: async (k, stale, refresh) => (await store()).refreshOnce(k, stale, refresh),
     beginSignIn: async (p) => (await store()).beginSignIn(p),
     takeSignIn: async (s, now) => (await store()).takeSignIn(s, now),
+    registerOnce: async (k, register) => (await store()).registerOnce(k, register),
+    forgetRegistration: async (k, clientId) => (await store()).forgetRegistration(k, clientId),
     close: async () => {
       closed = true;
       const opened = await opening?.catch(() => undefined);

@@ -25,6 +25,7 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { HostConfig, ServerConfig } from '../host/configTypes.js';
 import { openGateway } from '../host/openGateway.js';
+import { tenantFromClaim } from '../host/tenantScope.js';
 import { admitLaunches, LaunchNotApprovedError, type LaunchApprovalStore } from '../host/launchConsent.js';
 import { defaultTransportFactory } from '../adapters/hostTransports.js';
 import { redactResult } from '../host/sanitize/sanitize.js';
@@ -161,7 +162,11 @@ export async function gatewayCommand(options: ParsedArgs['options']): Promise<vo
     logger.info(opened.described);
     return opened.store;
   });
-  const downstreamAuth = gatewayDownstreamAuth(logger, { store: connections });
+  const downstreamAuth = gatewayDownstreamAuth(logger, {
+    store: connections,
+    ...(config.gateway.publicUrl !== undefined ? { publicUrl: config.gateway.publicUrl } : {}),
+    ...(oauth?.tenantClaim !== undefined ? { tenantOf: tenantFromClaim(oauth.tenantClaim) } : {}),
+  });
   const opened = await openGateway(config, {
     logger,
     authority: downstreamAuth.authority,
@@ -298,13 +303,15 @@ export async function gatewayCommand(options: ParsedArgs['options']): Promise<vo
       path: config.gateway.path,
       logger,
       auth: { ...(tokens !== undefined ? { tokens, hint } : {}), ...(oauthAuth !== undefined ? { oauth: oauthAuth } : {}) },
-      allowedHosts: allowedHostsFor(host_),
+      // Behind a proxy that passes the public Host on, requests name the public host too.
+      allowedHosts: [...allowedHostsFor(host_), ...(config.gateway.publicUrl !== undefined ? [new URL(config.gateway.publicUrl).host] : [])],
       mounts: [...(consent.api !== undefined ? [consent.api] : []), ...(webConsole !== undefined ? [webConsole.api] : [])],
+      ...(config.gateway.publicUrl !== undefined ? { publicUrl: config.gateway.publicUrl } : {}),
       personRoutes: (auth, url) => {
         downstreamAuth.setGatewayUrl(url);
         // The console's "Sign in with <issuer>" verifies with the front door's own OAuth verifier, built just now.
         webConsole?.api.signInWith(consoleOAuthSignIn(config.gateway.auth, auth.oauth, logger));
-        return downstreamAuth.routes(auth, url.startsWith('https:'));
+        return downstreamAuth.routes(auth, (config.gateway.publicUrl ?? url).startsWith('https:'));
       },
       ...(shared.sessions !== undefined ? { sessions: shared.sessions } : {}),
       ...(config.gateway.limits !== undefined ? { limits: config.gateway.limits } : {}),

@@ -32,6 +32,8 @@ export interface GatewayHttpOptions {
   readonly allowedHosts?: readonly string[];
   /** Routes with their own (admin) credential: the consent API, the console. */
   readonly mounts?: readonly MountedRoutes[];
+  /** `gateway.publicUrl`: the OAuth resource (when the audience is not a URL) is its endpoint, not the listener's. */
+  readonly publicUrl?: string;
   /** Routes that verify a person with the front door's own client authentication (the per-user sign-in), given it once built, and the bound URL. */
   readonly personRoutes?: (auth: FrontDoorAuth, url: string) => MountedRoutes;
   /** Stateful sessions shared with the other instances (`--cache redis://`): records, bus and SSE events. */
@@ -71,7 +73,7 @@ export async function serveGatewayHttp(gateway: Pick<OpenedGateway, 'frontDoor'>
   }
   try {
     const { oauth, ...auth } = options.auth;
-    const verifier = oauth === undefined ? undefined : await gatewayResourceAuth(oauth, new URL(options.path, running.url).href, options.logger);
+    const verifier = oauth === undefined ? undefined : await gatewayResourceAuth(oauth, new URL(options.path, options.publicUrl ?? running.url).href, options.logger);
     const doorAuth = { ...auth, ...(verifier !== undefined ? { oauth: verifier } : {}) };
     const person = options.personRoutes?.(doorAuth, running.url);
     late.door = gateway.frontDoor({

@@ -7,7 +7,8 @@
  * pointing at it.
  *
  * The resource (the PRM `resource` and the default audience) is the configured `audience` when
- * it is a URL (the gateway's public URL behind a proxy), else the gateway's own endpoint URL;
+ * it is a URL, else the gateway's endpoint under `gateway.publicUrl` (behind a proxy), else under
+ * its listening address;
  * tokens must name the configured `audience` either way (RFC 8707: a token minted for another
  * resource is refused). Without `jwksUri`, the key set URL comes from the issuer's RFC 8414
  * metadata, fetched once at start (the gateway does not start when it cannot be read).

@@ -28,16 +28,17 @@ import type { RouteContext } from './consoleTypes.js';
 /** The interceptor id a revocation's audit decision is recorded under. */
 export const CONNECTION_REVOKE_ID = 'connections.revoke';
 
-/** `GET connections?principal=&server=`: `server` is a config id or a server identity (URL). */
+/** `GET connections?principal=&server=&tenant=`: `server` is a config id or a server identity (URL); `tenant` the tenant a connection was made under. */
 export async function connectionsState(ctx: RouteContext): Promise<HttpResponseLike> {
   const connections = ctx.options.connections;
   if (connections === undefined) return json(200, { enabled: false, connections: [] });
   if (connections.inUse !== undefined && !connections.inUse()) return json(200, { enabled: true, opened: false, connections: [] });
   const principal = ctx.query.get('principal')?.trim() ?? '';
   const server = ctx.query.get('server')?.trim() ?? '';
+  const tenant = ctx.query.get('tenant')?.trim() ?? '';
   let list: readonly ConnectionSummary[];
   try {
-    list = await connections.store.list(principal === '' ? {} : { principal });
+    list = await connections.store.list({ ...(principal !== '' ? { principal } : {}), ...(tenant !== '' ? { tenant } : {}) });
   } catch (error) {
     return failure(503, `the connections could not be read: ${describeError(error)}`);
   }

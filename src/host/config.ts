@@ -92,7 +92,7 @@ export const CONFIG_DEFAULTS = {
 
 const ENTRY_KEYS = ['type', 'command', 'args', 'env', 'cwd', 'url', 'headers', 'disabled'];
 const SWITCHBOARD_KEYS = ['namespacing', 'separator', 'exposure', 'stateDir', 'store', 'cache', 'gateway', 'approvedLaunches', 'servers', 'roots', 'guards', 'pins', 'audit', 'trustedKeys', 'consent', 'sanitize', 'redact', 'policy', 'console'];
-const GATEWAY_KEYS = ['host', 'port', 'path', 'auth', 'limits'];
+const GATEWAY_KEYS = ['host', 'port', 'path', 'publicUrl', 'auth', 'limits'];
 const OPTION_KEYS = ['tools', 'timeoutMs', 'startTimeoutMs', 'maxConcurrency', 'era', 'oauth', 'auth', 'tenant', 'roots', 'scan', 'checkArguments', 'egressAllow', 'commandTools', 'signature', ...LABEL_OPTION_KEYS];
 const TYPES = ['stdio', 'http', 'streamable-http', 'sse'] as const;
 const LOOPBACK = new Set(['127.0.0.1', '::1', '[::1]', 'localhost']);
@@ -413,7 +413,22 @@ function readGateway(read: ConfigReader, value: unknown, env: Readonly<Record<st
   if (auth.kind === 'none' && !LOOPBACK.has(host)) {
     read.fail('$.switchboard.gateway.auth', `auth "none" is allowed only on a loopback host (127.0.0.1, ::1, localhost), but host is ${JSON.stringify(host)}`);
   }
-  return { host, port, path, auth, limits: readGatewayLimits(read, gateway['limits']) };
+  const publicUrl = gateway['publicUrl'] === undefined ? undefined : readPublicUrl(read, gateway['publicUrl'], '$.switchboard.gateway.publicUrl');
+  return { host, port, path, ...(publicUrl !== undefined ? { publicUrl } : {}), auth, limits: readGatewayLimits(read, gateway['limits']) };
+}
+
+/**
+ * `gateway.publicUrl`: the origin clients and browsers reach the gateway at (behind a reverse
+ * proxy), as `https://host[:port]` (plain http only on a loopback host); no credentials, path,
+ * query or fragment. Returned as the origin.
+ */
+function readPublicUrl(read: ConfigReader, value: unknown, at: string): string {
+  const text = read.string(value, at, true);
+  const url = URL.canParse(text) ? new URL(text) : undefined;
+  if (url === undefined || (url.protocol !== 'https:' && !isLoopbackHttp(text))) read.fail(at, `expected an absolute https: URL (http: only on a loopback host), got ${JSON.stringify(text)}`);
+  if (url.username !== '' || url.password !== '' || url.search !== '' || url.hash !== '' || text.includes('?') || text.includes('#')) read.fail(at, `expected an origin without credentials, query or fragment, got ${JSON.stringify(text)}`);
+  if (url.pathname !== '/') read.fail(at, `expected an origin without a path (a path prefix behind the proxy is not supported), got ${JSON.stringify(text)}`);
+  return url.origin;
 }
 
 function readGatewayAuth(read: ConfigReader, value: unknown, env: Readonly<Record<string, string | undefined>>): GatewayAuth {

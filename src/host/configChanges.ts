@@ -17,7 +17,7 @@
  * - pins, audit, redaction, sanitising turned off or lowered; audit durability lowered; audit retention turned on or changed;
  * - guards removed or loosened; consent providers added, `ask` patterns removed, the webhook
  *   changed; trusted keys added; namespacing lowered or the separator changed; the state
- *   folder, shared stores, listen host or gateway auth changed;
+ *   folder, shared stores, listen host, public URL or gateway auth changed;
  * - any other key that changed and is not classified here (fail closed: a key added later is
  *   judged weakening until someone teaches this module otherwise).
  *
@@ -209,6 +209,8 @@ function topLevelChanges(a: HostConfig, b: HostConfig, add: Add): void {
   if (a.store !== b.store) add(`${s}.store`, 'shared store (switchboard.store) changed');
   if (a.cache !== b.cache) add(`${s}.cache`, 'shared cache (switchboard.cache) changed');
   if (a.gateway.host !== b.gateway.host) add(`${s}.gateway.host`, `listen host changed from ${a.gateway.host} to ${b.gateway.host}`);
+  // Sign-in links and the OAuth redirect URI point there: a rewritten config could send people's sign-ins to another host.
+  if (a.gateway.publicUrl !== b.gateway.publicUrl) add(`${s}.gateway.publicUrl`, `public URL changed from ${a.gateway.publicUrl ?? '(the listening address)'} to ${b.gateway.publicUrl ?? '(the listening address)'} (sign-in links and the OAuth redirect URI point there)`);
   if (!same(a.gateway.auth, b.gateway.auth)) add(`${s}.gateway.auth`, `gateway authentication changed (now ${b.gateway.auth.kind})`);
   guardChanges(a, b, add);
   consentChanges(a, b, add);

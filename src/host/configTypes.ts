@@ -224,6 +224,12 @@ export interface GatewayConfig {
   readonly port: number;
   /** Default `/mcp`. */
   readonly path: string;
+  /**
+   * The origin clients reach the gateway at behind a reverse proxy (`https://gw.example.com`):
+   * sign-in links, the OAuth redirect URI and the default OAuth resource are made under it
+   * instead of the listening address. Absent: the listening address.
+   */
+  readonly publicUrl?: string;
   /** Default `{ kind: 'token' }` (a bearer token generated under `stateDir`). */
   readonly auth: GatewayAuth;
   /** `gateway.limits`: sessions per caller, connections, request timeouts, notification rates (`configLimits.ts`); the parser always sets it. */

@@ -14,7 +14,7 @@
  *
  * @module
  */
-import type { TokenSet } from '../auth/client/tokenStore.js';
+import type { ClientRegistration, TokenSet } from '../auth/client/tokenStore.js';
 import type { Principal } from '../transport/principal.js';
 
 /** How a remote server is authorised downstream (`switchboard.servers.<id>.auth`). */
@@ -83,6 +83,24 @@ export interface PendingSignIn {
 export interface ConnectionFilter {
   readonly principal?: string;
   readonly server?: string;
+  /** Only connections made under this tenant (`list` only; `revoke` ignores it). */
+  readonly tenant?: string;
+}
+
+/**
+ * Which of the gateway's client registrations (RFC 7591): the authorization server's exact
+ * issuer and the redirect URI the client was registered with. Every per-user server behind one
+ * authorization server shares it; a changed public URL (another redirect URI) needs another.
+ */
+export interface RegistrationKey {
+  readonly issuer: string;
+  readonly redirectUri: string;
+}
+
+/** Whether `registration` may still be used at `nowMs` (its `client_secret_expires_at`, seconds, 0 = never). */
+export function registrationUsable(registration: ClientRegistration, nowMs: number): boolean {
+  const expiresAt = registration.clientSecretExpiresAt;
+  return expiresAt === undefined || expiresAt === 0 || expiresAt * 1000 > nowMs;
 }
 
 /**
@@ -109,6 +127,20 @@ export interface ConnectionStore {
   beginSignIn(pending: PendingSignIn): Promise<void>;
   /** Takes (and deletes) the sign-in of `state`; `undefined` when unknown, used or expired. */
   takeSignIn(state: string, now: number): Promise<PendingSignIn | undefined>;
+  /**
+   * The gateway's client registration for `key`, shared by every instance: the stored one while
+   * it is usable ({@link registrationUsable}), else `register` runs and its result is stored.
+   * Instances registering at once converge on one: where the store can lock (PostgreSQL) only
+   * one registers; elsewhere the first stored wins and the others' results are discarded
+   * before any use. The client secret is sealed like tokens.
+   */
+  registerOnce(key: RegistrationKey, register: () => Promise<ClientRegistration>): Promise<ClientRegistration>;
+  /**
+   * Forgets the registration of `key` if it is still the client `clientId` (the authorization
+   * server no longer knows it: `invalid_client`); the next sign-in registers again. A newer
+   * registration stored meanwhile by another instance is kept.
+   */
+  forgetRegistration(key: RegistrationKey, clientId: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -156,12 +188,34 @@ export function summarizeConnection(c: Connection): ConnectionSummary {
   };
 }
 
-function matches(key: ConnectionKey, filter: ConnectionFilter): boolean {
-  return (filter.principal === undefined || key.principal === filter.principal) && (filter.server === undefined || key.server === filter.server);
+function matches(c: ConnectionKey, filter: ConnectionFilter): boolean {
+  return (filter.principal === undefined || c.principal === filter.principal) && (filter.server === undefined || c.server === filter.server);
+}
+
+function inTenant(c: { readonly tenant?: string }, filter: ConnectionFilter): boolean {
+  return filter.tenant === undefined || c.tenant === filter.tenant;
 }
 
 function keyOf(key: ConnectionKey): string {
   return JSON.stringify([key.principal, key.server]);
+}
+
+/**
+ * The in-process half of single flight: one running task per key (a connection's refresh, a
+ * registration), shared by every caller until it settles.
+ */
+export class Flights<T> {
+  readonly #running = new Map<string, Promise<T>>();
+
+  /** The task of `key` already running, else `start()` (remembered until it settles). */
+  run(key: readonly string[], start: () => Promise<T>): Promise<T> {
+    const k = JSON.stringify(key);
+    const running = this.#running.get(k);
+    if (running !== undefined) return running;
+    const run = start().finally(() => this.#running.delete(k));
+    this.#running.set(k, run);
+    return run;
+  }
 }
 
 /** A {@link ConnectionStore} in process memory (one instance; tests and embedded use). */
@@ -169,6 +223,8 @@ export class MemoryConnectionStore implements ConnectionStore {
   readonly #connections = new Map<string, Connection>();
   readonly #pending = new Map<string, PendingSignIn>();
   readonly #refreshing = new Map<string, Promise<Connection | undefined>>();
+  readonly #registrations = new Map<string, ClientRegistration>();
+  readonly #registering = new Flights<ClientRegistration>();
 
   get(key: ConnectionKey): Promise<Connection | undefined> {
     return Promise.resolve(this.#connections.get(keyOf(key)));
@@ -180,7 +236,7 @@ export class MemoryConnectionStore implements ConnectionStore {
   }
 
   list(filter: ConnectionFilter = {}): Promise<readonly ConnectionSummary[]> {
-    const out = [...this.#connections.values()].filter((c) => matches(c, filter)).sort((a, b) => a.createdAt - b.createdAt);
+    const out = [...this.#connections.values()].filter((c) => matches(c, filter) && inTenant(c, filter)).sort((a, b) => a.createdAt - b.createdAt);
     return Promise.resolve(out.map(summarizeConnection));
   }
 
@@ -226,6 +282,23 @@ export class MemoryConnectionStore implements ConnectionStore {
     const pending = this.#pending.get(state);
     this.#pending.delete(state);
     return Promise.resolve(pending !== undefined && pending.expiresAt > now ? pending : undefined);
+  }
+
+  registerOnce(key: RegistrationKey, register: () => Promise<ClientRegistration>): Promise<ClientRegistration> {
+    const k = JSON.stringify([key.issuer, key.redirectUri]);
+    const stored = this.#registrations.get(k);
+    if (stored !== undefined && registrationUsable(stored, Date.now())) return Promise.resolve(stored);
+    return this.#registering.run([key.issuer, key.redirectUri], async () => {
+      const registration = await register();
+      this.#registrations.set(k, registration);
+      return registration;
+    });
+  }
+
+  forgetRegistration(key: RegistrationKey, clientId: string): Promise<void> {
+    const k = JSON.stringify([key.issuer, key.redirectUri]);
+    if (this.#registrations.get(k)?.clientId === clientId) this.#registrations.delete(k);
+    return Promise.resolve();
   }
 
   close(): Promise<void> {

@@ -194,9 +194,9 @@ export async function openGateway(config: HostConfig, deps: GatewayDeps): Promis
         // Labels inferred from what is pinned (the launch as configured now, serverInfo, definitions).
         inference: { launchOf: (id) => current.servers.find((s) => s.id === id)?.launch },
         ...(tenantOf !== undefined ? { tenantOf } : {}),
-        connected: (principal, id) => {
+        connected: (principal, id, tenant) => {
           const spec = current.servers.find((s) => s.id === id);
-          return spec === undefined || deps.authority === undefined ? Promise.resolve(spec === undefined || (spec.options.auth?.mode ?? 'shared') === 'shared') : deps.authority.connected(principal, spec);
+          return spec === undefined || deps.authority === undefined ? Promise.resolve(spec === undefined || (spec.options.auth?.mode ?? 'shared') === 'shared') : deps.authority.connected(principal, spec, tenant);
         },
         serverAuthority: (id) => {
           const options = current.servers.find((s) => s.id === id)?.options;

@@ -23,9 +23,20 @@
  * Renewal: a refresh, single-flight through {@link ConnectionStore.refreshOnce}; a refusal or
  * no refresh token removes the connection (the next call asks for a sign-in again).
  *
+ * The gateway's own client at the authorization server (a pre-registered `clientId`, else a
+ * dynamic registration, RFC 7591) is kept in the connection store under (issuer, redirect
+ * URI) through {@link ConnectionStore.registerOnce}: a restarted gateway, or another instance
+ * sharing the store, refreshes with the client the refresh token was issued to.
+ *
+ * Tenants: a connection records the tenant of the principal that made it (`tenantOf`, from
+ * `gateway.auth.oauth.tenantClaim`) and is used only for a principal of that same tenant; a
+ * principal with the same id under another tenant is asked to sign in, and a link is opened
+ * only by a person of the tenant it was made for.
+ *
  * @see https://modelcontextprotocol.io/specification/2025-11-25/client/elicitation#phishing
  * @see https://modelcontextprotocol.io/specification/2025-11-25/basic/authorization
  * @see https://www.rfc-editor.org/rfc/rfc9700#section-4.7 (CSRF protection of the redirect)
+ * @see https://www.rfc-editor.org/rfc/rfc7591 (dynamic client registration)
  * @module
  */
 import { createAuthorizationRequest, parseAuthorizationResponse, validateAuthorizationResponse } from '../auth/client/authorization.js';
@@ -33,7 +44,7 @@ import { discoverAuthorizationServer, discoverProtectedResource, type Authorizat
 import { codeChallengeS256 } from '../auth/client/pkce.js';
 import { obtainClientRegistration } from '../auth/client/registration.js';
 import { exchangeAuthorizationCode, refreshAccessToken, type TokenEndpointContext, type TokenResponse } from '../auth/client/tokenEndpoint.js';
-import type { ClientRegistration, TokenSet, TokenStore } from '../auth/client/tokenStore.js';
+import { MemoryTokenStore, type ClientRegistration, type TokenSet } from '../auth/client/tokenStore.js';
 import { allowInsecureRequests, randomToken, timingSafeEqual, type FetchLike } from '../auth/http.js';
 import type { Principal } from '../transport/principal.js';
 import { canonicalServerUrl } from './canonicalServerUrl.js';
@@ -53,14 +64,15 @@ export interface PerUserSignInOptions {
   /** The server's config id (display) and the URL the gateway talks to. */
   readonly serverId: string;
   readonly serverUrl: string;
+  /** Where connections, pending sign-ins and the gateway's client registrations live. */
   readonly store: ConnectionStore;
-  /** Where the gateway's client registrations live (only the client methods are used). */
-  readonly registrations: TokenStore;
   /** The gateway's public origin (and base path), e.g. `https://gw.example.com`: links and the redirect URI are made under it. */
   readonly gatewayUrl: string;
   /** A pre-registered client id (its redirect URIs must include the gateway's callback); else dynamic registration. */
   readonly clientId?: string;
   readonly scopes?: readonly string[];
+  /** The caller's tenant (`gateway.auth.oauth.tenantClaim`); default none. */
+  readonly tenantOf?: (principal: Principal) => string | undefined;
   readonly fetch?: FetchLike;
   readonly now?: () => number;
   /** Plain http to loopback authorization servers (development, tests). */
@@ -87,7 +99,6 @@ export class PerUserSignIn implements DownstreamCredentials {
   readonly #now: () => number;
   readonly #insecure: boolean;
   #as: Promise<{ metadata: AuthorizationServerMetadata; resource: string; scopes: readonly string[] }> | undefined;
-  #client: Promise<ClientRegistration> | undefined;
 
   constructor(options: PerUserSignInOptions) {
     this.#o = options;
@@ -114,7 +125,9 @@ export class PerUserSignIn implements DownstreamCredentials {
 
   async credentialFor(principal: Principal): Promise<CredentialAnswer> {
     const key = { principal: principal.id, server: this.#identity };
-    const connection = await this.#o.store.get(key);
+    const stored = await this.#o.store.get(key);
+    // Made under another tenant (the same id in another tenant may be another person): never used, a sign-in instead.
+    const connection = stored !== undefined && stored.tenant === this.#tenant(principal) ? stored : undefined;
     if (connection !== undefined) {
       const expiresAt = connection.tokens.expiresAt;
       if (expiresAt === undefined || expiresAt - EXPIRY_MARGIN_MS > this.#now()) return { kind: 'token', connection };
@@ -126,6 +139,7 @@ export class PerUserSignIn implements DownstreamCredentials {
 
   async renew(principal: Principal, stale: Connection): Promise<Connection | undefined> {
     const key = { principal: principal.id, server: this.#identity };
+    if (stale.tenant !== this.#tenant(principal)) return undefined;
     if (stale.tokens.refreshToken === undefined) {
       await this.#o.store.revoke(key);
       return undefined;
@@ -134,8 +148,7 @@ export class PerUserSignIn implements DownstreamCredentials {
       const renewed = await this.#o.store.refreshOnce(key, stale.tokens.accessToken, async (current) => {
         const refreshToken = current.tokens.refreshToken;
         if (refreshToken === undefined) throw new Error('no refresh token');
-        const ctx = await this.#tokenContext();
-        const response = await refreshAccessToken(ctx, { refreshToken, resource: current.tokens.resource });
+        const response = await this.#atTokenEndpoint((ctx) => refreshAccessToken(ctx, { refreshToken, resource: current.tokens.resource }));
         return tokenSet(response, current.tokens, this.#now(), refreshToken);
       });
       // The same token back means the server refused a fresh one: sign in again.
@@ -147,12 +160,18 @@ export class PerUserSignIn implements DownstreamCredentials {
     }
   }
 
+  #tenant(principal: Principal): string | undefined {
+    return this.#o.tenantOf?.(principal);
+  }
+
   /** A new sign-in link for `principal` (step 1). */
   async #link(principal: Principal): Promise<CredentialAnswer> {
     const id = randomToken(32);
+    const tenant = this.#tenant(principal);
     await this.#o.store.beginSignIn({
       state: id,
       principal: principal.id,
+      ...(tenant !== undefined ? { tenant } : {}),
       server: this.#identity,
       serverId: this.#o.serverId,
       // A link, not an authorization request: no verifier, so its id can never be redeemed as a state.
@@ -176,7 +195,7 @@ export class PerUserSignIn implements DownstreamCredentials {
    */
   async start(pending: PendingSignIn, opener: Principal): Promise<StartAnswer> {
     if (pending.codeVerifier !== '') return { ok: false, status: 410, error: 'this sign-in link is unknown, used or expired' };
-    if (pending.principal !== opener.id) return { ok: false, status: 403, error: 'this sign-in link was made for another gateway user: ask your own client for a new one' };
+    if (pending.principal !== opener.id || pending.tenant !== this.#tenant(opener)) return { ok: false, status: 403, error: 'this sign-in link was made for another gateway user: ask your own client for a new one' };
     const as = await this.#authorizationServer();
     const client = await this.#registration(as.metadata);
     const request = await createAuthorizationRequest(as.metadata, { clientId: client.clientId, redirectUri: this.redirectUri, resource: as.resource, scopes: pending.requestedScopes.length > 0 ? pending.requestedScopes : as.scopes });
@@ -211,7 +230,7 @@ export class PerUserSignIn implements DownstreamCredentials {
     }
     let response: TokenResponse;
     try {
-      response = await exchangeAuthorizationCode(await this.#tokenContext(), { code, codeVerifier: pending.codeVerifier, redirectUri: pending.redirectUri, resource: as.resource });
+      response = await this.#atTokenEndpoint((ctx) => exchangeAuthorizationCode(ctx, { code, codeVerifier: pending.codeVerifier, redirectUri: pending.redirectUri, resource: as.resource }));
     } catch (error) {
       return { ok: false, status: 502, error: `the authorization server did not issue tokens: ${error instanceof Error ? error.message : String(error)}` };
     }
@@ -250,21 +269,36 @@ export class PerUserSignIn implements DownstreamCredentials {
     return this.#as;
   }
 
+  /** The configured client, else the registration stored for (issuer, redirect URI), registered once when there is none. */
   #registration(metadata: AuthorizationServerMetadata): Promise<ClientRegistration> {
-    this.#client ??= obtainClientRegistration(metadata, {
-      store: this.#o.registrations,
-      fetch: this.#fetch,
-      [allowInsecureRequests]: this.#insecure,
-      ...(this.#o.clientId !== undefined ? { preRegistered: { [metadata.issuer]: { clientId: this.#o.clientId } } } : {}),
-      clientMetadata: { client_name: 'Switchboard', redirect_uris: [this.redirectUri], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none' },
-    });
-    this.#client.catch(() => (this.#client = undefined));
-    return this.#client;
+    const obtain = (): Promise<ClientRegistration> =>
+      obtainClientRegistration(metadata, {
+        // Nothing kept here: the connection store keeps the dynamic one, the config the pre-registered one.
+        store: new MemoryTokenStore(),
+        fetch: this.#fetch,
+        [allowInsecureRequests]: this.#insecure,
+        ...(this.#o.clientId !== undefined ? { preRegistered: { [metadata.issuer]: { clientId: this.#o.clientId } } } : {}),
+        clientMetadata: { client_name: 'Switchboard', redirect_uris: [this.redirectUri], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none' },
+      });
+    if (this.#o.clientId !== undefined) return obtain();
+    return this.#o.store.registerOnce({ issuer: metadata.issuer, redirectUri: this.redirectUri }, obtain);
   }
 
-  async #tokenContext(): Promise<TokenEndpointContext> {
+  /**
+   * `request` at the token endpoint with the gateway's client. An `invalid_client` answer for a
+   * dynamic registration (the authorization server forgot it) drops the stored one, so the next
+   * sign-in registers again instead of failing for good.
+   */
+  async #atTokenEndpoint<T>(request: (ctx: TokenEndpointContext) => Promise<T>): Promise<T> {
     const as = await this.#authorizationServer();
-    return { metadata: as.metadata, client: await this.#registration(as.metadata), fetch: this.#fetch, now: this.#now };
+    const client = await this.#registration(as.metadata);
+    try {
+      return await request({ metadata: as.metadata, client, fetch: this.#fetch, now: this.#now });
+    } catch (error) {
+      const cause = error instanceof Error ? (error.cause as { error?: unknown } | undefined) : undefined;
+      if (client.source === 'dcr' && cause?.error === 'invalid_client') await this.#o.store.forgetRegistration({ issuer: as.metadata.issuer, redirectUri: this.redirectUri }, client.clientId);
+      throw error;
+    }
   }
 }
 

@@ -141,13 +141,14 @@ export class DownstreamAuthority {
   }
 
   /**
-   * Whether `principal` has its own connection to `spec`'s server (a sign-in or an exchange
-   * stored); true for a shared server, false for an anonymous caller of another.
+   * Whether `principal` (of `tenant`) has its own connection to `spec`'s server (a sign-in or an
+   * exchange stored under that tenant); true for a shared server, false for an anonymous caller of another.
    */
-  async connected(principal: string | undefined, spec: DownstreamSpec): Promise<boolean> {
+  async connected(principal: string | undefined, spec: DownstreamSpec, tenant?: string): Promise<boolean> {
     if ((spec.options.auth?.mode ?? 'shared') === 'shared') return true;
     if (principal === undefined || spec.launch.kind === 'stdio' || this.#o.store === undefined) return false;
-    return (await this.#o.store.get({ principal, server: canonicalServerUrl(spec.launch.url) })) !== undefined;
+    const connection = await this.#o.store.get({ principal, server: canonicalServerUrl(spec.launch.url) });
+    return connection !== undefined && connection.tenant === tenant;
   }
 
   /** How many principal clients `serverId` has open. */
@@ -197,6 +198,11 @@ export class DownstreamAuthority {
       return await entry.client;
     } catch (error) {
       if (pool.entries.get(principal.id) === entry) pool.entries.delete(principal.id);
+      // The server refused the credential as the client connected, and it could not be renewed: a sign-in, not a failure.
+      if (entry.refused) {
+        const again = await pool.credentials.credentialFor(principal);
+        if (again.kind === 'sign-in') throw new UrlElicitationRequiredError(spec.id, again);
+      }
       throw error;
     }
   }

@@ -64,6 +64,8 @@ export interface TokenExchangeCredentialsInit {
   readonly fetch?: FetchLike;
   /** Clock (ms since the epoch). */
   readonly now?: () => number;
+  /** The caller's tenant (`gateway.auth.oauth.tenantClaim`): a connection is used only under the tenant it was made under. */
+  readonly tenantOf?: (principal: Principal) => string | undefined;
   /** Re-exchange this long before the issued token expires (default 30 s). */
   readonly renewBeforeMs?: number;
 }
@@ -100,13 +102,16 @@ export class TokenExchangeCredentials implements DownstreamCredentials {
 
   async credentialFor(principal: Principal): Promise<CredentialAnswer> {
     const key = this.#key(principal);
-    const cached = await this.#init.store.get(key);
+    const stored = await this.#init.store.get(key);
+    // Made under another tenant: never used, never renewed; a fresh exchange replaces it.
+    const cached = stored !== undefined && stored.tenant === this.#init.tenantOf?.(principal) ? stored : undefined;
     if (cached !== undefined && cached.mode === 'token-exchange' && !this.#expiring(cached.tokens)) return { kind: 'token', connection: cached };
     const connection = cached !== undefined && cached.mode === 'token-exchange' ? await this.#reExchange(principal, key, cached) : await this.#firstExchange(principal, key);
     return { kind: 'token', connection };
   }
 
   async renew(principal: Principal, stale: Connection): Promise<Connection | undefined> {
+    if (stale.tenant !== this.#init.tenantOf?.(principal)) return undefined;
     return this.#reExchange(principal, this.#key(principal), stale);
   }
 
@@ -132,14 +137,15 @@ export class TokenExchangeCredentials implements DownstreamCredentials {
 
   /** One exchange per principal at a time within this instance; the result is stored. */
   #firstExchange(principal: Principal, key: ConnectionKey): Promise<Connection> {
-    const id = JSON.stringify([key.principal, key.server]);
+    const id = JSON.stringify([key.principal, key.server, this.#init.tenantOf?.(principal) ?? null]);
     const running = this.#first.get(id);
     if (running !== undefined) return running;
     const run = (async () => {
       try {
         const tokens = await this.#exchange(this.#subjectToken(principal));
         const now = this.#now();
-        const connection: Connection = { principal: key.principal, server: key.server, serverId: this.#init.serverId, mode: 'token-exchange', tokens, createdAt: now, updatedAt: now };
+        const tenant = this.#init.tenantOf?.(principal);
+        const connection: Connection = { principal: key.principal, server: key.server, serverId: this.#init.serverId, ...(tenant !== undefined ? { tenant } : {}), mode: 'token-exchange', tokens, createdAt: now, updatedAt: now };
         await this.#init.store.put(connection);
         return connection;
       } finally {
@@ -154,8 +160,8 @@ export class TokenExchangeCredentials implements DownstreamCredentials {
   async #reExchange(principal: Principal, key: ConnectionKey, stale: Connection): Promise<Connection> {
     const subject = this.#subjectToken(principal);
     const renewed = await this.#init.store.refreshOnce(key, stale.tokens.accessToken, () => this.#exchange(subject));
-    // Revoked meanwhile (or never stored): a fresh connection.
-    return renewed ?? this.#firstExchange(principal, key);
+    // Revoked meanwhile (or never stored), or replaced under another tenant: a fresh connection.
+    return renewed !== undefined && renewed.tenant === this.#init.tenantOf?.(principal) ? renewed : this.#firstExchange(principal, key);
   }
 
   async #exchange(subjectToken: string): Promise<TokenSet> {

@@ -2,13 +2,15 @@
  * What the SQLite and PostgreSQL connection stores share: a {@link Connection} as a row (its
  * tokens sealed and bound to the row's principal and server, a token-free summary in the clear
  * for listing), a pending sign-in as a row keyed by the SHA-256 of its `state` (the database
- * never holds a usable `state`), and the in-process single flight of refreshes.
+ * never holds a usable `state`), the gateway's client registrations at authorization servers
+ * (the whole registration sealed and bound to its issuer and redirect URI), and the in-process
+ * single flights of refreshes and registrations.
  *
  * @module
  */
 import { createHash } from 'node:crypto';
-import type { TokenSet } from '../auth/client/tokenStore.js';
-import { summarizeConnection, type Connection, type ConnectionKey, type ConnectionSummary, type PendingSignIn } from '../host/connections.js';
+import type { ClientRegistration, TokenSet } from '../auth/client/tokenStore.js';
+import { summarizeConnection, type Connection, type ConnectionKey, type ConnectionSummary, type PendingSignIn, type RegistrationKey } from '../host/connections.js';
 import { McpError, McpErrorCode } from '../util/errors.js';
 import type { ConnectionSealer } from './connectionSealer.js';
 
@@ -127,17 +129,50 @@ export function openSignIn(sealer: ConnectionSealer, key: string, sealed: Uint8A
   return pending;
 }
 
-/** The in-process half of single flight: one running refresh per connection, shared by every caller. */
-export class RefreshFlights {
-  readonly #running = new Map<string, Promise<Connection | undefined>>();
+/** A client registration's columns (both stores). */
+export interface RegistrationRow {
+  readonly issuer: string;
+  readonly redirectUri: string;
+  /** In the clear (not a secret): what an operator looks for at the authorization server. */
+  readonly clientId: string;
+  /** The sealed {@link ClientRegistration} (its secret, if any, inside). */
+  readonly sealed: Uint8Array;
+  readonly createdAt: number;
+}
 
-  /** The refresh of `key` already running, else `start()` (remembered until it settles). */
-  run(key: ConnectionKey, start: () => Promise<Connection | undefined>): Promise<Connection | undefined> {
-    const k = JSON.stringify([key.principal, key.server]);
-    const running = this.#running.get(k);
-    if (running !== undefined) return running;
-    const run = start().finally(() => this.#running.delete(k));
-    this.#running.set(k, run);
-    return run;
+/** The sealing context of a registration: its row (issuer and redirect URI). */
+function registrationContext(key: RegistrationKey): string[] {
+  return ['client-registration', key.issuer, key.redirectUri];
+}
+
+/** `registration` as the row of `key`, sealed to it. A registration holding a private key is refused (only dynamic ones are stored). */
+export function registrationRow(sealer: ConnectionSealer, key: RegistrationKey, registration: ClientRegistration, now: number): RegistrationRow {
+  if (registration.privateKey !== undefined || registration.issuer !== key.issuer) throw new TypeError('only a dynamic registration at the key\'s issuer is stored');
+  return { issuer: key.issuer, redirectUri: key.redirectUri, clientId: registration.clientId, sealed: sealer.seal(JSON.stringify(registration), registrationContext(key)), createdAt: now };
+}
+
+/** The registration of `row`; `ConnectionSealError` when it does not open under this row and key, `ERR_MCP_STORE_CORRUPT` for a wrong shape. */
+export function registrationFromRow(sealer: ConnectionSealer, row: RegistrationRow): ClientRegistration {
+  const where = `the client registration at ${row.issuer} for ${row.redirectUri}`;
+  const v = JSON.parse(sealer.open(row.sealed, registrationContext(row), where)) as Record<string, unknown>;
+  const method = v['tokenEndpointAuthMethod'];
+  const secret = v['clientSecret'];
+  const expires = v['clientSecretExpiresAt'];
+  if (
+    v['issuer'] !== row.issuer ||
+    v['clientId'] !== row.clientId ||
+    (method !== 'none' && method !== 'client_secret_basic' && method !== 'client_secret_post') ||
+    (secret !== undefined && typeof secret !== 'string') ||
+    (expires !== undefined && typeof expires !== 'number')
+  ) {
+    throw new McpError(McpErrorCode.StoreCorrupt, `${where} holds a record of the wrong shape`);
   }
+  return {
+    issuer: row.issuer,
+    clientId: row.clientId,
+    tokenEndpointAuthMethod: method,
+    source: 'dcr',
+    ...(typeof secret === 'string' ? { clientSecret: secret } : {}),
+    ...(typeof expires === 'number' ? { clientSecretExpiresAt: expires } : {}),
+  };
 }

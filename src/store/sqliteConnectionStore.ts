@@ -5,11 +5,16 @@
  * the file; what {@link SqliteConnectionStore.list} reads is a token-free summary.
  *
  * Single-flight refresh across the processes sharing the file (gateways on one machine, the
- * CLI): one refresh runs per connection in a process ({@link RefreshFlights}), and across
+ * CLI): one refresh runs per connection in a process ({@link Flights}), and across
  * processes a lease on the row, taken under the file's write lock (`BEGIN IMMEDIATE`) after
  * re-reading the row: a process that finds the stored token already changed uses it, one that
  * finds another's lease waits for its result (or for the lease to lapse, when its holder died).
  * The result is written only if the row still holds the stale token (re-read under the lock).
+ *
+ * The gateway's client registrations (`client_registrations`, one per authorization server and
+ * redirect URI, sealed) are shared the same way: one registration runs per key in a process, and
+ * across processes the first one stored wins (`INSERT` under the write lock after re-reading);
+ * a process that lost the race discards its own before using it.
  *
  * @see https://www.sqlite.org/lang_transaction.html
  * @module
@@ -17,17 +22,18 @@
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type Database from 'better-sqlite3';
-import type { TokenSet } from '../auth/client/tokenStore.js';
-import type { Connection, ConnectionFilter, ConnectionKey, ConnectionStore, ConnectionSummary, PendingSignIn } from '../host/connections.js';
+import type { ClientRegistration, TokenSet } from '../auth/client/tokenStore.js';
+import { Flights, registrationUsable, type Connection, type ConnectionFilter, type ConnectionKey, type ConnectionStore, type ConnectionSummary, type PendingSignIn, type RegistrationKey } from '../host/connections.js';
 import { McpError, McpErrorCode } from '../util/errors.js';
-import { connectionFromRow, connectionRow, openSignIn, RefreshFlights, sealSignIn, signInKey, summaryFromRow, type ConnectionRow } from './connectionRecords.js';
+import { connectionFromRow, connectionRow, openSignIn, registrationFromRow, registrationRow, sealSignIn, signInKey, summaryFromRow, type ConnectionRow } from './connectionRecords.js';
 import type { ConnectionSealer } from './connectionSealer.js';
 import { openCheckedDatabase } from './sqliteFile.js';
 
 /** The file's name in the state folder. */
 export const CONNECTIONS_DB_FILE = 'connections.db';
 
-const SCHEMA_VERSION = 1;
+/** 1: connections and pending sign-ins; 2: client registrations, the tenant index. */
+const SCHEMA_VERSION = 2;
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS connections (
@@ -50,6 +56,15 @@ CREATE TABLE IF NOT EXISTS pending_sign_ins (
   expires_at INTEGER NOT NULL
 );
 CREATE INDEX IF NOT EXISTS pending_sign_ins_expiry ON pending_sign_ins (expires_at);
+CREATE INDEX IF NOT EXISTS connections_tenant ON connections (tenant);
+CREATE TABLE IF NOT EXISTS client_registrations (
+  issuer TEXT NOT NULL,
+  redirect_uri TEXT NOT NULL,
+  client_id TEXT NOT NULL,
+  sealed BLOB NOT NULL,
+  created_at INTEGER NOT NULL,
+  PRIMARY KEY (issuer, redirect_uri)
+);
 `;
 
 /** Options of {@link SqliteConnectionStore.open}. */
@@ -82,7 +97,8 @@ export class SqliteConnectionStore implements ConnectionStore {
   readonly path: string;
   readonly #db: Database.Database;
   readonly #sealer: ConnectionSealer;
-  readonly #flights = new RefreshFlights();
+  readonly #flights = new Flights<Connection | undefined>();
+  readonly #registering = new Flights<ClientRegistration>();
   readonly #holder = randomBytes(8).toString('hex');
   readonly #leaseMs: number;
   readonly #pollMs: number;
@@ -104,7 +120,7 @@ export class SqliteConnectionStore implements ConnectionStore {
       if (version > SCHEMA_VERSION) throw new Error(`schema version ${version} was written by a newer Switchboard`);
       db.pragma('journal_mode = WAL');
       db.exec(SCHEMA);
-      if (version === 0) db.pragma(`user_version = ${SCHEMA_VERSION}`);
+      if (version < SCHEMA_VERSION) db.pragma(`user_version = ${SCHEMA_VERSION}`);
       return new SqliteConnectionStore(path, db, sealer, options);
     } catch (error) {
       db?.close();
@@ -129,8 +145,8 @@ export class SqliteConnectionStore implements ConnectionStore {
   list(filter: ConnectionFilter = {}): Promise<readonly ConnectionSummary[]> {
     return Promise.resolve().then(() => {
       const rows = this.#db
-        .prepare('SELECT summary FROM connections WHERE (@principal IS NULL OR principal = @principal) AND (@server IS NULL OR server = @server) ORDER BY created_at, principal, server')
-        .all({ principal: filter.principal ?? null, server: filter.server ?? null }) as { summary: string }[];
+        .prepare('SELECT summary FROM connections WHERE (@principal IS NULL OR principal = @principal) AND (@server IS NULL OR server = @server) AND (@tenant IS NULL OR tenant = @tenant) ORDER BY created_at, principal, server')
+        .all({ principal: filter.principal ?? null, server: filter.server ?? null, tenant: filter.tenant ?? null }) as { summary: string }[];
       return rows.map((r) => summaryFromRow(r.summary));
     });
   }
@@ -147,7 +163,7 @@ export class SqliteConnectionStore implements ConnectionStore {
 
   /** Refreshes at most once for `stale` across every instance (see the module comment). */
   refreshOnce(key: ConnectionKey, stale: string, refresh: (current: Connection) => Promise<TokenSet>): Promise<Connection | undefined> {
-    return this.#flights.run(key, async () => {
+    return this.#flights.run([key.principal, key.server], async () => {
       for (;;) {
         const step = this.#begin(key, stale);
         if ('done' in step) return step.done;
@@ -176,6 +192,33 @@ export class SqliteConnectionStore implements ConnectionStore {
       if (row === undefined || row.expires_at <= now) return undefined;
       const pending = openSignIn(this.#sealer, key, row.sealed);
       return pending.expiresAt > now ? pending : undefined;
+    });
+  }
+
+  /** The stored registration of `key` while usable, else `register`'s, unless another process stored one first (see the module comment). */
+  registerOnce(key: RegistrationKey, register: () => Promise<ClientRegistration>): Promise<ClientRegistration> {
+    return this.#registering.run([key.issuer, key.redirectUri], async () => {
+      const stored = this.#registration(key);
+      if (stored !== undefined && registrationUsable(stored, Date.now())) return stored;
+      const mine = await register();
+      return this.#db
+        .transaction((): ClientRegistration => {
+          const now = Date.now();
+          const current = this.#registration(key);
+          // Another process stored a usable one meanwhile: first writer wins, this one is discarded unused.
+          if (current !== undefined && registrationUsable(current, now) && (stored === undefined || current.clientId !== stored.clientId)) return current;
+          const r = registrationRow(this.#sealer, key, mine, now);
+          this.#db.prepare('INSERT OR REPLACE INTO client_registrations (issuer, redirect_uri, client_id, sealed, created_at) VALUES (?, ?, ?, ?, ?)').run(r.issuer, r.redirectUri, r.clientId, r.sealed, r.createdAt);
+          return mine;
+        })
+        .immediate();
+    });
+  }
+
+  /** Deletes the registration of `key` if it still names `clientId`. */
+  forgetRegistration(key: RegistrationKey, clientId: string): Promise<void> {
+    return Promise.resolve().then(() => {
+      this.#db.prepare('DELETE FROM client_registrations WHERE issuer = ? AND redirect_uri = ? AND client_id = ?').run(key.issuer, key.redirectUri, clientId);
     });
   }
 
@@ -225,6 +268,13 @@ export class SqliteConnectionStore implements ConnectionStore {
 
   #row(key: ConnectionKey): Row | undefined {
     return this.#db.prepare('SELECT * FROM connections WHERE principal = ? AND server = ?').get(key.principal, key.server) as Row | undefined;
+  }
+
+  #registration(key: RegistrationKey): ClientRegistration | undefined {
+    const row = this.#db.prepare('SELECT * FROM client_registrations WHERE issuer = ? AND redirect_uri = ?').get(key.issuer, key.redirectUri) as
+      | { issuer: string; redirect_uri: string; client_id: string; sealed: Buffer; created_at: number }
+      | undefined;
+    return row === undefined ? undefined : registrationFromRow(this.#sealer, { issuer: row.issuer, redirectUri: row.redirect_uri, clientId: row.client_id, sealed: row.sealed, createdAt: row.created_at });
   }
 
   #read(key: ConnectionKey): Connection | undefined {

@@ -23,19 +23,21 @@ import { configFileOption } from '../userFolder.js';
 export const command = defineCommand({
   name: 'connections',
   summary: "list or revoke the users' own sign-ins at remote servers: list | revoke",
-  usage: ['list [--principal P] [--server S] [--json] [--config FILE] [--store URL]', 'revoke (--principal P [--server S] | --server S) [--json] [--config FILE] [--store URL]'],
+  usage: ['list [--principal P] [--server S] [--tenant T] [--json] [--config FILE] [--store URL]', 'revoke (--principal P [--server S] | --server S) [--json] [--config FILE] [--store URL]'],
   description: `Shows and revokes the per-user connections of the gateway: for servers with
 "auth": "per-user" or "token-exchange", each user's own credentials at that server.
-list prints who is connected where, the mode, the scopes and when; never a token.
+list prints who is connected where, under which tenant, the mode, the scopes and when;
+never a token.
 revoke deletes the connections of a principal, of a server, or of one principal at one
 server; that user's next call asks them to sign in again.`,
   positionals: [
-    { name: 'list', description: 'the connections (all, or those of --principal and/or --server), oldest first' },
+    { name: 'list', description: 'the connections (all, or those of --principal, --server and/or --tenant), oldest first' },
     { name: 'revoke', description: 'delete the connections of --principal, of --server, or of both together' },
   ],
   options: {
     principal: { type: 'string', value: 'P', description: 'the principal id (as the audit log names it)' },
     server: { type: 'string', value: 'S', description: "a server's id in the config, or its URL" },
+    tenant: { type: 'string', value: 'T', description: 'list: only the connections made under this tenant (gateway.auth.oauth.tenantClaim)' },
     json: { type: 'boolean', description: 'print JSON (list: the summaries; revoke: {"revoked": N})' },
     config: { type: 'string', value: 'FILE', description: "the gateway's config; its stateDir holds connections.db and connections.key", default: "./switchboard.json, else the running gateway's, else the per-user one" },
     store: { type: 'string', value: 'URL', description: 'the PostgreSQL store of several instances (postgres://...)', default: "the config's switchboard.store, else SQLite in the state folder" },
@@ -52,8 +54,10 @@ async function runConnections({ options, positionals }: ParsedCommand): Promise<
   const config = await loadConfig(await configFileOption(options['config'], true));
   const principal = typeof options['principal'] === 'string' ? options['principal'] : undefined;
   const server = typeof options['server'] === 'string' ? serverIdentity(config, options['server']) : undefined;
+  const tenant = typeof options['tenant'] === 'string' ? options['tenant'] : undefined;
   if (action === 'revoke' && principal === undefined && server === undefined) throw new UsageError('revoke needs --principal, --server or both');
-  const filter: ConnectionFilter = { ...(principal !== undefined ? { principal } : {}), ...(server !== undefined ? { server } : {}) };
+  if (action === 'revoke' && tenant !== undefined) throw new UsageError('--tenant filters list only; revoke by --principal and/or --server');
+  const filter: ConnectionFilter = { ...(principal !== undefined ? { principal } : {}), ...(server !== undefined ? { server } : {}), ...(tenant !== undefined ? { tenant } : {}) };
   const storeUrl = typeof options['store'] === 'string' ? options['store'] : config.store;
   const { store } = await openConnectionStore({ stateDir: config.stateDir, ...(storeUrl !== undefined ? { store: storeUrl } : {}) });
   try {
@@ -81,7 +85,7 @@ function serverIdentity(config: HostConfig, text: string): string {
 }
 
 function describeFilter(filter: ConnectionFilter): string {
-  const parts = [...(filter.principal !== undefined ? [`of ${filter.principal}`] : []), ...(filter.server !== undefined ? [`at ${filter.server}`] : [])];
+  const parts = [...(filter.principal !== undefined ? [`of ${filter.principal}`] : []), ...(filter.server !== undefined ? [`at ${filter.server}`] : []), ...(filter.tenant !== undefined ? [`in tenant ${filter.tenant}`] : [])];
   return parts.length > 0 ? ` ${parts.join(' ')}` : '';
 }
 

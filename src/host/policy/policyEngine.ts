@@ -56,8 +56,8 @@ export type BuiltinMode = 'ask' | 'deny' | 'off';
 export interface PolicyOptions {
   /** `principal.tenant` of a caller (e.g. from `gateway.auth.oauth.tenantClaim`); default `""`. */
   readonly tenantOf?: (principal: Principal) => string | undefined;
-  /** `connected`: whether `principal` (an id) has its own connection to `serverId`; default true. Asked only when a rule reads it. */
-  readonly connected?: (principal: string | undefined, serverId: string) => Promise<boolean>;
+  /** `connected`: whether `principal` (an id, of `tenant`) has its own connection to `serverId`, made under that tenant; default true. Asked only when a rule reads it. */
+  readonly connected?: (principal: string | undefined, serverId: string, tenant?: string) => Promise<boolean>;
   /** `server.auth` and `server.tenant` of a server id; default `shared` and `""`. */
   readonly serverAuthority?: (serverId: string) => { readonly auth: string; readonly tenant: string };
   /** The rules (compiled here, once; a bad one throws `RuleCompileError`), or already compiled ones. */
@@ -170,7 +170,7 @@ export function policyInterceptor(options: PolicyOptions): Interceptor {
   };
 
   const readsConnected = options.connected !== undefined && rules.some((r) => /\bconnected\b/.test(r.when));
-  const connectedTo = (ctx: InterceptContext, serverId: string): Promise<boolean> | boolean => (readsConnected && options.connected !== undefined ? options.connected(ctx.principal?.id, serverId) : true);
+  const connectedTo = (ctx: InterceptContext, serverId: string): Promise<boolean> | boolean => (readsConnected && options.connected !== undefined ? options.connected(ctx.principal?.id, serverId, ctx.principal === undefined ? undefined : options.tenantOf?.(ctx.principal)) : true);
   const variables = (
     ctx: InterceptContext,
     keys: TaintKeys,

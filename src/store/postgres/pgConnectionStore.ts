@@ -1,21 +1,25 @@
 /**
  * Per-principal downstream connections in PostgreSQL, shared by every gateway instance
- * (`--store postgres://...`): tables `connections` and `pending_sign_ins` (migration 7). Tokens
- * and pending sign-ins are sealed (AES-256-GCM, `connectionSealer.ts`) with a key that is not in
+ * (`--store postgres://...`): tables `connections` and `pending_sign_ins` (migration 7) and
+ * `client_registrations` (migration 8). Tokens, pending sign-ins and registrations are sealed (AES-256-GCM, `connectionSealer.ts`) with a key that is not in
  * the database: every instance must be given the same one (`SWITCHBOARD_CONNECTIONS_KEY`, or the
  * same key file).
  *
  * Single-flight refresh across instances: one refresh runs per connection in an instance
- * ({@link RefreshFlights}); across instances the refresh runs inside a transaction holding the
+ * ({@link Flights}); across instances the refresh runs inside a transaction holding the
  * row's lock (`SELECT ... FOR UPDATE`), so an instance asking meanwhile waits on the lock and
  * then finds the new token stored (and uses it without refreshing).
+ *
+ * Registering once across instances: the gateway's dynamic client registration at an
+ * authorization server runs inside a transaction holding an advisory lock on (issuer, redirect
+ * URI), so an instance asking meanwhile waits and then reads the one stored.
  *
  * @see https://www.postgresql.org/docs/current/explicit-locking.html#LOCKING-ROWS
  * @module
  */
-import type { TokenSet } from '../../auth/client/tokenStore.js';
-import type { Connection, ConnectionFilter, ConnectionKey, ConnectionStore, ConnectionSummary, PendingSignIn } from '../../host/connections.js';
-import { connectionFromRow, connectionRow, openSignIn, RefreshFlights, sealSignIn, signInKey, summaryFromRow, type ConnectionRow } from '../connectionRecords.js';
+import type { ClientRegistration, TokenSet } from '../../auth/client/tokenStore.js';
+import { Flights, registrationUsable, type Connection, type ConnectionFilter, type ConnectionKey, type ConnectionStore, type ConnectionSummary, type PendingSignIn, type RegistrationKey } from '../../host/connections.js';
+import { connectionFromRow, connectionRow, openSignIn, registrationFromRow, registrationRow, sealSignIn, signInKey, summaryFromRow, type ConnectionRow } from '../connectionRecords.js';
 import type { ConnectionSealer } from '../connectionSealer.js';
 import type { PgClient, PgDatabase } from './pgDatabase.js';
 
@@ -31,6 +35,14 @@ interface Row {
   updated_at: string;
 }
 
+interface RegistrationDbRow {
+  issuer: string;
+  redirect_uri: string;
+  client_id: string;
+  sealed: Buffer;
+  created_at: string;
+}
+
 const UPSERT = `INSERT INTO connections (principal, server, server_id, tenant, mode, summary, sealed, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
 ON CONFLICT (principal, server) DO UPDATE SET server_id = $3, tenant = $4, mode = $5, summary = $6, sealed = $7, created_at = $8, updated_at = $9`;
 
@@ -40,7 +52,8 @@ const FILTER = '($1::text IS NULL OR principal = $1) AND ($2::text IS NULL OR se
 export class PgConnectionStore implements ConnectionStore {
   readonly #db: PgDatabase;
   readonly #sealer: ConnectionSealer;
-  readonly #flights = new RefreshFlights();
+  readonly #flights = new Flights<Connection | undefined>();
+  readonly #registering = new Flights<ClientRegistration>();
 
   constructor(db: PgDatabase, sealer: ConnectionSealer) {
     this.#db = db;
@@ -60,7 +73,11 @@ export class PgConnectionStore implements ConnectionStore {
 
   /** Token-free summaries matching `filter`, oldest first (no key needed). */
   async list(filter: ConnectionFilter = {}): Promise<readonly ConnectionSummary[]> {
-    const rows = await this.#db.query<{ summary: object }>('listing connections', `SELECT summary FROM connections WHERE ${FILTER} ORDER BY created_at, principal, server`, [filter.principal ?? null, filter.server ?? null]);
+    const rows = await this.#db.query<{ summary: object }>('listing connections', `SELECT summary FROM connections WHERE ${FILTER} AND ($3::text IS NULL OR tenant = $3) ORDER BY created_at, principal, server`, [
+      filter.principal ?? null,
+      filter.server ?? null,
+      filter.tenant ?? null,
+    ]);
     return rows.map((r) => summaryFromRow(r.summary));
   }
 
@@ -73,7 +90,7 @@ export class PgConnectionStore implements ConnectionStore {
 
   /** Refreshes at most once for `stale` across every instance (see the module comment). */
   refreshOnce(key: ConnectionKey, stale: string, refresh: (current: Connection) => Promise<TokenSet>): Promise<Connection | undefined> {
-    return this.#flights.run(key, async () => {
+    return this.#flights.run([key.principal, key.server], async () => {
       // Without the lock first: once another instance has refreshed, no one waits on the row.
       const seen = await this.get(key);
       if (seen === undefined || seen.tokens.accessToken !== stale) return seen;
@@ -117,6 +134,47 @@ export class PgConnectionStore implements ConnectionStore {
     if (row === undefined || Number(row.expires_at) <= now) return undefined;
     const pending = openSignIn(this.#sealer, key, row.sealed);
     return pending.expiresAt > now ? pending : undefined;
+  }
+
+  /** The stored registration of `key` while usable, else `register`'s, run by one instance at a time (see the module comment). */
+  registerOnce(key: RegistrationKey, register: () => Promise<ClientRegistration>): Promise<ClientRegistration> {
+    return this.#registering.run([key.issuer, key.redirectUri], async () => {
+      // Without the lock first: once registered, no instance waits.
+      const seen = await this.#registration(key, (sql, params) => this.#db.query<RegistrationDbRow>('reading a client registration', sql, params));
+      if (seen !== undefined && registrationUsable(seen, Date.now())) return seen;
+      let failed: { readonly error: unknown } | undefined;
+      const result = await this.#db.transaction('registering a client', async (client: PgClient) => {
+        await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [JSON.stringify(['switchboard_registrations', this.#db.schema, key.issuer, key.redirectUri])]);
+        const current = await this.#registration(key, async (sql, params) => (await client.query<RegistrationDbRow>(sql, params)).rows);
+        if (current !== undefined && registrationUsable(current, Date.now())) return current; // registered by another instance while this one waited
+        let mine: ClientRegistration;
+        try {
+          mine = await register();
+        } catch (error) {
+          failed = { error };
+          return undefined;
+        }
+        const r = registrationRow(this.#sealer, key, mine, Date.now());
+        await client.query(
+          'INSERT INTO client_registrations (issuer, redirect_uri, client_id, sealed, created_at) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (issuer, redirect_uri) DO UPDATE SET client_id = $3, sealed = $4, created_at = $5',
+          [r.issuer, r.redirectUri, r.clientId, Buffer.from(r.sealed), r.createdAt],
+        );
+        return mine;
+      });
+      if (failed !== undefined) throw failed.error;
+      if (result === undefined) throw new Error('unreachable: a registration without a result');
+      return result;
+    });
+  }
+
+  /** Deletes the registration of `key` if it still names `clientId`. */
+  async forgetRegistration(key: RegistrationKey, clientId: string): Promise<void> {
+    await this.#db.query('forgetting a client registration', 'DELETE FROM client_registrations WHERE issuer = $1 AND redirect_uri = $2 AND client_id = $3', [key.issuer, key.redirectUri, clientId]);
+  }
+
+  async #registration(key: RegistrationKey, query: (sql: string, params: unknown[]) => Promise<RegistrationDbRow[]>): Promise<ClientRegistration | undefined> {
+    const [row] = await query('SELECT * FROM client_registrations WHERE issuer = $1 AND redirect_uri = $2', [key.issuer, key.redirectUri]);
+    return row === undefined ? undefined : registrationFromRow(this.#sealer, { issuer: row.issuer, redirectUri: row.redirect_uri, clientId: row.client_id, sealed: row.sealed, createdAt: Number(row.created_at) });
   }
 
   /** The database is the caller's (shared with the other stores): nothing to close here. */

@@ -133,4 +133,18 @@ CREATE TABLE pending_sign_ins (
 CREATE INDEX pending_sign_ins_expiry ON pending_sign_ins (expires_at);
 `,
   },
+  {
+    name: 'the gateway\'s client registrations at authorization servers (sealed, per issuer and redirect URI); connections by tenant',
+    sql: `
+CREATE TABLE client_registrations (
+  issuer text NOT NULL,
+  redirect_uri text NOT NULL,
+  client_id text NOT NULL,
+  sealed bytea NOT NULL,
+  created_at bigint NOT NULL,
+  PRIMARY KEY (issuer, redirect_uri)
+);
+CREATE INDEX connections_tenant ON connections (tenant);
+`,
+  },
 ];

@@ -1,4 +1,4 @@
-// Runs the per-user connection-store contract against SQLite (two stores on one file: two
+// Runs the per-user connection-store contract (and its client-registration part) against SQLite (two stores on one file: two
 // processes on one machine) and PostgreSQL (two pools on one schema: two gateway instances).
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -11,6 +11,7 @@ import { ConnectionSealer } from '../../../src/store/connectionSealer.js';
 import { PgConnectionStore } from '../../../src/store/postgres/pgConnectionStore.js';
 import { SqliteConnectionStore } from '../../../src/store/sqliteConnectionStore.js';
 import { openTestPostgres, freshSchema } from './backends.js';
+import { clientRegistrationContract } from './clientRegistrations.contract.js';
 import { connectionStoreContract } from './connectionStore.contract.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'sb-connections-contract-'));
@@ -90,5 +91,69 @@ connectionStoreContract('PostgreSQL', async () => {
       await admin.query('swap', 'UPDATE pending_sign_ins SET sealed = (SELECT sealed FROM pending_sign_ins WHERE state_hash = $1) WHERE state_hash = $2', [signInKey(from), signInKey(to)]);
     },
     pendingRows: async () => Number((await admin.query<{ n: string }>('count', 'SELECT count(*) AS n FROM pending_sign_ins'))[0]?.n),
+  };
+});
+
+clientRegistrationContract('SQLite', async () => {
+  const file = join(dir, `registrations-${n++}.db`);
+  const key = new Uint8Array(randomBytes(32));
+  const withRaw = <R>(fn: (db: Database.Database) => R): R => {
+    const db = new Database(file);
+    try {
+      return fn(db);
+    } finally {
+      db.close();
+    }
+  };
+  const instance = (k = key) => {
+    const store = SqliteConnectionStore.open(file, ConnectionSealer.fromKey(k));
+    closers.push(() => store.close());
+    return Promise.resolve(store);
+  };
+  await instance(); // creates the file and its tables
+  return {
+    instance,
+    locks: false,
+    dump: () => Promise.resolve(withRaw((db) => asText(db.prepare('SELECT * FROM client_registrations').all() as Record<string, unknown>[]))),
+    flipByte: (k, offset) =>
+      Promise.resolve(
+        withRaw((db) => {
+          const row = db.prepare('SELECT sealed FROM client_registrations WHERE issuer = ? AND redirect_uri = ?').get(k.issuer, k.redirectUri) as { sealed: Buffer };
+          db.prepare('UPDATE client_registrations SET sealed = ? WHERE issuer = ? AND redirect_uri = ?').run(flip(row.sealed, offset), k.issuer, k.redirectUri);
+        }),
+      ),
+    copySealed: (from, to) =>
+      Promise.resolve(
+        withRaw(
+          (db) =>
+            void db
+              .prepare('UPDATE client_registrations SET (client_id, sealed) = (SELECT client_id, sealed FROM client_registrations WHERE issuer = ? AND redirect_uri = ?) WHERE issuer = ? AND redirect_uri = ?')
+              .run(from.issuer, from.redirectUri, to.issuer, to.redirectUri),
+        ),
+      ),
+    rows: () => Promise.resolve(withRaw((db) => (db.prepare('SELECT count(*) AS n FROM client_registrations').get() as { n: number }).n)),
+  };
+});
+
+clientRegistrationContract('PostgreSQL', async () => {
+  const schema = freshSchema();
+  const key = new Uint8Array(randomBytes(32));
+  const admin = await openTestPostgres({ schema });
+  return {
+    instance: async (k = key) => new PgConnectionStore(await openTestPostgres({ schema }), ConnectionSealer.fromKey(k)),
+    locks: true,
+    dump: async () => asText(await admin.query('dump', 'SELECT * FROM client_registrations')),
+    flipByte: async (k, offset) => {
+      const [row] = await admin.query<{ sealed: Buffer }>('read', 'SELECT sealed FROM client_registrations WHERE issuer = $1 AND redirect_uri = $2', [k.issuer, k.redirectUri]);
+      await admin.query('flip', 'UPDATE client_registrations SET sealed = $1 WHERE issuer = $2 AND redirect_uri = $3', [flip((row as { sealed: Buffer }).sealed, offset), k.issuer, k.redirectUri]);
+    },
+    copySealed: async (from, to) => {
+      await admin.query(
+        'swap',
+        'UPDATE client_registrations SET (client_id, sealed) = (SELECT client_id, sealed FROM client_registrations WHERE issuer = $1 AND redirect_uri = $2) WHERE issuer = $3 AND redirect_uri = $4',
+        [from.issuer, from.redirectUri, to.issuer, to.redirectUri],
+      );
+    },
+    rows: async () => Number((await admin.query<{ n: string }>('count', 'SELECT count(*) AS n FROM client_registrations'))[0]?.n),
   };
 });

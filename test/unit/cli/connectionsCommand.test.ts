@@ -17,12 +17,13 @@ const GITHUB = 'https://mcp.github.example/mcp';
 const DOCS = 'https://docs.example/mcp';
 const POSTGRES_URL = process.env['SWITCHBOARD_TEST_POSTGRES'] ?? `postgres://${userInfo().username}@127.0.0.1:5432/switchboard_test`;
 
-function conn(principal: string, server: string, serverId: string, createdAt: number): Connection {
+function conn(principal: string, server: string, serverId: string, createdAt: number, tenant?: string): Connection {
   const tag = randomBytes(6).toString('hex');
   return {
     principal,
     server,
     serverId,
+    ...(tenant !== undefined ? { tenant } : {}),
     mode: serverId === 'docs' ? 'token-exchange' : 'per-user',
     tokens: { accessToken: `AT-${tag}`, tokenType: 'Bearer', refreshToken: `RT-${tag}`, grantedScope: 'repo', requestedScopes: ['repo'], issuer: 'https://as.example', resource: server },
     createdAt,
@@ -30,7 +31,7 @@ function conn(principal: string, server: string, serverId: string, createdAt: nu
   };
 }
 
-const seeded = (): Connection[] => [conn('alice', GITHUB, 'github', 1_000), conn('alice', DOCS, 'docs', 2_000), conn('bob', GITHUB, 'github', 3_000)];
+const seeded = (): Connection[] => [conn('alice', GITHUB, 'github', 1_000), conn('alice', DOCS, 'docs', 2_000), conn('bob', GITHUB, 'github', 3_000, 'acme')];
 
 /** No token of `conns` in `text`. */
 function noTokens(text: string, conns: readonly Connection[]): void {
@@ -84,6 +85,18 @@ for (const backend of ['SQLite', 'PostgreSQL'] as const) {
       noTokens(json.stdout + json.stderr, conns);
       const one = await run('list', '--principal', 'bob');
       assert.match(one.stdout, /^1 connection:\n {2}bob @ /);
+    });
+
+    it('list shows the tenant a connection was made under and filters by it (--tenant); revoke refuses --tenant', T, async () => {
+      const acme = await run('list', '--tenant', 'acme');
+      assert.equal(acme.code, 0, acme.stderr);
+      assert.match(acme.stdout, /^1 connection:\n {2}bob @ https:\/\/mcp\.github\.example\/mcp +github, per-user, tenant acme, /);
+      assert.deepEqual((JSON.parse((await run('list', '--tenant', 'acme', '--json')).stdout) as { tenant?: string }[]).map((c) => c.tenant), ['acme']);
+      assert.equal((await run('list', '--tenant', 'other')).stdout, 'No connections.\n');
+      const revoke = await run('revoke', '--principal', 'bob', '--tenant', 'acme');
+      assert.equal(revoke.code, 2);
+      assert.match(revoke.stderr, /--tenant filters list only/);
+      assert.equal((await store.list()).length, 3);
     });
 
     it('revoke needs a principal or a server; a local server or an unknown name is refused (exit 2)', T, async () => {

@@ -30,7 +30,7 @@ async function setup(extra: { store?: ConnectionStore; inUse?: () => boolean } =
   const store = new MemoryConnectionStore();
   await store.put(conn('alice', GH, 'gh', NOW - 3000));
   await store.put(conn('alice', DOCS, 'docs', NOW - 2000));
-  await store.put(conn('bob', GH, 'gh', NOW - 1000));
+  await store.put({ ...conn('bob', GH, 'gh', NOW - 1000), tenant: 'globex' });
   const audit = SqliteAuditLog.open(':memory:');
   const config = parseConfig(JSON.stringify({ mcpServers: { gh: { url: GH }, docs: { url: DOCS } } }), { file: '/tmp/switchboard.json', env: {} });
   const connections: ConsoleConnections = { store: extra.store ?? store, ...(extra.inUse !== undefined ? { inUse: extra.inUse } : {}) };
@@ -70,7 +70,7 @@ describe('console connections: the list', () => {
       const c = (await inner.get({ principal: 'alice', server: GH })) as Connection;
       return [{ ...summarizeConnection(c), tokens: c.tokens, accessToken: c.tokens.accessToken } as ConnectionSummary];
     };
-    const leaky: ConnectionStore = { get: (k) => inner.get(k), put: (c) => inner.put(c), revoke: (f) => inner.revoke(f), list: whole, refreshOnce: (k, s, r) => inner.refreshOnce(k, s, r), beginSignIn: (p) => inner.beginSignIn(p), takeSignIn: (s, n) => inner.takeSignIn(s, n), close: () => inner.close() };
+    const leaky: ConnectionStore = { get: (k) => inner.get(k), put: (c) => inner.put(c), revoke: (f) => inner.revoke(f), list: whole, refreshOnce: (k, s, r) => inner.refreshOnce(k, s, r), beginSignIn: (p) => inner.beginSignIn(p), takeSignIn: (s, n) => inner.takeSignIn(s, n), registerOnce: (k, r) => inner.registerOnce(k, r), forgetRegistration: (k, c) => inner.forgetRegistration(k, c), close: () => inner.close() };
     const { call, headers } = await setup({ store: leaky });
     const res = await call('GET', '/console/api/connections', headers);
     assert.equal(res.status, 200);
@@ -85,10 +85,18 @@ describe('console connections: the list', () => {
     assert.deepEqual(await names(`server=${encodeURIComponent(GH)}&principal=bob`), ['bob@gh']);
   });
 
+  it('filters by the tenant a connection was made under', T, async () => {
+    const { call, headers } = await setup();
+    const names = async (q: string) => ((JSON.parse(String((await call('GET', `/console/api/connections?${q}`, headers)).body)) as { connections: { principal: string; serverId: string; tenant?: string }[] }).connections.map((c) => `${c.principal}@${c.serverId}/${c.tenant}`));
+    assert.deepEqual(await names('tenant=acme'), ['alice@gh/acme', 'alice@docs/acme']);
+    assert.deepEqual(await names('tenant=globex&server=gh'), ['bob@gh/globex']);
+    assert.deepEqual(await names('tenant=initech'), []);
+  });
+
   it('a gateway whose store is not in use: the list is empty and the store is not opened (no key made by a look)', T, async () => {
     let opened = 0;
     const store = new MemoryConnectionStore();
-    const counting: ConnectionStore = { get: (k) => store.get(k), put: (c) => store.put(c), list: (f) => (opened++, store.list(f)), revoke: (f) => store.revoke(f), refreshOnce: (k, s, r) => store.refreshOnce(k, s, r), beginSignIn: (p) => store.beginSignIn(p), takeSignIn: (s, n) => store.takeSignIn(s, n), close: () => store.close() };
+    const counting: ConnectionStore = { get: (k) => store.get(k), put: (c) => store.put(c), list: (f) => (opened++, store.list(f)), revoke: (f) => store.revoke(f), refreshOnce: (k, s, r) => store.refreshOnce(k, s, r), beginSignIn: (p) => store.beginSignIn(p), takeSignIn: (s, n) => store.takeSignIn(s, n), registerOnce: (k, r) => store.registerOnce(k, r), forgetRegistration: (k, c) => store.forgetRegistration(k, c), close: () => store.close() };
     const { call, headers } = await setup({ store: counting, inUse: () => false });
     const res = await call('GET', '/console/api/connections', headers);
     assert.deepEqual(JSON.parse(String(res.body)), { enabled: true, opened: false, connections: [] });

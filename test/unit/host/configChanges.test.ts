@@ -115,6 +115,8 @@ const WEAKENING: readonly (readonly [string, (c: Json) => void, RegExp])[] = [
   ['state folder moved', (c) => void (sw(c)['stateDir'] = '/tmp/readable'), /state folder moved/],
   ['gateway auth turned off', (c) => void (sw(c)['gateway'] = { auth: 'none' }), /gateway authentication changed \(now none\)/],
   ['gateway listens on all interfaces', (c) => void (sw(c)['gateway'] = { host: '0.0.0.0' }), /listen host changed/],
+  // An attacker who can rewrite the config would point every sign-in link and redirect URI at their host.
+  ['public URL pointed elsewhere (sign-in links and the redirect URI follow it)', (c) => void (sw(c)['gateway'] = { publicUrl: 'https://evil.example' }), /public URL changed from \(the listening address\) to https:\/\/evil\.example/],
 ];
 
 describe('host/configChanges: weakeningChanges', () => {

@@ -80,3 +80,32 @@ describe('host/config: gateway.auth.oauth.console (the console sign-in of a pers
     assert.equal(await schemaAccepts(withAuth({ ...base, console: { clientId: 'sb-console', redirectUri: 'https://evil.example/cb' } })), false);
   });
 });
+
+describe('host/config: gateway.publicUrl', () => {
+  const withPublic = (publicUrl: unknown): unknown => ({ mcpServers: {}, switchboard: { gateway: { publicUrl } } });
+
+  it('accepts an https origin (kept as the origin) and plain http on a loopback host', async () => {
+    for (const [given, kept] of [
+      ['https://gw.example.com', 'https://gw.example.com'],
+      ['https://gw.example.com/', 'https://gw.example.com'],
+      ['https://gw.example.com:8443', 'https://gw.example.com:8443'],
+      ['http://127.0.0.1:8765', 'http://127.0.0.1:8765'],
+      ['http://localhost:3000/', 'http://localhost:3000'],
+    ]) {
+      assert.equal(parse(withPublic(given)).gateway.publicUrl, kept, given);
+      assert.equal(await schemaAccepts(withPublic(given)), true, given);
+    }
+    assert.equal(parse({ mcpServers: {}, switchboard: { gateway: {} } }).gateway.publicUrl, undefined);
+  });
+
+  it('a bad public URL is refused at load, naming $.switchboard.gateway.publicUrl (plain http elsewhere, a path, a query, credentials, not a URL)', async () => {
+    for (const bad of ['http://gw.example.com', 'http://127.0.0.1.evil.test', 'https://gw.example.com/prefix', 'https://gw.example.com/?next=x', 'https://gw.example.com#x', 'https://user:pw@gw.example.com', 'gw.example.com', 'javascript:alert(1)', '', 42]) {
+      assert.throws(
+        () => parse(withPublic(bad)),
+        (error) => error instanceof ConfigError && error.path === '$.switchboard.gateway.publicUrl' && error.message.includes('$.switchboard.gateway.publicUrl'),
+        JSON.stringify(bad),
+      );
+      assert.equal(await schemaAccepts(withPublic(bad)), false, JSON.stringify(bad));
+    }
+  });
+});

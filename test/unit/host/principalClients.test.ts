@@ -145,6 +145,15 @@ describe('host/principalClients', () => {
     assert.equal(await authority.connected(undefined, spec('per-user')), false);
     assert.equal(await authority.connected(undefined, spec('shared')), true);
   });
+
+  it('connected-across-tenants: a connection made under one tenant does not count for the same id under another', T, async () => {
+    const store = new MemoryConnectionStore();
+    await store.put({ ...connection('alice'), tenant: 'acme' });
+    const authority = new DownstreamAuthority({ credentials: () => undefined, store, transport: () => Promise.reject(new Error('unused')), clientInfo: { name: 't', version: '1' } });
+    assert.equal(await authority.connected('alice', spec('per-user'), 'acme'), true);
+    assert.equal(await authority.connected('alice', spec('per-user'), 'evil'), false);
+    assert.equal(await authority.connected('alice', spec('per-user')), false, 'no tenant is not tenant acme');
+  });
 });
 
 describe('host/principalClients: the sign-in a 2026-07-28 caller is given', () => {

@@ -3,7 +3,6 @@
 // callback without the browser's cookie), and the pages' headers.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { MemoryTokenStore } from '../../../src/auth/client/tokenStore.js';
 import { tokenDigest } from '../../../src/auth/resource/staticTokens.js';
 import { MemoryConnectionStore } from '../../../src/host/connections.js';
 import { PerUserSignIn, SIGN_IN_LINK_TTL_MS } from '../../../src/host/perUserSignIn.js';
@@ -21,7 +20,6 @@ function world() {
     serverId: 'gh',
     serverUrl: 'https://mcp.example.com/mcp',
     store,
-    registrations: new MemoryTokenStore(),
     gatewayUrl: 'https://gw.example.com',
     now: () => now,
     fetch: () => {

@@ -1,6 +1,6 @@
 // What only the SQLite connection store has (the shared contract is in
 // test/contract/stores/connectionStore.contract.ts): its file (mode 0600, a newer schema or a
-// damaged file refused), and the refresh lease of a process that died mid-refresh lapsing, so
+// damaged file refused, a version-1 file upgraded in place), and the refresh lease of a process that died mid-refresh lapsing, so
 // another process takes over instead of waiting forever.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
@@ -65,5 +65,26 @@ describe('SqliteConnectionStore', () => {
     assert.deepEqual((await other.get(key))?.tokens, fresh);
     await dying.close();
     await other.close();
+  });
+
+  it('upgrades a version-1 file (before client registrations) in place, keeping its connections', T, async () => {
+    const file = join(dir, `v1-${n++}.db`);
+    const first = SqliteConnectionStore.open(file, sealer);
+    const alice = connection('alice');
+    await first.put(alice);
+    await first.close();
+    // What a version-1 Switchboard left: no registrations table, no tenant index, user_version 1.
+    const raw = new Database(file);
+    raw.exec('DROP TABLE client_registrations; DROP INDEX connections_tenant;');
+    raw.pragma('user_version = 1');
+    raw.close();
+    const upgraded = SqliteConnectionStore.open(file, sealer);
+    assert.deepEqual(await upgraded.get({ principal: 'alice', server: alice.server }), alice);
+    const registration = { issuer: 'https://as.example.com', clientId: 'c-1', tokenEndpointAuthMethod: 'none' as const, source: 'dcr' as const };
+    assert.deepEqual(await upgraded.registerOnce({ issuer: registration.issuer, redirectUri: 'https://gw.example.com/oauth/callback' }, () => Promise.resolve(registration)), registration);
+    await upgraded.close();
+    const check = new Database(file);
+    assert.equal(check.pragma('user_version', { simple: true }), 2);
+    check.close();
   });
 });

@@ -2,7 +2,7 @@
 /**
  * Connections: every principal's own sign-in at a remote server (servers with `auth`
  * `per-user` or `token-exchange`), as the gateway's connection store lists them: never a
- * token. Filter by principal and server; revoke one connection, or every connection of a
+ * token. Filter by principal, server and tenant; revoke one connection, or every connection of a
  * principal. A revoked principal's next call asks them to sign in again.
  *
  * @module
@@ -20,17 +20,18 @@ import { Notice, Reveal, errorText, formatTime } from '../components/text.js';
 /** @typedef {{ enabled: boolean, opened?: boolean, connections: ConnectionRow[] }} ConnectionsState */
 
 /** The query string of the filters. */
-function query(/** @type {{ principal: string, server: string }} */ f) {
+function query(/** @type {{ principal: string, server: string, tenant: string }} */ f) {
   const q = new URLSearchParams();
   if (f.principal.trim() !== '') q.set('principal', f.principal.trim());
   if (f.server.trim() !== '') q.set('server', f.server.trim());
+  if (f.tenant.trim() !== '') q.set('tenant', f.tenant.trim());
   const s = q.toString();
   return s === '' ? 'connections' : `connections?${s}`;
 }
 
 /** The Connections page. */
 export function Connections() {
-  const [filters, setFilters] = useState({ principal: '', server: '' });
+  const [filters, setFilters] = useState({ principal: '', server: '', tenant: '' });
   const [applied, setApplied] = useState(filters);
   const { data, error, reload } = /** @type {import('../lib/useApi.js').Loaded<ConnectionsState>} */ (useApi(query(applied), ['connections']));
   const [message, setMessage] = useState(/** @type {{ kind: 'ok' | 'error', text: string } | null} */ (null));
@@ -57,6 +58,7 @@ export function Connections() {
         ${/** @type {const} */ ([
           ['principal', 'Principal'],
           ['server', 'Server (id or URL)'],
+          ['tenant', 'Tenant'],
         ]).map(
           ([key, label]) => html`<div class="field">
             <label for=${`conn-${key}`}>${label}</label>
