@@ -145,8 +145,9 @@ export function scopedRealpath(given: readonly string[] = []): (absolute: string
 
 /** `path` is absolute and already as `resolve` would give it (no `.`, `..`, `//` or trailing `/`): the common case, spared the work. */
 function isNormalAbsolute(path: string): boolean {
-  return isAbsolute(path) && sep === '/' && (path === '/' || (!path.endsWith('/') && !/\/\.{0,2}(?:\/|$)/.test(path)));
+  return isAbsolute(path) && sep === '/' && (path === '/' || (!path.endsWith('/') && !DOT_OR_EMPTY_NAME.test(path)));
 }
+const DOT_OR_EMPTY_NAME = /\/\.{0,2}(?:\/|$)/;
 
 /**
  * Whether the volume holding `existing` (a path that exists, with a letter in its last name)

@@ -131,12 +131,14 @@ export interface CheckPathOptions {
 
 /** Whether the string `text` names a protected path (see the module comment). */
 export function checkPath(set: ProtectedPathSet, text: string, options: CheckPathOptions): PathVerdict {
-  const single = text.length <= MAX_PATH_LENGTH && !/[\r\n]/.test(text);
+  const single = text.length <= MAX_PATH_LENGTH && !LINE_BREAK.test(text);
   if (single) {
     const verdict = compareAll(set, pathCandidates(text, options.bases, set.platform, true), options.ancestors);
     if (verdict.protected) return verdict;
+    // One word: read whole above.
+    if (!WORD_BREAK.test(text)) return { protected: false };
   }
-  const words = text.split(/[\s"'`;|&<>()=,]+/);
+  const words = text.split(WORD_BREAKS);
   if (words.length < 2 && single) return { protected: false };
   for (const word of words) {
     if (word === '' || word.length > MAX_PATH_LENGTH) continue;
@@ -147,9 +149,15 @@ export function checkPath(set: ProtectedPathSet, text: string, options: CheckPat
   return { protected: false };
 }
 
+const LINE_BREAK = /[\r\n]/;
+/** What separates the words of a text (a shell command, a file's content) that are read as paths on their own. */
+const WORD_BREAK = /[\s"'`;|&<>()=,]/;
+const WORD_BREAKS = /[\s"'`;|&<>()=,]+/;
+const PATH_MARK = /[/\\~.:]/;
+
 /** A word worth reading as a path: it has a separator, `~`, `.` or `:`, or is the name of a protected path. */
 function looksLikePath(set: ProtectedPathSet, word: string): boolean {
-  return /[/\\~.:]/.test(word) || set.names.has(fold(word, set.platform));
+  return PATH_MARK.test(word) || set.names.has(fold(word, set.platform));
 }
 
 function compareAll(set: ProtectedPathSet, candidates: readonly PathCandidate[], ancestors: boolean): PathVerdict {
@@ -246,8 +254,10 @@ export function pathCandidates(text: string, bases: readonly string[], platform:
  * (device prefixes, Windows separators) and no glob characters.
  */
 function isPlainPath(text: string, platform: PathPlatform): boolean {
-  return platform.windows !== true && text !== '' && !text.startsWith('~') && !text.startsWith('//') && !/[\s"'\0:%\\*?[{]/.test(text);
+  return platform.windows !== true && text !== '' && !text.startsWith('~') && !text.startsWith('//') && !NOT_PLAIN.test(text);
 }
+
+const NOT_PLAIN = /[\s"'\0:%\\*?[{]/;
 
 /** Adds `form` to `out` unless an equal one is there (`seen`: display and ancestor flag); true when added. */
 function addCandidate(out: PathCandidate[], seen: Set<string>, form: NormalPath, glob: boolean, mayBeAncestor: boolean): boolean {

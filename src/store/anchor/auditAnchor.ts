@@ -114,7 +114,7 @@ export class AuditCheckpointer {
         const problem = await auditAnchorProblem(this.#log, last);
         if (problem !== undefined) return this.#cut(problem);
       }
-      this.#folder.write<AuditCheckpoint>('audit', this.#name, head);
+      await this.#folder.writeAsync<AuditCheckpoint>('audit', this.#name, head);
       this.#last = head;
     } catch (error) {
       this.#onProblem(`the audit anchor could not be written: ${error instanceof Error ? error.message : String(error)}`);
