@@ -71,6 +71,7 @@ export async function openConnectionStore(options: OpenConnectionStoreOptions): 
       list: (f) => inner.list(f),
       revoke: (f) => inner.revoke(f),
       refreshOnce: (k, stale, refresh) => inner.refreshOnce(k, stale, refresh),
+      connectOnce: (k, connect) => inner.connectOnce(k, connect),
       beginSignIn: (p) => inner.beginSignIn(p),
       takeSignIn: (s, now) => inner.takeSignIn(s, now),
       close: () => db.close(),
@@ -104,6 +105,7 @@ export function lazyConnectionStore(open: () => Promise<ConnectionStore>): Conne
     list: async (f) => (await store()).list(f),
     revoke: async (f) => (await store()).revoke(f),
     refreshOnce: async (k, stale, refresh) => (await store()).refreshOnce(k, stale, refresh),
+    connectOnce: async (k, connect) => (await store()).connectOnce(k, connect),
     beginSignIn: async (p) => (await store()).beginSignIn(p),
     takeSignIn: async (s, now) => (await store()).takeSignIn(s, now),
     close: async () => {

@@ -14,7 +14,7 @@
  *   the {@link ConnectionStore} until it is about to expire; a renewal (expiry, or a 401 from
  *   the server through {@link DownstreamCredentials.renew}) re-exchanges through
  *   {@link ConnectionStore.refreshOnce}, so concurrent calls on every instance sharing the store
- *   exchange once. The first exchange of a principal is single-flight within this instance.
+ *   exchange once; so does a principal's first exchange ({@link ConnectionStore.connectOnce}).
  * - A principal whose inbound token cannot be exchanged (a named static token, a front door that
  *   keeps no subject tokens) gets {@link CredentialUnavailableError}, never a sign-in prompt.
  *
@@ -85,7 +85,6 @@ export class TokenExchangeCredentials implements DownstreamCredentials {
   readonly #now: () => number;
   readonly #fetch: FetchLike;
   readonly #renewBefore: number;
-  readonly #first = new Map<string, Promise<Connection>>();
   #context: Promise<TokenEndpointContext> | undefined;
 
   constructor(init: TokenExchangeCredentialsInit) {
@@ -102,7 +101,7 @@ export class TokenExchangeCredentials implements DownstreamCredentials {
     const key = this.#key(principal);
     const cached = await this.#init.store.get(key);
     if (cached !== undefined && cached.mode === 'token-exchange' && !this.#expiring(cached.tokens)) return { kind: 'token', connection: cached };
-    const connection = cached !== undefined && cached.mode === 'token-exchange' ? await this.#reExchange(principal, key, cached) : await this.#firstExchange(principal, key);
+    const connection = cached !== undefined && cached.mode === 'token-exchange' ? await this.#reExchange(principal, key, cached) : await this.#firstExchange(principal, key, cached);
     return { kind: 'token', connection };
   }
 
@@ -130,24 +129,19 @@ export class TokenExchangeCredentials implements DownstreamCredentials {
     return token;
   }
 
-  /** One exchange per principal at a time within this instance; the result is stored. */
-  #firstExchange(principal: Principal, key: ConnectionKey): Promise<Connection> {
-    const id = JSON.stringify([key.principal, key.server]);
-    const running = this.#first.get(id);
-    if (running !== undefined) return running;
-    const run = (async () => {
-      try {
-        const tokens = await this.#exchange(this.#subjectToken(principal));
-        const now = this.#now();
-        const connection: Connection = { principal: key.principal, server: key.server, serverId: this.#init.serverId, mode: 'token-exchange', tokens, createdAt: now, updatedAt: now };
-        await this.#init.store.put(connection);
-        return connection;
-      } finally {
-        this.#first.delete(id);
-      }
-    })();
-    this.#first.set(id, run);
-    return run;
+  /**
+   * The principal's first exchange, once across every instance sharing the store
+   * ({@link ConnectionStore.connectOnce}); a stored connection of another mode (the server's
+   * `auth` changed) is removed first.
+   */
+  async #firstExchange(principal: Principal, key: ConnectionKey, other?: Connection): Promise<Connection> {
+    const subject = this.#subjectToken(principal);
+    if (other !== undefined) await this.#init.store.revoke(key);
+    return this.#init.store.connectOnce(key, async () => {
+      const tokens = await this.#exchange(subject);
+      const now = this.#now();
+      return { principal: key.principal, server: key.server, serverId: this.#init.serverId, mode: 'token-exchange', tokens, createdAt: now, updatedAt: now };
+    });
   }
 
   /** Re-exchanges `stale` once across every instance sharing the store. */

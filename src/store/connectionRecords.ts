@@ -127,12 +127,15 @@ export function openSignIn(sealer: ConnectionSealer, key: string, sealed: Uint8A
   return pending;
 }
 
-/** The in-process half of single flight: one running refresh per connection, shared by every caller. */
-export class RefreshFlights {
-  readonly #running = new Map<string, Promise<Connection | undefined>>();
+/**
+ * The in-process half of single flight: one running refresh (or first connection, `T` =
+ * `Connection`) per connection key, shared by every caller.
+ */
+export class RefreshFlights<T = Connection | undefined> {
+  readonly #running = new Map<string, Promise<T>>();
 
-  /** The refresh of `key` already running, else `start()` (remembered until it settles). */
-  run(key: ConnectionKey, start: () => Promise<Connection | undefined>): Promise<Connection | undefined> {
+  /** The flight of `key` already running, else `start()` (remembered until it settles). */
+  run(key: ConnectionKey, start: () => Promise<T>): Promise<T> {
     const k = JSON.stringify([key.principal, key.server]);
     const running = this.#running.get(k);
     if (running !== undefined) return running;

@@ -11,6 +11,11 @@
  * finds another's lease waits for its result (or for the lease to lapse, when its holder died).
  * The result is written only if the row still holds the stale token (re-read under the lock).
  *
+ * A principal's first connection ({@link SqliteConnectionStore.connectOnce}, e.g. its first token
+ * exchange) is single-flight the same way, with the lease in `connection_leases` since there is no
+ * row yet: taken under the write lock when neither a connection nor a live lease is found, and
+ * dropped when the connection is stored (unless a sign-in stored one first, which is kept).
+ *
  * @see https://www.sqlite.org/lang_transaction.html
  * @module
  */
@@ -18,7 +23,7 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import type { TokenSet } from '../auth/client/tokenStore.js';
-import type { Connection, ConnectionFilter, ConnectionKey, ConnectionStore, ConnectionSummary, PendingSignIn } from '../host/connections.js';
+import { checkedConnection, type Connection, type ConnectionFilter, type ConnectionKey, type ConnectionStore, type ConnectionSummary, type PendingSignIn } from '../host/connections.js';
 import { McpError, McpErrorCode } from '../util/errors.js';
 import { connectionFromRow, connectionRow, openSignIn, RefreshFlights, sealSignIn, signInKey, summaryFromRow, type ConnectionRow } from './connectionRecords.js';
 import type { ConnectionSealer } from './connectionSealer.js';
@@ -50,11 +55,18 @@ CREATE TABLE IF NOT EXISTS pending_sign_ins (
   expires_at INTEGER NOT NULL
 );
 CREATE INDEX IF NOT EXISTS pending_sign_ins_expiry ON pending_sign_ins (expires_at);
+CREATE TABLE IF NOT EXISTS connection_leases (
+  principal TEXT NOT NULL,
+  server TEXT NOT NULL,
+  holder TEXT NOT NULL,
+  lease_until INTEGER NOT NULL,
+  PRIMARY KEY (principal, server)
+);
 `;
 
 /** Options of {@link SqliteConnectionStore.open}. */
 export interface SqliteConnectionStoreOptions {
-  /** How long a refresh lease holds before another process may take over, in ms. Default 60 000. */
+  /** How long a refresh (or first-connection) lease holds before another process may take over, in ms. Default 60 000. */
   readonly refreshLeaseMs?: number;
   /** How often a process waiting on another's refresh looks at the row, in ms. Default 25. */
   readonly pollMs?: number;
@@ -75,6 +87,7 @@ interface Row {
 }
 
 type Step = { readonly done: Connection | undefined } | { readonly wait: true } | { readonly go: Connection };
+type ConnectStep = { readonly done: Connection } | { readonly wait: true } | { readonly go: true };
 
 /** Per-principal connections in one SQLite file (see the module comment). */
 export class SqliteConnectionStore implements ConnectionStore {
@@ -83,6 +96,7 @@ export class SqliteConnectionStore implements ConnectionStore {
   readonly #db: Database.Database;
   readonly #sealer: ConnectionSealer;
   readonly #flights = new RefreshFlights();
+  readonly #connecting = new RefreshFlights<Connection>();
   readonly #holder = randomBytes(8).toString('hex');
   readonly #leaseMs: number;
   readonly #pollMs: number;
@@ -157,6 +171,18 @@ export class SqliteConnectionStore implements ConnectionStore {
     });
   }
 
+  /** The connection of `key`, made by `connect` at most once across every process when there is none (see the module comment). */
+  connectOnce(key: ConnectionKey, connect: () => Promise<Connection>): Promise<Connection> {
+    return this.#connecting.run(key, async () => {
+      for (;;) {
+        const step = this.#beginConnect(key);
+        if ('done' in step) return step.done;
+        if ('go' in step) return this.#finishConnect(key, connect);
+        await new Promise((resolve) => setTimeout(resolve, this.#pollMs));
+      }
+    });
+  }
+
   /** Records a sign-in (sealed, keyed by its hashed `state`) and deletes the expired ones. */
   beginSignIn(pending: PendingSignIn): Promise<void> {
     return Promise.resolve().then(() => {
@@ -219,6 +245,42 @@ export class SqliteConnectionStore implements ConnectionStore {
         const next: Connection = { ...stored, tokens, updatedAt: Date.now() };
         this.#write(connectionRow(this.#sealer, next));
         return next;
+      })
+      .immediate();
+  }
+
+  /** Under the write lock: the stored connection, a first-connection lease taken (go), or another's to wait for. */
+  #beginConnect(key: ConnectionKey): ConnectStep {
+    return this.#db
+      .transaction((): ConnectStep => {
+        const stored = this.#read(key);
+        if (stored !== undefined) return { done: stored };
+        const now = Date.now();
+        const lease = this.#db.prepare('SELECT holder, lease_until FROM connection_leases WHERE principal = ? AND server = ?').get(key.principal, key.server) as { holder: string; lease_until: number } | undefined;
+        if (lease !== undefined && lease.holder !== this.#holder && lease.lease_until > now) return { wait: true };
+        this.#db.prepare('INSERT OR REPLACE INTO connection_leases (principal, server, holder, lease_until) VALUES (?, ?, ?, ?)').run(key.principal, key.server, this.#holder, now + this.#leaseMs);
+        return { go: true };
+      })
+      .immediate();
+  }
+
+  /** Runs `connect` (no lock held), then stores its connection unless one was stored meanwhile; drops the lease either way. */
+  async #finishConnect(key: ConnectionKey, connect: () => Promise<Connection>): Promise<Connection> {
+    const release = (): void => void this.#db.prepare('DELETE FROM connection_leases WHERE principal = ? AND server = ? AND holder = ?').run(key.principal, key.server, this.#holder);
+    let made: Connection;
+    try {
+      made = checkedConnection(key, await connect());
+    } catch (error) {
+      release();
+      throw error;
+    }
+    return this.#db
+      .transaction((): Connection => {
+        release();
+        const stored = this.#read(key);
+        if (stored !== undefined) return stored; // a sign-in, or a lapsed lease's other holder, stored first
+        this.#write(connectionRow(this.#sealer, made));
+        return made;
       })
       .immediate();
   }
