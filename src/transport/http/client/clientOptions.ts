@@ -50,6 +50,8 @@ export interface UnauthorizedInfo {
   readonly dpopNonce?: string;
   /** The URL of the refused request. */
   readonly url?: string;
+  /** The `Authorization` header the refused request carried, if any (which credential was refused, when it may have changed since). */
+  readonly authorization?: string;
 }
 
 /** Options for a {@link StreamableHttpClientTransport}. */
