@@ -42,19 +42,27 @@ const PER_USER_CLIENT = 'switchboard-per-user';
 let as: OidcAuthServer;
 let tx: AudienceResourceServer;
 let pu: AudienceResourceServer;
+/** Token exchange for a server whose exchanged tokens live {@link SHORT_TTL_SEC} seconds (a real expiry). */
+let short: AudienceResourceServer;
+/** The lifetime of tokens exchanged for `short`: the gateway renews 30 s before expiry, so 10 s after issue. */
+const SHORT_TTL_SEC = 40;
 let config: GatewayConfig;
 const gateways: RunningGateway[] = [];
 
 before(async () => {
   await openTestPostgres({ schema }); // opened here too, so the schema is dropped after the file
-  as = await startOidcAuthServer({ gatewayResources: [AUDIENCE] });
+  const shortServer: { url?: string } = {}; // known once it listens, after the AS
+  as = await startOidcAuthServer({ gatewayResources: [AUDIENCE], exchangedTokenTtlSec: (resource) => (resource === shortServer.url ? SHORT_TTL_SEC : undefined) });
   tx = await startAudienceResourceServer(as, { name: 'tx' });
   pu = await startAudienceResourceServer(as, { name: 'pu' });
+  short = await startAudienceResourceServer(as, { name: 'short' });
+  shortServer.url = short.url;
   config = await writeConfig(
     {
       // The catalog (lists only) is read with a token of its own; every call goes over the caller's.
       tx: { type: 'http', url: tx.url, headers: { Authorization: 'Bearer ${env:TX_CATALOG}' } },
       pu: { type: 'http', url: pu.url, headers: { Authorization: 'Bearer ${env:PU_CATALOG}' } },
+      short: { type: 'http', url: short.url, headers: { Authorization: 'Bearer ${env:SHORT_CATALOG}' } },
     },
     {
       namespacing: 'always',
@@ -62,16 +70,19 @@ before(async () => {
       servers: {
         tx: { auth: { mode: 'token-exchange', issuer: as.issuer, clientId: as.gatewayClient.clientId, clientSecret: '${env:TX_SECRET}', scopes: ['mcp:read'] } },
         pu: { auth: 'per-user', oauth: { clientId: PER_USER_CLIENT } },
+        short: { auth: { mode: 'token-exchange', issuer: as.issuer, clientId: as.gatewayClient.clientId, clientSecret: '${env:TX_SECRET}', scopes: ['mcp:read'] } },
       },
     },
   );
   const env = {
     TX_CATALOG: await as.accessToken('catalog-reader', tx.url),
     PU_CATALOG: await as.accessToken('catalog-reader', pu.url),
+    SHORT_CATALOG: await as.accessToken('catalog-reader', short.url),
     TX_SECRET: as.gatewayClient.clientSecret,
     ALICE_TOKEN,
     SWITCHBOARD_CONNECTIONS_KEY: randomBytes(32).toString('hex'),
   };
+  for (const name of ['TX_CATALOG', 'PU_CATALOG', 'SHORT_CATALOG'] as const) catalogTokens.add(`Bearer ${env[name]}`);
   for (let i = 0; i < 2; i++) gateways.push(await startGateway(config, ['--store', store], [], env));
   for (const g of gateways) await serversReady(g, ALICE_TOKEN);
   await as.registerClient({
@@ -88,6 +99,7 @@ after(async () => {
   await config?.remove();
   await tx?.close();
   await pu?.close();
+  await short?.close();
   await as?.close();
 });
 
@@ -108,11 +120,18 @@ async function whoami(client: McpClient, server: string): Promise<string> {
   return String((JSON.parse(text) as { sub?: unknown }).sub);
 }
 
-/** What `rs` saw since request `from`: the tokens of the requests it refused and of those it served. */
+/** The catalog connections' own tokens (lists only), left out of what {@link seenSince} reports. */
+const catalogTokens = new Set<string>();
+
+/** What `rs` saw since request `from` with a principal's token: the tokens of the requests it refused and of those it served. */
 function seenSince(rs: AudienceResourceServer, from: number): { refused: Set<string>; served: Set<string> } {
   const refused = new Set<string>();
   const served = new Set<string>();
-  for (const r of rs.requests.slice(from)) (r.status === 401 ? refused : served).add(r.authorization ?? '');
+  for (const r of rs.requests.slice(from)) {
+    // The catalog connection's own requests, and the metadata discovery (PRM) a refresh starts with, which carries no token.
+    if (r.authorization === null || catalogTokens.has(r.authorization)) continue;
+    (r.status === 401 ? refused : served).add(r.authorization);
+  }
   return { refused, served };
 }
 
@@ -209,6 +228,40 @@ describe('e2e: per-user authority on two gateway instances sharing PostgreSQL (o
     }
   });
 
+  it(`token exchange: once the exchanged token is about to expire (a real ${SHORT_TTL_SEC} s lifetime), ${CALLS} concurrent calls over both instances renew with ONE exchange`, T, async () => {
+    const token = await as.accessToken('gina@example.com', AUDIENCE);
+    const clients = [await oauthCaller(0, token), await oauthCaller(1, token)];
+    try {
+      let requests = short.requests.length;
+      assert.equal(await whoami(clients[0] as McpClient, 'short'), 'gina@example.com');
+      // The gateway took the token's expiry from the exchange's answer, before this point.
+      const renewFrom = Date.now() + (SHORT_TTL_SEC - 30) * 1000 + 250;
+      assert.equal(await whoami(clients[1] as McpClient, 'short'), 'gina@example.com');
+      const first = seenSince(short, requests);
+      assert.equal(first.served.size, 1, 'both instances called with the one exchanged token');
+      const t1 = [...first.served][0] as string;
+      // A real expiry: wait for the clock (polled) to pass the point where the gateway renews before use.
+      await until(() => Date.now() >= renewFrom);
+      const grants = as.grants.length;
+      requests = short.requests.length;
+      const calls = short.calls.length;
+      const settled = await Promise.allSettled([...Array(CALLS).keys()].map((i) => whoami(clients[i % 2] as McpClient, 'short')));
+      assert.deepEqual(
+        grantsSince(grants, TOKEN_EXCHANGE_GRANT).map((g) => g.ok),
+        [true],
+        `one exchange at the AS for the expiry under ${CALLS} concurrent calls on two instances: ${JSON.stringify(as.grants.slice(grants))}`,
+      );
+      assert.deepEqual(new Set(allFulfilled(settled)), new Set(['gina@example.com']));
+      const renewal = seenSince(short, requests);
+      assert.deepEqual(renewal.refused, new Set(), 'renewed before use: nothing refused');
+      assert.equal(renewal.served.size, 1, `every call ran with the one renewed token: ${renewal.served.size} tokens`);
+      assert.ok(!renewal.served.has(t1));
+      assert.equal(short.calls.length - calls, CALLS);
+    } finally {
+      for (const c of clients) await c.close();
+    }
+  });
+
   it(`per-user: after a driven sign-in on one instance, a forced renewal under ${CALLS} concurrent calls over both makes ONE refresh_token grant`, T, async () => {
     const clients = await Promise.all(
       gateways.map(async (g) => {
@@ -262,7 +315,7 @@ describe('e2e: per-user authority on two gateway instances sharing PostgreSQL (o
       assert.deepEqual(new Set(allFulfilled(settled)), new Set(['alice@example.com']));
       const renewal = seenSince(pu, requests);
       assert.deepEqual(renewal.refused, new Set([p1]), 'the old token alone was refused');
-      assert.equal(renewal.served.size, 1, 'every call ran with the one refreshed token');
+      assert.equal(renewal.served.size, 1, `every call ran with the one refreshed token: ${JSON.stringify([...renewal.served].map((a) => a.slice(0, 24)))}`);
       assert.ok(!renewal.served.has(p1 as string));
       assert.equal(pu.calls.length - calls, CALLS);
       assert.deepEqual(as.serverErrors, []);
