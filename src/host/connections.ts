@@ -123,6 +123,14 @@ export interface ConnectionStore {
    * connection at once). `undefined` when there is no connection (revoked meanwhile).
    */
   refreshOnce(key: ConnectionKey, stale: string, refresh: (current: Connection) => Promise<TokenSet>): Promise<Connection | undefined>;
+  /**
+   * The connection of `key`, or when there is none the one `connect` makes, made at most once
+   * across every instance sharing the store: the first caller runs `connect` and stores its
+   * result, the others wait and get the stored connection. A failed `connect` stores nothing and
+   * reaches the callers waiting on it in this instance; a caller waiting elsewhere then runs its
+   * own. `connect` must make a connection of `key`.
+   */
+  connectOnce(key: ConnectionKey, connect: () => Promise<Connection>): Promise<Connection>;
   /** Records a sign-in in progress. */
   beginSignIn(pending: PendingSignIn): Promise<void>;
   /** Takes (and deletes) the sign-in of `state`; `undefined` when unknown, used or expired. */
@@ -196,6 +204,12 @@ function inTenant(c: { readonly tenant?: string }, filter: ConnectionFilter): bo
   return filter.tenant === undefined || c.tenant === filter.tenant;
 }
 
+/** `made`, when it is a connection of `key` (what {@link ConnectionStore.connectOnce} stores); else a `TypeError`. */
+export function checkedConnection(key: ConnectionKey, made: Connection): Connection {
+  if (made.principal !== key.principal || made.server !== key.server) throw new TypeError('connectOnce: the connection made is not of the key asked for');
+  return made;
+}
+
 function keyOf(key: ConnectionKey): string {
   return JSON.stringify([key.principal, key.server]);
 }
@@ -225,6 +239,7 @@ export class MemoryConnectionStore implements ConnectionStore {
   readonly #refreshing = new Map<string, Promise<Connection | undefined>>();
   readonly #registrations = new Map<string, ClientRegistration>();
   readonly #registering = new Flights<ClientRegistration>();
+  readonly #connecting = new Map<string, Promise<Connection>>();
 
   get(key: ConnectionKey): Promise<Connection | undefined> {
     return Promise.resolve(this.#connections.get(keyOf(key)));
@@ -270,6 +285,27 @@ export class MemoryConnectionStore implements ConnectionStore {
       }
     })();
     this.#refreshing.set(k, run);
+    return run;
+  }
+
+  connectOnce(key: ConnectionKey, connect: () => Promise<Connection>): Promise<Connection> {
+    const k = keyOf(key);
+    const current = this.#connections.get(k);
+    if (current !== undefined) return Promise.resolve(current);
+    const running = this.#connecting.get(k);
+    if (running !== undefined) return running;
+    const run = (async () => {
+      try {
+        const made = checkedConnection(key, await connect());
+        const stored = this.#connections.get(k); // a sign-in meanwhile
+        if (stored !== undefined) return stored;
+        this.#connections.set(k, made);
+        return made;
+      } finally {
+        this.#connecting.delete(k);
+      }
+    })();
+    this.#connecting.set(k, run);
     return run;
   }
 

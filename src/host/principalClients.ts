@@ -208,11 +208,15 @@ export class DownstreamAuthority {
   }
 
   async #connect(spec: DownstreamSpec, credentials: DownstreamCredentials, principal: Principal, entry: Entry): Promise<McpClient> {
+    const authorization = (c: Connection): string => `${c.tokens.tokenType === 'DPoP' ? 'DPoP' : 'Bearer'} ${c.tokens.accessToken}`;
     const hooks: PrincipalAuthHooks = {
       // Read per request: a renewal (here or on another instance) replaces the token in place.
-      authorizationHeaders: () => Promise.resolve({ authorization: `${entry.connection.tokens.tokenType === 'DPoP' ? 'DPoP' : 'Bearer'} ${entry.connection.tokens.accessToken}` }),
+      authorizationHeaders: () => Promise.resolve({ authorization: authorization(entry.connection) }),
       onUnauthorized: async (info) => {
         if (info.status !== 401 || entry.refused) return false;
+        // Refused a token this client has renewed since (for a request refused before): sent again with the new
+        // one. Renewing the new one would refresh (exchange) a second time for one refusal.
+        if (info.authorization !== undefined && info.authorization !== authorization(entry.connection)) return true;
         const renewed = await credentials.renew(principal, entry.connection);
         if (renewed === undefined || renewed.principal !== entry.principal) {
           entry.refused = true;

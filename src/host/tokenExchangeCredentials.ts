@@ -14,7 +14,7 @@
  *   the {@link ConnectionStore} until it is about to expire; a renewal (expiry, or a 401 from
  *   the server through {@link DownstreamCredentials.renew}) re-exchanges through
  *   {@link ConnectionStore.refreshOnce}, so concurrent calls on every instance sharing the store
- *   exchange once. The first exchange of a principal is single-flight within this instance.
+ *   exchange once; so does a principal's first exchange ({@link ConnectionStore.connectOnce}).
  * - A principal whose inbound token cannot be exchanged (a named static token, a front door that
  *   keeps no subject tokens) gets {@link CredentialUnavailableError}, never a sign-in prompt.
  *
@@ -87,7 +87,6 @@ export class TokenExchangeCredentials implements DownstreamCredentials {
   readonly #now: () => number;
   readonly #fetch: FetchLike;
   readonly #renewBefore: number;
-  readonly #first = new Map<string, Promise<Connection>>();
   #context: Promise<TokenEndpointContext> | undefined;
 
   constructor(init: TokenExchangeCredentialsInit) {
@@ -103,10 +102,10 @@ export class TokenExchangeCredentials implements DownstreamCredentials {
   async credentialFor(principal: Principal): Promise<CredentialAnswer> {
     const key = this.#key(principal);
     const stored = await this.#init.store.get(key);
-    // Made under another tenant: never used, never renewed; a fresh exchange replaces it.
-    const cached = stored !== undefined && stored.tenant === this.#init.tenantOf?.(principal) ? stored : undefined;
-    if (cached !== undefined && cached.mode === 'token-exchange' && !this.#expiring(cached.tokens)) return { kind: 'token', connection: cached };
-    const connection = cached !== undefined && cached.mode === 'token-exchange' ? await this.#reExchange(principal, key, cached) : await this.#firstExchange(principal, key);
+    // Made under another tenant, or by another mode: never used, never renewed; a fresh exchange replaces it.
+    const cached = stored !== undefined && stored.tenant === this.#init.tenantOf?.(principal) && stored.mode === 'token-exchange' ? stored : undefined;
+    if (cached !== undefined && !this.#expiring(cached.tokens)) return { kind: 'token', connection: cached };
+    const connection = cached !== undefined ? await this.#reExchange(principal, key, cached) : await this.#firstExchange(principal, key, stored);
     return { kind: 'token', connection };
   }
 
@@ -135,25 +134,23 @@ export class TokenExchangeCredentials implements DownstreamCredentials {
     return token;
   }
 
-  /** One exchange per principal at a time within this instance; the result is stored. */
-  #firstExchange(principal: Principal, key: ConnectionKey): Promise<Connection> {
-    const id = JSON.stringify([key.principal, key.server, this.#init.tenantOf?.(principal) ?? null]);
-    const running = this.#first.get(id);
-    if (running !== undefined) return running;
-    const run = (async () => {
-      try {
-        const tokens = await this.#exchange(this.#subjectToken(principal));
-        const now = this.#now();
-        const tenant = this.#init.tenantOf?.(principal);
-        const connection: Connection = { principal: key.principal, server: key.server, serverId: this.#init.serverId, ...(tenant !== undefined ? { tenant } : {}), mode: 'token-exchange', tokens, createdAt: now, updatedAt: now };
-        await this.#init.store.put(connection);
-        return connection;
-      } finally {
-        this.#first.delete(id);
-      }
-    })();
-    this.#first.set(id, run);
-    return run;
+  /**
+   * The principal's first exchange, once across every instance sharing the store
+   * ({@link ConnectionStore.connectOnce}); a stored connection of another mode (the server's
+   * `auth` changed) is removed first.
+   */
+  async #firstExchange(principal: Principal, key: ConnectionKey, other?: Connection): Promise<Connection> {
+    const subject = this.#subjectToken(principal);
+    const tenant = this.#init.tenantOf?.(principal);
+    if (other !== undefined) await this.#init.store.revoke(key);
+    const connection = await this.#init.store.connectOnce(key, async () => {
+      const tokens = await this.#exchange(subject);
+      const now = this.#now();
+      return { principal: key.principal, server: key.server, serverId: this.#init.serverId, ...(tenant !== undefined ? { tenant } : {}), mode: 'token-exchange', tokens, createdAt: now, updatedAt: now };
+    });
+    // Another instance connected the same principal id under another tenant meanwhile: not this caller's.
+    if (connection.tenant !== tenant || connection.mode !== 'token-exchange') throw new CredentialUnavailableError(this.#init.serverId, `the connection to ${this.#init.serverId} stored meanwhile was made for another tenant of ${key.principal}; try again`);
+    return connection;
   }
 
   /** Re-exchanges `stale` once across every instance sharing the store. */

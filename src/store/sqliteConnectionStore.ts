@@ -16,6 +16,11 @@
  * across processes the first one stored wins (`INSERT` under the write lock after re-reading);
  * a process that lost the race discards its own before using it.
  *
+ * A principal's first connection ({@link SqliteConnectionStore.connectOnce}, e.g. its first token
+ * exchange) is single-flight the same way, with the lease in `connection_leases` since there is no
+ * row yet: taken under the write lock when neither a connection nor a live lease is found, and
+ * dropped when the connection is stored (unless a sign-in stored one first, which is kept).
+ *
  * @see https://www.sqlite.org/lang_transaction.html
  * @module
  */
@@ -23,7 +28,7 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import type { ClientRegistration, TokenSet } from '../auth/client/tokenStore.js';
-import { Flights, registrationUsable, type Connection, type ConnectionFilter, type ConnectionKey, type ConnectionStore, type ConnectionSummary, type PendingSignIn, type RegistrationKey } from '../host/connections.js';
+import { checkedConnection, Flights, registrationUsable, type Connection, type ConnectionFilter, type ConnectionKey, type ConnectionStore, type ConnectionSummary, type PendingSignIn, type RegistrationKey } from '../host/connections.js';
 import { McpError, McpErrorCode } from '../util/errors.js';
 import { connectionFromRow, connectionRow, openSignIn, registrationFromRow, registrationRow, sealSignIn, signInKey, summaryFromRow, type ConnectionRow } from './connectionRecords.js';
 import type { ConnectionSealer } from './connectionSealer.js';
@@ -65,11 +70,18 @@ CREATE TABLE IF NOT EXISTS client_registrations (
   created_at INTEGER NOT NULL,
   PRIMARY KEY (issuer, redirect_uri)
 );
+CREATE TABLE IF NOT EXISTS connection_leases (
+  principal TEXT NOT NULL,
+  server TEXT NOT NULL,
+  holder TEXT NOT NULL,
+  lease_until INTEGER NOT NULL,
+  PRIMARY KEY (principal, server)
+);
 `;
 
 /** Options of {@link SqliteConnectionStore.open}. */
 export interface SqliteConnectionStoreOptions {
-  /** How long a refresh lease holds before another process may take over, in ms. Default 60 000. */
+  /** How long a refresh (or first-connection) lease holds before another process may take over, in ms. Default 60 000. */
   readonly refreshLeaseMs?: number;
   /** How often a process waiting on another's refresh looks at the row, in ms. Default 25. */
   readonly pollMs?: number;
@@ -90,6 +102,7 @@ interface Row {
 }
 
 type Step = { readonly done: Connection | undefined } | { readonly wait: true } | { readonly go: Connection };
+type ConnectStep = { readonly done: Connection } | { readonly wait: true } | { readonly go: true };
 
 /** Per-principal connections in one SQLite file (see the module comment). */
 export class SqliteConnectionStore implements ConnectionStore {
@@ -99,6 +112,7 @@ export class SqliteConnectionStore implements ConnectionStore {
   readonly #sealer: ConnectionSealer;
   readonly #flights = new Flights<Connection | undefined>();
   readonly #registering = new Flights<ClientRegistration>();
+  readonly #connecting = new Flights<Connection>();
   readonly #holder = randomBytes(8).toString('hex');
   readonly #leaseMs: number;
   readonly #pollMs: number;
@@ -168,6 +182,18 @@ export class SqliteConnectionStore implements ConnectionStore {
         const step = this.#begin(key, stale);
         if ('done' in step) return step.done;
         if ('go' in step) return this.#finish(key, stale, step.go, refresh);
+        await new Promise((resolve) => setTimeout(resolve, this.#pollMs));
+      }
+    });
+  }
+
+  /** The connection of `key`, made by `connect` at most once across every process when there is none (see the module comment). */
+  connectOnce(key: ConnectionKey, connect: () => Promise<Connection>): Promise<Connection> {
+    return this.#connecting.run([key.principal, key.server], async () => {
+      for (;;) {
+        const step = this.#beginConnect(key);
+        if ('done' in step) return step.done;
+        if ('go' in step) return this.#finishConnect(key, connect);
         await new Promise((resolve) => setTimeout(resolve, this.#pollMs));
       }
     });
@@ -262,6 +288,42 @@ export class SqliteConnectionStore implements ConnectionStore {
         const next: Connection = { ...stored, tokens, updatedAt: Date.now() };
         this.#write(connectionRow(this.#sealer, next));
         return next;
+      })
+      .immediate();
+  }
+
+  /** Under the write lock: the stored connection, a first-connection lease taken (go), or another's to wait for. */
+  #beginConnect(key: ConnectionKey): ConnectStep {
+    return this.#db
+      .transaction((): ConnectStep => {
+        const stored = this.#read(key);
+        if (stored !== undefined) return { done: stored };
+        const now = Date.now();
+        const lease = this.#db.prepare('SELECT holder, lease_until FROM connection_leases WHERE principal = ? AND server = ?').get(key.principal, key.server) as { holder: string; lease_until: number } | undefined;
+        if (lease !== undefined && lease.holder !== this.#holder && lease.lease_until > now) return { wait: true };
+        this.#db.prepare('INSERT OR REPLACE INTO connection_leases (principal, server, holder, lease_until) VALUES (?, ?, ?, ?)').run(key.principal, key.server, this.#holder, now + this.#leaseMs);
+        return { go: true };
+      })
+      .immediate();
+  }
+
+  /** Runs `connect` (no lock held), then stores its connection unless one was stored meanwhile; drops the lease either way. */
+  async #finishConnect(key: ConnectionKey, connect: () => Promise<Connection>): Promise<Connection> {
+    const release = (): void => void this.#db.prepare('DELETE FROM connection_leases WHERE principal = ? AND server = ? AND holder = ?').run(key.principal, key.server, this.#holder);
+    let made: Connection;
+    try {
+      made = checkedConnection(key, await connect());
+    } catch (error) {
+      release();
+      throw error;
+    }
+    return this.#db
+      .transaction((): Connection => {
+        release();
+        const stored = this.#read(key);
+        if (stored !== undefined) return stored; // a sign-in, or a lapsed lease's other holder, stored first
+        this.#write(connectionRow(this.#sealer, made));
+        return made;
       })
       .immediate();
   }

@@ -14,11 +14,18 @@
  * authorization server runs inside a transaction holding an advisory lock on (issuer, redirect
  * URI), so an instance asking meanwhile waits and then reads the one stored.
  *
+ * A principal's first connection ({@link PgConnectionStore.connectOnce}, e.g. its first token
+ * exchange) has no row to lock yet: it is made inside a transaction holding an advisory lock
+ * named after (schema, principal, server) (`pg_advisory_xact_lock`), so an instance asking
+ * meanwhile waits and then finds the connection stored. No table of its own.
+ *
+ * @see https://www.postgresql.org/docs/current/explicit-locking.html#ADVISORY-LOCKS
  * @see https://www.postgresql.org/docs/current/explicit-locking.html#LOCKING-ROWS
  * @module
  */
+import { createHash } from 'node:crypto';
 import type { ClientRegistration, TokenSet } from '../../auth/client/tokenStore.js';
-import { Flights, registrationUsable, type Connection, type ConnectionFilter, type ConnectionKey, type ConnectionStore, type ConnectionSummary, type PendingSignIn, type RegistrationKey } from '../../host/connections.js';
+import { checkedConnection, Flights, registrationUsable, type Connection, type ConnectionFilter, type ConnectionKey, type ConnectionStore, type ConnectionSummary, type PendingSignIn, type RegistrationKey } from '../../host/connections.js';
 import { connectionFromRow, connectionRow, openSignIn, registrationFromRow, registrationRow, sealSignIn, signInKey, summaryFromRow, type ConnectionRow } from '../connectionRecords.js';
 import type { ConnectionSealer } from '../connectionSealer.js';
 import type { PgClient, PgDatabase } from './pgDatabase.js';
@@ -43,7 +50,9 @@ interface RegistrationDbRow {
   created_at: string;
 }
 
-const UPSERT = `INSERT INTO connections (principal, server, server_id, tenant, mode, summary, sealed, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+const INSERT = 'INSERT INTO connections (principal, server, server_id, tenant, mode, summary, sealed, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)';
+
+const UPSERT = `${INSERT}
 ON CONFLICT (principal, server) DO UPDATE SET server_id = $3, tenant = $4, mode = $5, summary = $6, sealed = $7, created_at = $8, updated_at = $9`;
 
 const FILTER = '($1::text IS NULL OR principal = $1) AND ($2::text IS NULL OR server = $2)';
@@ -54,6 +63,7 @@ export class PgConnectionStore implements ConnectionStore {
   readonly #sealer: ConnectionSealer;
   readonly #flights = new Flights<Connection | undefined>();
   readonly #registering = new Flights<ClientRegistration>();
+  readonly #connecting = new Flights<Connection>();
 
   constructor(db: PgDatabase, sealer: ConnectionSealer) {
     this.#db = db;
@@ -114,6 +124,35 @@ export class PgConnectionStore implements ConnectionStore {
       });
       if (failed !== undefined) throw failed.error;
       return result;
+    });
+  }
+
+  /** The connection of `key`, made by `connect` at most once across every instance when there is none (see the module comment). */
+  connectOnce(key: ConnectionKey, connect: () => Promise<Connection>): Promise<Connection> {
+    return this.#connecting.run([key.principal, key.server], async () => {
+      // Without the lock first: a principal already connected never waits.
+      const seen = await this.get(key);
+      if (seen !== undefined) return seen;
+      let failed: { readonly error: unknown } | undefined;
+      const result = await this.#db.transaction('making a connection', async (client: PgClient) => {
+        await client.query('SELECT pg_advisory_xact_lock($1::bigint)', [connectLockId(this.#db.schema, key)]);
+        const row = (await client.query<Row>('SELECT * FROM connections WHERE principal = $1 AND server = $2', [key.principal, key.server])).rows[0];
+        if (row !== undefined) return connectionFromRow(this.#sealer, fromRow(row)); // made by another instance while this one waited
+        let made: Connection;
+        try {
+          made = checkedConnection(key, await connect());
+        } catch (error) {
+          failed = { error };
+          return undefined;
+        }
+        // A sign-in (which takes no lock) may have stored one meanwhile: it is kept.
+        const inserted = await client.query(`${INSERT} ON CONFLICT (principal, server) DO NOTHING RETURNING principal`, values(connectionRow(this.#sealer, made)));
+        if (inserted.rows.length > 0) return made;
+        const stored = (await client.query<Row>('SELECT * FROM connections WHERE principal = $1 AND server = $2', [key.principal, key.server])).rows[0];
+        return stored === undefined ? made : connectionFromRow(this.#sealer, fromRow(stored));
+      });
+      if (failed !== undefined) throw failed.error;
+      return result as Connection;
     });
   }
 
@@ -181,6 +220,11 @@ export class PgConnectionStore implements ConnectionStore {
   close(): Promise<void> {
     return Promise.resolve();
   }
+}
+
+/** The advisory lock of the first connection of `key` in `schema`: 64 bits of a SHA-256 (a collision only serializes two first connections). */
+function connectLockId(schema: string, key: ConnectionKey): string {
+  return createHash('sha256').update(JSON.stringify(['switchboard.connect', schema, key.principal, key.server])).digest().readBigInt64BE(0).toString();
 }
 
 function fromRow(row: Row): ConnectionRow {

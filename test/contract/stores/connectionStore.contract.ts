@@ -2,7 +2,7 @@
  * The per-user connection-store contract (issue #34), run by `connectionStore.test.ts` against
  * SQLite (two stores on one file = two processes on one machine) and PostgreSQL (two pools = two
  * gateway instances): round trips, revocation, a token-free list, single-use sign-ins, the
- * single-flight refresh across instances, and the attacks on the data at rest (a row moved to
+ * single-flight refresh and first connection across instances, and the attacks on the data at rest (a row moved to
  * another principal, a flipped byte, another deployment's key, a replayed or late `state`).
  *
  * @see https://modelcontextprotocol.io/specification/2025-11-25/basic/security_best_practices#token-passthrough
@@ -83,6 +83,12 @@ function heldRefresh(result: TokenSet): { readonly refresh: (current: Connection
     runs: () => seen.length,
     seen: () => seen,
   };
+}
+
+/** A first connection held until `release()` (see {@link heldRefresh}). */
+function heldConnect(made: Connection): { readonly connect: () => Promise<Connection>; readonly running: Promise<void>; release(): void; runs(): number } {
+  const held = heldRefresh(made.tokens);
+  return { connect: async () => ({ ...made, tokens: await held.refresh(made) }), running: held.running, release: () => held.release(), runs: () => held.runs() };
 }
 
 /** Two instances on one fresh backend, alice connected at S. */
@@ -318,6 +324,68 @@ export function connectionStoreContract(name: string, backend: ConnectionBackend
       await refreshing; // SQLite: undefined (the write finds no row); PostgreSQL: the revoke waited for the row lock
       assert.equal(await two.get(key), undefined);
       assert.equal((await two.list()).length, 0);
+    });
+
+    it('makes a first connection once across two instances under 20 concurrent calls; all get it', T, async () => {
+      const b = await backend();
+      const [one, two] = [await b.instance(), await b.instance()];
+      const key = { principal: 'alice', server: S };
+      const made = { ...connection('alice'), mode: 'token-exchange' as const };
+      const held = heldConnect(made);
+      const calls = [...Array(20).keys()].map((i) => (i % 2 === 0 ? one : two).connectOnce(key, held.connect));
+      await held.running;
+      held.release();
+      const results = await Promise.all(calls);
+      assert.equal(held.runs(), 1, `the first connection was made ${held.runs()} times`);
+      for (const r of results) assert.deepEqual(r, made);
+      assert.deepEqual(await two.get(key), made);
+      // Once there is one, it is answered without connecting.
+      assert.deepEqual(await one.connectOnce(key, () => Promise.reject(new Error('must not connect again'))), made);
+      assert.deepEqual(await two.connectOnce(key, () => Promise.reject(new Error('must not connect again'))), made);
+    });
+
+    it('a failed first connection reaches its waiters and stores nothing; the next one (on either instance) runs', T, async () => {
+      const b = await backend();
+      const [one, two] = [await b.instance(), await b.instance()];
+      const key = { principal: 'alice', server: S };
+      let runs = 0;
+      const failing = async (): Promise<Connection> => {
+        runs++;
+        await Promise.resolve();
+        throw new Error('invalid_grant');
+      };
+      const settled = await Promise.allSettled([one.connectOnce(key, failing), one.connectOnce(key, failing)]);
+      assert.equal(runs, 1);
+      for (const s of settled) assert.ok(s.status === 'rejected' && (s.reason as Error).message === 'invalid_grant');
+      assert.equal(await two.get(key), undefined);
+      const made = connection('alice');
+      assert.deepEqual(await two.connectOnce(key, () => Promise.resolve(made)), made);
+      assert.deepEqual(await one.get(key), made);
+    });
+
+    it('sign-in-overwritten-by-exchange: a connection a sign-in stored while a first connection ran is kept', T, async () => {
+      const b = await backend();
+      const [one, two] = [await b.instance(), await b.instance()];
+      const key = { principal: 'alice', server: S };
+      const held = heldConnect({ ...connection('alice'), mode: 'token-exchange' });
+      const connecting = one.connectOnce(key, held.connect);
+      await held.running;
+      const signedIn = connection('alice', S, 5_000);
+      await two.put(signedIn);
+      held.release();
+      assert.deepEqual(await connecting, signedIn);
+      assert.deepEqual(await one.get(key), signedIn);
+    });
+
+    it('connection-under-another-key: a first connection made for another principal is refused and not stored', T, async () => {
+      const b = await backend();
+      const store = await b.instance();
+      await assert.rejects(store.connectOnce({ principal: 'alice', server: S }, () => Promise.resolve(connection('mallory'))), TypeError);
+      await assert.rejects(store.connectOnce({ principal: 'alice', server: S }, () => Promise.resolve(connection('alice', S2))), TypeError);
+      assert.deepEqual(await store.list(), []);
+      // The lease of the refused one is gone: the next first connection runs at once.
+      const made = connection('alice');
+      assert.deepEqual(await store.connectOnce({ principal: 'alice', server: S }, () => Promise.resolve(made)), made);
     });
   });
 }

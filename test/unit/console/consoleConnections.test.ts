@@ -70,7 +70,7 @@ describe('console connections: the list', () => {
       const c = (await inner.get({ principal: 'alice', server: GH })) as Connection;
       return [{ ...summarizeConnection(c), tokens: c.tokens, accessToken: c.tokens.accessToken } as ConnectionSummary];
     };
-    const leaky: ConnectionStore = { get: (k) => inner.get(k), put: (c) => inner.put(c), revoke: (f) => inner.revoke(f), list: whole, refreshOnce: (k, s, r) => inner.refreshOnce(k, s, r), beginSignIn: (p) => inner.beginSignIn(p), takeSignIn: (s, n) => inner.takeSignIn(s, n), registerOnce: (k, r) => inner.registerOnce(k, r), forgetRegistration: (k, c) => inner.forgetRegistration(k, c), close: () => inner.close() };
+    const leaky: ConnectionStore = { get: (k) => inner.get(k), put: (c) => inner.put(c), revoke: (f) => inner.revoke(f), list: whole, refreshOnce: (k, s, r) => inner.refreshOnce(k, s, r), connectOnce: (k, c) => inner.connectOnce(k, c), beginSignIn: (p) => inner.beginSignIn(p), takeSignIn: (s, n) => inner.takeSignIn(s, n), registerOnce: (k, r) => inner.registerOnce(k, r), forgetRegistration: (k, c) => inner.forgetRegistration(k, c), close: () => inner.close() };
     const { call, headers } = await setup({ store: leaky });
     const res = await call('GET', '/console/api/connections', headers);
     assert.equal(res.status, 200);
@@ -96,7 +96,7 @@ describe('console connections: the list', () => {
   it('a gateway whose store is not in use: the list is empty and the store is not opened (no key made by a look)', T, async () => {
     let opened = 0;
     const store = new MemoryConnectionStore();
-    const counting: ConnectionStore = { get: (k) => store.get(k), put: (c) => store.put(c), list: (f) => (opened++, store.list(f)), revoke: (f) => store.revoke(f), refreshOnce: (k, s, r) => store.refreshOnce(k, s, r), beginSignIn: (p) => store.beginSignIn(p), takeSignIn: (s, n) => store.takeSignIn(s, n), registerOnce: (k, r) => store.registerOnce(k, r), forgetRegistration: (k, c) => store.forgetRegistration(k, c), close: () => store.close() };
+    const counting: ConnectionStore = { get: (k) => store.get(k), put: (c) => store.put(c), list: (f) => (opened++, store.list(f)), revoke: (f) => store.revoke(f), refreshOnce: (k, s, r) => store.refreshOnce(k, s, r), connectOnce: (k, c) => store.connectOnce(k, c), beginSignIn: (p) => store.beginSignIn(p), takeSignIn: (s, n) => store.takeSignIn(s, n), registerOnce: (k, r) => store.registerOnce(k, r), forgetRegistration: (k, c) => store.forgetRegistration(k, c), close: () => store.close() };
     const { call, headers } = await setup({ store: counting, inUse: () => false });
     const res = await call('GET', '/console/api/connections', headers);
     assert.deepEqual(JSON.parse(String(res.body)), { enabled: true, opened: false, connections: [] });

@@ -31,13 +31,13 @@ const connection = (principal: string): Connection => ({
 });
 const ctx = () => interceptContext({ method: 'tools/call', principal: undefined, session: undefined, server: { id: 'gh' }, params: {}, signal: new AbortController().signal });
 
-function world(options: { maxClients?: number; idleMs?: number; answer?: (principal: string) => CredentialAnswer } = {}) {
+function world(options: { maxClients?: number; idleMs?: number; answer?: (principal: string) => CredentialAnswer; renew?: DownstreamCredentials['renew'] } = {}) {
   let now = 0;
   const opened: { spec: DownstreamSpec; hooks: PrincipalAuthHooks; closed: boolean }[] = [];
   const credentials: DownstreamCredentials = {
     mode: 'per-user',
     credentialFor: (p) => Promise.resolve(options.answer?.(p.id) ?? { kind: 'token', connection: connection(p.id) }),
-    renew: () => Promise.resolve(undefined),
+    renew: options.renew ?? (() => Promise.resolve(undefined)),
   };
   const authority = new DownstreamAuthority({
     credentials: () => credentials,
@@ -107,6 +107,27 @@ describe('host/principalClients', () => {
     const bare = refuseOtherModes({ spec: spec('per-user') } as Downstream, () => Promise.resolve('sent'));
     await assert.rejects(bare({} as McpClient, { signal: new AbortController().signal, timeoutMs: 0 }), /not set up/);
     assert.equal(w.opened.length, 0);
+  });
+
+  it('a 401 renews the token once; a 401 for the token already renewed (a request sent before the renewal) retries without renewing again', T, async () => {
+    const stale: string[] = [];
+    const w = world({
+      renew: (_p, c) => {
+        stale.push(c.tokens.accessToken);
+        return Promise.resolve({ ...c, tokens: { ...c.tokens, accessToken: `${c.tokens.accessToken}-renewed` } });
+      },
+    });
+    await w.run('alice').done;
+    const hooks = (w.opened[0] as { hooks: PrincipalAuthHooks }).hooks;
+    const refused = { status: 401, wwwAuthenticate: 'Bearer error="invalid_token"', authorization: 'Bearer token-of-alice' };
+    assert.equal(await hooks.onUnauthorized(refused), true);
+    assert.deepEqual(await hooks.authorizationHeaders('POST', 'https://mcp.example.com/mcp'), { authorization: 'Bearer token-of-alice-renewed' });
+    // A second request sent with the old token, refused after the renewal: sent again, no second renewal.
+    assert.equal(await hooks.onUnauthorized(refused), true);
+    assert.deepEqual(stale, ['token-of-alice']);
+    // The renewed token refused in turn: renewed (once more).
+    assert.equal(await hooks.onUnauthorized({ ...refused, authorization: 'Bearer token-of-alice-renewed' }), true);
+    assert.deepEqual(stale, ['token-of-alice', 'token-of-alice-renewed']);
   });
 
   it('the pool is capped (least recently used closed first) and idle clients are closed', T, async () => {

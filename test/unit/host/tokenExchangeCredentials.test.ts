@@ -6,11 +6,19 @@
  * resource servers' own logs.
  */
 import { describe, it, before, after } from 'node:test';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import assert from 'node:assert/strict';
 import * as jose from 'jose';
 import { allowInsecureRequests } from '../../../src/auth/http.js';
 import { createBearerVerifier, type BearerVerifier } from '../../../src/auth/resource/bearerVerifier.js';
-import { MemoryConnectionStore, type Connection } from '../../../src/host/connections.js';
+import { MemoryConnectionStore, type Connection, type ConnectionStore } from '../../../src/host/connections.js';
+import { ConnectionSealer } from '../../../src/store/connectionSealer.js';
+import { PgConnectionStore } from '../../../src/store/postgres/pgConnectionStore.js';
+import { SqliteConnectionStore } from '../../../src/store/sqliteConnectionStore.js';
+import { freshSchema, openTestPostgres } from '../../contract/stores/backends.js';
 import { CredentialUnavailableError, TokenExchangeCredentials, type TokenExchangeOptions } from '../../../src/host/tokenExchangeCredentials.js';
 import type { Principal } from '../../../src/transport/principal.js';
 import { isMcpError, McpErrorCode } from '../../../src/util/errors.js';
@@ -40,7 +48,7 @@ async function caller(account: string, verifier = front): Promise<{ principal: P
   return { principal: Object.freeze({ id: account, auth: await verifier.verify(inbound) }), inbound };
 }
 
-function credentials(server: AudienceResourceServer, store = new MemoryConnectionStore(), extra: { now?: () => number; options?: Partial<TokenExchangeOptions> } = {}) {
+function credentials(server: AudienceResourceServer, store: ConnectionStore = new MemoryConnectionStore(), extra: { now?: () => number; options?: Partial<TokenExchangeOptions> } = {}) {
   return new TokenExchangeCredentials({
     server: server.url,
     serverId: server === serverA ? 'a' : 'b',
@@ -57,6 +65,26 @@ async function tokenOf(c: TokenExchangeCredentials, principal: Principal): Promi
 }
 
 const exchangesSince = (n: number) => as.exchanges.slice(n);
+
+const storeDir = mkdtempSync(join(tmpdir(), 'sb-tx-stores-'));
+const closers: (() => Promise<void>)[] = [];
+after(async () => {
+  for (const close of closers.splice(0)) await close();
+  rmSync(storeDir, { recursive: true, force: true });
+});
+
+/** Two instances of one persistent store (two gateways): two SQLite stores on one file, or two pools on one PostgreSQL schema. */
+async function twoStores(backend: 'SQLite' | 'PostgreSQL'): Promise<[ConnectionStore, ConnectionStore]> {
+  const sealer = ConnectionSealer.fromKey(randomBytes(32));
+  if (backend === 'SQLite') {
+    const file = join(storeDir, `connections-${randomBytes(4).toString('hex')}.db`);
+    const stores = [SqliteConnectionStore.open(file, sealer, { pollMs: 5 }), SqliteConnectionStore.open(file, sealer, { pollMs: 5 })] as const;
+    for (const st of stores) closers.push(() => st.close());
+    return [...stores];
+  }
+  const schema = freshSchema();
+  return [new PgConnectionStore(await openTestPostgres({ schema }), sealer), new PgConnectionStore(await openTestPostgres({ schema }), sealer)];
+}
 
 describe('TokenExchangeCredentials (RFC 8693) with oidc-provider and audience-checking servers', T, () => {
   before(async () => {
@@ -142,6 +170,25 @@ describe('TokenExchangeCredentials (RFC 8693) with oidc-provider and audience-ch
     assert.equal(new Set(renewed.map((x) => x.tokens.accessToken)).size, 1);
     assert.equal(exchangesSince(start).length, 2);
   });
+
+  for (const backend of ['SQLite', 'PostgreSQL'] as const) {
+    it(`two gateways on one ${backend} store (two store instances): 10 concurrent first calls over both exchange once, and a renewal under 10 more once`, T, async () => {
+      const { principal } = await caller(`ivan-${backend}`);
+      const [one, two] = await twoStores(backend);
+      const time = clock();
+      const [g1, g2] = [credentials(serverA, one, { now: time.now }), credentials(serverA, two, { now: time.now })];
+      const start = as.exchanges.length;
+      const first = await Promise.all(Array.from({ length: 10 }, (_, i) => tokenOf(i % 2 === 0 ? g1 : g2, principal)));
+      assert.equal(new Set(first.map((x) => x.tokens.accessToken)).size, 1);
+      assert.equal(exchangesSince(start).length, 1, 'one first exchange across both');
+      time.advance(600_000);
+      const renewed = await Promise.all(Array.from({ length: 10 }, (_, i) => tokenOf(i % 2 === 0 ? g1 : g2, principal)));
+      assert.equal(new Set(renewed.map((x) => x.tokens.accessToken)).size, 1);
+      assert.notEqual(renewed[0]?.tokens.accessToken, first[0]?.tokens.accessToken);
+      assert.equal(exchangesSince(start).length, 2, 'one re-exchange across both');
+      assert.equal((await callWhoami(serverA.url, renewed[0]?.tokens.accessToken ?? '')).ok, true);
+    });
+  }
 
   it('renew after a 401 re-exchanges once for concurrent renewals of the same stale token', T, async () => {
     const { principal } = await caller('grace');

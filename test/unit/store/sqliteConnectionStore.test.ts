@@ -1,7 +1,7 @@
 // What only the SQLite connection store has (the shared contract is in
 // test/contract/stores/connectionStore.contract.ts): its file (mode 0600, a newer schema or a
-// damaged file refused, a version-1 file upgraded in place), and the refresh lease of a process that died mid-refresh lapsing, so
-// another process takes over instead of waiting forever.
+// damaged file refused, a version-1 file upgraded in place), and the refresh (and first-connection)
+// lease of a process that died mid-refresh lapsing, so another process takes over instead of waiting forever.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import type { TokenSet } from '../../../src/auth/client/tokenStore.js';
+import type { Connection } from '../../../src/host/connections.js';
 import { ConnectionSealer } from '../../../src/store/connectionSealer.js';
 import { CONNECTIONS_DB_FILE, openSqliteConnectionStore, SqliteConnectionStore } from '../../../src/store/sqliteConnectionStore.js';
 import { isMcpError, McpErrorCode } from '../../../src/util/errors.js';
@@ -86,5 +87,30 @@ describe('SqliteConnectionStore', () => {
     const check = new Database(file);
     assert.equal(check.pragma('user_version', { simple: true }), 2);
     check.close();
+  });
+
+  it('a dead holder\'s first-connection lease lapses: the other process connects; the late connection is not written over it', T, async () => {
+    const file = join(dir, `connect-lease-${n++}.db`);
+    const dying = SqliteConnectionStore.open(file, sealer, { refreshLeaseMs: 100, pollMs: 10 });
+    const other = SqliteConnectionStore.open(file, sealer, { refreshLeaseMs: 100, pollMs: 10 });
+    const key = { principal: 'alice', server: connection('alice').server };
+    let release!: (c: Connection) => void;
+    let started!: () => void;
+    const running = new Promise<void>((resolve) => (started = resolve));
+    const stuck = dying.connectOnce(key, () => {
+      started();
+      return new Promise<Connection>((resolve) => (release = resolve));
+    });
+    await running;
+    const fresh = connection('alice', key.server, 7_000);
+    assert.deepEqual(await other.connectOnce(key, () => Promise.resolve(fresh)), fresh);
+    release(connection('alice', key.server, 8_000));
+    assert.deepEqual(await stuck, fresh, 'the late connection was written over the newer one');
+    assert.deepEqual(await other.get(key), fresh);
+    const leases = new Database(file);
+    assert.equal((leases.prepare('SELECT count(*) AS n FROM connection_leases').get() as { n: number }).n, 0, 'no lease left behind');
+    leases.close();
+    await dying.close();
+    await other.close();
   });
 });

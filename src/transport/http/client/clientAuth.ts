@@ -78,12 +78,12 @@ function fetchInit(fetch: FetchLike, method: string, headers: HeaderMap, body: s
 async function withAuth(fetch: FetchLike, hooks: ClientAuthHooks, request: AuthorizedRequest, first?: Response): Promise<Response> {
   const url = request.url;
   for (let attempt = 0; ; attempt++) {
-    const response = attempt === 0 && first !== undefined ? first : await send(fetch, hooks, request);
+    const { response, authorization } = attempt === 0 && first !== undefined ? { response: first, authorization: request.headers[H.authorization] } : await send(fetch, hooks, request);
     const status = response.status;
     const challenge = response.headers.get('www-authenticate');
     if (request.mayRetry && attempt < MAX_AUTH_RETRIES && hooks.onUnauthorized !== undefined && challenged(response)) {
       const nonce = response.headers.get('dpop-nonce');
-      const info: UnauthorizedInfo = { status, wwwAuthenticate: challenge ?? undefined, url, ...(nonce !== null ? { dpopNonce: nonce } : {}) };
+      const info: UnauthorizedInfo = { status, wwwAuthenticate: challenge ?? undefined, url, ...(nonce !== null ? { dpopNonce: nonce } : {}), ...(authorization !== undefined ? { authorization } : {}) };
       const resume = request.sink?.suspendTimers?.();
       let retry: boolean;
       try {
@@ -100,8 +100,8 @@ async function withAuth(fetch: FetchLike, hooks: ClientAuthHooks, request: Autho
   }
 }
 
-/** One attempt with the current credentials (`authorizationHeaders`, else a bearer token from `authorize`). */
-async function send(fetch: FetchLike, hooks: ClientAuthHooks, request: AuthorizedRequest): Promise<Response> {
+/** One attempt with the current credentials (`authorizationHeaders`, else a bearer token from `authorize`), and the `Authorization` it carried. */
+async function send(fetch: FetchLike, hooks: ClientAuthHooks, request: AuthorizedRequest): Promise<{ readonly response: Response; readonly authorization: string | undefined }> {
   const { method, url } = request;
   let headers = request.headers;
   if (hooks.authorizationHeaders !== undefined) {
@@ -112,5 +112,5 @@ async function send(fetch: FetchLike, hooks: ClientAuthHooks, request: Authorize
     const token = await hooks.authorize();
     if (token !== undefined) headers = { ...request.headers, [H.authorization]: `Bearer ${token}` };
   }
-  return fetch(url, fetchInit(fetch, method, headers, request.body, request.signal));
+  return { response: await fetch(url, fetchInit(fetch, method, headers, request.body, request.signal)), authorization: headers[H.authorization] };
 }

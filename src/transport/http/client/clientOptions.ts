@@ -50,6 +50,11 @@ export interface UnauthorizedInfo {
   readonly dpopNonce?: string;
   /** The URL of the refused request. */
   readonly url?: string;
+  /**
+   * The `Authorization` header the refused request carried, if any: which credential was refused,
+   * when another request may have renewed it since. A secret: never log it.
+   */
+  readonly authorization?: string;
 }
 
 /** Options for a {@link StreamableHttpClientTransport}. */

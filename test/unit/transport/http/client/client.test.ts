@@ -135,7 +135,7 @@ describe('http client · 2026-07-28 request headers', () => {
     });
     await t.send(req('tools/list'));
     assert.equal(calls, 1);
-    assert.deepEqual(infos, [{ status: 401, wwwAuthenticate: 'Bearer resource_metadata="x"', url }]);
+    assert.deepEqual(infos, [{ status: 401, wwwAuthenticate: 'Bearer resource_metadata="x"', url, authorization: 'Bearer stale' }], 'onUnauthorized learns which credential was refused');
     assert.equal(seen.length, 2);
     assert.equal(seen[1]!.headers['x-trace'], 'abc');
     assert.equal(seen[1]!.headers['accept'], 'application/json, text/event-stream');
@@ -177,7 +177,7 @@ describe('http client · 2026-07-28 request headers', () => {
     assert.equal(seen[2]!.headers['authorization'], 'DPoP tok');
     assert.deepEqual(infos, [
       { status: 401, wwwAuthenticate: 'DPoP resource_metadata="x"', url },
-      { status: 401, wwwAuthenticate: 'DPoP error="use_dpop_nonce"', url, dpopNonce: 'n1' },
+      { status: 401, wwwAuthenticate: 'DPoP error="use_dpop_nonce"', url, dpopNonce: 'n1', authorization: 'DPoP tok' },
     ]);
     assert.equal(sink.messages.length, 1);
   });

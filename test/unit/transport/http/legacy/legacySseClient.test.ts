@@ -423,8 +423,8 @@ describe('legacy HTTP+SSE client · auth', () => {
     token = 'stale'; // the token expired since the stream opened
     assert.deepEqual(await connection.request('ping', {}), { echo: 'ping' });
     assert.deepEqual(infos, [
-      { status: 401, wwwAuthenticate: 'Bearer resource_metadata="x"', url: server.url },
-      { status: 401, wwwAuthenticate: 'Bearer resource_metadata="x"', url: `${server.origin}/messages?sessionId=s1` },
+      { status: 401, wwwAuthenticate: 'Bearer resource_metadata="x"', url: server.url, authorization: 'Bearer stale' },
+      { status: 401, wwwAuthenticate: 'Bearer resource_metadata="x"', url: `${server.origin}/messages?sessionId=s1`, authorization: 'Bearer stale' },
     ]);
     assert.deepEqual(
       server.seen.map((r) => `${r.method} ${r.headers['authorization'] ?? ''}`),
