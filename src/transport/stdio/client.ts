@@ -64,6 +64,8 @@ export interface ExitStatus {
  * open); after its stdout ends, how long to wait for the exit before shutting it down.
  */
 const STDOUT_DRAIN_GRACE_MS = 250;
+/** How long a write that failed on a broken stdin waits for the exit that explains it. */
+const STDIN_EXIT_WAIT_MS = 1_000;
 
 /**
  * The process groups of every server this process spawned and has not yet seen shut down:
@@ -261,11 +263,11 @@ export class StdioClientTransport implements Transport {
     const { stdin, stdout } = child;
     if (stdin === null || stdout === null) throw new McpError(McpErrorCode.SpawnFailed, 'The server process has no stdio pipes');
     // Requests of many upstream callers read in one poll share one write to the server.
-    this.#writer = new LineWriter(stdin, "the server's stdin", 'turn');
+    this.#writer = new LineWriter(stdin, "the server's stdin", 'turn', (closed) => this.#explainClosed(closed));
     stdin.on('error', (error: Error) => {
-      // EPIPE when the child exits before reading everything: the exit handler reports it.
-      this.#writer?.fail(new McpError(McpErrorCode.ConnectionClosed, `The server's stdin failed: ${error.message}`, { cause: error }));
       this.#logger.debug("the server's stdin failed", { error: error.message });
+      const writer = this.#writer;
+      void this.#explainClosed(new McpError(McpErrorCode.ConnectionClosed, `The server's stdin failed: ${error.message}`, { cause: error })).then((reason) => writer?.fail(reason));
     });
     stdout.on('error', (error: Error) => this.#logger.warn("reading the server's stdout failed", { error: error.message }));
     stdout.on('data', (chunk: unknown) => this.#reader.push(toBytes(chunk)));
@@ -287,6 +289,24 @@ export class StdioClientTransport implements Transport {
       }
       child.stderr.on('error', (error: Error) => this.#logger.debug("reading the server's stderr failed", { error: error.message }));
     }
+  }
+
+  /**
+   * What a write that met a broken stdin fails with: EPIPE or a close comes when the child exits
+   * before reading everything, and its exit (a code, a signal) says why better than the pipe does,
+   * so this waits for it (at most {@link STDIN_EXIT_WAIT_MS}; then `closed` as it is).
+   */
+  #explainClosed(closed: McpError): Promise<Error> {
+    const reason = (): Error => (this.#exit !== undefined && this.#exitReason !== undefined ? this.#exitReason : closed);
+    if (this.#exit !== undefined) return Promise.resolve(reason());
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => resolve(reason()), STDIN_EXIT_WAIT_MS);
+      timer.unref?.();
+      void this.#exited.then(() => {
+        clearTimeout(timer);
+        resolve(reason());
+      });
+    });
   }
 
   #deliver(frame: DecodeResult): void {

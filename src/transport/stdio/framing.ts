@@ -97,10 +97,17 @@ export class LineWriter {
   /** Run once nothing is blocked or queued (`end()` behind a full pipe). */
   #onIdle: (() => void)[] = [];
 
-  /** `describe` names the stream in error messages ("stdout", "the server's stdin"). */
-  constructor(stream: Writable, describe: string, timing: FlushTiming = 'microtask') {
+  readonly #explain: ((closed: McpError) => Promise<Error>) | undefined;
+
+  /**
+   * `describe` names the stream in error messages ("stdout", "the server's stdin"). `explain`
+   * turns "the stream closed under a pending write" into what caused it (a child process's exit
+   * code), for the writes that meet the close.
+   */
+  constructor(stream: Writable, describe: string, timing: FlushTiming = 'microtask', explain?: (closed: McpError) => Promise<Error>) {
     this.#stream = stream;
     this.#describe = describe;
+    this.#explain = explain;
     this.#schedule = timing === 'turn' ? (flush) => void setImmediate(flush) : (flush) => queueMicrotask(flush);
   }
 
@@ -174,6 +181,14 @@ export class LineWriter {
     else finish();
   }
 
+  /** Rejects a write the stream's close met: with the writer's failure, else what `explain` makes of the close. */
+  #closed(reject: (error: Error) => void, cause?: Error): void {
+    if (this.#failure !== undefined) return reject(this.#failure);
+    const closed = new McpError(McpErrorCode.ConnectionClosed, `${this.#describe} closed before the message was flushed`, cause === undefined ? undefined : { cause });
+    if (this.#explain === undefined) return reject(closed);
+    this.#explain(closed).then(reject, () => reject(closed));
+  }
+
   #writeNow(text: string): Promise<void> | undefined {
     if (this.#failure !== undefined) throw this.#failure;
     const stream = this.#stream;
@@ -196,14 +211,14 @@ export class LineWriter {
         // A pipe whose reader is gone (the process died) is a closed connection, not a failed write.
         const code = (error as Error & { code?: unknown }).code;
         if (code === 'EPIPE' || code === 'ERR_STREAM_DESTROYED') {
-          reject(this.#failure ?? new McpError(McpErrorCode.ConnectionClosed, `${this.#describe} closed before the message was flushed`, { cause: error }));
+          this.#closed(reject, error);
           return;
         }
         reject(new McpError(McpErrorCode.SendFailed, `Writing to ${this.#describe} failed`, { cause: error }));
       };
       const onClose = (): void => {
         cleanup();
-        reject(this.#failure ?? new McpError(McpErrorCode.ConnectionClosed, `${this.#describe} closed before the message was flushed`));
+        this.#closed(reject);
       };
       stream.on('drain', onDrain);
       stream.on('error', onError);

@@ -162,6 +162,22 @@ describe('transport/stdio/client', () => {
     await h.connection.close();
   });
 
+  it('a server that exits at once: a request fails with its exit code, not the broken pipe it left (EPIPE), 20 starts', { timeout: 60_000 }, async () => {
+    for (let i = 0; i < 20; i++) {
+      const transport = new StdioClientTransport({ command: process.execPath, args: ['-e', 'process.exit(3)'], stderr: 'ignore', logger: memoryLogger() });
+      const connection = new Connection(transport, { logger: memoryLogger(), defaultTimeoutMs: 20_000 });
+      await connection.start();
+      // Large enough that the write cannot sit in the pipe's buffer: it meets the exit as EPIPE on some starts.
+      const reason = await connection.request('big', { pad: 'x'.repeat(256 * 1024) }).then(
+        () => assert.fail('answered'),
+        (e: unknown) => e,
+      );
+      assert.ok(reason instanceof McpError && reason.code === McpErrorCode.ConnectionClosed, String(reason));
+      assert.match((reason as McpError).message, /exited with code 3/, `start ${i}`);
+      await transport.close();
+    }
+  });
+
   it('drops half a line written before the child exits, with a warning', async () => {
     const h = await launch();
     await assert.rejects(h.connection.request('halfLineExit'), isClosedError);
