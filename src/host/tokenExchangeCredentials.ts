@@ -183,6 +183,8 @@ export class TokenExchangeCredentials implements DownstreamCredentials {
   async #firstExchange(principal: Principal, set: ScopeSet, key: ConnectionKey, other?: Connection): Promise<Connection> {
     const subject = this.#subjectToken(principal);
     const tenant = this.#init.tenantOf?.(principal);
+    // By filter: at the default key this removes the principal's other scope sets at the server too (made
+    // under the same other mode or tenant, or else merely exchanged again); at a tool's key only that one.
     if (other !== undefined) await this.#init.store.revoke(key);
     const connection = await this.#init.store.connectOnce(key, async () => {
       const tokens = await this.#exchange(subject, set);
