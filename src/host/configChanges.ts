@@ -153,7 +153,7 @@ function optionChanges(id: string, a: ServerOptions, b: ServerOptions, add: Add)
   if (raised(a.maxConcurrency, b.maxConcurrency)) add(`${at}.maxConcurrency`, `server "${id}": concurrency limit raised from ${a.maxConcurrency} to ${b.maxConcurrency}`);
   if (raised(a.timeoutMs, b.timeoutMs)) add(`${at}.timeoutMs`, `server "${id}": timeout raised from ${a.timeoutMs} ms to ${b.timeoutMs} ms`);
   if (!same(a.oauth, b.oauth)) add(`${at}.oauth`, `server "${id}": OAuth settings changed (client, scopes or redirect port)`);
-  if (!same(a.auth ?? { mode: 'shared' }, b.auth ?? { mode: 'shared' })) add(`${at}.auth`, `server "${id}": downstream authority changed from ${a.auth?.mode ?? 'shared'} to ${b.auth?.mode ?? 'shared'} (whose credentials its calls carry)`);
+  if (!same(a.auth ?? { mode: 'shared' }, b.auth ?? { mode: 'shared' })) add(`${at}.auth`, authChange(id, a.auth, b.auth));
   if (a.tenant !== b.tenant) add(`${at}.tenant`, `server "${id}": tenant changed from ${a.tenant ?? '(none)'} to ${b.tenant ?? '(none)'} (who may see and call it)`);
   if (lowered(SIGNATURE, a.signature ?? 'warn', b.signature ?? 'warn')) add(`${at}.signature`, `server "${id}": signature check lowered from ${a.signature ?? 'warn'} to ${b.signature ?? 'warn'}`);
   if (lowered(SCAN, a.scan ?? 'block', b.scan ?? 'block')) add(`${at}.scan`, `server "${id}": scanner lowered from ${a.scan ?? 'block'} to ${b.scan ?? 'block'}`);
@@ -164,6 +164,18 @@ function optionChanges(id: string, a: ServerOptions, b: ServerOptions, add: Add)
   for (const key of new Set([...Object.keys(a), ...Object.keys(b)])) {
     if (!known.has(key) && !same((a as unknown as Record<string, unknown>)[key], (b as unknown as Record<string, unknown>)[key])) add(`${at}.${key}`, `server "${id}": ${key} changed (not known to be safe)`);
   }
+}
+
+/** What a changed `auth` does: another mode, or other token-exchange settings (which scopes a call asks for included). */
+function authChange(id: string, a: ServerOptions['auth'], b: ServerOptions['auth']): string {
+  if (a?.mode !== 'token-exchange' || b?.mode !== 'token-exchange') return `server "${id}": downstream authority changed from ${a?.mode ?? 'shared'} to ${b?.mode ?? 'shared'} (whose credentials its calls carry)`;
+  const tools = [...new Set([...Object.keys(a.toolScopes ?? {}), ...Object.keys(b.toolScopes ?? {})])].filter((t) => !same(ownScopes(a.toolScopes, t), ownScopes(b.toolScopes, t)));
+  const what = tools.length > 0 ? `; the scopes of tools ${quoted(tools)}` : '';
+  return `server "${id}": token-exchange settings changed (authorization server, client or scopes${what}): what its calls are authorised to do`;
+}
+
+function ownScopes(map: Readonly<Record<string, readonly string[]>> | undefined, tool: string): readonly string[] | undefined {
+  return map !== undefined && Object.hasOwn(map, tool) ? map[tool] : undefined;
 }
 
 function labelChanges(id: string, a: ServerLabelConfig | undefined, b: ServerLabelConfig | undefined, add: Add): void {

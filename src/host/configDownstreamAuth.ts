@@ -8,9 +8,11 @@
  * - `"per-user"`: each principal signs in once (a URL-mode elicitation); its tokens go only on
  *   its own calls.
  * - `{ "mode": "token-exchange", "issuer" | "tokenEndpoint", "clientId", "clientSecret"?,
- *   "scopes"? }`: RFC 8693 (https://www.rfc-editor.org/rfc/rfc8693) at that authorization
- *   server. `clientSecret` only as a `${env:NAME}` reference: a literal secret in the file is
- *   refused.
+ *   "scopes"?, "toolScopes"? }`: RFC 8693 (https://www.rfc-editor.org/rfc/rfc8693) at that
+ *   authorization server. `clientSecret` only as a `${env:NAME}` reference: a literal secret in
+ *   the file is refused. `toolScopes` maps a tool (the server's own name) to the scopes its calls
+ *   are exchanged for; any other request asks for `scopes`. Each scope is a `scope-token` of
+ *   RFC 6749 section 3.3 (https://www.rfc-editor.org/rfc/rfc6749#section-3.3).
  *
  * Remote servers only: a stdio server has no authorization.
  *
@@ -23,6 +25,8 @@ import type { ConfigReader } from './configRead.js';
 import { childPath, type ConsoleOAuthClient, type ServerAuth } from './configTypes.js';
 
 const SECRET_REFERENCE = /^\$\{env:[A-Za-z_][A-Za-z0-9_]*\}$/;
+/** RFC 6749 section 3.3: `scope-token = 1*( %x21 / %x23-5B / %x5D-7E )`. */
+const SCOPE_TOKEN = /^[\x21\x23-\x5B\x5D-\x7E]+$/;
 
 /** Reads `auth` of one server's options; `env` expands the client secret's reference. */
 export function readServerAuth(read: ConfigReader, value: unknown, path: string, env: Readonly<Record<string, string | undefined>>): ServerAuth {
@@ -34,7 +38,7 @@ export function readServerAuth(read: ConfigReader, value: unknown, path: string,
     read.fail(path, `expected "shared", "per-user" or { "mode": "token-exchange", … }, got ${JSON.stringify(value)}`);
   }
   const auth = read.record(value, path);
-  read.strictKeys(auth, ['mode', 'issuer', 'tokenEndpoint', 'clientId', 'clientSecret', 'scopes'], path);
+  read.strictKeys(auth, ['mode', 'issuer', 'tokenEndpoint', 'clientId', 'clientSecret', 'scopes', 'toolScopes'], path);
   if (auth['mode'] !== 'token-exchange') read.fail(childPath(path, 'mode'), `expected "token-exchange" (write "shared" or "per-user" as a plain string), got ${JSON.stringify(auth['mode'])}`);
   const url = (item: unknown, at: string): string => {
     const text = read.string(item, at, true);
@@ -50,8 +54,27 @@ export function readServerAuth(read: ConfigReader, value: unknown, path: string,
     ...(hasIssuer ? { issuer: url(auth['issuer'], childPath(path, 'issuer')) } : { tokenEndpoint: url(auth['tokenEndpoint'], childPath(path, 'tokenEndpoint')) }),
     clientId: read.string(auth['clientId'], childPath(path, 'clientId'), true),
     ...(clientSecret !== undefined ? { clientSecret } : {}),
-    ...(auth['scopes'] !== undefined ? { scopes: read.strings(auth['scopes'], childPath(path, 'scopes'), (s, at) => (s === '' ? read.fail(at, 'expected a non-empty scope') : s)) } : {}),
+    ...(auth['scopes'] !== undefined ? { scopes: readScopes(read, auth['scopes'], childPath(path, 'scopes')) } : {}),
+    ...(auth['toolScopes'] !== undefined ? { toolScopes: readToolScopes(read, auth['toolScopes'], childPath(path, 'toolScopes')) } : {}),
   };
+}
+
+/** A list of scopes, each an RFC 6749 `scope-token` (no space, quote or backslash). */
+function readScopes(read: ConfigReader, value: unknown, at: string): string[] {
+  return read.strings(value, at, (s, p) => (SCOPE_TOKEN.test(s) ? s : read.fail(p, `expected a scope token (RFC 6749 section 3.3: printable ASCII without space, " or \\), got ${JSON.stringify(s)}`)));
+}
+
+/** `toolScopes`: a tool's own name to the scopes its calls need (at least one each). */
+function readToolScopes(read: ConfigReader, value: unknown, at: string): Readonly<Record<string, readonly string[]>> {
+  const entries = Object.entries(read.record(value, at)).map(([tool, scopes]): [string, readonly string[]] => {
+    const p = childPath(at, tool);
+    if (tool === '') read.fail(p, 'expected a tool name (the server\'s own), got ""');
+    const list = readScopes(read, scopes, p);
+    if (list.length === 0) read.fail(p, 'expected at least one scope (a tool not listed gets "scopes")');
+    return [tool, list];
+  });
+  // fromEntries defines own properties: a tool named "__proto__" stays a tool.
+  return Object.fromEntries(entries);
 }
 
 /** A client secret: only a `${env:NAME}` reference, expanded; undefined when absent. */
@@ -79,7 +102,7 @@ export function readConsoleClient(read: ConfigReader, value: unknown, path: stri
   return {
     ...(entry['clientId'] !== undefined ? { clientId: read.string(entry['clientId'], childPath(path, 'clientId'), true) } : {}),
     ...(clientSecret !== undefined ? { clientSecret } : {}),
-    ...(entry['scopes'] !== undefined ? { scopes: read.strings(entry['scopes'], childPath(path, 'scopes'), (s, at) => (s === '' ? read.fail(at, 'expected a non-empty scope') : s)) } : {}),
+    ...(entry['scopes'] !== undefined ? { scopes: readScopes(read, entry['scopes'], childPath(path, 'scopes')) } : {}),
   };
 }
 

@@ -91,7 +91,10 @@ export interface TokenExchangeAuth {
   readonly clientId: string;
   /** Expanded from its `${env:NAME}` reference. Secret: never display. */
   readonly clientSecret?: string;
+  /** The scopes of every request but the calls of a tool in {@link toolScopes}. */
   readonly scopes?: readonly string[];
+  /** A tool's own name (not the gateway's namespaced one) to the scopes its calls are exchanged for. */
+  readonly toolScopes?: Readonly<Record<string, readonly string[]>>;
 }
 
 /**

@@ -24,8 +24,33 @@ export type DownstreamAuthMode = 'shared' | 'per-user' | 'token-exchange';
 export interface ConnectionKey {
   /** The principal id of the caller (`Principal.id`). */
   readonly principal: string;
-  /** The server's identity: its canonical URL (`canonicalServerUrl`). */
+  /**
+   * The server's identity: its canonical URL (`canonicalServerUrl`); for a token exchanged for
+   * one tool's own scopes (`toolScopes`), that URL with the scope set as its fragment
+   * ({@link scopedServerKey}): one connection per scope set, all of them that server's.
+   */
   readonly server: string;
+}
+
+/**
+ * The {@link ConnectionKey.server} of a token exchanged for `scopes` at `server` (a canonical
+ * URL): `<server>#scopes=<the scopes, sorted, space-separated, percent-encoded>`. A canonical URL
+ * has no fragment, so the key never collides with another server's; {@link serverOfKey} gives
+ * `server` back.
+ */
+export function scopedServerKey(server: string, scopes: readonly string[]): string {
+  return `${server}#scopes=${encodeURIComponent([...new Set(scopes)].sort().join(' '))}`;
+}
+
+/** The server identity (canonical URL) of a {@link ConnectionKey.server}: without its scope set, if any. */
+export function serverOfKey(key: string): string {
+  const hash = key.indexOf('#');
+  return hash < 0 ? key : key.slice(0, hash);
+}
+
+/** Whether the stored key `key` is a connection to `server` (the server itself, or one of its scope sets). */
+export function keyOnServer(key: string, server: string): boolean {
+  return key === server || (key.startsWith(server) && key.charAt(server.length) === '#');
 }
 
 /** One principal's credentials at one downstream server. Holds secrets: never log or list it. */
@@ -43,7 +68,11 @@ export interface Connection extends ConnectionKey {
   readonly updatedAt: number;
 }
 
-/** What may be shown about a {@link Connection}: everything but the tokens. */
+/**
+ * What may be shown about a {@link Connection}: everything but the tokens. Its `server` is the
+ * server's identity ({@link serverOfKey}): the connections of one server's scope sets are listed,
+ * filtered and revoked as that server's, told apart by their `scopes`.
+ */
 export interface ConnectionSummary extends ConnectionKey {
   readonly serverId: string;
   readonly tenant?: string;
@@ -82,6 +111,7 @@ export interface PendingSignIn {
 /** Filter of {@link ConnectionStore.list} and {@link ConnectionStore.revoke}. */
 export interface ConnectionFilter {
   readonly principal?: string;
+  /** A server identity: matches its connections of every scope set ({@link keyOnServer}). */
   readonly server?: string;
   /** Only connections made under this tenant (`list` only; `revoke` ignores it). */
   readonly tenant?: string;
@@ -172,8 +202,18 @@ export type CredentialAnswer =
  */
 export interface DownstreamCredentials {
   readonly mode: Exclude<DownstreamAuthMode, 'shared'>;
-  /** The credential for `principal`'s call (obtaining one when the mode can: an exchange), or the sign-in to ask for. */
-  credentialFor(principal: Principal): Promise<CredentialAnswer>;
+  /**
+   * Which credential a request for `tool` (the server's own tool name of a `tools/call`;
+   * `undefined` for any other request) carries: `''` the server's default, else an id of the
+   * tool's own credential (token exchange's `toolScopes`: its scope set). Requests of one id
+   * share a principal's client. Absent: always `''`.
+   */
+  credentialId?(tool: string | undefined): string;
+  /**
+   * The credential for `principal`'s request (obtaining one when the mode can: an exchange), or
+   * the sign-in to ask for; `tool` as for {@link credentialId}.
+   */
+  credentialFor(principal: Principal, tool?: string): Promise<CredentialAnswer>;
   /** The server refused `stale`'s token (401): a fresh connection (single-flight refresh or re-exchange), or `undefined` (sign in again). */
   renew(principal: Principal, stale: Connection): Promise<Connection | undefined>;
 }
@@ -183,7 +223,7 @@ export function summarizeConnection(c: Connection): ConnectionSummary {
   const granted = c.tokens.grantedScope?.split(' ').filter((s) => s !== '');
   return {
     principal: c.principal,
-    server: c.server,
+    server: serverOfKey(c.server),
     serverId: c.serverId,
     ...(c.tenant !== undefined ? { tenant: c.tenant } : {}),
     mode: c.mode,
@@ -197,7 +237,7 @@ export function summarizeConnection(c: Connection): ConnectionSummary {
 }
 
 function matches(c: ConnectionKey, filter: ConnectionFilter): boolean {
-  return (filter.principal === undefined || c.principal === filter.principal) && (filter.server === undefined || c.server === filter.server);
+  return (filter.principal === undefined || c.principal === filter.principal) && (filter.server === undefined || keyOnServer(c.server, filter.server));
 }
 
 function inTenant(c: { readonly tenant?: string }, filter: ConnectionFilter): boolean {

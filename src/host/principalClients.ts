@@ -12,6 +12,11 @@
  * pinned and scanned: a principal's client is used only to call what that catalog exposes
  * (tools, prompts, resources, completions), never to list. Each call reads the principal's
  * connection from the store first, so a revocation or another instance's refresh applies at once.
+ * A tool whose calls need a credential of their own (token exchange's `toolScopes`) gets a client
+ * of its own too, keyed (server, principal, {@link DownstreamCredentials.credentialId}): each
+ * client carries exactly one credential, so a call never goes out with another tool's scopes and
+ * a stateful session stays bound to the token it was opened with; any request but a call of such
+ * a tool uses the principal's default client.
  *
  * Never passthrough: the hooks built here put only the connection's access token on the
  * wire; the inbound token is not reachable from this code.
@@ -77,6 +82,8 @@ export interface DownstreamAuthorityOptions {
 
 interface Entry {
   readonly principal: string;
+  /** Its slot in the pool: the principal and {@link DownstreamCredentials.credentialId}. */
+  readonly slot: string;
   connection: Connection;
   client: Promise<McpClient> | undefined;
   lastUsed: number;
@@ -117,12 +124,14 @@ export class DownstreamAuthority {
       if (principal === undefined) {
         throw new DeniedError('downstream-auth', `server ${spec.id} acts as each caller (auth: ${mode}), and this call has no caller: connect to the gateway with your own token`);
       }
-      const client = await this.#clientFor(spec, principal, ctx);
+      // The server's own tool name as the request goes out (the chain has run): its calls may need their own credential.
+      const tool = ctx.method === 'tools/call' && typeof ctx.params['name'] === 'string' ? ctx.params['name'] : undefined;
+      const { client, slot } = await this.#clientFor(spec, principal, tool, ctx);
       try {
         return await task(client, options);
       } catch (error) {
         // The server refused the credential and it could not be renewed: ask for a sign-in at once.
-        if (this.#pools.get(spec.id)?.entries.get(principal.id)?.refused === true) await this.#clientFor(spec, principal, ctx);
+        if (this.#pools.get(spec.id)?.entries.get(slot)?.refused === true) await this.#clientFor(spec, principal, tool, ctx);
         throw error;
       }
     };
@@ -147,8 +156,12 @@ export class DownstreamAuthority {
   async connected(principal: string | undefined, spec: DownstreamSpec, tenant?: string): Promise<boolean> {
     if ((spec.options.auth?.mode ?? 'shared') === 'shared') return true;
     if (principal === undefined || spec.launch.kind === 'stdio' || this.#o.store === undefined) return false;
-    const connection = await this.#o.store.get({ principal, server: canonicalServerUrl(spec.launch.url) });
-    return connection !== undefined && connection.tenant === tenant;
+    const server = canonicalServerUrl(spec.launch.url);
+    const connection = await this.#o.store.get({ principal, server });
+    if (connection !== undefined) return connection.tenant === tenant;
+    // Only tools' own scope sets (token exchange's `toolScopes`) may be connected.
+    if (spec.options.auth?.mode !== 'token-exchange' || spec.options.auth.toolScopes === undefined) return false;
+    return (await this.#o.store.list({ principal, server, ...(tenant !== undefined ? { tenant } : {}) })).some((c) => c.tenant === tenant);
   }
 
   /** How many principal clients `serverId` has open. */
@@ -167,13 +180,15 @@ export class DownstreamAuthority {
     return pool;
   }
 
-  async #clientFor(spec: DownstreamSpec, principal: Principal, ctx: InterceptContext): Promise<McpClient> {
+  async #clientFor(spec: DownstreamSpec, principal: Principal, tool: string | undefined, ctx: InterceptContext): Promise<{ client: McpClient; slot: string }> {
     const pool = this.#pool(spec);
-    const answer = await pool.credentials.credentialFor(principal);
-    let entry = pool.entries.get(principal.id);
+    const id = pool.credentials.credentialId?.(tool) ?? '';
+    const slot = id === '' ? principal.id : JSON.stringify([principal.id, id]);
+    const answer = await pool.credentials.credentialFor(principal, tool);
+    let entry = pool.entries.get(slot);
     if (answer.kind === 'sign-in') {
       if (entry !== undefined) {
-        pool.entries.delete(principal.id);
+        pool.entries.delete(slot);
         void closeEntry(entry);
       }
       throw new UrlElicitationRequiredError(spec.id, answer);
@@ -183,24 +198,24 @@ export class DownstreamAuthority {
     this.#sweep(pool.entries, now);
     if (entry === undefined || entry.refused) {
       if (entry !== undefined) void closeEntry(entry);
-      entry = { principal: principal.id, connection: answer.connection, client: undefined, lastUsed: now, refused: false };
+      entry = { principal: principal.id, slot, connection: answer.connection, client: undefined, lastUsed: now, refused: false };
       this.#evictFor(pool.entries);
-      pool.entries.set(principal.id, entry);
+      pool.entries.set(slot, entry);
     }
     entry.connection = answer.connection;
     entry.lastUsed = now;
     // Most recently used last (the map's order is the eviction order).
-    pool.entries.delete(principal.id);
-    pool.entries.set(principal.id, entry);
+    pool.entries.delete(slot);
+    pool.entries.set(slot, entry);
     noteCredential(ctx, { principal: answer.connection.principal, mode: pool.credentials.mode });
     entry.client ??= this.#connect(spec, pool.credentials, principal, entry);
     try {
-      return await entry.client;
+      return { client: await entry.client, slot };
     } catch (error) {
-      if (pool.entries.get(principal.id) === entry) pool.entries.delete(principal.id);
+      if (pool.entries.get(slot) === entry) pool.entries.delete(slot);
       // The server refused the credential as the client connected, and it could not be renewed: a sign-in, not a failure.
       if (entry.refused) {
-        const again = await pool.credentials.credentialFor(principal);
+        const again = await pool.credentials.credentialFor(principal, tool);
         if (again.kind === 'sign-in') throw new UrlElicitationRequiredError(spec.id, again);
       }
       throw error;

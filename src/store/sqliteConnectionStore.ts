@@ -39,6 +39,8 @@ export const CONNECTIONS_DB_FILE = 'connections.db';
 
 /** 1: connections and pending sign-ins; 2: client registrations, the tenant index. */
 const SCHEMA_VERSION = 2;
+/** A server's connections of every scope set too (`<server>#scopes=…`, see `scopedServerKey`). */
+const SERVER_FILTER = "(@server IS NULL OR server = @server OR substr(server, 1, length(@server) + 1) = @server || '#')";
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS connections (
@@ -159,7 +161,7 @@ export class SqliteConnectionStore implements ConnectionStore {
   list(filter: ConnectionFilter = {}): Promise<readonly ConnectionSummary[]> {
     return Promise.resolve().then(() => {
       const rows = this.#db
-        .prepare('SELECT summary FROM connections WHERE (@principal IS NULL OR principal = @principal) AND (@server IS NULL OR server = @server) AND (@tenant IS NULL OR tenant = @tenant) ORDER BY created_at, principal, server')
+        .prepare(`SELECT summary FROM connections WHERE (@principal IS NULL OR principal = @principal) AND ${SERVER_FILTER} AND (@tenant IS NULL OR tenant = @tenant) ORDER BY created_at, principal, server`)
         .all({ principal: filter.principal ?? null, server: filter.server ?? null, tenant: filter.tenant ?? null }) as { summary: string }[];
       return rows.map((r) => summaryFromRow(r.summary));
     });
@@ -170,7 +172,7 @@ export class SqliteConnectionStore implements ConnectionStore {
     if (filter.principal === undefined && filter.server === undefined) return Promise.reject(new TypeError('revoke needs a principal or a server'));
     return Promise.resolve().then(
       () =>
-        this.#db.prepare('DELETE FROM connections WHERE (@principal IS NULL OR principal = @principal) AND (@server IS NULL OR server = @server)').run({ principal: filter.principal ?? null, server: filter.server ?? null })
+        this.#db.prepare(`DELETE FROM connections WHERE (@principal IS NULL OR principal = @principal) AND ${SERVER_FILTER}`).run({ principal: filter.principal ?? null, server: filter.server ?? null })
           .changes,
     );
   }

@@ -29,6 +29,8 @@ import { freePort } from './remoteOAuthSupport.js';
 const T = { timeout: 60_000 };
 let as: OidcAuthServer;
 let rs: AudienceResourceServer;
+/** A server whose tools need different scopes (`toolScopes`). */
+let notes: AudienceResourceServer;
 let dir: string;
 let audit: SqliteAuditLog;
 let host: Host;
@@ -39,7 +41,9 @@ let audience: string;
 before(async () => {
   as = await startOidcAuthServer();
   rs = await startAudienceResourceServer(as, { name: 'tx' });
+  notes = await startAudienceResourceServer(as, { name: 'notes', tools: ['read_note', 'write_note', 'admin_note'] });
   const catalogToken = await as.accessToken('catalog-reader', rs.url);
+  const notesCatalogToken = await as.accessToken('catalog-reader', notes.url);
   const port = await freePort();
   audience = `http://127.0.0.1:${port}/mcp`;
   as.gatewayResources.add(audience);
@@ -47,10 +51,27 @@ before(async () => {
   audit = SqliteAuditLog.open(join(dir, 'audit.db'));
   const config = parseConfig(
     JSON.stringify({
-      mcpServers: { tx: { type: 'http', url: rs.url, headers: { Authorization: 'Bearer ${env:CATALOG_TOKEN}' } } },
-      switchboard: { servers: { tx: { auth: { mode: 'token-exchange', issuer: as.issuer, clientId: as.gatewayClient.clientId, clientSecret: '${env:TX_SECRET}', scopes: ['mcp:read'] } } } },
+      mcpServers: {
+        tx: { type: 'http', url: rs.url, headers: { Authorization: 'Bearer ${env:CATALOG_TOKEN}' } },
+        notes: { type: 'http', url: notes.url, headers: { Authorization: 'Bearer ${env:NOTES_CATALOG_TOKEN}' } },
+      },
+      switchboard: {
+        servers: {
+          tx: { auth: { mode: 'token-exchange', issuer: as.issuer, clientId: as.gatewayClient.clientId, clientSecret: '${env:TX_SECRET}', scopes: ['mcp:read'] } },
+          notes: {
+            auth: {
+              mode: 'token-exchange',
+              issuer: as.issuer,
+              clientId: as.gatewayClient.clientId,
+              clientSecret: '${env:TX_SECRET}',
+              scopes: ['mcp:read'],
+              toolScopes: { write_note: ['mcp:read', 'mcp:write'], admin_note: ['mcp:admin', 'mcp:read'] },
+            },
+          },
+        },
+      },
     }),
-    { file: join(dir, 'switchboard.json'), env: { CATALOG_TOKEN: catalogToken, TX_SECRET: as.gatewayClient.clientSecret } },
+    { file: join(dir, 'switchboard.json'), env: { CATALOG_TOKEN: catalogToken, NOTES_CATALOG_TOKEN: notesCatalogToken, TX_SECRET: as.gatewayClient.clientSecret } },
   );
   downstream = gatewayDownstreamAuth(silentLogger);
   host = await Host.open({ servers: config.servers, transport: defaultTransportFactory({ environment: {} }), logger: silentLogger, capabilities: GATEWAY_CLIENT_CAPABILITIES, interceptors: [auditInterceptor(audit)], authority: downstream.authority });
@@ -70,9 +91,26 @@ after(async () => {
   await host?.close();
   await audit?.close();
   await rs?.close();
+  await notes?.close();
   await as?.close();
   await rm(dir, { recursive: true, force: true });
 });
+
+/** Calls each of `tools` (the server's own names; the gateway's exposed name ends with it) as the holder of `token`, one after another. */
+async function callEach(token: string, tools: readonly string[]): Promise<void> {
+  const client = new McpClient({ name: 'caller', version: '1' }, { logger: silentLogger });
+  try {
+    await client.connect(new StreamableHttpClientTransport({ url: audience, headers: { authorization: `Bearer ${token}` } }));
+    const listed = await client.listTools();
+    for (const tool of tools) {
+      const name = listed.find((t) => t.name.endsWith(tool))?.name;
+      assert.ok(name !== undefined, `${tool} is listed: ${listed.map((t) => t.name).join(', ')}`);
+      assert.equal((await client.callTool(name, {})).isError ?? false, false);
+    }
+  } finally {
+    await client.close();
+  }
+}
 
 async function whoami(token: string): Promise<{ sub: string; aud: string[] }> {
   const client = new McpClient({ name: 'caller', version: '1' }, { logger: silentLogger });
@@ -109,5 +147,28 @@ describe('e2e: auth token-exchange through the gateway (oidc-provider, audience-
     const records = (await audit.read()).filter((r) => r.method === 'tools/call' && r.outcome === 'ok');
     assert.ok(records.length >= 2);
     for (const r of records) assert.deepEqual(r.credential, { principal: r.principal, mode: 'token-exchange' });
+  });
+  it('toolScopes: each tool\'s call reaches the server with a token of exactly that tool\'s scopes; an unlisted tool gets the server default (counted at the AS, judged by the resource server)', T, async () => {
+    const gil = await as.accessToken('gil@example.com', audience);
+    const [calls, exchanges] = [notes.calls.length, as.exchanges.length];
+    await callEach(gil, ['write_note', 'read_note', 'admin_note', 'write_note', 'read_note']);
+    const sorted = (scopes: string | readonly string[] | undefined): string => (typeof scopes === 'string' ? scopes.split(' ') : [...(scopes ?? [])]).sort().join(' ');
+    // The AS: one exchange per scope set, each for exactly that set, for the caller, at that server.
+    const made = as.exchanges.slice(exchanges).filter((e) => e.resource === notes.url);
+    assert.deepEqual(made.map((e) => sorted(e.scope)).sort(), ['mcp:admin mcp:read', 'mcp:read', 'mcp:read mcp:write']);
+    for (const e of made) assert.equal(e.sub, 'gil@example.com');
+    // The resource server: what each call arrived with.
+    const seen = notes.calls.slice(calls).map((c) => [c.tool, sorted(c.scopes), c.sub]);
+    assert.deepEqual(seen, [
+      ['write_note', 'mcp:read mcp:write', 'gil@example.com'],
+      ['read_note', 'mcp:read', 'gil@example.com'],
+      ['admin_note', 'mcp:admin mcp:read', 'gil@example.com'],
+      ['write_note', 'mcp:read mcp:write', 'gil@example.com'],
+      ['read_note', 'mcp:read', 'gil@example.com'],
+    ]);
+    // Connections: listed as the server's, one per scope set; revoking the server revokes them all.
+    const listed = await downstream.store.list({ principal: 'gil@example.com' });
+    assert.deepEqual(listed.map((c) => [c.server, sorted(c.scopes)]).sort(), [[notes.url, 'mcp:admin mcp:read'], [notes.url, 'mcp:read'], [notes.url, 'mcp:read mcp:write']]);
+    assert.equal(await downstream.store.revoke({ server: notes.url }), 3);
   });
 });

@@ -55,7 +55,8 @@ const INSERT = 'INSERT INTO connections (principal, server, server_id, tenant, m
 const UPSERT = `${INSERT}
 ON CONFLICT (principal, server) DO UPDATE SET server_id = $3, tenant = $4, mode = $5, summary = $6, sealed = $7, created_at = $8, updated_at = $9`;
 
-const FILTER = '($1::text IS NULL OR principal = $1) AND ($2::text IS NULL OR server = $2)';
+// A server's connections of every scope set too (`<server>#scopes=…`, see `scopedServerKey`).
+const FILTER = "($1::text IS NULL OR principal = $1) AND ($2::text IS NULL OR server = $2 OR left(server, length($2) + 1) = $2 || '#')";
 
 /** Per-principal connections in PostgreSQL (see the module comment). */
 export class PgConnectionStore implements ConnectionStore {

@@ -67,4 +67,50 @@ describe('host/config: servers.<id>.auth', () => {
     assert.ok(weakeningChanges(tenant, perUser).some((c) => c.path === 'switchboard.servers.gh.tenant'));
     assert.deepEqual(weakeningChanges(perUser, parse(remote({ auth: 'per-user' }))), []);
   });
+  describe('toolScopes', () => {
+    const tx = (extra: Record<string, unknown>) => remote({ auth: { mode: 'token-exchange', issuer: 'https://as.example.com', clientId: 'gw', scopes: ['repo:read'], ...extra } });
+    const at = '$.switchboard.servers.gh.auth';
+
+    it('maps a tool\'s own name to its scopes; accepted by the parser and the schema alike', T, async () => {
+      const config = tx({ toolScopes: { create_issue: ['repo:read', 'repo:write'], 'files.read': ['files:read'] } });
+      const auth = parse(config).servers[0]?.options.auth;
+      assert.deepEqual(auth?.mode === 'token-exchange' ? auth.toolScopes : undefined, { create_issue: ['repo:read', 'repo:write'], 'files.read': ['files:read'] });
+      assert.equal(await schemaAccepts(config), true);
+    });
+
+    it('tool-named-__proto__ is kept as a tool (an own entry), never the prototype', T, () => {
+      const auth = parseConfig('{"mcpServers":{"gh":{"url":"https://mcp.example.com/mcp"}},"switchboard":{"servers":{"gh":{"auth":{"mode":"token-exchange","issuer":"https://as.example.com","clientId":"gw","toolScopes":{"__proto__":["x:y"]}}}}}}', { file: '/cfg/switchboard.json', env: {} }).servers[0]?.options.auth;
+      const toolScopes = auth?.mode === 'token-exchange' ? auth.toolScopes : undefined;
+      assert.ok(toolScopes !== undefined && Object.hasOwn(toolScopes, '__proto__'));
+      assert.equal(Object.getPrototypeOf(toolScopes), Object.prototype);
+    });
+
+    it('refuses a scope that is no RFC 6749 scope-token, an empty list, an empty tool name or a non-object, naming the field (parser and schema)', T, async () => {
+      const cases: [unknown, string][] = [
+        [tx({ toolScopes: { create_issue: ['repo:read repo:write'] } }), `${at}.toolScopes.create_issue[0]`],
+        [tx({ toolScopes: { create_issue: ['repo"write'] } }), `${at}.toolScopes.create_issue[0]`],
+        [tx({ toolScopes: { create_issue: ['repo\\write'] } }), `${at}.toolScopes.create_issue[0]`],
+        [tx({ toolScopes: { create_issue: ['r\u00e9po'] } }), `${at}.toolScopes.create_issue[0]`],
+        [tx({ toolScopes: { create_issue: [''] } }), `${at}.toolScopes.create_issue[0]`],
+        [tx({ toolScopes: { create_issue: [] } }), `${at}.toolScopes.create_issue`],
+        [tx({ toolScopes: { create_issue: 'repo:write' } }), `${at}.toolScopes.create_issue`],
+        [tx({ toolScopes: { '': ['repo:read'] } }), `${at}.toolScopes[""]`],
+        [tx({ toolScopes: ['repo:read'] }), `${at}.toolScopes`],
+        [tx({ scopes: ['repo read'] }), `${at}.scopes[0]`],
+      ];
+      for (const [config, path] of cases) {
+        assert.throws(() => parse(config), (error) => error instanceof ConfigError && error.path === path, JSON.stringify(config));
+        assert.equal(await schemaAccepts(config), false, JSON.stringify(config));
+      }
+    });
+
+    it('tool-scopes-widened-on-reload is held as a security change naming the tool; unchanged is not', T, () => {
+      const before = parse(tx({ toolScopes: { create_issue: ['repo:write'] } }));
+      for (const after of [tx({ toolScopes: { create_issue: ['repo:write', 'admin'] } }), tx({}), tx({ toolScopes: { create_issue: ['repo:write'], delete_repo: ['admin'] } })]) {
+        const changes = weakeningChanges(before, parse(after));
+        assert.ok(changes.some((c) => c.path === 'switchboard.servers.gh.auth' && /token-exchange settings changed .*tools "(create_issue|delete_repo)"/.test(c.reason)), JSON.stringify(changes));
+      }
+      assert.deepEqual(weakeningChanges(before, parse(tx({ toolScopes: { create_issue: ['repo:write'] } }))), []);
+    });
+  });
 });

@@ -29,15 +29,16 @@ const connection = (principal: string): Connection => ({
   createdAt: 0,
   updatedAt: 0,
 });
-const ctx = () => interceptContext({ method: 'tools/call', principal: undefined, session: undefined, server: { id: 'gh' }, params: {}, signal: new AbortController().signal });
+const ctx = (method: 'tools/call' | 'prompts/get' = 'tools/call', params: Record<string, unknown> = {}) => interceptContext({ method, principal: undefined, session: undefined, server: { id: 'gh' }, params, signal: new AbortController().signal });
 
-function world(options: { maxClients?: number; idleMs?: number; answer?: (principal: string) => CredentialAnswer; renew?: DownstreamCredentials['renew'] } = {}) {
+function world(options: { maxClients?: number; idleMs?: number; answer?: (principal: string, tool?: string) => CredentialAnswer; renew?: DownstreamCredentials['renew']; credentialId?: (tool: string | undefined) => string } = {}) {
   let now = 0;
   const opened: { spec: DownstreamSpec; hooks: PrincipalAuthHooks; closed: boolean }[] = [];
   const credentials: DownstreamCredentials = {
     mode: 'per-user',
-    credentialFor: (p) => Promise.resolve(options.answer?.(p.id) ?? { kind: 'token', connection: connection(p.id) }),
+    credentialFor: (p, tool) => Promise.resolve(options.answer?.(p.id, tool) ?? { kind: 'token', connection: connection(p.id) }),
     renew: options.renew ?? (() => Promise.resolve(undefined)),
+    ...(options.credentialId !== undefined ? { credentialId: options.credentialId } : {}),
   };
   const authority = new DownstreamAuthority({
     credentials: () => credentials,
@@ -57,8 +58,8 @@ function world(options: { maxClients?: number; idleMs?: number; answer?: (princi
   });
   const base = { spec: spec('per-user') } as Downstream;
   const used: McpClient[] = [];
-  const run = (principal: string | undefined, server: Downstream = base) => {
-    const c = ctx();
+  const run = (principal: string | undefined, server: Downstream = base, request: { method?: 'tools/call' | 'prompts/get'; params?: Record<string, unknown> } = {}) => {
+    const c = ctx(request.method, request.params);
     const task = authority.wrap(server, principal === undefined ? undefined : { id: principal }, c, (client) => {
       used.push(client);
       return client.callTool('echo', {});
@@ -69,6 +70,31 @@ function world(options: { maxClients?: number; idleMs?: number; answer?: (princi
 }
 
 describe('host/principalClients', () => {
+  it('a tool with its own credential (toolScopes) gets a client of its own carrying only that credential; other tools and non-calls the default', T, async () => {
+    const asked: (string | undefined)[] = [];
+    const w = world({
+      credentialId: (tool) => (tool === 'write' ? 'write-set' : ''),
+      answer: (p, tool) => {
+        asked.push(tool);
+        const c = connection(p);
+        return { kind: 'token', connection: tool === 'write' ? { ...c, server: `${c.server}#scopes=w`, tokens: { ...c.tokens, accessToken: `write-token-of-${p}` } } : c };
+      },
+    });
+    await w.run('alice', undefined, { params: { name: 'write' } }).done;
+    await w.run('alice', undefined, { params: { name: 'read' } }).done;
+    await w.run('alice', undefined, { method: 'prompts/get', params: { name: 'write' } }).done;
+    await w.run('alice', undefined, { params: { name: 'write' } }).done;
+    assert.deepEqual(asked, ['write', 'read', undefined, 'write'], 'the server\'s tool name of a call reaches the credential choice; a prompt named like the tool does not');
+    assert.equal(w.opened.length, 2, 'one client per (principal, credential)');
+    assert.equal(w.used[0], w.used[3]);
+    assert.equal(w.used[1], w.used[2]);
+    assert.notEqual(w.used[0], w.used[1]);
+    assert.deepEqual(await w.opened[0]?.hooks.authorizationHeaders('POST', ''), { authorization: 'Bearer write-token-of-alice' });
+    assert.deepEqual(await w.opened[1]?.hooks.authorizationHeaders('POST', ''), { authorization: 'Bearer token-of-alice' }, 'read-call-never-carries-write-token');
+    assert.equal(w.authority.clientCount('gh'), 2);
+    await w.authority.close();
+  });
+
   it('each principal has its own client whose requests carry its own token and not the server\'s static credential', T, async () => {
     const w = world();
     await w.run('alice').done;

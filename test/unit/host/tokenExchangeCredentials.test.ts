@@ -14,7 +14,7 @@ import assert from 'node:assert/strict';
 import * as jose from 'jose';
 import { allowInsecureRequests } from '../../../src/auth/http.js';
 import { createBearerVerifier, type BearerVerifier } from '../../../src/auth/resource/bearerVerifier.js';
-import { MemoryConnectionStore, type Connection, type ConnectionStore } from '../../../src/host/connections.js';
+import { MemoryConnectionStore, scopedServerKey, type Connection, type ConnectionStore } from '../../../src/host/connections.js';
 import { ConnectionSealer } from '../../../src/store/connectionSealer.js';
 import { PgConnectionStore } from '../../../src/store/postgres/pgConnectionStore.js';
 import { SqliteConnectionStore } from '../../../src/store/sqliteConnectionStore.js';
@@ -58,8 +58,8 @@ function credentials(server: AudienceResourceServer, store: ConnectionStore = ne
   });
 }
 
-async function tokenOf(c: TokenExchangeCredentials, principal: Principal): Promise<Connection> {
-  const answer = await c.credentialFor(principal);
+async function tokenOf(c: TokenExchangeCredentials, principal: Principal, tool?: string): Promise<Connection> {
+  const answer = await c.credentialFor(principal, tool);
   assert.equal(answer.kind, 'token');
   return answer.connection;
 }
@@ -116,7 +116,7 @@ describe('TokenExchangeCredentials (RFC 8693) with oidc-provider and audience-ch
     assert.deepEqual(exchangesSince(start), [{ clientId: as.gatewayClient.clientId, ok: true, sub: 'alice', resource: serverA.url, scope: 'mcp:read' }]);
     const answer = await callWhoami(serverA.url, connection.tokens.accessToken);
     assert.deepEqual(answer, { ok: true, sub: 'alice' });
-    assert.deepEqual(serverA.calls.at(-1), { tool: 'whoami', sub: 'alice', aud: [serverA.url], clientId: as.gatewayClient.clientId, act: { sub: as.gatewayClient.clientId } });
+    assert.deepEqual(serverA.calls.at(-1), { tool: 'whoami', sub: 'alice', aud: [serverA.url], clientId: as.gatewayClient.clientId, act: { sub: as.gatewayClient.clientId }, scopes: ['mcp:read'] });
   });
 
   it('caches the connection until it is about to expire, then exchanges again', T, async () => {
@@ -289,5 +289,105 @@ describe('TokenExchangeCredentials (RFC 8693) with oidc-provider and audience-ch
       as.gatewayResources.add(GATEWAY);
     }
     assert.deepEqual(await store.list(), []);
+  });
+  describe('toolScopes: each tool\'s calls exchanged for exactly its scopes', () => {
+    const toolScopes = { write_note: ['mcp:write', 'mcp:read'], read_note: ['mcp:read'], admin_op: ['mcp:read', 'mcp:admin'] };
+    const scoped = (server: AudienceResourceServer, store?: ConnectionStore, extra: { now?: () => number } = {}) => credentials(server, store, { ...extra, options: { toolScopes } });
+    const writeKey = () => scopedServerKey(serverA.url, ['mcp:read', 'mcp:write']);
+    /** A scope set in one order (the AS answers in the order asked). */
+    const sorted = (scopes: string | readonly string[] | undefined): string => (typeof scopes === 'string' ? scopes.split(' ') : [...(scopes ?? [])]).sort().join(' ');
+
+    it('a listed tool gets exactly its scope set, under its own key; an unlisted tool, a tool listed with the default set and a non-call get the default under the server\'s own key (judged at the resource server)', T, async () => {
+      const { principal } = await caller('tess');
+      const c = scoped(serverA);
+      const start = as.exchanges.length;
+      const write = await tokenOf(c, principal, 'write_note');
+      assert.equal(write.server, writeKey());
+      assert.equal(c.credentialId('write_note'), writeKey());
+      assert.deepEqual(exchangesSince(start).map((e) => sorted(e.scope)), ['mcp:read mcp:write']);
+      const read = await tokenOf(c, principal, 'read_note');
+      assert.equal(read.server, serverA.url, 'the default set keeps the server\'s own key');
+      assert.equal(c.credentialId('read_note'), '');
+      for (const tool of ['other', undefined]) {
+        assert.equal((await tokenOf(c, principal, tool)).tokens.accessToken, read.tokens.accessToken, `${tool ?? 'a non-call'}: the default token`);
+        assert.equal(c.credentialId(tool), '');
+      }
+      assert.deepEqual(exchangesSince(start).map((e) => sorted(e.scope)), ['mcp:read mcp:write', 'mcp:read'], 'one exchange per scope set');
+      await callWhoami(serverA.url, write.tokens.accessToken);
+      assert.equal(sorted(serverA.calls.at(-1)?.scopes), 'mcp:read mcp:write');
+      await callWhoami(serverA.url, read.tokens.accessToken);
+      assert.equal(sorted(serverA.calls.at(-1)?.scopes), 'mcp:read');
+    });
+
+    it('read-tool-never-carries-write-scopes: with the write tool\'s token cached, a read call\'s token is read-only at the resource server', T, async () => {
+      const { principal } = await caller('uma');
+      const store = new MemoryConnectionStore();
+      const c = scoped(serverA, store);
+      await tokenOf(c, principal, 'write_note');
+      const read = await tokenOf(c, principal, 'read_note');
+      assert.deepEqual(jose.decodeJwt(read.tokens.accessToken)['scope'], 'mcp:read');
+      await callWhoami(serverA.url, read.tokens.accessToken);
+      assert.equal(sorted(serverA.calls.at(-1)?.scopes), 'mcp:read');
+      // Listed as the server's connections, told apart by their scopes; revoking the server revokes both.
+      const listed = await store.list({ server: serverA.url });
+      assert.deepEqual(listed.map((l) => [l.server, sorted(l.scopes)]).sort(), [[serverA.url, 'mcp:read'], [serverA.url, 'mcp:read mcp:write']]);
+      assert.equal(await store.revoke({ server: serverA.url }), 2);
+    });
+
+    it('tool-named-like-an-Object-prototype-member (constructor, __proto__, toString) gets the default scopes', T, async () => {
+      const { principal } = await caller('vic');
+      const c = scoped(serverA);
+      const start = as.exchanges.length;
+      for (const tool of ['constructor', '__proto__', 'toString', 'hasOwnProperty']) {
+        assert.equal(c.credentialId(tool), '');
+        assert.equal((await tokenOf(c, principal, tool)).server, serverA.url);
+      }
+      assert.deepEqual(exchangesSince(start).map((e) => sorted(e.scope)), ['mcp:read']);
+    });
+
+    it('renewal of a tool\'s token (expiry, or renew after a 401) re-exchanges once for that tool\'s scopes under its key; the default is untouched', T, async () => {
+      const { principal } = await caller('walt');
+      const time = clock();
+      const c = scoped(serverA, new MemoryConnectionStore(), { now: time.now });
+      const write = await tokenOf(c, principal, 'write_note');
+      const read = await tokenOf(c, principal, 'read_note');
+      const start = as.exchanges.length;
+      const renewed = await Promise.all(Array.from({ length: 5 }, () => c.renew(principal, write)));
+      assert.equal(new Set(renewed.map((x) => x?.tokens.accessToken)).size, 1);
+      assert.equal(renewed[0]?.server, writeKey());
+      assert.deepEqual(exchangesSince(start).map((e) => sorted(e.scope)), ['mcp:read mcp:write']);
+      assert.equal((await tokenOf(c, principal, 'read_note')).tokens.accessToken, read.tokens.accessToken);
+      time.advance(600_000);
+      const both = await Promise.all(Array.from({ length: 10 }, (_, i) => tokenOf(c, principal, i % 2 === 0 ? 'write_note' : 'read_note')));
+      assert.equal(new Set(both.map((x) => x.tokens.accessToken)).size, 2);
+      assert.deepEqual(exchangesSince(start).map((e) => sorted(e.scope)).sort(), ['mcp:read', 'mcp:read mcp:write', 'mcp:read mcp:write'], 'one re-exchange per set');
+      // A connection that is none of this server's scope sets is never renewed.
+      assert.equal(await c.renew(principal, { ...write, server: scopedServerKey(serverA.url, ['mcp:admin']) }), undefined);
+    });
+
+    it('a connection made before toolScopes was configured stays the default (same key), used by unlisted tools', T, async () => {
+      const { principal } = await caller('xena');
+      const store = new MemoryConnectionStore();
+      const before = await tokenOf(credentials(serverA, store), principal);
+      const start = as.exchanges.length;
+      assert.equal((await tokenOf(scoped(serverA, store), principal, 'unlisted')).tokens.accessToken, before.tokens.accessToken);
+      assert.equal(exchangesSince(start).length, 0);
+    });
+
+    for (const backend of ['SQLite', 'PostgreSQL'] as const) {
+      it(`two gateways on one ${backend} store: 10 concurrent first calls of two tools exchange once per scope set; revoking the server revokes every set`, T, async () => {
+        const { principal } = await caller(`yuri-${backend}`);
+        const [one, two] = await twoStores(backend);
+        const [g1, g2] = [scoped(serverA, one), scoped(serverA, two)];
+        const start = as.exchanges.length;
+        const made = await Promise.all(Array.from({ length: 10 }, (_, i) => tokenOf(i % 2 === 0 ? g1 : g2, principal, i % 4 < 2 ? 'write_note' : 'admin_op')));
+        assert.equal(new Set(made.map((x) => x.tokens.accessToken)).size, 2);
+        assert.deepEqual(exchangesSince(start).map((e) => sorted(e.scope)).sort(), ['mcp:admin mcp:read', 'mcp:read mcp:write'], 'one exchange per scope set across both');
+        const listed = await two.list({ server: serverA.url, principal: principal.id });
+        assert.deepEqual(listed.map((l) => l.server), [serverA.url, serverA.url], 'listed as the server\'s connections');
+        assert.equal(await one.revoke({ server: serverA.url }), 2);
+        assert.deepEqual(await two.list({ principal: principal.id }), []);
+      });
+    }
   });
 });
