@@ -16,6 +16,11 @@ import { connectionStoreContract } from './connectionStore.contract.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'sb-connections-contract-'));
 const closers: (() => Promise<void>)[] = [];
+// Each PostgreSQL instance gets a small pool: the pools of a file stay open until it ends, and a
+// suite opens a few per test (two gateway instances sharing the database, an admin connection);
+// with the default 10 each they ran the server out of connections (max_connections 100) beside
+// the other files running at the same time.
+const POOL = 3;
 after(async () => {
   for (const close of closers.splice(0)) await close().catch(() => undefined);
   rmSync(dir, { recursive: true, force: true });
@@ -74,11 +79,11 @@ connectionStoreContract('SQLite', async () => {
 connectionStoreContract('PostgreSQL', async () => {
   const schema = freshSchema();
   const key = new Uint8Array(randomBytes(32));
-  const admin = await openTestPostgres({ schema });
+  const admin = await openTestPostgres({ schema, poolSize: 1 });
   return {
     key,
     // Each instance its own pool: two gateway instances sharing the database.
-    instance: async (k = key) => new PgConnectionStore(await openTestPostgres({ schema }), ConnectionSealer.fromKey(k)),
+    instance: async (k = key) => new PgConnectionStore(await openTestPostgres({ schema, poolSize: POOL }), ConnectionSealer.fromKey(k)),
     dump: async () => asText([...(await admin.query('dump', 'SELECT * FROM connections')), ...(await admin.query('dump', 'SELECT * FROM pending_sign_ins'))]),
     copySealed: async (from, to) => {
       await admin.query('swap', 'UPDATE connections SET sealed = (SELECT sealed FROM connections WHERE principal = $1 AND server = $2) WHERE principal = $3 AND server = $4', [from[0], from[1], to[0], to[1]]);
@@ -138,9 +143,9 @@ clientRegistrationContract('SQLite', async () => {
 clientRegistrationContract('PostgreSQL', async () => {
   const schema = freshSchema();
   const key = new Uint8Array(randomBytes(32));
-  const admin = await openTestPostgres({ schema });
+  const admin = await openTestPostgres({ schema, poolSize: 1 });
   return {
-    instance: async (k = key) => new PgConnectionStore(await openTestPostgres({ schema }), ConnectionSealer.fromKey(k)),
+    instance: async (k = key) => new PgConnectionStore(await openTestPostgres({ schema, poolSize: POOL }), ConnectionSealer.fromKey(k)),
     locks: true,
     dump: async () => asText(await admin.query('dump', 'SELECT * FROM client_registrations')),
     flipByte: async (k, offset) => {
