@@ -70,12 +70,14 @@ export async function openConnectionStore(options: OpenConnectionStoreOptions): 
       put: (c) => inner.put(c),
       list: (f) => inner.list(f),
       revoke: (f) => inner.revoke(f),
+      take: (f) => inner.take(f),
       refreshOnce: (k, stale, refresh) => inner.refreshOnce(k, stale, refresh),
       connectOnce: (k, connect) => inner.connectOnce(k, connect),
       beginSignIn: (p) => inner.beginSignIn(p),
       takeSignIn: (s, now) => inner.takeSignIn(s, now),
       registerOnce: (k, register) => inner.registerOnce(k, register),
       forgetRegistration: (k, clientId) => inner.forgetRegistration(k, clientId),
+      registrations: (issuer) => inner.registrations(issuer),
       close: () => db.close(),
     };
     return { store, keyId: sealer.keyId, described: `connections in PostgreSQL schema ${db.schema} (key ${sealer.keyId} from ${source})` };
@@ -106,12 +108,14 @@ export function lazyConnectionStore(open: () => Promise<ConnectionStore>): Conne
     put: async (c) => (await store()).put(c),
     list: async (f) => (await store()).list(f),
     revoke: async (f) => (await store()).revoke(f),
+    take: async (f) => (await store()).take(f),
     refreshOnce: async (k, stale, refresh) => (await store()).refreshOnce(k, stale, refresh),
     connectOnce: async (k, connect) => (await store()).connectOnce(k, connect),
     beginSignIn: async (p) => (await store()).beginSignIn(p),
     takeSignIn: async (s, now) => (await store()).takeSignIn(s, now),
     registerOnce: async (k, register) => (await store()).registerOnce(k, register),
     forgetRegistration: async (k, clientId) => (await store()).forgetRegistration(k, clientId),
+    registrations: async (issuer) => (await store()).registrations(issuer),
     close: async () => {
       closed = true;
       const opened = await opening?.catch(() => undefined);

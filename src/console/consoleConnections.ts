@@ -7,7 +7,9 @@
  * - The list is built field by field from the store's summaries: never a token, whatever the
  *   store hands back.
  * - A revocation is a `POST` (so the console's Origin, session and CSRF checks in
- *   `consoleApi.ts` apply before it is routed) and is recorded in the audit log as
+ *   `consoleApi.ts` apply before it is routed), goes through `host/connectionRevocation.ts` (the
+ *   CLI's path: the store first, then RFC 7009 at the authorization server, each outcome in the
+ *   answer as `asRevoked`), and is recorded in the audit log as
  *   `console:admin` (`kind: "connection"`, `connections/revoke`), like the console's pin
  *   decisions. The next call of a revoked principal asks them to sign in again
  *   (`host/principalClients.ts` reads the store on every call).
@@ -18,6 +20,7 @@
  */
 import type { AuditEntry } from '../host/audit.js';
 import { canonicalServerUrl } from '../host/canonicalServerUrl.js';
+import { revokeConnections, type RevokedConnection } from '../host/connectionRevocation.js';
 import type { ConnectionFilter, ConnectionStore, ConnectionSummary } from '../host/connections.js';
 import type { HttpResponseLike } from '../transport/http/server/types.js';
 import { describeError } from '../util/errors.js';
@@ -48,7 +51,7 @@ export async function connectionsState(ctx: RouteContext): Promise<HttpResponseL
 }
 
 /** `POST connections/revoke` `{ principal?, server? }` (at least one; `server` is the identity from the list, or a config id). */
-export async function revokeConnections(ctx: RouteContext): Promise<HttpResponseLike> {
+export async function revokeConnectionsRoute(ctx: RouteContext): Promise<HttpResponseLike> {
   const connections = ctx.options.connections;
   if (connections === undefined) return failure(404, 'this gateway keeps no per-user connections');
   const body = await ctx.body();
@@ -59,22 +62,24 @@ export async function revokeConnections(ctx: RouteContext): Promise<HttpResponse
   const filter: ConnectionFilter = { ...(principal !== undefined ? { principal } : {}), ...(server !== undefined ? { server: configuredIdentity(ctx, server) ?? identityOf(server) ?? server } : {}) };
   const revoked = await revokeAudited(ctx, connections.store, filter, CONSOLE_APPROVER, 'no such connection');
   if (!Array.isArray(revoked)) return revoked as HttpResponseLike;
-  return json(200, { revoked: revoked.length, connections: revoked.map((c) => ({ principal: c.principal, server: c.server, serverId: c.serverId })) });
+  return json(200, { revoked: revoked.length, connections: revoked.map((r) => revokedShown(r, true)) });
 }
 
 /**
- * Revokes the connections `filter` names (only rows of `filter.principal` when it is set, whatever
- * the store lists), tells open pages, and records it in the audit log as `actor`: the revoked
- * summaries, or the answer saying why not (404 `notFound`, 503).
+ * Revokes the connections `filter` names through `host/connectionRevocation.ts` (the CLI's path:
+ * removed from the store first, then revoked at their authorization servers, RFC 7009), tells
+ * open pages, and records it in the audit log as `actor` with each connection's `asRevoked`
+ * outcome: the revoked connections, or the answer saying why not (404 `notFound`, 503).
  */
-export async function revokeAudited(ctx: RouteContext, store: ConnectionStore, filter: ConnectionFilter, actor: string, notFound: string): Promise<readonly ConnectionSummary[] | HttpResponseLike> {
-  let revoked: readonly ConnectionSummary[];
+export async function revokeAudited(ctx: RouteContext, store: ConnectionStore, filter: ConnectionFilter, actor: string, notFound: string): Promise<readonly RevokedConnection[] | HttpResponseLike> {
+  let revoked: readonly RevokedConnection[];
   try {
-    revoked = (await store.list(filter)).filter((c) => filter.principal === undefined || c.principal === filter.principal);
-    if (revoked.length === 0 || (await store.revoke(filter)) === 0) return failure(404, notFound);
+    const fetch = ctx.options.connections?.fetch;
+    revoked = await revokeConnections({ store, servers: () => ctx.options.config().servers, ...(fetch !== undefined ? { fetch } : {}) }, filter);
   } catch (error) {
     return failure(503, `the connections could not be revoked: ${describeError(error)}`);
   }
+  if (revoked.length === 0) return failure(404, notFound);
   ctx.changed('connections');
   const audit = ctx.options.audit;
   if (audit !== undefined) {
@@ -87,13 +92,27 @@ export async function revokeAudited(ctx: RouteContext, store: ConnectionStore, f
   return revoked;
 }
 
+/** What a revocation answer shows of one revoked connection: who, where, and what its authorization server did. */
+export function revokedShown(r: RevokedConnection, withPrincipal: boolean): Record<string, unknown> {
+  return {
+    ...(withPrincipal ? { principal: r.summary.principal } : {}),
+    server: r.summary.server,
+    serverId: r.summary.serverId,
+    asRevoked: r.asRevoked,
+    ...(r.reason !== undefined ? { reason: r.reason } : {}),
+  };
+}
+
 /**
  * The `connection` audit record of one revocation from the console by `actor` (the admin,
  * `console:admin`, or a person revoking their own, `console:person:<id>`): the filter, how many
- * and which (principal, server identity) pairs were removed. No token is ever part of it.
+ * and which (principal, server identity) pairs were removed, and for each whether its
+ * authorization server revoked the tokens (`asRevoked: true | false | "unsupported"`, with the
+ * reason). No token is ever part of it.
  */
-export function revocationEntry(filter: ConnectionFilter, revoked: readonly ConnectionSummary[], now: number, actor: string = CONSOLE_APPROVER): AuditEntry {
-  const serverIds = [...new Set(revoked.map((c) => c.serverId))];
+export function revocationEntry(filter: ConnectionFilter, revoked: readonly RevokedConnection[], now: number, actor: string = CONSOLE_APPROVER): AuditEntry {
+  const serverIds = [...new Set(revoked.map((c) => c.summary.serverId))];
+  const notAtAs = revoked.filter((r) => r.asRevoked !== true).length;
   return {
     time: new Date(now).toISOString(),
     kind: 'connection',
@@ -105,8 +124,8 @@ export function revocationEntry(filter: ConnectionFilter, revoked: readonly Conn
       {
         interceptor: CONNECTION_REVOKE_ID,
         outcome: 'deny',
-        reason: `${actor} revoked ${revoked.length === 1 ? 'a connection' : `${revoked.length} connections`}`,
-        detail: { ...filter, revoked: revoked.map((c) => ({ principal: c.principal, server: c.server, serverId: c.serverId })) },
+        reason: `${actor} revoked ${revoked.length === 1 ? 'a connection' : `${revoked.length} connections`}${notAtAs > 0 ? ` (${notAtAs} not revoked at the authorization server)` : ''}`,
+        detail: { ...filter, revoked: revoked.map((r) => ({ principal: r.summary.principal, ...revokedShown(r, false) })) },
       },
     ],
     outcome: 'ok',

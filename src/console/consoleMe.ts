@@ -19,7 +19,7 @@
 import type { ConnectionFilter, ConnectionSummary } from '../host/connections.js';
 import type { HttpResponseLike } from '../transport/http/server/types.js';
 import { describeError } from '../util/errors.js';
-import { configuredIdentity, identityOf, revokeAudited } from './consoleConnections.js';
+import { configuredIdentity, identityOf, revokeAudited, revokedShown } from './consoleConnections.js';
 import { failure, json } from './consoleResponses.js';
 import type { ConsolePrincipal } from './consoleSession.js';
 import type { RouteContext } from './consoleTypes.js';
@@ -68,7 +68,7 @@ async function revokeMine(ctx: RouteContext, me: ConsolePrincipal): Promise<Http
   const filter: ConnectionFilter = { principal: me.id, ...(server !== undefined ? { server: configuredIdentity(ctx, server) ?? identityOf(server) ?? server } : {}) };
   const revoked = await revokeAudited(ctx, connections.store, filter, personActor(me), 'no such connection of yours');
   if (!Array.isArray(revoked)) return revoked as HttpResponseLike;
-  return json(200, { revoked: revoked.length, connections: revoked.map((c) => ({ server: c.server, serverId: c.serverId })) });
+  return json(200, { revoked: revoked.length, connections: revoked.map((r) => revokedShown(r, false)) });
 }
 
 /** What a person sees of one of their connections: named fields only (no principal: it is theirs). */

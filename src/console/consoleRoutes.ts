@@ -6,7 +6,7 @@
  */
 import type { HttpResponseLike } from '../transport/http/server/types.js';
 import { auditExport, auditList, auditVerify } from './consoleAudit.js';
-import { connectionsState, revokeConnections } from './consoleConnections.js';
+import { connectionsState, revokeConnectionsRoute } from './consoleConnections.js';
 import { answerConsent, consentState, revokeGrant } from './consoleConsent.js';
 import { inspectServer, inspectorAnswer, inspectorCall, inspectorPrompt, inspectorRead } from './consoleInspector.js';
 import { overview, tools } from './consoleOverview.js';
@@ -33,7 +33,7 @@ export const ROUTES: readonly Route[] = [
   { method: 'POST', path: 'review/launches/approve', run: approveLaunch },
   { method: 'POST', path: 'review/config/approve', run: approveConfig },
   { method: 'GET', path: 'connections', run: connectionsState },
-  { method: 'POST', path: 'connections/revoke', run: revokeConnections },
+  { method: 'POST', path: 'connections/revoke', run: revokeConnectionsRoute },
   { method: 'GET', path: 'audit', run: auditList },
   { method: 'GET', path: 'audit/verify', run: auditVerify },
   { method: 'GET', path: 'audit/export', run: auditExport },

@@ -19,6 +19,7 @@ import type { PinTrust } from '../host/pins/pinTrust.js';
 import type { PinStore } from '../host/pins/pinStore.js';
 import type { ItemReport } from '../host/scanner/types.js';
 import type { NamedToken } from '../auth/resource/staticTokens.js';
+import type { FetchLike } from '../auth/http.js';
 import type { ConsoleMetrics } from './consoleMetrics.js';
 import type { ConsoleOAuth } from './consoleOAuth.js';
 import type { AssetReader } from './consoleStatic.js';
@@ -66,6 +67,8 @@ export interface ConsoleConnections {
    * the page lists nothing and the store (and its key) is not created by a look. Default: always.
    */
   readonly inUse?: () => boolean;
+  /** The fetch revocations at authorization servers use (RFC 7009; tests). Default: the global one. */
+  readonly fetch?: FetchLike;
 }
 
 /** Options of the console handler. */

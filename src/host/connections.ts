@@ -88,6 +88,15 @@ export interface ConnectionSummary extends ConnectionKey {
   readonly updatedAt: number;
 }
 
+/** A connection {@link ConnectionStore.take} removed: its summary, and its tokens when they could be opened. */
+export interface TakenConnection {
+  readonly summary: ConnectionSummary;
+  /** The removed connection (holds secrets: never log or list it). */
+  readonly connection?: Connection;
+  /** Why {@link connection} is missing (its tokens did not open). */
+  readonly unreadable?: string;
+}
+
 /** A sign-in in progress: the `state` of an authorization request and what it is bound to. */
 export interface PendingSignIn {
   /** The OAuth `state` (random, one use). */
@@ -147,6 +156,13 @@ export interface ConnectionStore {
   /** Removes the matching connections (at least one of the filter's keys is required); how many. */
   revoke(filter: ConnectionFilter): Promise<number>;
   /**
+   * Removes the matching connections like {@link revoke} and hands back what was removed (each
+   * row taken once, even by instances revoking at once): what an RFC 7009 revocation at the
+   * authorization server needs. A row whose tokens do not open (another key, tampered) is still
+   * removed, with the reason instead of its connection.
+   */
+  take(filter: ConnectionFilter): Promise<readonly TakenConnection[]>;
+  /**
    * Refreshes the connection of `key` at most once for the access token `stale` across every
    * instance sharing the store: the first caller runs `refresh` and stores its result, the others
    * wait and get that result (or, when the stored token already differs from `stale`, the stored
@@ -179,6 +195,8 @@ export interface ConnectionStore {
    * registration stored meanwhile by another instance is kept.
    */
   forgetRegistration(key: RegistrationKey, clientId: string): Promise<void>;
+  /** The gateway's stored client registrations at `issuer` (one per redirect URI), oldest first; unreadable ones are left out. */
+  registrations(issuer: string): Promise<readonly ClientRegistration[]>;
   close(): Promise<void>;
 }
 
@@ -296,15 +314,19 @@ export class MemoryConnectionStore implements ConnectionStore {
   }
 
   revoke(filter: ConnectionFilter): Promise<number> {
+    return this.take(filter).then((taken) => taken.length);
+  }
+
+  take(filter: ConnectionFilter): Promise<readonly TakenConnection[]> {
     if (filter.principal === undefined && filter.server === undefined) return Promise.reject(new TypeError('revoke needs a principal or a server'));
-    let n = 0;
+    const taken: TakenConnection[] = [];
     for (const [k, c] of this.#connections) {
       if (matches(c, filter)) {
         this.#connections.delete(k);
-        n++;
+        taken.push({ summary: summarizeConnection(c), connection: c });
       }
     }
-    return Promise.resolve(n);
+    return Promise.resolve(taken);
   }
 
   refreshOnce(key: ConnectionKey, stale: string, refresh: (current: Connection) => Promise<TokenSet>): Promise<Connection | undefined> {
@@ -375,6 +397,10 @@ export class MemoryConnectionStore implements ConnectionStore {
     const k = JSON.stringify([key.issuer, key.redirectUri]);
     if (this.#registrations.get(k)?.clientId === clientId) this.#registrations.delete(k);
     return Promise.resolve();
+  }
+
+  registrations(issuer: string): Promise<readonly ClientRegistration[]> {
+    return Promise.resolve([...this.#registrations.values()].filter((r) => r.issuer === issuer));
   }
 
   close(): Promise<void> {

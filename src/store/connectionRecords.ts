@@ -10,7 +10,8 @@
  */
 import { createHash } from 'node:crypto';
 import type { ClientRegistration, TokenSet } from '../auth/client/tokenStore.js';
-import { summarizeConnection, type Connection, type ConnectionKey, type ConnectionSummary, type PendingSignIn, type RegistrationKey } from '../host/connections.js';
+import { summarizeConnection, type Connection, type ConnectionKey, type ConnectionSummary, type PendingSignIn, type RegistrationKey, type TakenConnection } from '../host/connections.js';
+import { describeError } from '../util/errors.js';
 import { McpError, McpErrorCode } from '../util/errors.js';
 import type { ConnectionSealer } from './connectionSealer.js';
 
@@ -64,6 +65,16 @@ export function connectionFromRow(sealer: ConnectionSealer, row: ConnectionRow):
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,
   };
+}
+
+/** A removed row as {@link TakenConnection}: its summary, and its connection when its tokens open (else why not). */
+export function takenFromRow(sealer: ConnectionSealer, row: ConnectionRow): TakenConnection {
+  const summary = summaryFromRow(row.summary);
+  try {
+    return { summary, connection: connectionFromRow(sealer, row) };
+  } catch (error) {
+    return { summary, unreadable: describeError(error) };
+  }
 }
 
 /** The summary column read back: only the summary's own fields (a column edited by hand shows nothing more). */

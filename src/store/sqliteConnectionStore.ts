@@ -28,9 +28,9 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import type { ClientRegistration, TokenSet } from '../auth/client/tokenStore.js';
-import { checkedConnection, Flights, registrationUsable, type Connection, type ConnectionFilter, type ConnectionKey, type ConnectionStore, type ConnectionSummary, type PendingSignIn, type RegistrationKey } from '../host/connections.js';
+import { checkedConnection, Flights, registrationUsable, type Connection, type ConnectionFilter, type ConnectionKey, type ConnectionStore, type ConnectionSummary, type PendingSignIn, type RegistrationKey, type TakenConnection } from '../host/connections.js';
 import { McpError, McpErrorCode } from '../util/errors.js';
-import { connectionFromRow, connectionRow, openSignIn, registrationFromRow, registrationRow, sealSignIn, signInKey, summaryFromRow, type ConnectionRow } from './connectionRecords.js';
+import { connectionFromRow, connectionRow, openSignIn, registrationFromRow, registrationRow, sealSignIn, signInKey, summaryFromRow, takenFromRow, type ConnectionRow } from './connectionRecords.js';
 import type { ConnectionSealer } from './connectionSealer.js';
 import { openCheckedDatabase } from './sqliteFile.js';
 
@@ -177,6 +177,15 @@ export class SqliteConnectionStore implements ConnectionStore {
     );
   }
 
+  /** Deletes the connections matching `filter` and returns them (`DELETE ... RETURNING`: each row taken once). */
+  take(filter: ConnectionFilter): Promise<readonly TakenConnection[]> {
+    if (filter.principal === undefined && filter.server === undefined) return Promise.reject(new TypeError('revoke needs a principal or a server'));
+    return Promise.resolve().then(() => {
+      const rows = this.#db.prepare(`DELETE FROM connections WHERE (@principal IS NULL OR principal = @principal) AND ${SERVER_FILTER} RETURNING *`).all({ principal: filter.principal ?? null, server: filter.server ?? null }) as Row[];
+      return rows.map((row) => takenFromRow(this.#sealer, fromRow(row)));
+    });
+  }
+
   /** Refreshes at most once for `stale` across every instance (see the module comment). */
   refreshOnce(key: ConnectionKey, stale: string, refresh: (current: Connection) => Promise<TokenSet>): Promise<Connection | undefined> {
     return this.#flights.run([key.principal, key.server], async () => {
@@ -247,6 +256,20 @@ export class SqliteConnectionStore implements ConnectionStore {
   forgetRegistration(key: RegistrationKey, clientId: string): Promise<void> {
     return Promise.resolve().then(() => {
       this.#db.prepare('DELETE FROM client_registrations WHERE issuer = ? AND redirect_uri = ? AND client_id = ?').run(key.issuer, key.redirectUri, clientId);
+    });
+  }
+
+  /** The registrations stored at `issuer` that open under this key, oldest first. */
+  registrations(issuer: string): Promise<readonly ClientRegistration[]> {
+    return Promise.resolve().then(() => {
+      const rows = this.#db.prepare('SELECT * FROM client_registrations WHERE issuer = ? ORDER BY created_at').all(issuer) as { issuer: string; redirect_uri: string; client_id: string; sealed: Buffer; created_at: number }[];
+      return rows.flatMap((row) => {
+        try {
+          return [registrationFromRow(this.#sealer, { issuer: row.issuer, redirectUri: row.redirect_uri, clientId: row.client_id, sealed: row.sealed, createdAt: row.created_at })];
+        } catch {
+          return [];
+        }
+      });
     });
   }
 

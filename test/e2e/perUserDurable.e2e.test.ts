@@ -7,7 +7,7 @@
 // https://modelcontextprotocol.io/specification/2025-11-25/client/elicitation#url-elicitation-required-error
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -15,6 +15,8 @@ import { defaultTransportFactory } from '../../src/adapters/hostTransports.js';
 import type { ListeningServer } from '../../src/adapters/nodeHttp.js';
 import { tokenDigest } from '../../src/auth/resource/staticTokens.js';
 import { gatewayDownstreamAuth } from '../../src/cli/gatewayDownstreamAuth.js';
+import { revokeConnections } from '../../src/host/connectionRevocation.js';
+import type { Connection } from '../../src/host/connections.js';
 import type { GatewayHttpAuth } from '../../src/cli/gatewayHttp.js';
 import { serveGatewayHttp } from '../../src/cli/gatewayHttp.js';
 import { McpClient } from '../../src/client/mcpClient.js';
@@ -31,6 +33,7 @@ import { StreamableHttpClientTransport } from '../../src/transport/http/client/c
 import { silentLogger } from '../../src/util/logger.js';
 import { startAudienceResourceServer, type AudienceResourceServer } from '../fixtures/audienceResourceServer.js';
 import { driveLogin, startOidcAuthServer, type OidcAuthServer } from '../fixtures/oidcAuthServer.js';
+import { cli } from '../unit/cli/cliProcess.js';
 import { freePort } from './remoteOAuthSupport.js';
 
 const T = { timeout: 60_000 };
@@ -49,12 +52,17 @@ interface RunningGateway {
   close(): Promise<void>;
 }
 
-/** Starts the gateway's per-user wiring over the SQLite store `file` (re-opened: a restarted process). */
-async function startGateway(options: { readonly port: number; readonly file: string; readonly publicUrl?: string; readonly auth?: GatewayHttpAuth; readonly tenantClaim?: string }): Promise<RunningGateway> {
-  const config = parseConfig(
-    JSON.stringify({ mcpServers: { gh: { type: 'http', url: rs.url, headers: { Authorization: 'Bearer ${env:CATALOG_TOKEN}' } } }, switchboard: { servers: { gh: { auth: 'per-user' } } } }),
+/** The gateway's config (one per-user server in front of the resource server); `stateDir` for the CLI's. */
+function gatewayConfig(stateDir?: string) {
+  return parseConfig(
+    JSON.stringify({ mcpServers: { gh: { type: 'http', url: rs.url, headers: { Authorization: 'Bearer ${env:CATALOG_TOKEN}' } } }, switchboard: { ...(stateDir !== undefined ? { stateDir } : {}), servers: { gh: { auth: 'per-user' } } } }),
     { file: join(dir, 'switchboard.json'), env: { CATALOG_TOKEN: catalogToken } },
   );
+}
+
+/** Starts the gateway's per-user wiring over the SQLite store `file` (re-opened: a restarted process). */
+async function startGateway(options: { readonly port: number; readonly file: string; readonly publicUrl?: string; readonly auth?: GatewayHttpAuth; readonly tenantClaim?: string }): Promise<RunningGateway> {
+  const config = gatewayConfig();
   const store = SqliteConnectionStore.open(options.file, ConnectionSealer.fromKey(key));
   const downstream = gatewayDownstreamAuth(silentLogger, {
     store,
@@ -249,6 +257,84 @@ describe('e2e: per-user sign-in that lasts (restart, reverse proxy, tenants)', (
       assert.ok(rs.requests.slice(requestsFrom).every((r) => r.authorization !== `Bearer ${stored.tokens.accessToken}`), 'the stored token never went out for the other tenant');
       // The tenant it was made under still uses it.
       assert.deepEqual(await whoami(gateway, acme), { kind: 'result', sub: 'alice@acme.example' });
+    } finally {
+      await gateway.close();
+    }
+  });
+});
+
+/** Alice signs in through `gateway`: her stored connection (refresh token included) and the client id the gateway registered. */
+async function signedInAlice(gateway: RunningGateway): Promise<{ connection: Connection; clientId: string }> {
+  const link = await whoami(gateway, ALICE);
+  if (link.kind !== 'sign-in') return assert.fail('expected a sign-in');
+  assert.equal((await signIn(gateway, link.url, ALICE, 'alice@example.com')).status, 200);
+  const [summary] = await gateway.store.list();
+  const connection = await gateway.store.get({ principal: 'alice', server: String(summary?.server) });
+  const clientId = as.registrations.at(-1);
+  assert.ok(connection?.tokens.refreshToken !== undefined && clientId !== undefined);
+  return { connection, clientId };
+}
+
+/** A refresh grant at the AS with `connection`'s refresh token, as `clientId` (a public client): the AS's own answer. */
+async function refreshAtAs(connection: Connection, clientId: string): Promise<{ status: number; error?: string }> {
+  const body = new URLSearchParams({ grant_type: 'refresh_token', refresh_token: String(connection.tokens.refreshToken), client_id: clientId, resource: connection.tokens.resource });
+  const response = await fetch(as.tokenEndpoint, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body });
+  const json = (await response.json()) as { error?: string };
+  return { status: response.status, ...(json.error !== undefined ? { error: json.error } : {}) };
+}
+
+// https://www.rfc-editor.org/rfc/rfc7009: revoking a connection revokes its refresh token at the AS
+// that issued it, judged at the AS (a refresh grant with the token is refused afterwards).
+describe('e2e: revoking a per-user connection revokes its tokens at the authorization server (RFC 7009)', () => {
+  it('`switchboard connections revoke` (a separate process over the gateway\'s store): the AS refuses the refresh token afterwards (invalid_grant)', T, async () => {
+    const stateDir = join(dir, 'cli-state');
+    await mkdir(stateDir, { recursive: true });
+    const gateway = await startGateway({ port: 0, file: join(stateDir, 'connections.db') });
+    try {
+      const { connection, clientId } = await signedInAlice(gateway);
+      const configFile = join(dir, 'cli-switchboard.json');
+      await writeFile(configFile, JSON.stringify({ mcpServers: { gh: { type: 'http', url: rs.url } }, switchboard: { stateDir, servers: { gh: { auth: 'per-user' } } } }));
+      const run = await cli(['connections', 'revoke', '--principal', 'alice', '--config', configFile, '--json'], { SWITCHBOARD_CONNECTIONS_KEY: Buffer.from(key).toString('hex') });
+      assert.equal(run.code, 0, run.stderr);
+      const answer = JSON.parse(run.stdout) as { revoked: number; connections: { principal: string; asRevoked: unknown }[] };
+      assert.deepEqual([answer.revoked, answer.connections.map((c) => [c.principal, c.asRevoked])], [1, [['alice', true]]]);
+      assert.ok(!run.stdout.includes(String(connection.tokens.refreshToken)) && !run.stdout.includes(connection.tokens.accessToken), 'no token printed');
+      assert.deepEqual(await gateway.store.list(), [], 'removed locally');
+      assert.deepEqual(await refreshAtAs(connection, clientId), { status: 400, error: 'invalid_grant' }, 'the AS no longer honours the refresh token');
+    } finally {
+      await gateway.close();
+    }
+  });
+
+  it('an AS whose metadata names no revocation_endpoint: removed locally all the same, reported unsupported (and the token still works at the AS)', T, async () => {
+    const gateway = await startGateway({ port: 0, file: join(dir, 'no-revocation.db') });
+    try {
+      const { connection, clientId } = await signedInAlice(gateway);
+      const withoutRevocation: typeof fetch = async (input, init) => {
+        const response = await fetch(input, init);
+        if (!String(input).includes('/.well-known/') || !response.ok) return response;
+        const { revocation_endpoint: _gone, ...metadata } = (await response.json()) as Record<string, unknown>;
+        return Response.json(metadata);
+      };
+      const revoked = await revokeConnections({ store: gateway.store, servers: () => gatewayConfig().servers, fetch: withoutRevocation }, { principal: 'alice' });
+      assert.deepEqual(revoked.map((r) => [r.summary.principal, r.asRevoked]), [['alice', 'unsupported']]);
+      assert.match(revoked[0]?.reason ?? '', /no revocation_endpoint/);
+      assert.deepEqual(await gateway.store.list(), []);
+      assert.equal((await refreshAtAs(connection, clientId)).status, 200, 'nothing was revoked at the AS');
+    } finally {
+      await gateway.close();
+    }
+  });
+
+  it('an AS that refuses the revocation (the client it was issued to is gone: invalid_client): removed locally all the same, the failure reported with its reason', T, async () => {
+    const gateway = await startGateway({ port: 0, file: join(dir, 'revocation-error.db') });
+    try {
+      const { clientId } = await signedInAlice(gateway);
+      await as.forgetClient(clientId);
+      const revoked = await revokeConnections({ store: gateway.store, servers: () => gatewayConfig().servers }, { principal: 'alice' });
+      assert.deepEqual(revoked.map((r) => [r.summary.principal, r.asRevoked]), [['alice', false]]);
+      assert.match(revoked[0]?.reason ?? '', /invalid_client/);
+      assert.deepEqual(await gateway.store.list(), [], 'the local revocation stands');
     } finally {
       await gateway.close();
     }

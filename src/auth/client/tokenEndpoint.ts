@@ -74,14 +74,10 @@ async function clientAssertion(ctx: TokenEndpointContext): Promise<string> {
 }
 
 /**
- * Posts `params` to the token endpoint with client authentication and returns the validated
- * response. `invalid_grant` becomes `ERR_AUTH_INVALID_GRANT`, `invalid_target` (RFC 8707)
- * `ERR_AUTH_INVALID_TARGET`; other errors `ERR_AUTH_TOKEN_REQUEST_FAILED` (`cause` = the error
- * body or response).
+ * Adds the client authentication of `ctx.client` to a request to one of the authorization
+ * server's endpoints (token, revocation: RFC 7009 section 2.1 uses the token endpoint's methods).
  */
-export async function tokenRequest(ctx: TokenEndpointContext, params: Readonly<Record<string, string>>): Promise<TokenResponse> {
-  const body = new URLSearchParams(params);
-  const headers: Record<string, string> = { accept: 'application/json', 'content-type': 'application/x-www-form-urlencoded' };
+export async function authenticateClient(ctx: TokenEndpointContext, body: URLSearchParams, headers: Record<string, string>): Promise<void> {
   const { client } = ctx;
   switch (client.tokenEndpointAuthMethod) {
     case 'client_secret_basic':
@@ -102,6 +98,18 @@ export async function tokenRequest(ctx: TokenEndpointContext, params: Readonly<R
       body.set('client_assertion', await clientAssertion(ctx));
       break;
   }
+}
+
+/**
+ * Posts `params` to the token endpoint with client authentication and returns the validated
+ * response. `invalid_grant` becomes `ERR_AUTH_INVALID_GRANT`, `invalid_target` (RFC 8707)
+ * `ERR_AUTH_INVALID_TARGET`; other errors `ERR_AUTH_TOKEN_REQUEST_FAILED` (`cause` = the error
+ * body or response).
+ */
+export async function tokenRequest(ctx: TokenEndpointContext, params: Readonly<Record<string, string>>): Promise<TokenResponse> {
+  const body = new URLSearchParams(params);
+  const headers: Record<string, string> = { accept: 'application/json', 'content-type': 'application/x-www-form-urlencoded' };
+  await authenticateClient(ctx, body, headers);
   const endpoint = ctx.metadata.token_endpoint;
   for (let attempt = 0; ; attempt++) {
     if (ctx.dpop !== undefined) headers['dpop'] = await ctx.dpop.proof('POST', endpoint);

@@ -4,11 +4,14 @@
  * store (`<stateDir>/connections.db`, or PostgreSQL with `--store` / `switchboard.store`).
  * `list` shows who is connected where, since when, with which scopes: never a token (it reads
  * only the stored summaries). `revoke` deletes connections by principal, by server or both; the
- * next call of that principal asks them to sign in again.
+ * next call of that principal asks them to sign in again. It goes through
+ * `host/connectionRevocation.ts` (as the console does), which then revokes the tokens at the
+ * authorization server (RFC 7009) and reports each outcome.
  *
  * @module
  */
 import { canonicalServerUrl } from '../../host/canonicalServerUrl.js';
+import { describeAsRevoked, revokeConnections, type RevokedConnection } from '../../host/connectionRevocation.js';
 import type { ConnectionFilter, ConnectionSummary } from '../../host/connections.js';
 import type { HostConfig } from '../../host/configTypes.js';
 import { counted } from '../../util/plural.js';
@@ -29,7 +32,11 @@ export const command = defineCommand({
 list prints who is connected where, under which tenant, the mode, the scopes and when;
 never a token.
 revoke deletes the connections of a principal, of a server, or of one principal at one
-server; that user's next call asks them to sign in again.`,
+server; that user's next call asks them to sign in again. Then it revokes their tokens at
+the authorization server that issued them (RFC 7009: the refresh token, else the access
+token), as the client that obtained them, and prints for each connection whether the
+authorization server revoked them (or does not support revocation, or failed: the local
+revocation stands either way).`,
   positionals: [
     { name: 'list', description: 'the connections (all, or those of --principal, --server and/or --tenant), oldest first' },
     { name: 'revoke', description: 'delete the connections of --principal, of --server, or of both together' },
@@ -38,7 +45,7 @@ server; that user's next call asks them to sign in again.`,
     principal: { type: 'string', value: 'P', description: 'the principal id (as the audit log names it)' },
     server: { type: 'string', value: 'S', description: "a server's id in the config, or its URL" },
     tenant: { type: 'string', value: 'T', description: 'list: only the connections made under this tenant (gateway.auth.oauth.tenantClaim)' },
-    json: { type: 'boolean', description: 'print JSON (list: the summaries; revoke: {"revoked": N})' },
+    json: { type: 'boolean', description: 'print JSON (list: the summaries; revoke: {"revoked": N, "connections": [{principal, server, serverId, asRevoked, reason?}]})' },
     config: { type: 'string', value: 'FILE', description: "the gateway's config; its stateDir holds connections.db and connections.key", default: "./switchboard.json, else the running gateway's, else the per-user one" },
     store: { type: 'string', value: 'URL', description: 'the PostgreSQL store of several instances (postgres://...)', default: "the config's switchboard.store, else SQLite in the state folder" },
   },
@@ -66,8 +73,8 @@ async function runConnections({ options, positionals }: ParsedCommand): Promise<
       process.stdout.write(options['json'] === true ? `${JSON.stringify(list, null, 2)}\n` : formatConnections(list));
       return;
     }
-    const n = await store.revoke(filter);
-    process.stdout.write(options['json'] === true ? `${JSON.stringify({ revoked: n })}\n` : `Revoked ${counted(n, 'connection')}${describeFilter(filter)}.\n`);
+    const revoked = await revokeConnections({ store, servers: () => config.servers }, filter);
+    process.stdout.write(options['json'] === true ? `${JSON.stringify({ revoked: revoked.length, connections: revoked.map(revokedJson) }, null, 2)}\n` : formatRevoked(revoked, filter));
   } finally {
     await store.close();
   }
@@ -82,6 +89,17 @@ function serverIdentity(config: HostConfig, text: string): string {
   }
   if (!URL.canParse(text)) throw new UsageError(`--server ${JSON.stringify(text)} is neither a server of the config nor a URL`);
   return canonicalServerUrl(text);
+}
+
+/** One revoked connection as `--json` prints it (and the console answers it): no token. */
+export function revokedJson(r: RevokedConnection): Record<string, unknown> {
+  return { principal: r.summary.principal, server: r.summary.server, serverId: r.summary.serverId, asRevoked: r.asRevoked, ...(r.reason !== undefined ? { reason: r.reason } : {}) };
+}
+
+/** `Revoked N connections …`, then one line per connection saying what its authorization server did. */
+function formatRevoked(revoked: readonly RevokedConnection[], filter: ConnectionFilter): string {
+  const lines = revoked.map((r) => `  ${r.summary.principal} @ ${r.summary.server}${r.summary.scopes.length > 0 && r.summary.mode === 'token-exchange' ? ` (${r.summary.scopes.join(' ')})` : ''}: ${describeAsRevoked(r)}\n`);
+  return `Revoked ${counted(revoked.length, 'connection')}${describeFilter(filter)}.\n${lines.join('')}`;
 }
 
 function describeFilter(filter: ConnectionFilter): string {

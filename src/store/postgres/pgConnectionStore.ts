@@ -25,8 +25,8 @@
  */
 import { createHash } from 'node:crypto';
 import type { ClientRegistration, TokenSet } from '../../auth/client/tokenStore.js';
-import { checkedConnection, Flights, registrationUsable, type Connection, type ConnectionFilter, type ConnectionKey, type ConnectionStore, type ConnectionSummary, type PendingSignIn, type RegistrationKey } from '../../host/connections.js';
-import { connectionFromRow, connectionRow, openSignIn, registrationFromRow, registrationRow, sealSignIn, signInKey, summaryFromRow, type ConnectionRow } from '../connectionRecords.js';
+import { checkedConnection, Flights, registrationUsable, type Connection, type ConnectionFilter, type ConnectionKey, type ConnectionStore, type ConnectionSummary, type PendingSignIn, type RegistrationKey, type TakenConnection } from '../../host/connections.js';
+import { connectionFromRow, connectionRow, openSignIn, registrationFromRow, registrationRow, sealSignIn, signInKey, summaryFromRow, takenFromRow, type ConnectionRow } from '../connectionRecords.js';
 import type { ConnectionSealer } from '../connectionSealer.js';
 import type { PgClient, PgDatabase } from './pgDatabase.js';
 
@@ -97,6 +97,13 @@ export class PgConnectionStore implements ConnectionStore {
     if (filter.principal === undefined && filter.server === undefined) throw new TypeError('revoke needs a principal or a server');
     const rows = await this.#db.query('revoking connections', `DELETE FROM connections WHERE ${FILTER} RETURNING principal`, [filter.principal ?? null, filter.server ?? null]);
     return rows.length;
+  }
+
+  /** Deletes the connections matching `filter` and returns them (`DELETE ... RETURNING`: each row taken once). */
+  async take(filter: ConnectionFilter): Promise<readonly TakenConnection[]> {
+    if (filter.principal === undefined && filter.server === undefined) throw new TypeError('revoke needs a principal or a server');
+    const rows = await this.#db.query<Row>('revoking connections', `DELETE FROM connections WHERE ${FILTER} RETURNING *`, [filter.principal ?? null, filter.server ?? null]);
+    return rows.map((row) => takenFromRow(this.#sealer, fromRow(row)));
   }
 
   /** Refreshes at most once for `stale` across every instance (see the module comment). */
@@ -210,6 +217,18 @@ export class PgConnectionStore implements ConnectionStore {
   /** Deletes the registration of `key` if it still names `clientId`. */
   async forgetRegistration(key: RegistrationKey, clientId: string): Promise<void> {
     await this.#db.query('forgetting a client registration', 'DELETE FROM client_registrations WHERE issuer = $1 AND redirect_uri = $2 AND client_id = $3', [key.issuer, key.redirectUri, clientId]);
+  }
+
+  /** The registrations stored at `issuer` that open under this key, oldest first. */
+  async registrations(issuer: string): Promise<readonly ClientRegistration[]> {
+    const rows = await this.#db.query<RegistrationDbRow>('reading client registrations', 'SELECT * FROM client_registrations WHERE issuer = $1 ORDER BY created_at', [issuer]);
+    return rows.flatMap((row) => {
+      try {
+        return [registrationFromRow(this.#sealer, { issuer: row.issuer, redirectUri: row.redirect_uri, clientId: row.client_id, sealed: row.sealed, createdAt: Number(row.created_at) })];
+      } catch {
+        return [];
+      }
+    });
   }
 
   async #registration(key: RegistrationKey, query: (sql: string, params: unknown[]) => Promise<RegistrationDbRow[]>): Promise<ClientRegistration | undefined> {

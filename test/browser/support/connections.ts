@@ -13,7 +13,7 @@ export function seededConnection(principal: string, now: number): Connection {
     server: GH,
     serverId: 'github',
     mode: 'per-user',
-    tokens: { accessToken: `ACCESS-SECRET-${principal}`, refreshToken: `REFRESH-SECRET-${principal}`, tokenType: 'Bearer', expiresAt: now + 3_600_000, grantedScope: 'repo', requestedScopes: ['repo'], issuer: 'https://as.example', resource: GH },
+    tokens: { accessToken: `ACCESS-SECRET-${principal}`, refreshToken: `REFRESH-SECRET-${principal}`, tokenType: 'Bearer', expiresAt: now + 3_600_000, grantedScope: 'repo', requestedScopes: ['repo'], issuer: 'http://127.0.0.1:9', resource: GH },
     createdAt: now - 60_000,
     updatedAt: now - 30_000,
   };

@@ -75,6 +75,17 @@ export function clientRegistrationContract(name: string, backend: () => Promise<
       assert.equal(await b.rows(), 2);
     });
 
+    it('registrations(issuer) lists every stored registration at that issuer (one per redirect URI), oldest first, and no other issuer\'s', T, async () => {
+      const b = await backend();
+      const [one, two] = [await b.instance(), await b.instance()];
+      const first = registration('a');
+      const second = registration('b');
+      await one.registerOnce(KEY, () => Promise.resolve(first));
+      await one.registerOnce({ ...KEY, redirectUri: 'https://proxy.example.com/oauth/callback' }, () => Promise.resolve(second));
+      assert.deepEqual((await two.registrations(AS)).map((r) => r.clientId).sort(), [first.clientId, second.clientId].sort());
+      assert.deepEqual(await two.registrations('https://other-as.example.com'), []);
+    });
+
     it('concurrent first registrations on two instances converge on one stored registration, used by all (with a lock: registered once)', T, async () => {
       const b = await backend();
       const [one, two] = [await b.instance(), await b.instance()];

@@ -190,6 +190,29 @@ export function connectionStoreContract(name: string, backend: ConnectionBackend
       assert.equal(await store.get({ principal: 'bob', server: S2 }), undefined);
     });
 
+    it('take removes like revoke and hands back the removed connections (tokens opened), each row to one of two instances revoking at once', T, async () => {
+      const b = await backend();
+      const [one, two] = [await b.instance(), await b.instance()];
+      const alice = connection('alice');
+      for (const c of [alice, connection('alice', S2), connection('bob')]) await one.put(c);
+      const [a, c] = await Promise.all([one.take({ principal: 'alice' }), two.take({ principal: 'alice' })]);
+      const taken = [...a, ...c];
+      assert.deepEqual(taken.map((t) => t.summary.server).sort(), [S, S2].sort(), 'each row taken once');
+      assert.deepEqual(taken.find((t) => t.summary.server === S)?.connection, alice);
+      assert.deepEqual((await one.list()).map((x) => x.principal), ['bob']);
+      await assert.rejects(one.take({}), TypeError);
+    });
+
+    it('take under another key still removes the row, with why its tokens did not open', T, async () => {
+      const b = await backend();
+      await (await b.instance()).put(connection('alice'));
+      const other = await b.instance(randomBytes(32));
+      const [taken] = await other.take({ principal: 'alice' });
+      assert.equal(taken?.connection, undefined);
+      assert.match(taken?.unreadable ?? '', /key/);
+      assert.deepEqual(await other.list(), []);
+    });
+
     it('row-swap-to-another-principal: alice\'s sealed tokens copied onto mallory\'s row do not open; mallory gets no token', T, async () => {
       const b = await backend();
       const store = await b.instance();

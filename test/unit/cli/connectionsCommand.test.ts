@@ -15,6 +15,8 @@ import { cli } from './cliProcess.js';
 const T = { timeout: 60_000 };
 const GITHUB = 'https://mcp.github.example/mcp';
 const DOCS = 'https://docs.example/mcp';
+/** An issuer nothing listens at (loopback, so plain http is allowed): the revocation there fails at once, the local one stands. */
+const UNREACHABLE_AS = 'http://127.0.0.1:9';
 const POSTGRES_URL = process.env['SWITCHBOARD_TEST_POSTGRES'] ?? `postgres://${userInfo().username}@127.0.0.1:5432/switchboard_test`;
 
 function conn(principal: string, server: string, serverId: string, createdAt: number, tenant?: string): Connection {
@@ -25,7 +27,7 @@ function conn(principal: string, server: string, serverId: string, createdAt: nu
     serverId,
     ...(tenant !== undefined ? { tenant } : {}),
     mode: serverId === 'docs' ? 'token-exchange' : 'per-user',
-    tokens: { accessToken: `AT-${tag}`, tokenType: 'Bearer', refreshToken: `RT-${tag}`, grantedScope: 'repo', requestedScopes: ['repo'], issuer: 'https://as.example', resource: server },
+    tokens: { accessToken: `AT-${tag}`, tokenType: 'Bearer', refreshToken: `RT-${tag}`, grantedScope: 'repo', requestedScopes: ['repo'], issuer: UNREACHABLE_AS, resource: server },
     createdAt,
     updatedAt: createdAt,
   };
@@ -114,9 +116,16 @@ for (const backend of ['SQLite', 'PostgreSQL'] as const) {
     it('revokes one user at one server, then a whole server, then a user (the store is left without them)', T, async () => {
       const pair = await run('revoke', '--principal', 'alice', '--server', DOCS);
       assert.equal(pair.code, 0, pair.stderr);
-      assert.equal(pair.stdout, `Revoked 1 connection of alice at ${DOCS}.\n`);
+      const [head, line, ...rest] = pair.stdout.split('\n');
+      assert.equal(head, `Revoked 1 connection of alice at ${DOCS}.`);
+      assert.match(line ?? '', new RegExp(`^  alice @ ${DOCS.replace(/[.]/g, '\\.')} \\(repo\\): NOT revoked at the authorization server: `));
+      assert.deepEqual(rest, ['']);
       const server = await run('revoke', '--server', 'github', '--json');
-      assert.deepEqual(JSON.parse(server.stdout), { revoked: 2 });
+      const answer = JSON.parse(server.stdout) as { revoked: number; connections: { principal: string; serverId: string; asRevoked: unknown; reason: string }[] };
+      assert.equal(answer.revoked, 2);
+      assert.deepEqual(answer.connections.map((c) => [c.principal, c.serverId, c.asRevoked]), [['alice', 'github', false], ['bob', 'github', false]]);
+      assert.match(answer.connections[0]?.reason ?? '', /127\.0\.0\.1:9/);
+      noTokens(pair.stdout + server.stdout, conns);
       const user = await run('revoke', '--principal', 'alice');
       assert.equal(user.stdout, 'Revoked 0 connections of alice.\n');
       assert.deepEqual(await store.list(), []);

@@ -13,7 +13,7 @@ import { parseConfig } from '../../../src/host/config.js';
 import { MemoryConnectionStore, type Connection } from '../../../src/host/connections.js';
 import { SqliteAuditLog } from '../../../src/store/sqliteAudit.js';
 import type { HttpRequestLike, HttpResponseLike } from '../../../src/transport/http/server/types.js';
-import { consoleOptions, jsonRequest, sampleConnection } from './support.js';
+import { consoleOptions, fakeAs, jsonRequest, sampleConnection } from './support.js';
 
 const ADMIN = 'a'.repeat(43);
 const MCP = 'm'.repeat(43);
@@ -41,7 +41,7 @@ async function setup(now: { t: number } = { t: NOW }) {
     { name: 'alice', sha256: tokenDigest(ALICE), scopes: [] },
     { name: 'bob', sha256: tokenDigest(BOB), scopes: [] },
   ];
-  const api = new ConsoleHttpApi(await consoleOptions(ADMIN, ORIGIN, () => now.t, { mcpToken: MCP, namedTokens, config: () => config, connections: { store }, audit: { log: audit, reader: audit } }));
+  const api = new ConsoleHttpApi(await consoleOptions(ADMIN, ORIGIN, () => now.t, { mcpToken: MCP, namedTokens, config: () => config, connections: { store, fetch: fakeAs().fetch }, audit: { log: audit, reader: audit } }));
   const call = async (method: string, path: string, h: Record<string, string>, body?: unknown): Promise<HttpResponseLike> => (await api.handle(req(method, path, h, body))) as HttpResponseLike;
   const signIn = async (token: string) => {
     const res = await call('POST', '/console/api/session', { origin: ORIGIN }, { token });
@@ -124,6 +124,10 @@ describe('console person sessions: My connections', () => {
     const { headers } = await signIn(ALICE);
     const res = await call('POST', '/console/api/me/connections/revoke', headers ?? {}, { server: 'gh' });
     assert.equal(res.status, 200);
+    // No registration stored at the authorization server in this store: removed here, and the answer says why not there.
+    const [shown] = (body(res) as { connections: Record<string, unknown>[] }).connections;
+    assert.deepEqual([shown?.['serverId'], shown?.['asRevoked']], ['gh', false]);
+    assert.match(String(shown?.['reason']), /no client to revoke with/);
     assert.deepEqual(await left(), ['alice@docs', 'bob@gh']);
     const [record, ...more] = records();
     assert.equal(more.length, 0);

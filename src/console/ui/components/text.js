@@ -39,3 +39,16 @@ export function formatTime(/** @type {string | number | undefined} */ value) {
   const d = new Date(value);
   return Number.isNaN(d.getTime()) ? String(value) : d.toISOString().replace('T', ' ').replace(/\.\d+Z$/, 'Z');
 }
+
+/**
+ * What a revocation answer says about the authorization servers (RFC 7009): `''` when every
+ * connection was revoked there too, else a sentence naming each one that was not and why (the
+ * connections are removed from the gateway either way).
+ * @param {{ serverId?: string, server?: string, principal?: string, asRevoked?: boolean | 'unsupported', reason?: string }[] | undefined} connections
+ */
+export function asRevokedText(connections) {
+  const left = (connections ?? []).filter((c) => c.asRevoked !== true);
+  if (left.length === 0) return '';
+  const each = left.map((c) => `${c.principal !== undefined ? `${c.principal} @ ` : ''}${c.serverId ?? c.server ?? '?'}: ${c.asRevoked === 'unsupported' ? 'unsupported' : 'failed'}${c.reason !== undefined ? ` (${c.reason})` : ''}`);
+  return ` Not revoked at the authorization server: ${each.join('; ')}.`;
+}

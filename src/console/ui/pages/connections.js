@@ -11,7 +11,7 @@ import { api } from '../lib/api.js';
 import { html, useState } from '../lib/html.js';
 import { useApi } from '../lib/useApi.js';
 import { Table } from '../components/table.js';
-import { Notice, Reveal, errorText, formatTime } from '../components/text.js';
+import { Notice, Reveal, asRevokedText, errorText, formatTime } from '../components/text.js';
 
 /**
  * @typedef {{ principal: string, tenant?: string, server: string, serverId: string, mode: string, scopes: string[], issuer: string,
@@ -34,12 +34,13 @@ export function Connections() {
   const [filters, setFilters] = useState({ principal: '', server: '', tenant: '' });
   const [applied, setApplied] = useState(filters);
   const { data, error, reload } = /** @type {import('../lib/useApi.js').Loaded<ConnectionsState>} */ (useApi(query(applied), ['connections']));
-  const [message, setMessage] = useState(/** @type {{ kind: 'ok' | 'error', text: string } | null} */ (null));
+  const [message, setMessage] = useState(/** @type {{ kind: 'ok' | 'warn' | 'error', text: string } | null} */ (null));
   /** @param {{ principal: string, server?: string }} body @param {string} what */
   const revoke = async (body, what) => {
     try {
       const answer = await api('connections/revoke', { body });
-      setMessage({ kind: 'ok', text: `Revoked ${answer.revoked === 1 ? 'the connection' : `${answer.revoked} connections`} of ${what}.` });
+      const atAs = asRevokedText(answer.connections);
+      setMessage({ kind: atAs === '' ? 'ok' : 'warn', text: `Revoked ${answer.revoked === 1 ? 'the connection' : `${answer.revoked} connections`} of ${what}.${atAs}` });
       await reload();
     } catch (e) {
       setMessage({ kind: 'error', text: errorText(e) });

@@ -11,7 +11,7 @@ import { api } from '../lib/api.js';
 import { html, useState } from '../lib/html.js';
 import { useApi } from '../lib/useApi.js';
 import { Table } from '../components/table.js';
-import { Notice, Reveal, errorText, formatTime } from '../components/text.js';
+import { Notice, Reveal, asRevokedText, errorText, formatTime } from '../components/text.js';
 
 /**
  * @typedef {{ server: string, serverId: string, mode: string, scopes: string[], issuer: string,
@@ -26,14 +26,15 @@ import { Notice, Reveal, errorText, formatTime } from '../components/text.js';
 export function MyConnectionsPage() {
   const { data, error, reload } = /** @type {import('../lib/useApi.js').Loaded<MyConnections>} */ (useApi('me/connections'));
   const [pending, setPending] = useState(/** @type {Pending} */ (null));
-  const [message, setMessage] = useState(/** @type {{ kind: 'ok' | 'error', text: string } | null} */ (null));
+  const [message, setMessage] = useState(/** @type {{ kind: 'ok' | 'warn' | 'error', text: string } | null} */ (null));
   const revoke = async () => {
     if (pending === null) return;
     const what = pending;
     setPending(null);
     try {
       const answer = await api('me/connections/revoke', { body: what.server !== undefined ? { server: what.server } : {} });
-      setMessage({ kind: 'ok', text: `Revoked ${answer.revoked === 1 ? 'your connection' : `${answer.revoked} connections`} (${what.label}). Your next call there asks you to sign in again.` });
+      const atAs = asRevokedText(answer.connections);
+      setMessage({ kind: atAs === '' ? 'ok' : 'warn', text: `Revoked ${answer.revoked === 1 ? 'your connection' : `${answer.revoked} connections`} (${what.label}). Your next call there asks you to sign in again.${atAs}` });
       await reload();
     } catch (e) {
       setMessage({ kind: 'error', text: errorText(e) });
