@@ -9,6 +9,7 @@ import Database from 'better-sqlite3';
 import { signInKey } from '../../../src/store/connectionRecords.js';
 import { ConnectionSealer } from '../../../src/store/connectionSealer.js';
 import { PgConnectionStore } from '../../../src/store/postgres/pgConnectionStore.js';
+import type { PgDatabase } from '../../../src/store/postgres/pgDatabase.js';
 import { SqliteConnectionStore } from '../../../src/store/sqliteConnectionStore.js';
 import { openTestPostgres, freshSchema } from './backends.js';
 import { clientRegistrationContract } from './clientRegistrations.contract.js';
@@ -16,11 +17,23 @@ import { connectionStoreContract } from './connectionStore.contract.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'sb-connections-contract-'));
 const closers: (() => Promise<void>)[] = [];
-// Each PostgreSQL instance gets a small pool: the pools of a file stay open until it ends, and a
-// suite opens a few per test (two gateway instances sharing the database, an admin connection);
-// with the default 10 each they ran the server out of connections (max_connections 100) beside
-// the other files running at the same time.
+// The PostgreSQL pools of the running test, closed when the next test makes its backend (the tests
+// of a file run one at a time): left open until the file ends (and idle for 10 s before the pool
+// drops a connection), the ~40 PostgreSQL tests of this file, each with an admin connection and
+// two or three instances, ran the server out of connections (max_connections 100, "too many
+// clients") and failed the other files' PostgreSQL tests running beside them.
 const POOL = 3;
+let pgPools: PgDatabase[] = [];
+async function pgForTest(schema: string, poolSize: number): Promise<PgDatabase> {
+  const db = await openTestPostgres({ schema, poolSize });
+  pgPools.push(db);
+  return db;
+}
+async function endPreviousTest(): Promise<void> {
+  const done = pgPools;
+  pgPools = [];
+  await Promise.all(done.map((db) => db.close().catch(() => undefined)));
+}
 after(async () => {
   for (const close of closers.splice(0)) await close().catch(() => undefined);
   rmSync(dir, { recursive: true, force: true });
@@ -77,13 +90,14 @@ connectionStoreContract('SQLite', async () => {
 });
 
 connectionStoreContract('PostgreSQL', async () => {
+  await endPreviousTest();
   const schema = freshSchema();
   const key = new Uint8Array(randomBytes(32));
-  const admin = await openTestPostgres({ schema, poolSize: 1 });
+  const admin = await pgForTest(schema, 1);
   return {
     key,
     // Each instance its own pool: two gateway instances sharing the database.
-    instance: async (k = key) => new PgConnectionStore(await openTestPostgres({ schema, poolSize: POOL }), ConnectionSealer.fromKey(k)),
+    instance: async (k = key) => new PgConnectionStore(await pgForTest(schema, POOL), ConnectionSealer.fromKey(k)),
     dump: async () => asText([...(await admin.query('dump', 'SELECT * FROM connections')), ...(await admin.query('dump', 'SELECT * FROM pending_sign_ins'))]),
     copySealed: async (from, to) => {
       await admin.query('swap', 'UPDATE connections SET sealed = (SELECT sealed FROM connections WHERE principal = $1 AND server = $2) WHERE principal = $3 AND server = $4', [from[0], from[1], to[0], to[1]]);
@@ -141,11 +155,12 @@ clientRegistrationContract('SQLite', async () => {
 });
 
 clientRegistrationContract('PostgreSQL', async () => {
+  await endPreviousTest();
   const schema = freshSchema();
   const key = new Uint8Array(randomBytes(32));
-  const admin = await openTestPostgres({ schema, poolSize: 1 });
+  const admin = await pgForTest(schema, 1);
   return {
-    instance: async (k = key) => new PgConnectionStore(await openTestPostgres({ schema, poolSize: POOL }), ConnectionSealer.fromKey(k)),
+    instance: async (k = key) => new PgConnectionStore(await pgForTest(schema, POOL), ConnectionSealer.fromKey(k)),
     locks: true,
     dump: async () => asText(await admin.query('dump', 'SELECT * FROM client_registrations')),
     flipByte: async (k, offset) => {
