@@ -3,37 +3,24 @@
 // serves the Protected Resource Metadata, refuses a request without a token with a challenge,
 // and accepts one the issuer minted for the configured audience.
 import assert from 'node:assert/strict';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { DevAuthorizationServer } from '../../../src/auth/dev/devAuthorizationServer.js';
-import { clock, startAuthorizationServer } from '../../e2e/remoteOAuthSupport.js';
-import { startCli, type RunningCli } from './cliProcess.js';
+import type { RunningCli } from './cliProcess.js';
+import { startOAuthGateway, type OAuthGatewayProcess } from './oauthGatewayProcess.js';
 
 const AUDIENCE = 'https://gateway.example.test/mcp';
+let running: OAuthGatewayProcess;
 let as: DevAuthorizationServer;
-let closeAs: () => Promise<void>;
-let dir: string;
 let gateway: RunningCli;
 let url: string;
 
 before(async () => {
-  const started = await startAuthorizationServer(clock().now);
-  as = started.as;
-  closeAs = started.close;
-  dir = await mkdtemp(join(tmpdir(), 'sb-gw-oauth-'));
-  const file = join(dir, 'switchboard.json');
-  await writeFile(file, JSON.stringify({ mcpServers: {}, switchboard: { gateway: { port: 0, auth: { oauth: { issuer: as.issuer, audience: AUDIENCE } } } } }));
-  gateway = startCli(['gateway', '--config', file, '--log-level', 'warn']);
-  const output = await gateway.waitFor(/Switchboard gateway: (\S+)/);
-  url = /Switchboard gateway: (\S+)/.exec(output)?.[1] ?? '';
+  running = await startOAuthGateway('sb-gw-oauth-', (issuer) => ({ port: 0, auth: { oauth: { issuer, audience: AUDIENCE } } }));
+  ({ as, gateway, url } = running);
 });
 
 after(async () => {
-  await gateway.stop();
-  await closeAs();
-  await rm(dir, { recursive: true, force: true });
+  await running.close();
 });
 
 const post = (token?: string): Promise<Response> =>

@@ -2,39 +2,26 @@
 // OAuth resource it announces is the public endpoint when the audience is not a URL, requests
 // naming the public Host are served, and a bad public URL stops it at load, naming the field.
 import assert from 'node:assert/strict';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { request } from 'node:http';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { DevAuthorizationServer } from '../../../src/auth/dev/devAuthorizationServer.js';
-import { clock, startAuthorizationServer } from '../../e2e/remoteOAuthSupport.js';
-import { cli, startCli, type RunningCli } from './cliProcess.js';
+import { cli } from './cliProcess.js';
+import { startOAuthGateway, type OAuthGatewayProcess } from './oauthGatewayProcess.js';
 
 const T = { timeout: 60_000 };
 const PUBLIC = 'https://gw.public.example';
-let as: DevAuthorizationServer;
-let closeAs: () => Promise<void>;
+let running: OAuthGatewayProcess;
 let dir: string;
-let gateway: RunningCli;
 let url: string;
 
 before(async () => {
-  const started = await startAuthorizationServer(clock().now);
-  as = started.as;
-  closeAs = started.close;
-  dir = await mkdtemp(join(tmpdir(), 'sb-gw-public-'));
-  const file = join(dir, 'switchboard.json');
-  await writeFile(file, JSON.stringify({ mcpServers: {}, switchboard: { gateway: { port: 0, publicUrl: PUBLIC, auth: { oauth: { issuer: as.issuer, audience: 'switchboard-gateway' } } } } }));
-  gateway = startCli(['gateway', '--config', file, '--log-level', 'warn']);
-  const output = await gateway.waitFor(/Switchboard gateway: (\S+)/);
-  url = /Switchboard gateway: (\S+)/.exec(output)?.[1] ?? '';
+  running = await startOAuthGateway('sb-gw-public-', (issuer) => ({ port: 0, publicUrl: PUBLIC, auth: { oauth: { issuer, audience: 'switchboard-gateway' } } }));
+  ({ dir, url } = running);
 });
 
 after(async () => {
-  await gateway?.stop();
-  await closeAs?.();
-  await rm(dir, { recursive: true, force: true });
+  await running?.close();
 });
 
 /** A GET of `path` on the listener with the `Host` a proxy passes on. */
