@@ -17,9 +17,9 @@
  * e.g. `old=/tmp/old/bench/.out/bench/targets/oursHttp.js new=bench/.out/bench/targets/oursHttp.js`.
  * Targets run side by side unless `--sequential` (counts do not depend on it; wall time does).
  *
- * A target `label=gateway:<empty|full|full-batch>:<stdio|http>[@<checkout>]` counts `switchboard gateway`
+ * A target `label=gateway:<empty|default|default-batch|full|full-batch>:<stdio|http>[@<checkout>]` counts `switchboard gateway`
  * (the checkout's `dist/cli/main.js`, default this one) on the bench's config (`lib/launch.ts`:
- * one server `echo`, the empty or the full chain) fronting the stdio floor or the HTTP floor:
+ * one server `echo`, the chain named) fronting the stdio floor or the HTTP floor:
  * instructions per forwarded call of the gateway process alone (the downstream is not traced).
  * e.g. `old=gateway:empty:stdio@/tmp/old new=gateway:empty:stdio`.
  *
@@ -45,6 +45,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type * as Launch from './lib/launch.js';
+import type { CommandSpec } from './targets.js';
 import { HttpConnection } from './lib/httpClient.js';
 import { ALLOC_STARTED, ALLOC_WRITTEN, summarizeAllocations, type SamplingHeapProfile } from './lib/allocations.js';
 import { stop, waitForLine } from './lib/proc.js';
@@ -85,7 +86,7 @@ async function drive(conns: HttpConnection[], headers: Record<string, string>[],
   );
 }
 
-const GATEWAY_TARGET = /^gateway:(empty|full|full-batch):(stdio|http)(?:@(.+))?$/;
+const GATEWAY_TARGET = /^gateway:(empty|default|default-batch|full|full-batch):(stdio|http)(?:@(.+))?$/;
 const FORWARD_TARGET = /^forward:(stdio|http)$/;
 const OUT = resolve(import.meta.dirname, '.out', 'bench');
 
@@ -107,7 +108,7 @@ async function launch(entry: string): Promise<Launched> {
   if (gateway === null && forward === null) return { args: [resolve(entry), '--mode', mode], ready: /LISTENING (\d+)/, cleanup: () => Promise.resolve() };
   // The compiled harness (`tsc -p bench/tsconfig.json`), so the floor paths are those `npm run bench` uses.
   const { writeGatewayConfig, GATEWAY_READY } = (await import(resolve(OUT, 'lib', 'launch.js'))) as typeof Launch;
-  const [, chain, downstream, checkout] = (gateway ?? [entry, 'empty', forward?.[1]]) as unknown as [string, 'empty' | 'full' | 'full-batch', 'stdio' | 'http', string | undefined];
+  const [, chain, downstream, checkout] = (gateway ?? [entry, 'empty', forward?.[1]]) as unknown as [string, NonNullable<CommandSpec['chain']>, 'stdio' | 'http', string | undefined];
   const dir = mkdtempSync(join(tmpdir(), 'sb-instr-gw-'));
   let floor: ChildProcess | undefined;
   const cleanup = async (): Promise<void> => {

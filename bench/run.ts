@@ -52,7 +52,7 @@ function build(): void {
 if (!flag('--no-build')) build();
 
 // Import the compiled harness so the orchestrator runs the same JS as the processes it spawns.
-const { runAll } = (await import(resolve(OUT, 'lib', 'orchestrate.js'))) as typeof Orchestrate;
+const { runAll, WIRES } = (await import(resolve(OUT, 'lib', 'orchestrate.js'))) as typeof Orchestrate;
 const { renderMarkdown } = (await import(resolve(OUT, 'lib', 'report.js'))) as typeof Report;
 
 // `--render`: re-render docs/BENCHMARKS.md from bench/results/latest.json (after a change to the
@@ -84,6 +84,7 @@ const settings = {
   listTools: 1000,
   only: option('--only', '') === '' ? undefined : option('--only', '').split(','),
   sections: option('--sections', 'http,stdio,coldstart,list,sessions,client').split(','),
+  ...(option('--wires', '') === '' ? {} : { wires: option('--wires', '').split(',').filter((w): w is (typeof WIRES)[number] => (WIRES as readonly string[]).includes(w)) }),
 };
 const cells = await runAll(settings);
 const results = {
@@ -121,7 +122,7 @@ if (smoke) {
 mkdirSync(resolve(BENCH, 'results'), { recursive: true });
 const full = { ...results, cells };
 // A partial run (--only / --sections) must not replace the published report of a full one.
-const partial = settings.only !== undefined || settings.sections.length < 6;
+const partial = settings.only !== undefined || settings.sections.length < 6 || settings.wires !== undefined;
 const name = partial ? 'partial.json' : 'latest.json';
 writeFileSync(resolve(BENCH, 'results', name), JSON.stringify(full, null, 2) + '\n');
 if (partial) {

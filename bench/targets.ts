@@ -27,9 +27,11 @@ export interface CommandSpec {
    * The gateway's interceptor chain: `empty` (audit off, pins off, scanner off, no guards: the
    * routing alone) or `full` (audit with group commit, pins, the scanner, every guard; see
    * `lib/launch.ts`), or `full-batch`: the full chain with the audit log's `batch` durability
-   * (an answer goes out once its record is committed, before the sync). Default `empty`.
+   * (an answer goes out once its record is committed, before the sync); `default`: what the
+   * gateway runs with no `switchboard` settings but the console off (issue #35's "default
+   * chain"), `default-batch` the same with `batch` durability. Default `empty`.
    */
-  readonly chain?: 'empty' | 'full' | 'full-batch';
+  readonly chain?: 'empty' | 'full' | 'full-batch' | 'default' | 'default-batch';
   /** The web console on (`switchboard.console`), with one signed-in page holding its events stream open. Default off. */
   readonly console?: boolean;
 }
@@ -93,6 +95,12 @@ export const GATEWAY_FULL = 'gw-full';
  * test), not a power loss in the window of one sync.
  */
 export const GATEWAY_FULL_BATCH = 'gw-full-batch';
+/** The id of our gateway with the default chain (issue #35: audit `sync`, pins, scanner, sanitiser, the built-in checks and policy) fronting the stdio floor. */
+export const GATEWAY_DEFAULT = 'gw-default';
+/** The default chain fronting the HTTP floor. */
+export const GATEWAY_DEFAULT_HTTP = 'gw-default-http';
+/** The default chain with the audit log's `batch` durability, fronting the stdio floor. */
+export const GATEWAY_DEFAULT_BATCH = 'gw-default-batch';
 /** The id of our gateway, empty chain, with the web console on and one open events stream (its ratios use {@link GATEWAY_STDIO}: the MCP path with the console on). */
 export const GATEWAY_CONSOLE = 'gw-console';
 /** The anchor gateway: `supergateway` fronting the stdio floor. */
@@ -104,7 +112,7 @@ export const FORWARD_STDIO = 'fwd-stdio';
 /** The forward floor fronting the HTTP floor (the {@link GATEWAY_HTTP} row's "vs forward floor" ratios use it). */
 export const FORWARD_HTTP = 'fwd-http';
 /** The ids of the gateways (the report's gateway table). */
-export const FRONTS = [FORWARD_STDIO, FORWARD_HTTP, GATEWAY_STDIO, GATEWAY_HTTP, GATEWAY_FULL, GATEWAY_FULL_BATCH, GATEWAY_CONSOLE, SUPERGATEWAY] as const;
+export const FRONTS = [FORWARD_STDIO, FORWARD_HTTP, GATEWAY_STDIO, GATEWAY_HTTP, GATEWAY_DEFAULT, GATEWAY_DEFAULT_HTTP, GATEWAY_DEFAULT_BATCH, GATEWAY_FULL, GATEWAY_FULL_BATCH, GATEWAY_CONSOLE, SUPERGATEWAY] as const;
 
 /** The client floor. */
 export const RAW_CLIENT = 'raw';
@@ -124,6 +132,9 @@ export const serverTargets: readonly ServerTarget[] = [
   { id: FORWARD_HTTP, label: 'forward floor (raw node:http → raw node:net → HTTP floor)', http: { entry: { launcher: 'forward', downstream: 'http' }, listAndSessions: 'n/a (forward floor)' } },
   { id: GATEWAY_STDIO, label: 'Switchboard gateway, empty chain → stdio floor', http: { entry: { launcher: 'gateway', downstream: 'stdio', chain: 'empty' }, listAndSessions: 'n/a (gateway)' } },
   { id: GATEWAY_HTTP, label: 'Switchboard gateway, empty chain → HTTP floor', http: { entry: { launcher: 'gateway', downstream: 'http', chain: 'empty' }, listAndSessions: 'n/a (gateway)' } },
+  { id: GATEWAY_DEFAULT, label: 'Switchboard gateway, default chain → stdio floor', http: { entry: { launcher: 'gateway', downstream: 'stdio', chain: 'default' }, listAndSessions: 'n/a (gateway)' } },
+  { id: GATEWAY_DEFAULT_HTTP, label: 'Switchboard gateway, default chain → HTTP floor', http: { entry: { launcher: 'gateway', downstream: 'http', chain: 'default' }, listAndSessions: 'n/a (gateway)' } },
+  { id: GATEWAY_DEFAULT_BATCH, label: 'Switchboard gateway, default chain, audit durability `batch` → stdio floor', http: { entry: { launcher: 'gateway', downstream: 'stdio', chain: 'default-batch' }, listAndSessions: 'n/a (gateway)' } },
   { id: GATEWAY_FULL, label: 'Switchboard gateway, full chain → stdio floor', http: { entry: { launcher: 'gateway', downstream: 'stdio', chain: 'full' }, listAndSessions: 'n/a (gateway)' } },
   { id: GATEWAY_FULL_BATCH, label: 'Switchboard gateway, full chain, audit durability `batch` → stdio floor', http: { entry: { launcher: 'gateway', downstream: 'stdio', chain: 'full-batch' }, listAndSessions: 'n/a (gateway)' } },
   { id: GATEWAY_CONSOLE, label: 'Switchboard gateway, empty chain + console (one open events stream) → stdio floor', http: { entry: { launcher: 'gateway', downstream: 'stdio', chain: 'empty', console: true }, listAndSessions: 'n/a (gateway)' } },

@@ -125,6 +125,20 @@ const FULL_CHAIN = {
 const FULL_CHAIN_BATCH = { ...FULL_CHAIN, audit: { durability: 'batch' } };
 
 /**
+ * The default chain (issue #35): what `switchboard gateway` runs when the config says nothing
+ * but the server: the audit log with `sync` durability and its redaction, pins, the scanner in
+ * its default mode, the sanitiser, the protected-path and argument checks, the policy's
+ * built-ins (trifecta, value taint). Only the console is off, as in every lane but `gw-console`.
+ */
+const DEFAULT_CHAIN = { console: false };
+
+/** The default chain with the audit log's `batch` durability. */
+const DEFAULT_CHAIN_BATCH = { console: false, audit: { durability: 'batch' } };
+
+/** The `switchboard` section of each chain. */
+const CHAINS = { empty: EMPTY_CHAIN, full: FULL_CHAIN, 'full-batch': FULL_CHAIN_BATCH, default: DEFAULT_CHAIN, 'default-batch': DEFAULT_CHAIN_BATCH } as const;
+
+/**
  * Writes the bench's gateway config into `dir` (state under `dir/state`) and returns its path:
  * one server `echo`, the stdio floor or the HTTP floor on `httpPort`, the chain of `spec`.
  * Shared by `npm run bench` and `npm run bench:instructions`.
@@ -133,8 +147,8 @@ export function writeGatewayConfig(dir: string, spec: CommandSpec, httpPort?: nu
   const server = httpPort === undefined ? { command: process.execPath, args: [FLOOR_STDIO] } : { type: 'http', url: `http://127.0.0.1:${httpPort}/mcp` };
   const file = resolve(dir, 'switchboard.json');
   // One server, so its tool keeps the bare name `echo` (the wire's `Mcp-Name`).
-  const chain =
-    spec.chain === 'full' ? FULL_CHAIN : spec.chain === 'full-batch' ? FULL_CHAIN_BATCH : spec.console === true ? { ...EMPTY_CHAIN, console: true } : EMPTY_CHAIN;
+  const base = CHAINS[spec.chain ?? 'empty'];
+  const chain = spec.console === true ? { ...base, console: true } : base;
   writeFileSync(file, JSON.stringify({ mcpServers: { echo: server }, switchboard: { namespacing: 'never', stateDir: resolve(dir, 'state'), ...chain } }));
   return file;
 }

@@ -21,6 +21,8 @@ export interface Settings {
   /** Restrict to these target ids (the floor is always kept: ratios need it). */
   readonly only: readonly string[] | undefined;
   readonly sections: readonly string[];
+  /** Restrict the HTTP cells to these wires (default both). */
+  readonly wires?: readonly (typeof WIRES)[number][];
 }
 
 /** The HTTP wires, in report order. */
@@ -53,7 +55,7 @@ function skip(store: CellStore, section: Section, target: string, variant: strin
 async function httpSection(store: CellStore, target: ServerTarget, settings: Settings): Promise<void> {
   const http = target.http;
   if (http === undefined) return;
-  for (const wire of WIRES) {
+  for (const wire of settings.wires ?? WIRES) {
     if (CONCURRENCY.map((c) => skip(store, 'http', target.id, `${wire} c=${c}`, http[wire])).includes(true)) continue;
     // One fresh server per wire and run; c=1 then c=32; its RSS is read after the c=32 load.
     let server: Awaited<ReturnType<typeof startTarget>> | undefined;
