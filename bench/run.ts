@@ -19,6 +19,7 @@ import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type * as Orchestrate from './lib/orchestrate.js';
 import type * as Report from './lib/report.js';
+import type * as FsyncProbe from './lib/fsyncProbe.js';
 
 const BENCH = dirname(fileURLToPath(import.meta.url));
 const ROOT = resolve(BENCH, '..');
@@ -87,6 +88,9 @@ const settings = {
   ...(option('--wires', '') === '' ? {} : { wires: option('--wires', '').split(',').filter((w): w is (typeof WIRES)[number] => (WIRES as readonly string[]).includes(w)) }),
 };
 const cells = await runAll(settings);
+// One fsync of the state disk, measured after the cells (issue #35's c=1 target with `sync` is "0.15 ms plus one fsync").
+const { measureFsyncMs } = (await import(resolve(OUT, 'lib', 'fsyncProbe.js'))) as typeof FsyncProbe;
+const fsyncMs = smoke ? NaN : measureFsyncMs();
 const results = {
   startedAt,
   finishedAt: new Date().toISOString(),
@@ -99,6 +103,7 @@ const results = {
     pinned: existsSync('/usr/bin/taskset'),
     loadAvgStart: Number(load0.toFixed(2)),
     loadAvgEnd: Number((loadavg()[0] ?? NaN).toFixed(2)),
+    fsyncMs: Number(fsyncMs.toFixed(3)),
   },
   method: { runs: settings.runs, durationS: seconds, warmupS: settings.timing.warmupMs / 1000, coldStarts: settings.coldStarts, idleSessions: settings.idleSessions, listTools: settings.listTools, smoke },
   versions: {

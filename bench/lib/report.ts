@@ -181,7 +181,7 @@ function gatewayTable(cells: readonly Cell[]): string {
 }
 
 /** The issue's targets for Switchboard, each checked against this run. */
-function targetsTable(cells: readonly Cell[]): string {
+function targetsTable(cells: readonly Cell[], fsync: number): string {
   const v = (s: Section, t: string, variant: string, n: string): number => metric(cells, s, t, variant, n);
   const fwd = (gateway: string, floor: string): number => v('http', gateway, 'stateless c=32', 'rps') / v('http', floor, 'stateless c=32', 'rps');
   const checks: [string, number, number, (x: number, limit: number) => boolean, string][] = [
@@ -203,6 +203,13 @@ function targetsTable(cells: readonly Cell[]): string {
     ['gateway default chain → HTTP, stateless c=32 ≥ 0.7 of the forward floor', fwd(GATEWAY_DEFAULT_HTTP, FORWARD_HTTP), 0.7, (x, l) => x >= l, '×'],
     ['gateway empty chain → stdio, stateless c=32 ≥ 0.85 of the forward floor', fwd(GATEWAY_STDIO, FORWARD_STDIO), 0.85, (x, l) => x >= l, '×'],
     ['gateway empty chain → HTTP, stateless c=32 ≥ 0.85 of the forward floor', fwd(GATEWAY_HTTP, FORWARD_HTTP), 0.85, (x, l) => x >= l, '×'],
+    [
+      `gateway default chain (audit \`sync\`) → stdio, stateless c=1 p50 added over the forward floor ≤ 0.15 ms + one fsync (${Number.isFinite(fsync) ? `${fsync.toFixed(3)} ms` : 'not measured'})`,
+      v('http', GATEWAY_DEFAULT, 'stateless c=1', 'p50Ms') - v('http', FORWARD_STDIO, 'stateless c=1', 'p50Ms'),
+      0.15 + fsync,
+      (x, l) => x <= l,
+      ' ms',
+    ],
     ['gateway default chain, audit `batch` → stdio, stateless c=1 p50 added over the forward floor ≤ 0.15 ms', v('http', GATEWAY_DEFAULT_BATCH, 'stateless c=1', 'p50Ms') - v('http', FORWARD_STDIO, 'stateless c=1', 'p50Ms'), 0.15, (x, l) => x <= l, ' ms'],
     ['`everything --http` c=32 ≥ 0.9 of the lean server', v('http', EVERYTHING, 'stateless c=32', 'rps') / v('http', OURS, 'stateless c=32', 'rps'), 0.9, (x, l) => x >= l, '×'],
   ];
@@ -224,7 +231,7 @@ Switchboard side by side with the official TypeScript SDK (v2 ${versions['@model
 
 ## Machine
 
-${machine['cpus']} × ${machine['cpuModel']}, ${machine['memoryGB']} GB, Node ${machine['node']} (${machine['platform']}). Pinned with \`taskset\`: ${machine['pinned'] ? 'yes — every server on core 1, every load generator on core 0' : 'no (taskset missing)'}. 1-minute load average ${machine['loadAvgStart']} at start, ${machine['loadAvgEnd']} at end (anything well above 2 on this 2-core machine means other work shared the cores; compare ratios, not absolutes).
+${machine['cpus']} × ${machine['cpuModel']}, ${machine['memoryGB']} GB, Node ${machine['node']} (${machine['platform']}). Pinned with \`taskset\`: ${machine['pinned'] ? 'yes — every server on core 1, every load generator on core 0' : 'no (taskset missing)'}. 1-minute load average ${machine['loadAvgStart']} at start, ${machine['loadAvgEnd']} at end (anything well above 2 on this 2-core machine means other work shared the cores; compare ratios, not absolutes).${typeof machine['fsyncMs'] === 'number' && Number.isFinite(machine['fsyncMs']) ? ` One \`fdatasync\` of the state disk (a 4 KiB append, median of 200, \`bench/lib/fsyncProbe.ts\`): ${machine['fsyncMs']} ms.` : ''}
 
 ## Method
 
@@ -265,7 +272,7 @@ ${clientTable(cells)}
 
 ## Switchboard against the issue's targets
 
-${targetsTable(cells)}
+${targetsTable(cells, typeof machine['fsyncMs'] === 'number' ? machine['fsyncMs'] : NaN)}
 ${notes.length === 0 ? '' : `\n## Failures in this run\n\n${notes.join('\n')}\n`}
 ## Running it
 
