@@ -40,15 +40,21 @@ export function tenantInterceptor(options: TenantScopeOptions): Interceptor {
   return {
     id: TENANT_INTERCEPTOR_ID,
     phase: 'trust',
-    async intercept(ctx, next) {
-      const tenant = ctx.principal === undefined ? undefined : options.tenantOf(ctx.principal);
-      if (ctx.server !== undefined && !allowed(tenant, ctx.server.id)) {
-        ctx.record({ interceptor: TENANT_INTERCEPTOR_ID, outcome: 'deny', reason: 'the server belongs to another tenant' });
-        throw new DeniedError(TENANT_INTERCEPTOR_ID, `${ctx.exposedName ?? 'this item'} is not available to you`);
+    // Not `async`: a call that is not a list returns `next()`'s own promise (one async frame and
+    // two hops less on every forwarded call); a throw still becomes a rejection (fail closed).
+    intercept(ctx, next) {
+      let tenant: string | undefined;
+      try {
+        tenant = ctx.principal === undefined ? undefined : options.tenantOf(ctx.principal);
+        if (ctx.server !== undefined && !allowed(tenant, ctx.server.id)) {
+          ctx.record({ interceptor: TENANT_INTERCEPTOR_ID, outcome: 'deny', reason: 'the server belongs to another tenant' });
+          throw new DeniedError(TENANT_INTERCEPTOR_ID, `${ctx.exposedName ?? 'this item'} is not available to you`);
+        }
+        if (!LISTS.has(ctx.method)) return next();
+      } catch (error) {
+        return Promise.reject(error);
       }
-      const result = await next();
-      if (!LISTS.has(ctx.method) || !Array.isArray(result)) return result;
-      return (result as readonly { readonly serverId: string }[]).filter((item) => allowed(tenant, item.serverId));
+      return next().then((result) => (Array.isArray(result) ? (result as readonly { readonly serverId: string }[]).filter((item) => allowed(tenant, item.serverId)) : result));
     },
   };
 }
