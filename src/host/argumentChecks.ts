@@ -220,7 +220,7 @@ export function argumentsInterceptor(options: ArgumentsOptions): Interceptor {
     methods: ['tools/call'],
     async intercept(ctx, next) {
       const server = ctx.server === undefined ? undefined : options.config().servers.find((s) => s.id === ctx.server?.id);
-      if (server?.options.checkArguments === false) return next();
+      if (server?.options.checkArguments === false) return await next();
       const raw = ctx.params['arguments'];
       if (raw !== undefined && !isObject(raw)) return deny(ctx, 'the arguments are not an object');
       const args: Json = raw === undefined ? {} : raw;
@@ -245,7 +245,7 @@ export function argumentsInterceptor(options: ArgumentsOptions): Interceptor {
         if (options.canAsk !== true) return deny(ctx, `${ask} (this needs a person's consent and no consent provider is configured)`);
         ctx.record({ interceptor: ARGUMENTS_ID, outcome: 'ask', reason: ask, detail: { rule: SHELL_RULE, reasons: [ask] } });
       }
-      return next();
+      return await next();
     },
   };
 }

@@ -255,11 +255,16 @@ export class InterceptorChain {
       if (index === steps.length) return route();
       const step = steps[index] as Interceptor;
       let called = false;
-      return step.intercept(ctx, () => {
-        if (called) return Promise.reject(new McpError(McpErrorCode.InvalidArgument, `Interceptor ${step.id} called next() twice`));
-        called = true;
-        return at(index + 1);
-      });
+      try {
+        return step.intercept(ctx, () => {
+          if (called) return Promise.reject(new McpError(McpErrorCode.InvalidArgument, `Interceptor ${step.id} called next() twice`));
+          called = true;
+          return at(index + 1);
+        });
+      } catch (error) {
+        // An interceptor that is not `async` may throw: that is a rejection (fail closed).
+        return Promise.reject(error);
+      }
     };
     return at(0) as Promise<T>;
   }

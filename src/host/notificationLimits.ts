@@ -255,6 +255,17 @@ export function relayCall(
   return {
     onProgress: onProgress === undefined ? undefined : (p) => (progress ??= new ProgressRelay(onProgress, limits.progressPerSecond)).push(p),
     onLog: onLog === undefined ? undefined : (params) => (log ??= new LogRelay(onLog, limits.logsPerSecond, source)).push(params),
-    around: (run) => run.finally(flush),
+    // One `then`, not `finally` (which chains three promises per call).
+    around: (run) =>
+      run.then(
+        (value) => {
+          flush();
+          return value;
+        },
+        (error: unknown) => {
+          flush();
+          throw error;
+        },
+      ),
   };
 }

@@ -71,14 +71,14 @@ export function protectedPathsInterceptor(options: ProtectedPathsOptions): Inter
     methods: METHODS,
     async intercept(ctx, next) {
       if (ctx.method === 'server/request') {
-        if (ctx.serverMethod !== 'roots/list') return next();
+        if (ctx.serverMethod !== 'roots/list') return await next();
         return withoutProtectedRoots(paths, await next(), (reason) => ctx.record({ interceptor: PROTECTED_PATHS_ID, outcome: 'change', reason }));
       }
       const server = ctx.server === undefined ? undefined : options.config().servers.find((s) => s.id === ctx.server?.id);
       const { name: _name, ...params } = ctx.params;
       const readOnly = ctx.method !== 'tools/call' || (ctx.definition?.['annotations'] as { readOnlyHint?: unknown } | undefined)?.readOnlyHint === true;
       const found = findProtectedPath(paths, ctx.method === 'tools/call' || ctx.method === 'prompts/get' ? params : ctx.params, { bases: basesOf(server), ancestors: !readOnly });
-      if (found.kind === 'clear') return next();
+      if (found.kind === 'clear') return await next(); // `await`: returning the promise from an `async` function costs two more hops
       let reason: string;
       if (found.kind === 'unreadable') reason = `the arguments could not be checked for the gateway's own files: ${found.reason}`;
       else {

@@ -40,19 +40,20 @@ export function tenantInterceptor(options: TenantScopeOptions): Interceptor {
   return {
     id: TENANT_INTERCEPTOR_ID,
     phase: 'trust',
-    // Not `async`: a use of an allowed server (every call) passes straight on, with no promise of its own.
+    // Not `async`: a call that is not a list returns `next()`'s own promise (one async frame and
+    // two hops less on every forwarded call); a throw still becomes a rejection (fail closed).
     intercept(ctx, next) {
       let tenant: string | undefined;
       try {
         tenant = ctx.principal === undefined ? undefined : options.tenantOf(ctx.principal);
         if (ctx.server !== undefined && !allowed(tenant, ctx.server.id)) {
           ctx.record({ interceptor: TENANT_INTERCEPTOR_ID, outcome: 'deny', reason: 'the server belongs to another tenant' });
-          return Promise.reject(new DeniedError(TENANT_INTERCEPTOR_ID, `${ctx.exposedName ?? 'this item'} is not available to you`));
+          throw new DeniedError(TENANT_INTERCEPTOR_ID, `${ctx.exposedName ?? 'this item'} is not available to you`);
         }
+        if (!LISTS.has(ctx.method)) return next();
       } catch (error) {
         return Promise.reject(error);
       }
-      if (!LISTS.has(ctx.method)) return next();
       return next().then((result) => (Array.isArray(result) ? (result as readonly { readonly serverId: string }[]).filter((item) => allowed(tenant, item.serverId)) : result));
     },
   };

@@ -111,65 +111,95 @@ function retryParams(params: Readonly<Record<string, unknown>>, state: Forwarded
  * sends each input request to the client and calls the handler again with `inputResponses`
  * and `requestState` in params, for at most {@link MAX_INPUT_ROUNDS} rounds.
  */
-export async function withInput(core: ServerCore, call: Call, run: RoundRunner): Promise<Record<string, unknown>> {
-  if (!isStateless(call.revision)) {
-    const peer = call.env.peer;
-    const broker = peer === undefined ? undefined : new PeerInputBroker(peer, call.caps);
-    const context = contextFor(call, broker, 1, undefined);
-    let params: Readonly<Record<string, unknown>> = call.params;
-    for (let round = 1; ; round++) {
-      const result = await run(context, params);
-      if (!isInputRequired(result)) return result;
-      if (broker === undefined || round >= MAX_INPUT_ROUNDS) throw JsonRpcError.internal(`the handler still needed input after ${round} rounds`);
-      if (context.signal.aborted) throw JsonRpcError.internal('the request was cancelled');
-      const requests = (result['inputRequests'] ?? {}) as Record<string, InputRequest>;
-      const answers = await broker.ask(requests, context.signal);
-      const { inputResponses: _r, requestState: _s, ...base } = call.params;
-      const next: Record<string, unknown> = { ...base, inputResponses: answers };
-      if (typeof result['requestState'] === 'string') next['requestState'] = result['requestState'];
-      params = next;
-    }
-  }
-  let binding: StateBinding | undefined;
-  const bind = async (): Promise<StateBinding> => (binding ??= await bindingOf(call));
-  let answers: Record<string, unknown> = {};
-  let round = 1;
-  let state: unknown;
+export function withInput(core: ServerCore, call: Call, run: RoundRunner): Promise<Record<string, unknown>> {
+  if (!isStateless(call.revision)) return peerRounds(call, run);
+  // Not `async`: most calls carry no `requestState` and complete at once, so the round runs at
+  // once and costs the handler's promise and one `then` (a forwarding gateway pays every
+  // promise per call); sealing, when the handler asks something, is async.
   const token = call.params['requestState'];
-  if (typeof token === 'string') {
-    const opened = await (await core.sealer()).open(token, await bind());
-    if (!opened.ok) {
-      throw new JsonRpcError(ErrorCode.InvalidParams, `Invalid params: requestState was rejected (${opened.reason})`, { reason: opened.reason });
-    }
-    answers = { ...opened.content.answers };
-    round = opened.content.round + 1;
-    state = opened.content.data;
+  if (typeof token === 'string') return openedRound(core, call, run, token);
+  return statelessRound(core, call, run, {}, 1, undefined, false);
+}
+
+/** The stateful revisions: each question goes to the peer as a request, then the handler runs again. */
+async function peerRounds(call: Call, run: RoundRunner): Promise<Record<string, unknown>> {
+  const peer = call.env.peer;
+  const broker = peer === undefined ? undefined : new PeerInputBroker(peer, call.caps);
+  const context = contextFor(call, broker, 1, undefined);
+  let params: Readonly<Record<string, unknown>> = call.params;
+  for (let round = 1; ; round++) {
+    const result = await run(context, params);
+    if (!isInputRequired(result)) return result;
+    if (broker === undefined || round >= MAX_INPUT_ROUNDS) throw JsonRpcError.internal(`the handler still needed input after ${round} rounds`);
+    if (context.signal.aborted) throw JsonRpcError.internal('the request was cancelled');
+    const requests = (result['inputRequests'] ?? {}) as Record<string, InputRequest>;
+    const answers = await broker.ask(requests, context.signal);
+    const { inputResponses: _r, requestState: _s, ...base } = call.params;
+    const next: Record<string, unknown> = { ...base, inputResponses: answers };
+    if (typeof result['requestState'] === 'string') next['requestState'] = result['requestState'];
+    params = next;
   }
+}
+
+/** A retry carrying `requestState`: opened (bound to the request), then the round runs with its answers. */
+async function openedRound(core: ServerCore, call: Call, run: RoundRunner, token: string): Promise<Record<string, unknown>> {
+  const sealer = await core.sealer();
+  const binding = await bindingOf(call);
+  const opened = await sealer.open(token, binding);
+  if (!opened.ok) {
+    throw new JsonRpcError(ErrorCode.InvalidParams, `Invalid params: requestState was rejected (${opened.reason})`, { reason: opened.reason });
+  }
+  return statelessRound(core, call, run, { ...opened.content.answers }, opened.content.round + 1, opened.content.data, true, binding);
+}
+
+/**
+ * One 2026-07-28 round: the handler runs with the answers so far; a question it asks (or its
+ * own `InputRequiredResult`) goes back with a freshly sealed `requestState`.
+ */
+function statelessRound(
+  core: ServerCore,
+  call: Call,
+  run: RoundRunner,
+  answers: Record<string, unknown>,
+  round: number,
+  state: unknown,
+  retried: boolean,
+  binding?: StateBinding,
+): Promise<Record<string, unknown>> {
   const responses = call.params['inputResponses'];
   if (isObject(responses)) Object.assign(answers, responses);
   const forwarded = isForwardedState(state) ? state : undefined;
   const broker = new StatelessInputBroker(forwarded === undefined ? answers : {}, call.caps);
   const context = contextFor(call, broker, round, forwarded === undefined ? state : undefined);
+  const bind = async (): Promise<StateBinding> => (binding ??= await bindingOf(call));
+  let running: Promise<Record<string, unknown>>;
   try {
-    const result = await run(context, typeof token === 'string' || isObject(responses) ? retryParams(call.params, forwarded) : call.params);
-    if (!isInputRequired(result)) return result;
-    const inputRequests = result['inputRequests'];
-    const inner = result['requestState'];
-    const sealedState: ForwardedState = {
-      forwarded: true,
-      asked: isObject(inputRequests) ? Object.keys(inputRequests) : [],
-      ...(typeof inner === 'string' ? { requestState: inner } : {}),
-    };
-    const sealed = await (await core.sealer()).seal(await bind(), { answers: {}, round, data: sealedState });
-    return { ...result, requestState: sealed };
+    running = run(context, retried || isObject(responses) ? retryParams(call.params, forwarded) : call.params);
   } catch (error) {
-    if (!(error instanceof InputRequiredError)) throw error;
-    const sealed = await (await core.sealer()).seal(await bind(), {
-      answers: broker.used,
-      round,
-      ...(context.nextState !== undefined ? { data: context.nextState } : {}),
-      ...(context.singleUse ? { singleUse: true } : {}),
-    });
-    return { resultType: 'input_required', inputRequests: error.requests, requestState: sealed };
+    running = Promise.reject(error);
   }
+  return running.then(
+    async (result) => {
+      if (!isInputRequired(result)) return result;
+      const inputRequests = result['inputRequests'];
+      const inner = result['requestState'];
+      const sealedState: ForwardedState = {
+        forwarded: true,
+        asked: isObject(inputRequests) ? Object.keys(inputRequests) : [],
+        ...(typeof inner === 'string' ? { requestState: inner } : {}),
+      };
+      const sealed = await (await core.sealer()).seal(await bind(), { answers: {}, round, data: sealedState });
+      return { ...result, requestState: sealed };
+    },
+    async (error: unknown) => {
+      if (!(error instanceof InputRequiredError)) throw error;
+      const sealed = await (await core.sealer()).seal(await bind(), {
+        answers: broker.used,
+        round,
+        ...(context.nextState !== undefined ? { data: context.nextState } : {}),
+        ...(context.singleUse ? { singleUse: true } : {}),
+      });
+      return { resultType: 'input_required', inputRequests: error.requests, requestState: sealed };
+    },
+  );
 }

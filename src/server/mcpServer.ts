@@ -265,16 +265,27 @@ export class McpServer implements McpDispatcher {
   // ---- serving ------------------------------------------------------------------------
 
   /** Handles one message from a request-per-message transport (HTTP). Never rejects. */
-  async dispatch(message: JsonRpcRequest | JsonRpcNotification, env: DispatchEnv): Promise<JsonRpcResponse | undefined> {
+  dispatch(message: JsonRpcRequest | JsonRpcNotification, env: DispatchEnv): Promise<JsonRpcResponse | undefined> {
+    // Not `async`, nor `#serve` and `#run` below: each returns the promise of the layer under
+    // it, chained once (an HTTP gateway pays every promise and hop per forwarded call).
     if (!('id' in message)) {
-      this.#notification(message, env.session);
-      return undefined;
+      try {
+        this.#notification(message, env.session);
+      } catch (error) {
+        return Promise.reject(error);
+      }
+      return Promise.resolve(undefined);
     }
+    let served: Promise<Record<string, unknown>>;
     try {
-      return { jsonrpc: '2.0', id: message.id, result: await this.#serve(message, env) };
+      served = this.#serve(message, env);
     } catch (error) {
-      return { jsonrpc: '2.0', id: message.id, error: this.#wireError(error, message).toJSON() };
+      served = Promise.reject(error);
     }
+    return served.then(
+      (result): JsonRpcResponse => ({ jsonrpc: '2.0', id: message.id, result }),
+      (error: unknown): JsonRpcResponse => ({ jsonrpc: '2.0', id: message.id, error: this.#wireError(error, message).toJSON() }),
+    );
   }
 
   /**
@@ -312,7 +323,13 @@ export class McpServer implements McpDispatcher {
     return connectTransport(
       {
         logger: core.logger,
-        serve: (request, env) => this.#serve(request, env),
+        serve: (request, env) => {
+          try {
+            return this.#serve(request, env);
+          } catch (error) {
+            return Promise.reject(error);
+          }
+        },
         notification: (n, session) => this.#notification(n, session),
         reportError: (error, method, id) => core.reportError(error, method, id),
         createSession: (peer) => this.createSession(peer),
@@ -349,7 +366,8 @@ export class McpServer implements McpDispatcher {
 
   // ---- pipeline -----------------------------------------------------------------------
 
-  async #serve(request: JsonRpcRequest, env: DispatchEnv): Promise<Record<string, unknown>> {
+  /** Serves one request; may throw synchronously (callers wrap it). */
+  #serve(request: JsonRpcRequest, env: DispatchEnv): Promise<Record<string, unknown>> {
     const call = prepare(this.#core, request, env);
     const handler = this.#handlers.get(call.method);
     if (handler === undefined) throw JsonRpcError.methodNotFound(call.method);
@@ -363,12 +381,27 @@ export class McpServer implements McpDispatcher {
     );
   }
 
-  async #run(call: Call, handler: MethodHandler): Promise<Record<string, unknown>> {
+  #run(call: Call, handler: MethodHandler): Promise<Record<string, unknown>> {
+    let running: Promise<Record<string, unknown>>;
     try {
-      return stamp(this.#core, call, this.#middleware.length === 0 ? await handler(call) : await this.#chain(new CallMiddlewareContext(call)));
-    } finally {
+      running = Promise.resolve(this.#middleware.length === 0 ? handler(call) : this.#chain(new CallMiddlewareContext(call)));
+    } catch (error) {
       call.life.done = true;
+      return Promise.reject(error);
     }
+    return running.then(
+      (result) => {
+        try {
+          return stamp(this.#core, call, result);
+        } finally {
+          call.life.done = true;
+        }
+      },
+      (error: unknown) => {
+        call.life.done = true;
+        throw error;
+      },
+    );
   }
 
   readonly #terminal: Terminal = (context) => {

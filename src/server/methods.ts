@@ -109,19 +109,25 @@ async function listResources(core: ServerCore, call: Call): Result {
   return list(core, call, temp, 'resource', 'resources');
 }
 
-async function callTool(core: ServerCore, call: Call): Result {
+function callTool(core: ServerCore, call: Call): Result {
+  // Not `async`: it returns the one promise of the layer under it (a forwarding gateway pays
+  // every promise and hop per call); a throw still becomes a rejection.
   const name = call.params['name'] as string;
   const tool = core.tools.get(name);
   // An invisible tool is unknown: the same answer as a missing one.
-  if (tool === undefined || !core.views.sees('tool', tool, viewOf(call))) throw JsonRpcError.invalidParams(`Unknown tool: ${name}`, { name });
+  if (tool === undefined || !core.views.sees('tool', tool, viewOf(call))) return Promise.reject(JsonRpcError.invalidParams(`Unknown tool: ${name}`, { name }));
   const forward = tool.forward;
   const run = (context: HandlerContext, params: Readonly<Record<string, unknown>> = call.params): Result =>
     forward === undefined ? runTool(tool, call.params['arguments'], context) : runForwardedTool(tool, forward, params, context);
   // tasks integration: the task manager decides task vs. ordinary call
-  if (core.tasks !== undefined && involvesTasks(call, tool.wire)) {
-    return core.tasks.callTool(taskCall(call), tool.wire, run, (r) => withInput(core, call, r));
+  try {
+    if (core.tasks !== undefined && involvesTasks(call, tool.wire)) {
+      return core.tasks.callTool(taskCall(call), tool.wire, run, (r) => withInput(core, call, r));
+    }
+    return withInput(core, call, run);
+  } catch (error) {
+    return Promise.reject(error);
   }
-  return withInput(core, call, run);
 }
 
 async function readResource(core: ServerCore, call: Call): Result {
@@ -190,11 +196,30 @@ async function complete(call: Call, core: ServerCore): Result {
   return { completion: { values: first, total: values.length, hasMore: values.length > first.length } };
 }
 
-/** A forwarded tool's call: optional argument validation, then the handler with the params as received. */
-async function runForwardedTool(tool: CompiledTool, forward: ForwardedHandler<Record<string, unknown>>, params: Readonly<Record<string, unknown>>, context: HandlerContext): Result {
-  const checked = await tool.validateInput(params['arguments'] ?? {});
-  if (!checked.ok) return invalidArguments(tool.name, checked.issues);
-  return checkForwardedTask(await forward(params, context), context);
+/**
+ * A forwarded tool's call: optional argument validation, then the handler with the params as
+ * received. Not `async`: without validation (the default) the check is synchronous and the
+ * call costs the handler's promise and one `then`, not an async frame and two awaits.
+ */
+function runForwardedTool(tool: CompiledTool, forward: ForwardedHandler<Record<string, unknown>>, params: Readonly<Record<string, unknown>>, context: HandlerContext): Result {
+  try {
+    const checked = tool.validateInput(params['arguments'] ?? {});
+    if (checked instanceof Promise) return checked.then((c: Awaited<typeof checked>) => forwardChecked(tool, forward, params, context, c));
+    return forwardChecked(tool, forward, params, context, checked);
+  } catch (error) {
+    return Promise.reject(error);
+  }
+}
+
+function forwardChecked(
+  tool: CompiledTool,
+  forward: ForwardedHandler<Record<string, unknown>>,
+  params: Readonly<Record<string, unknown>>,
+  context: HandlerContext,
+  checked: Awaited<ReturnType<CompiledTool['validateInput']>>,
+): Result {
+  if (!checked.ok) return Promise.resolve(invalidArguments(tool.name, checked.issues));
+  return Promise.resolve(forward(params, context)).then((result) => checkForwardedTask(result, context));
 }
 
 async function forwardedCompletion(complete: ForwardedCompleter | undefined, call: Call): Result {

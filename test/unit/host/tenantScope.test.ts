@@ -3,7 +3,7 @@
 // and server.tenant.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { DeniedError, interceptContext, type InterceptedMethod } from '../../../src/host/interceptors.js';
+import { DeniedError, interceptContext, InterceptorChain, type InterceptedMethod } from '../../../src/host/interceptors.js';
 import { compileRules, evaluateRules } from '../../../src/host/policy/rules.js';
 import { policyInterceptor } from '../../../src/host/policy/policyEngine.js';
 import { tenantFromClaim, tenantInterceptor } from '../../../src/host/tenantScope.js';
@@ -72,5 +72,35 @@ describe('host/tenantScope', () => {
     const other = policyInterceptor({ rules: [{ id: 'plain', when: 'server.auth == "shared"', outcome: 'deny' }], trifecta: 'off', canAsk: false, serverAuthority: () => ({ auth: 'per-user', tenant: '' }), connected });
     assert.equal(await other.intercept(ctx('tools/call', principal('b'), 'acme'), () => Promise.resolve('sent')), 'sent');
     assert.equal(asked.length, 2, 'not asked when no rule reads it');
+  });
+  it('another-tenant-call-fails-closed through the chain: a rejection (never a synchronous throw), the route never runs', T, async () => {
+    const chain = new InterceptorChain([scope]);
+    let routed = 0;
+    const run = chain.run(ctx('tools/call', principal('g', 'globex'), 'acme'), () => {
+      routed++;
+      return Promise.resolve('sent');
+    });
+    assert.ok(run instanceof Promise);
+    await assert.rejects(run, DeniedError);
+    assert.equal(routed, 0);
+    // A tenant lookup that throws also denies, as a rejection.
+    const broken = tenantInterceptor({ tenantOf: () => { throw new Error('claim unreadable'); }, serverTenant: (id) => tenants[id] });
+    const brokenRun = new InterceptorChain([broken]).run(ctx('tools/call', principal('a', 'acme'), 'acme'), () => {
+      routed++;
+      return Promise.resolve('sent');
+    });
+    await assert.rejects(brokenRun, /claim unreadable/);
+    assert.equal(routed, 0);
+  });
+
+  it('an interceptor that throws synchronously (not async) fails the chain as a rejection', T, async () => {
+    const throwing = { id: 'test.sync-throw', phase: 'policy' as const, intercept: (): Promise<unknown> => { throw new DeniedError('test.sync-throw', 'no'); } };
+    let routed = 0;
+    const run = new InterceptorChain([scope, throwing]).run(ctx('tools/call', principal('a', 'acme'), 'acme'), () => {
+      routed++;
+      return Promise.resolve('sent');
+    });
+    await assert.rejects(run, DeniedError);
+    assert.equal(routed, 0);
   });
 });

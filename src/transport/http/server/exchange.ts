@@ -28,11 +28,22 @@ const SSE_HEADERS: Readonly<Record<string, string>> = Object.freeze({
   'x-accel-buffering': 'no',
 });
 
-/** Reads a body of any accepted shape; undefined when it exceeds `max`. */
-export async function readBody(body: HttpRequestBody | undefined, max: number): Promise<Uint8Array | undefined> {
-  if (body === undefined) return new Uint8Array(0);
-  if (body instanceof Uint8Array) return body.byteLength > max ? undefined : body;
-  if (typeof body === 'function') return body(max);
+/**
+ * Reads a body of any accepted shape; undefined when it exceeds `max`. Not `async`: a reader
+ * function's promise (the Node adapter's) is returned as is, not wrapped in another.
+ */
+export function readBody(body: HttpRequestBody | undefined, max: number): Promise<Uint8Array | undefined> {
+  if (body === undefined) return Promise.resolve(new Uint8Array(0));
+  if (body instanceof Uint8Array) return Promise.resolve(body.byteLength > max ? undefined : body);
+  try {
+    if (typeof body === 'function') return Promise.resolve(body(max));
+  } catch (error) {
+    return Promise.reject(error);
+  }
+  return readChunks(body, max);
+}
+
+async function readChunks(body: AsyncIterable<Uint8Array>, max: number): Promise<Uint8Array | undefined> {
   const chunks: Uint8Array[] = [];
   let total = 0;
   for await (const chunk of body) {

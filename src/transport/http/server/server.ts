@@ -44,7 +44,7 @@ import type { MessageExtra } from '../../../jsonrpc/channel.js';
 import { decodeFrame, defaultDecodeLimits, isBatchResult, type DecodeLimits, type DecodeResult } from '../../../jsonrpc/decode.js';
 import { ErrorCode, JsonRpcError } from '../../../jsonrpc/errors.js';
 import { McpError, McpErrorCode } from '../../../util/errors.js';
-import type { JsonRpcRequest, JsonRpcResponse, RequestId } from '../../../jsonrpc/messages.js';
+import type { JsonRpcNotification, JsonRpcRequest, JsonRpcResponse, RequestId } from '../../../jsonrpc/messages.js';
 import { silentLogger, type Logger } from '../../../util/logger.js';
 import type { McpDispatcher } from '../../types.js';
 import { createHttpAuth, type HttpAuthOptions } from './auth.js';
@@ -303,8 +303,12 @@ export function createStreamableHttpHandler(dispatcher: McpDispatcher, options: 
     return errorResponse(status, JsonRpcError.invalidRequest(detail), undefined, headers);
   }
 
-  /** The stateless 2026-07-28 path: one decoded POST body, its header rules, then dispatch. */
-  async function stateless(req: HttpRequestLike, decoded: DecodeResult): Promise<HttpResponseLike> {
+  /**
+   * The stateless 2026-07-28 path: one decoded POST body, its header rules, then dispatch. Not
+   * `async`: without auth or an async extra hook a request's answer is the exchange's promise,
+   * returned as is (a forwarding gateway pays every promise and hop per call).
+   */
+  function stateless(req: HttpRequestLike, decoded: DecodeResult): HttpResponseLike | Promise<HttpResponseLike> {
     const get = req.header;
     if (isBatchResult(decoded)) return reject(400, 'the body must be a single JSON-RPC message, not a batch');
     if (!decoded.ok) {
@@ -329,17 +333,17 @@ export function createStreamableHttpHandler(dispatcher: McpDispatcher, options: 
       }
     }
 
-    let extra: MessageExtra;
     const http: HttpExtra = { getHeader: get, method: req.method, path: req.path };
-    if (auth !== undefined) {
-      extra = await authExtra(req);
-    } else if (extraHook === undefined) {
-      extra = { http };
-    } else {
-      let added = extraHook(req);
-      if (isThenable<MessageExtra | undefined>(added)) added = await added;
-      extra = added === undefined ? { http } : { ...added, http };
-    }
+    if (auth !== undefined) return authExtra(req).then((extra) => statelessWith(req, message, id, extra));
+    if (extraHook === undefined) return statelessWith(req, message, id, { http });
+    const added = extraHook(req);
+    if (isThenable<MessageExtra | undefined>(added)) return Promise.resolve(added).then((a) => statelessWith(req, message, id, a === undefined ? { http } : { ...a, http }));
+    return statelessWith(req, message, id, added === undefined ? { http } : { ...added, http });
+  }
+
+  /** {@link stateless} once the request's extra is known: the tool's header rules, then dispatch. */
+  function statelessWith(req: HttpRequestLike, message: JsonRpcRequest | JsonRpcNotification, id: RequestId | undefined, extra: MessageExtra): HttpResponseLike | Promise<HttpResponseLike> {
+    const isRequest = 'id' in message;
     const exchange = new Exchange(req, extra, keepAliveMs, maxSseBufferedBytes);
 
     if (message.method === 'tools/call' && dispatcher.toolHeaders !== undefined) {
@@ -347,7 +351,7 @@ export function createStreamableHttpHandler(dispatcher: McpDispatcher, options: 
       if (typeof name === 'string') {
         const params = dispatcher.toolHeaders(name, exchange);
         if (params !== undefined && params.length > 0) {
-          const paramError = checkParamHeaders(message.params?.['arguments'], params, get);
+          const paramError = checkParamHeaders(message.params?.['arguments'], params, req.header);
           if (paramError !== undefined) {
             exchange.dispose();
             return errorResponse(400, paramError, id);
@@ -355,23 +359,26 @@ export function createStreamableHttpHandler(dispatcher: McpDispatcher, options: 
         }
       }
     }
-    if (!isRequest) {
-      let answer: JsonRpcResponse | undefined;
-      try {
-        answer = await dispatcher.dispatch(message, exchange);
-      } catch (e) {
-        logger.error('dispatcher rejected a notification', { method: message.method, error: String(e) });
-        return errorResponse(500, JsonRpcError.internal());
-      } finally {
-        exchange.dispose();
-      }
-      if (answer !== undefined && 'error' in answer) {
-        const error = JsonRpcError.fromObject(answer.error);
-        return errorResponse(400, error);
-      }
-      return ACCEPTED;
+    if (!isRequest) return notified(message, exchange);
+    return exchange.run(dispatcher, message, logger);
+  }
+
+  /** A stateless notification: dispatched, then 202 (400 for an error answer). */
+  async function notified(message: JsonRpcNotification, exchange: Exchange): Promise<HttpResponseLike> {
+    let answer: JsonRpcResponse | undefined;
+    try {
+      answer = await dispatcher.dispatch(message, exchange);
+    } catch (e) {
+      logger.error('dispatcher rejected a notification', { method: message.method, error: String(e) });
+      return errorResponse(500, JsonRpcError.internal());
+    } finally {
+      exchange.dispose();
     }
-    return exchange.run(dispatcher, message as JsonRpcRequest, logger);
+    if (answer !== undefined && 'error' in answer) {
+      const error = JsonRpcError.fromObject(answer.error);
+      return errorResponse(400, error);
+    }
+    return ACCEPTED;
   }
 
   async function handleInner(req: HttpRequestLike): Promise<HttpResponseLike> {
@@ -451,7 +458,8 @@ export function createStreamableHttpHandler(dispatcher: McpDispatcher, options: 
     const era = routePost(req, decoded, stateful);
     if (era.to === 'initialize') return era.stateful.initialize(req, era.message);
     if (era.to === 'session') return era.stateful.sessionPost(req, era.sessionId, bytes, decoded);
-    return stateless(req, decoded);
+    // `return await`: a promise returned from an `async` function costs two more hops.
+    return await stateless(req, decoded);
   }
 
   async function handle(req: HttpRequestLike): Promise<HttpResponseLike> {
