@@ -349,18 +349,24 @@ export class McpServer implements McpDispatcher {
 
   // ---- pipeline -----------------------------------------------------------------------
 
-  async #serve(request: JsonRpcRequest, env: DispatchEnv): Promise<Record<string, unknown>> {
-    const call = prepare(this.#core, request, env);
-    const handler = this.#handlers.get(call.method);
-    if (handler === undefined) throw JsonRpcError.methodNotFound(call.method);
-    // Without a registered OpenTelemetry global `observe` is exactly `fn()`: skip its description.
-    if (!telemetryActive()) return this.#run(call, handler);
-    const target = call.params['name'] ?? call.params['uri'];
-    return observe(
-      { side: 'server', method: call.method, requestId: call.id, protocolVersion: call.revision, target: typeof target === 'string' ? target : undefined },
-      () => this.#run(call, handler),
-      call.meta,
-    );
+  // Not `async` (returning #run's promise from an async function costs two more microtask
+  // turns per request); a throw still becomes a rejection.
+  #serve(request: JsonRpcRequest, env: DispatchEnv): Promise<Record<string, unknown>> {
+    try {
+      const call = prepare(this.#core, request, env);
+      const handler = this.#handlers.get(call.method);
+      if (handler === undefined) throw JsonRpcError.methodNotFound(call.method);
+      // Without a registered OpenTelemetry global `observe` is exactly `fn()`: skip its description.
+      if (!telemetryActive()) return this.#run(call, handler);
+      const target = call.params['name'] ?? call.params['uri'];
+      return observe(
+        { side: 'server', method: call.method, requestId: call.id, protocolVersion: call.revision, target: typeof target === 'string' ? target : undefined },
+        () => this.#run(call, handler),
+        call.meta,
+      );
+    } catch (error) {
+      return Promise.reject(error);
+    }
   }
 
   async #run(call: Call, handler: MethodHandler): Promise<Record<string, unknown>> {

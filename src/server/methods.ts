@@ -109,19 +109,25 @@ async function listResources(core: ServerCore, call: Call): Result {
   return list(core, call, temp, 'resource', 'resources');
 }
 
-async function callTool(core: ServerCore, call: Call): Result {
-  const name = call.params['name'] as string;
-  const tool = core.tools.get(name);
-  // An invisible tool is unknown: the same answer as a missing one.
-  if (tool === undefined || !core.views.sees('tool', tool, viewOf(call))) throw JsonRpcError.invalidParams(`Unknown tool: ${name}`, { name });
-  const forward = tool.forward;
-  const run = (context: HandlerContext, params: Readonly<Record<string, unknown>> = call.params): Result =>
-    forward === undefined ? runTool(tool, call.params['arguments'], context) : runForwardedTool(tool, forward, params, context);
-  // tasks integration: the task manager decides task vs. ordinary call
-  if (core.tasks !== undefined && involvesTasks(call, tool.wire)) {
-    return core.tasks.callTool(taskCall(call), tool.wire, run, (r) => withInput(core, call, r));
+// Not `async` (an async function returning a promise costs two more microtask turns, on
+// every forwarded call); a throw still becomes a rejection.
+function callTool(core: ServerCore, call: Call): Result {
+  try {
+    const name = call.params['name'] as string;
+    const tool = core.tools.get(name);
+    // An invisible tool is unknown: the same answer as a missing one.
+    if (tool === undefined || !core.views.sees('tool', tool, viewOf(call))) throw JsonRpcError.invalidParams(`Unknown tool: ${name}`, { name });
+    const forward = tool.forward;
+    const run = (context: HandlerContext, params: Readonly<Record<string, unknown>> = call.params): Result =>
+      forward === undefined ? runTool(tool, call.params['arguments'], context) : runForwardedTool(tool, forward, params, context);
+    // tasks integration: the task manager decides task vs. ordinary call
+    if (core.tasks !== undefined && involvesTasks(call, tool.wire)) {
+      return core.tasks.callTool(taskCall(call), tool.wire, run, (r) => withInput(core, call, r));
+    }
+    return withInput(core, call, run);
+  } catch (error) {
+    return Promise.reject(error);
   }
-  return withInput(core, call, run);
 }
 
 async function readResource(core: ServerCore, call: Call): Result {
@@ -191,10 +197,23 @@ async function complete(call: Call, core: ServerCore): Result {
 }
 
 /** A forwarded tool's call: optional argument validation, then the handler with the params as received. */
-async function runForwardedTool(tool: CompiledTool, forward: ForwardedHandler<Record<string, unknown>>, params: Readonly<Record<string, unknown>>, context: HandlerContext): Result {
-  const checked = await tool.validateInput(params['arguments'] ?? {});
-  if (!checked.ok) return invalidArguments(tool.name, checked.issues);
-  return checkForwardedTask(await forward(params, context), context);
+function runForwardedTool(tool: CompiledTool, forward: ForwardedHandler<Record<string, unknown>>, params: Readonly<Record<string, unknown>>, context: HandlerContext): Result {
+  // Chained, not `async`: without argument validation the check is synchronous and costs no
+  // microtask turn; a throw still becomes a rejection.
+  try {
+    const checked = tool.validateInput(params['arguments'] ?? {});
+    if ('ok' in checked) return forwardChecked(tool, forward, params, context, checked);
+    return Promise.resolve(checked).then((c) => forwardChecked(tool, forward, params, context, c));
+  } catch (error) {
+    return Promise.reject(error);
+  }
+}
+
+type ValidatorOutcome = Awaited<ReturnType<CompiledTool['validateInput']>>;
+
+function forwardChecked(tool: CompiledTool, forward: ForwardedHandler<Record<string, unknown>>, params: Readonly<Record<string, unknown>>, context: HandlerContext, checked: ValidatorOutcome): Result {
+  if (!checked.ok) return Promise.resolve(invalidArguments(tool.name, checked.issues));
+  return forward(params, context).then((result) => checkForwardedTask(result, context));
 }
 
 async function forwardedCompletion(complete: ForwardedCompleter | undefined, call: Call): Result {
