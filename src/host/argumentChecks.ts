@@ -32,10 +32,10 @@
  * @see https://modelcontextprotocol.io/specification/2025-11-25/server/tools#security-considerations
  * @module
  */
-import type { HostConfig } from './configTypes.js';
+import type { HostConfig, ServerConfig } from './configTypes.js';
 import { egressAllowed, isMetadata, urlsIn, type ArgumentString, type EgressEntry } from './argumentUrls.js';
 import { commandRunnerEvidence, shellMetacharacter } from './commandRunner.js';
-import { DeniedError, type InterceptContext, type Interceptor } from './interceptors.js';
+import { DeniedError, type InterceptContext, type Interceptor, type Next } from './interceptors.js';
 import { ARGUMENT_LIMITS, fileUriToPath, MAX_PATH_LENGTH, pathCandidates, percentDecode, protectedPathSet, relate, type PathPlatform, type ProtectedPathSet } from './protectedPaths.js';
 import { compileJsonSchema } from '../protocol/jsonSchema.js';
 import type { ValidationResult } from '../util/schema.js';
@@ -218,34 +218,47 @@ export function argumentsInterceptor(options: ArgumentsOptions): Interceptor {
     id: ARGUMENTS_ID,
     phase: 'policy',
     methods: ['tools/call'],
-    async intercept(ctx, next) {
-      const server = ctx.server === undefined ? undefined : options.config().servers.find((s) => s.id === ctx.server?.id);
-      if (server?.options.checkArguments === false) return await next();
-      const raw = ctx.params['arguments'];
-      if (raw !== undefined && !isObject(raw)) return deny(ctx, 'the arguments are not an object');
-      const args: Json = raw === undefined ? {} : raw;
-      // No definition: the host refuses the call as an unknown tool.
-      const checked = ctx.definition === undefined ? undefined : schemaProblem(ctx.definition['inputSchema'], args);
-      let problem = checked instanceof Promise ? await checked : checked;
-      if (problem !== undefined) return deny(ctx, problem);
-      const all = argumentStrings(args);
-      if (all === undefined) return deny(ctx, UNREADABLE);
-      const egress = server?.options.egressAllow;
-      problem = urlProblem(all, egress === undefined || server === undefined ? undefined : { serverId: server.id, entries: egress });
-      if (problem === undefined && server?.options.roots !== undefined && server.options.roots.length > 0) {
-        if (!roots.has(server.options.roots)) roots.set(server.options.roots, rootSet(server.options.roots, options.platform));
-        const set = roots.get(server.options.roots);
-        if (set !== undefined) problem = rootsProblem(set, all);
+    // Not `async`: with the schema's validator ready the checks are synchronous and a clear call
+    // returns `next()`'s own promise (an async function returning it costs two more microtask
+    // turns on every call); a denial still becomes a rejection.
+    intercept(ctx, next) {
+      try {
+        const server = ctx.server === undefined ? undefined : options.config().servers.find((s) => s.id === ctx.server?.id);
+        if (server?.options.checkArguments === false) return next();
+        const raw = ctx.params['arguments'];
+        if (raw !== undefined && !isObject(raw)) return deny(ctx, 'the arguments are not an object');
+        const args: Json = raw === undefined ? {} : raw;
+        // No definition: the host refuses the call as an unknown tool.
+        const checked = ctx.definition === undefined ? undefined : schemaProblem(ctx.definition['inputSchema'], args);
+        if (checked instanceof Promise) return checked.then((problem) => afterSchema(ctx, next, server, args, problem));
+        return afterSchema(ctx, next, server, args, checked);
+      } catch (error) {
+        return Promise.reject(error);
       }
-      if (problem !== undefined) return deny(ctx, problem);
-      const toolName = typeof ctx.params['name'] === 'string' ? ctx.params['name'] : '';
-      const evidence = all.length === 0 ? undefined : commandRunnerEvidence(ctx.server?.id ?? '', toolName, ctx.definition, server?.options.commandTools, { launch: server?.launch, serverInfoName: ctx.server?.info?.name });
-      const ask = evidence === undefined ? undefined : shellAsk(evidence, ctx.exposedName ?? toolName, all);
-      if (ask !== undefined) {
-        if (options.canAsk !== true) return deny(ctx, `${ask} (this needs a person's consent and no consent provider is configured)`);
-        ctx.record({ interceptor: ARGUMENTS_ID, outcome: 'ask', reason: ask, detail: { rule: SHELL_RULE, reasons: [ask] } });
-      }
-      return await next();
     },
   };
+
+  /** The checks after the schema's: URLs, roots, command runners; `next()` when all pass, else the denial (thrown). */
+  function afterSchema(ctx: InterceptContext, next: Next, server: ServerConfig | undefined, args: Json, schemaIssue: ArgumentProblem): Promise<unknown> {
+    let problem = schemaIssue;
+    if (problem !== undefined) return deny(ctx, problem);
+    const all = argumentStrings(args);
+    if (all === undefined) return deny(ctx, UNREADABLE);
+    const egress = server?.options.egressAllow;
+    problem = urlProblem(all, egress === undefined || server === undefined ? undefined : { serverId: server.id, entries: egress });
+    if (problem === undefined && server?.options.roots !== undefined && server.options.roots.length > 0) {
+      if (!roots.has(server.options.roots)) roots.set(server.options.roots, rootSet(server.options.roots, options.platform));
+      const set = roots.get(server.options.roots);
+      if (set !== undefined) problem = rootsProblem(set, all);
+    }
+    if (problem !== undefined) return deny(ctx, problem);
+    const toolName = typeof ctx.params['name'] === 'string' ? ctx.params['name'] : '';
+    const evidence = all.length === 0 ? undefined : commandRunnerEvidence(ctx.server?.id ?? '', toolName, ctx.definition, server?.options.commandTools, { launch: server?.launch, serverInfoName: ctx.server?.info?.name });
+    const ask = evidence === undefined ? undefined : shellAsk(evidence, ctx.exposedName ?? toolName, all);
+    if (ask !== undefined) {
+      if (options.canAsk !== true) return deny(ctx, `${ask} (this needs a person's consent and no consent provider is configured)`);
+      ctx.record({ interceptor: ARGUMENTS_ID, outcome: 'ask', reason: ask, detail: { rule: SHELL_RULE, reasons: [ask] } });
+    }
+    return next();
+  }
 }

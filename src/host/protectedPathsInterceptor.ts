@@ -17,7 +17,7 @@
  */
 import type { HostConfig, ServerConfig } from './configTypes.js';
 import { isAbsolutePath, resolvePath } from './configPaths.js';
-import { DeniedError, type InterceptedMethod, type Interceptor } from './interceptors.js';
+import { DeniedError, type InterceptContext, type InterceptedMethod, type Interceptor, type Next } from './interceptors.js';
 import { checkPath, fileUriToPath, findProtectedPath, pathCandidates, relate, type ProtectedPath, type ProtectedPathSet } from './protectedPaths.js';
 
 /** The interceptor's id (in decisions and refusals). */
@@ -69,27 +69,36 @@ export function protectedPathsInterceptor(options: ProtectedPathsOptions): Inter
     id: PROTECTED_PATHS_ID,
     phase: 'policy',
     methods: METHODS,
-    async intercept(ctx, next) {
-      if (ctx.method === 'server/request') {
-        if (ctx.serverMethod !== 'roots/list') return await next();
-        return withoutProtectedRoots(paths, await next(), (reason) => ctx.record({ interceptor: PROTECTED_PATHS_ID, outcome: 'change', reason }));
+    // Not `async`: a clear call returns `next()`'s own promise (an async function returning it
+    // costs two more microtask turns on every call); a throw still becomes a rejection.
+    intercept(ctx, next) {
+      try {
+        if (ctx.method !== 'server/request') return checkCall(ctx, next);
+        if (ctx.serverMethod !== 'roots/list') return next();
+        return next().then((result) => withoutProtectedRoots(paths, result, (reason) => ctx.record({ interceptor: PROTECTED_PATHS_ID, outcome: 'change', reason })));
+      } catch (error) {
+        return Promise.reject(error);
       }
-      const server = ctx.server === undefined ? undefined : options.config().servers.find((s) => s.id === ctx.server?.id);
-      const { name: _name, ...params } = ctx.params;
-      const readOnly = ctx.method !== 'tools/call' || (ctx.definition?.['annotations'] as { readOnlyHint?: unknown } | undefined)?.readOnlyHint === true;
-      const found = findProtectedPath(paths, ctx.method === 'tools/call' || ctx.method === 'prompts/get' ? params : ctx.params, { bases: basesOf(server), ancestors: !readOnly });
-      if (found.kind === 'clear') return await next(); // `await`: returning the promise from an `async` function costs two more hops
-      let reason: string;
-      if (found.kind === 'unreadable') reason = `the arguments could not be checked for the gateway's own files: ${found.reason}`;
-      else {
-        const { verdict } = found;
-        const how = verdict.relation === 'same' ? 'is' : verdict.relation === 'inside' ? 'is inside' : 'contains (and this tool may change files)';
-        reason = `${found.at} names ${verdict.resolved}, which ${how} the gateway's ${verdict.target.what} ${verdict.target.path}; the gateway's own files are off-limits to the servers it fronts`;
-      }
-      ctx.record({ interceptor: PROTECTED_PATHS_ID, outcome: 'deny', reason });
-      throw new DeniedError(PROTECTED_PATHS_ID, reason);
     },
   };
+
+  /** A request's arguments against the protected paths: `next()` when clear, else the denial (thrown). */
+  function checkCall(ctx: InterceptContext, next: Next): Promise<unknown> {
+    const server = ctx.server === undefined ? undefined : options.config().servers.find((s) => s.id === ctx.server?.id);
+    const { name: _name, ...params } = ctx.params;
+    const readOnly = ctx.method !== 'tools/call' || (ctx.definition?.['annotations'] as { readOnlyHint?: unknown } | undefined)?.readOnlyHint === true;
+    const found = findProtectedPath(paths, ctx.method === 'tools/call' || ctx.method === 'prompts/get' ? params : ctx.params, { bases: basesOf(server), ancestors: !readOnly });
+    if (found.kind === 'clear') return next();
+    let reason: string;
+    if (found.kind === 'unreadable') reason = `the arguments could not be checked for the gateway's own files: ${found.reason}`;
+    else {
+      const { verdict } = found;
+      const how = verdict.relation === 'same' ? 'is' : verdict.relation === 'inside' ? 'is inside' : 'contains (and this tool may change files)';
+      reason = `${found.at} names ${verdict.resolved}, which ${how} the gateway's ${verdict.target.what} ${verdict.target.path}; the gateway's own files are off-limits to the servers it fronts`;
+    }
+    ctx.record({ interceptor: PROTECTED_PATHS_ID, outcome: 'deny', reason });
+    throw new DeniedError(PROTECTED_PATHS_ID, reason);
+  }
 }
 
 /** A `roots/list` answer without the roots that are protected paths or inside one. */

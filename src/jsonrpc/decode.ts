@@ -50,6 +50,11 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
  * exceeded. Strings are skipped, escapes included. Linear, no allocation.
  */
 export function nestingDepthExceeds(text: string, limit: number): boolean {
+  // The depth is at most the number of `{` and `[` in the whole text (strings included): when
+  // that count is within the limit, the answer is no without walking the text character by
+  // character. Counting stops past the limit, so a frame with many brackets costs at most
+  // `limit + 2` searches more before the walk gives the exact answer.
+  if (openersAtMost(text, limit)) return false;
   let depth = 0;
   const n = text.length;
   for (let i = 0; i < n; i++) {
@@ -72,6 +77,14 @@ export function nestingDepthExceeds(text: string, limit: number): boolean {
     }
   }
   return false;
+}
+
+/** True when `text` holds at most `limit` `{` and `[` together (found by `indexOf`, which is vectorised). */
+function openersAtMost(text: string, limit: number): boolean {
+  let count = 0;
+  for (let i = text.indexOf('{'); i >= 0; i = text.indexOf('{', i + 1)) if (++count > limit) return false;
+  for (let i = text.indexOf('['); i >= 0; i = text.indexOf('[', i + 1)) if (++count > limit) return false;
+  return true;
 }
 
 function byteLength(text: string): number {

@@ -56,6 +56,21 @@ function refused(out: Awaited<ReturnType<typeof run>>, reason: RegExp): void {
 }
 
 describe('policy.arguments', () => {
+  it('a refusal (by the schema, before and after its validator is ready, or by a later check) is a rejected promise, never a synchronous throw', T, async () => {
+    const fresh = { name: 'fresh', inputSchema: { type: 'object', properties: { n: { type: 'number' } }, required: ['n'], additionalProperties: false } };
+    for (const [definition, args] of [
+      [fresh, { n: 'x' }],
+      [fresh, { n: 'x' }],
+      [fetchTool, { url: 'http://169.254.169.254/latest/meta-data/' }],
+      [weather, 'not an object'],
+    ] as const) {
+      const ctx = interceptContext({ method: 'tools/call', principal: undefined, session: undefined, server: { id: 'web' }, params: { name: definition.name, arguments: args }, definition, signal: new AbortController().signal });
+      let refusal: Promise<unknown> | undefined;
+      assert.doesNotThrow(() => (refusal = interceptor.intercept(ctx, () => Promise.resolve({ content: [] }))));
+      await assert.rejects(refusal as Promise<unknown>, DeniedError);
+    }
+  });
+
   it('honest calls pass: declared properties of the declared types, an allowed enum value, an open additionalProperties map', T, async () => {
     assert.equal((await run('web', weather, { city: 'Oslo', units: 'c' })).reached, true);
     assert.equal((await run('web', fetchTool, { url: 'https://example.com/a?b=169.254.169.254', headers: { accept: 'text/html' } })).reached, true);

@@ -45,6 +45,16 @@ describe('policy.protected-paths', () => {
     assert.deepEqual(out.decisions.map((d) => (d as { interceptor: string; outcome: string }).outcome), ['deny']);
   });
 
+  it('a denial is a rejected promise, never a synchronous throw; a clear call returns what next() returned', T, async () => {
+    const ctx = interceptContext({ method: 'tools/call', principal: undefined, session: undefined, server: { id: 'fs' }, params: { name: 'read_text_file', arguments: { path: '.switchboard/admin-token' } }, definition: readOnly, signal: new AbortController().signal });
+    let denied: Promise<unknown> | undefined;
+    assert.doesNotThrow(() => (denied = interceptor.intercept(ctx, () => Promise.resolve({ content: [] }))));
+    await assert.rejects(denied as Promise<unknown>, DeniedError);
+    const clear = interceptContext({ method: 'tools/call', principal: undefined, session: undefined, server: { id: 'fs' }, params: { name: 'read_text_file', arguments: { path: 'src/a.ts' } }, definition: readOnly, signal: new AbortController().signal });
+    const answer = Promise.resolve({ content: [{ type: 'text', text: 'ok' }] });
+    assert.equal(interceptor.intercept(clear, () => answer), answer);
+  });
+
   it('reload: a server moved to another folder is checked against its new folder at once (its folders are kept per config entry)', T, async () => {
     const before = parseConfig(JSON.stringify({ mcpServers: { fs: { command: 'node', args: ['fs.js'], cwd: '/elsewhere' } }, switchboard: { stateDir: '/proj/.switchboard' } }), { file: '/proj/switchboard.json', env: {} });
     const after = parseConfig(JSON.stringify({ mcpServers: { fs: { command: 'node', args: ['fs.js'], cwd: '/proj' } }, switchboard: { stateDir: '/proj/.switchboard' } }), { file: '/proj/switchboard.json', env: {} });

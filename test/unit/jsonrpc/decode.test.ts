@@ -382,6 +382,43 @@ describe('jsonrpc/decode: nesting depth', () => {
     assert.equal(nestingDepthExceeds('', 0), false);
     assert.equal(nestingDepthExceeds('{', 0), true);
   });
+
+  it('nestingDepthExceeds: the same verdict whether the bracket count is within the limit or not (the count is only a shortcut)', () => {
+    // The reference: the character walk alone, as the function was before the count.
+    const walk = (text: string, limit: number): boolean => {
+      let depth = 0;
+      let inString = false;
+      for (let i = 0; i < text.length; i++) {
+        const c = text[i];
+        if (inString) {
+          if (c === '\\') i++;
+          else if (c === '"') inString = false;
+        } else if (c === '"') inString = true;
+        else if (c === '{' || c === '[') {
+          if (++depth > limit) return true;
+        } else if (c === '}' || c === ']') depth--;
+      }
+      return false;
+    };
+    const texts = [
+      '[[[]]]',
+      '[[[[]]]]',
+      '{"a":"{{{{{{"}',
+      '{"a":"[[[[","b":[[1]]}',
+      '[][][][][][]',
+      '[[],[],[],[]]',
+      '{"a":{"b":{"c":{}}},"d":"\\"{{{"}',
+      JSON.stringify({ jsonrpc: '2.0', id: 7, result: { content: [{ type: 'text', text: '{[{[{[' }], structuredContent: { a: [[[1]]] } } }),
+      '[' + '"[",'.repeat(40) + '1]',
+      '[' + '[],'.repeat(40) + '1]',
+      '['.repeat(10) + ']'.repeat(10),
+    ];
+    for (const text of texts) {
+      for (const limit of [0, 1, 2, 3, 4, 5, 9, 10, 11, 64]) {
+        assert.equal(nestingDepthExceeds(text, limit), walk(text, limit), `${text} at ${limit}`);
+      }
+    }
+  });
 });
 
 describe('jsonrpc/decode: batches (2.6, revision 2025-03-26 only)', () => {

@@ -80,6 +80,29 @@ describe('forwarded definitions', () => {
     await server.close();
   });
 
+  it('a forwarded handler that throws synchronously or rejects, and an unknown tool, are answered as errors (dispatch never throws)', async () => {
+    const server = new McpServer({ name: 'gw', version: '1' }, { logger: memoryLogger() });
+    const sync = ((): Promise<never> => {
+      throw new Error('sync boom');
+    }) as never;
+    server.forwardTool({ name: 'sync', inputSchema: { type: 'object' } } as Tool, sync);
+    server.forwardTool({ name: 'async', inputSchema: { type: 'object' } } as Tool, async () => {
+      throw new Error('async boom');
+    });
+    const { call } = await raw(server);
+    for (const name of ['sync', 'async']) {
+      await assert.rejects(call('tools/call', { name, arguments: {} }), (e: { code?: unknown }) => e.code === -32603, name);
+    }
+    await assert.rejects(call('tools/call', { name: 'nope', arguments: {} }), (e: { code?: unknown; message?: string }) => e.code === -32602 && /Unknown tool/.test(e.message ?? ''));
+    // And over the request-per-message entry the HTTP transport uses.
+    const env = { signal: new AbortController().signal, onAbort: () => () => undefined, notify: () => undefined } as never;
+    const message = { jsonrpc: '2.0' as const, id: 9, method: 'tools/call', params: { name: 'sync', arguments: {}, _meta: meta() } };
+    const answer = await server.dispatch(message, env);
+    assert.equal((answer as { id?: unknown }).id, 9);
+    assert.equal((answer as { error?: { code?: unknown } }).error?.code, -32603);
+    await server.close();
+  });
+
   it('handles: update keeps the list position, disable/enable hide and show, remove deletes', async () => {
     const server = new McpServer({ name: 'gw', version: '1' });
     const a = server.forwardTool({ name: 'a', inputSchema: { type: 'object' } } as Tool, async () => ({ content: [] }));
