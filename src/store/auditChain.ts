@@ -113,22 +113,22 @@ export function chainRecord(entry: AuditEntry, seq: number, prev: string): Chain
   const args = entry.arguments;
   const digest = args !== undefined ? sha256Text(canonicalize(args)) : undefined;
   // One object for the record (the entry's members but `arguments`, in the order a spread keeps).
+  // The same walk notes whether every member is one the memberwise text knows.
   const record: Record<string, unknown> = { seq };
-  for (const key in entry) if (key !== 'arguments') record[key] = entry[key as keyof AuditEntry];
+  let known = true;
+  for (const key in entry) {
+    if (!ENTRY_MEMBERS.has(key)) known = false;
+    if (key !== 'arguments') record[key] = entry[key as keyof AuditEntry];
+  }
   if (digest !== undefined) record['argumentsDigest'] = digest;
   record['prev'] = prev;
-  const decisions = knownMembersOnly(entry) ? decisionsText(entry.decisions) : undefined;
+  const decisions = known ? decisionsText(entry.decisions) : undefined;
   const fast = decisions !== undefined ? canonicalRecord(entry, seq, prev, digest, decisions.text) : undefined;
   const line = fast ?? canonicalize(record);
   const hash = sha256Text(line);
   record['hash'] = hash;
   // One shape for every row (no member added afterwards).
   return { seq, line, hash, record: record as unknown as AuditRecord, memberwise: fast !== undefined, sharedDecisions: fast !== undefined && decisions?.frozen === true ? decisions.text : undefined };
-}
-
-function knownMembersOnly(entry: AuditEntry): boolean {
-  for (const key in entry) if (!ENTRY_MEMBERS.has(key)) return false;
-  return true;
 }
 
 /**

@@ -62,8 +62,8 @@ interface Pending {
   readonly entry: AuditEntry;
   readonly resolve: (record: AuditRecord) => void;
   readonly reject: (error: unknown) => void;
-  /** Set once written (what {@link resolve} gets). */
-  record?: AuditRecord;
+  /** Set once written (what {@link resolve} gets); a member from the start, so setting it does not reshape the object. */
+  record: AuditRecord | undefined;
 }
 
 /** The SQLite audit log (see the module comment). */
@@ -250,7 +250,7 @@ export class SqliteAuditLog implements AuditLog, AuditReader {
     if (announced && this.#expected > 0) this.#expected--;
     if (this.#closed) return Promise.reject(new McpError(McpErrorCode.StoreWriteFailed, `The audit log ${this.file} is closed`));
     return new Promise((resolve, reject) => {
-      this.#queue.push({ entry, resolve, reject });
+      this.#queue.push({ entry, resolve, reject, record: undefined });
       this.#arrived++;
       // The last announced append: no request in flight is left to join the group, so it is written now.
       if (announced && this.#expected === 0 && this.#writable()) return this.#writeGroup();
@@ -583,7 +583,7 @@ export class SqliteAuditLog implements AuditLog, AuditReader {
       }
       const records = this.#unwritten.splice(0);
       // Already rejected: a success now only records them (and syncs what an earlier sync may have missed).
-      let ok = this.#write(records.map((p) => ({ entry: p.entry, resolve: () => undefined, reject: () => undefined })));
+      let ok = this.#write(records.map((p) => ({ entry: p.entry, resolve: () => undefined, reject: () => undefined, record: undefined })));
       if (ok) {
         try {
           this.#syncNow();

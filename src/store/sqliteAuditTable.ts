@@ -91,7 +91,8 @@ export class AuditTable {
     this.file = file;
     this.#db = db;
     this.wal = wal;
-    this.#last = db.prepare('SELECT seq, line, hash, digest, decisions FROM audit ORDER BY seq DESC LIMIT 1');
+    // Raw (an array, no object with named members) and only what a head needs: read at every write.
+    this.#last = db.prepare('SELECT seq, hash FROM audit ORDER BY seq DESC LIMIT 1').raw(true);
     this.#addDecisions = db.prepare('INSERT INTO audit_decisions (text) VALUES (?) ON CONFLICT (text) DO UPDATE SET text = excluded.text RETURNING id');
     this.#decisionsTable = db.prepare('SELECT id, text FROM audit_decisions');
     this.#markCommitted = db.prepare('UPDATE audit_pending SET committed = ? WHERE name = ?');
@@ -138,8 +139,14 @@ export class AuditTable {
 
   /** The head of the chain on disk: the last row (its hash is stored: it ends a write), or where every record was pruned, the prune marker (the chain continues from it). */
   head(): ChainHead {
-    const last = this.#last.get() as StoredRow | undefined;
-    return last === undefined ? this.pruned() : { seq: last.seq, hash: last.hash !== '' ? last.hash : sha256Text(this.#restore(last).line) };
+    // Read at every write: only the number and the stored hash; the line only where no hash is stored.
+    const last = this.#last.get() as [seq: number, hash: string] | undefined;
+    if (last === undefined) return this.pruned();
+    const [seq, hash] = last;
+    if (hash !== '') return { seq, hash };
+    const [row] = this.rows(seq, seq, 1);
+    // (Gone between the two reads, outside a write's transaction: pruned meanwhile; read the head again.)
+    return row !== undefined ? { seq, hash: sha256Text(row.line) } : this.head();
   }
 
   /** The prune marker: the last record archived and removed (0 and the genesis hash when none was). */
@@ -372,17 +379,26 @@ export class AuditTable {
     const last = rows.length - 1;
     for (let from = 0; from < rows.length; from += MAX_ROWS_PER_INSERT) {
       const count = Math.min(MAX_ROWS_PER_INSERT, rows.length - from);
-      const values: (number | string | null)[] = [];
+      // Sized once (no growth while it fills): five values a row.
+      const values = new Array<number | string | null>(count * 5);
+      let at = 0;
       for (let i = from; i < from + count; i++) {
         const row = rows[i] as AuditRow | ChainedRow;
+        values[at++] = row.seq;
         if (!('memberwise' in row)) {
-          values.push(row.seq, row.line, i === last ? row.hash : '', null, null);
+          values[at++] = row.line;
+          values[at++] = i === last ? row.hash : '';
+          values[at++] = null;
+          values[at++] = null;
           continue;
         }
         const shared = row.sharedDecisions;
         const id = shared !== undefined ? this.#decisionId(shared) : undefined;
         const compact = compactLine(row, id !== undefined ? shared : undefined);
-        values.push(row.seq, compact.line, i === last ? row.hash : '', compact.digest ?? null, compact.decisions ? (id as number) : null);
+        values[at++] = compact.line;
+        values[at++] = i === last ? row.hash : '';
+        values[at++] = compact.digest ?? null;
+        values[at++] = compact.decisions ? (id as number) : null;
       }
       this.#insertOf(count).run(...values);
     }

@@ -137,6 +137,18 @@ describe('store/sqliteAuditTable: what a row keeps', () => {
     assert.deepEqual(rawRows(file).filter((r) => r.hash !== '').map((r) => r.seq), [3, 6, 9]);
     assert.equal((await verify(file)).ok, true);
   });
+
+  it('a last row without a stored hash: the chain continues from its line\'s hash (the head reads the line only then)', TIMEOUT, async () => {
+    const file = fresh();
+    const first = await written(file, 3);
+    tamper(file, "UPDATE audit SET hash = '' WHERE seq = 3");
+    const log = SqliteAuditLog.open(file);
+    const next = await log.append(entry(4));
+    await log.close();
+    assert.equal(next.seq, 4);
+    assert.equal(next.prev, first[2]?.hash);
+    assert.equal((await verify(file)).ok, true);
+  });
 });
 
 describe('store/sqliteAuditTable: several writers, and batch durability', () => {
