@@ -48,6 +48,8 @@ function statOf(path: string): Stats | undefined {
 /** Lookups shared by the checks of one event-loop turn ({@link scopedRealpath}). */
 interface Turn {
   readonly memo: Map<string, Found>;
+  /** The scopes made this turn, by their anchors array (the same array given again in the turn gets the same scope). */
+  readonly scopes: WeakMap<readonly string[], (absolute: string) => string | undefined>;
 }
 let turn: Turn | undefined;
 /** Past this many names a turn's lookups start afresh (a request with thousands of paths). */
@@ -57,7 +59,7 @@ const MAX_TURN_LOOKUPS = 4_096;
 function currentTurn(): Turn {
   if (turn === undefined) setImmediate(() => (turn = undefined));
   else if (turn.memo.size < MAX_TURN_LOOKUPS) return turn;
-  turn = { memo: new Map() };
+  turn = { memo: new Map(), scopes: new WeakMap() };
   return turn;
 }
 
@@ -76,13 +78,21 @@ function currentTurn(): Turn {
  * checked path only after the check's turn; a request sent after an earlier call's answer (a link
  * made by that call) is always checked in a later turn.
  *
+ * The same `given` array asked for again in the turn (the next request to the same server) gets
+ * the same function back once its anchors are looked up: the anchors were checked this turn, and
+ * a caller may key what it derives from the lookups (`findProtectedPath`'s verdicts) on it.
+ *
  * `anchors` (the folders a server resolves relative paths against) are resolved once and kept
  * across turns: each turn checks with one `stat` that the anchor is still the same object
  * (device and inode, links followed), and resolves it again when it is not (a folder replaced
  * by a symlink, or moved, between two requests).
  */
 export function scopedRealpath(given: readonly string[] = []): (absolute: string) => string | undefined {
-  const { memo } = currentTurn();
+  const current = currentTurn();
+  // The same anchors again in this turn (the next request to the same server): they were checked, and the lookups are shared.
+  const made = current.scopes.get(given);
+  if (made !== undefined) return made;
+  const { memo } = current;
   const anchors = given.map((anchor) => (isNormalAbsolute(anchor) ? anchor : resolve(anchor)));
   for (const anchor of anchors) {
     if (memo.has(anchor)) continue;
@@ -140,7 +150,9 @@ export function scopedRealpath(given: readonly string[] = []): (absolute: string
     const found = find(anchor, { n: 0 });
     if (found !== undefined) remember(anchor, found);
   }
-  return (absolute) => find(isNormalAbsolute(absolute) ? absolute : resolve(absolute), { n: 0 })?.real;
+  const scope = (absolute: string): string | undefined => find(isNormalAbsolute(absolute) ? absolute : resolve(absolute), { n: 0 })?.real;
+  if (anchors.every((anchor) => memo.has(anchor))) current.scopes.set(given, scope);
+  return scope;
 }
 
 /** `path` is absolute and already as `resolve` would give it (no `.`, `..`, `//` or trailing `/`): the common case, spared the work. */

@@ -84,30 +84,58 @@ function schemaVerdict(inputSchema: Json | boolean, args: Json, result: Validati
 /** The first property the schema does not declare at a level read as closed (see the module comment). */
 function undeclared(schema: unknown, value: unknown, at: string, depth: number): ArgumentProblem {
   if (!isObject(schema) || depth > ARGUMENT_LIMITS.depth) return undefined;
-  if (COMPOSITION.some((k) => k in schema)) return undefined;
+  const level = levelOf(schema);
+  if (level === undefined) return undefined;
   if (Array.isArray(value)) {
-    const items = schema['items'];
     for (const [i, item] of value.entries()) {
-      const problem = undeclared(isObject(items) ? items : undefined, item, `${at}[${i}]`, depth + 1);
+      const problem = undeclared(level.items, item, `${at}[${i}]`, depth + 1);
       if (problem !== undefined) return problem;
     }
     return undefined;
   }
   if (!isObject(value)) return undefined;
-  const properties = isObject(schema['properties']) ? schema['properties'] : undefined;
-  const extra = schema['additionalProperties'];
-  const patterns = isObject(schema['patternProperties']) ? Object.keys(schema['patternProperties']) : [];
-  for (const [key, child] of Object.entries(value)) {
+  const { properties, open, patterns } = level;
+  for (const key in value) {
+    if (!Object.hasOwn(value, key)) continue;
     const declared = properties !== undefined && Object.hasOwn(properties, key);
     if (declared) {
-      const problem = undeclared(properties[key], child, `${at}.${key}`, depth + 1);
+      const problem = undeclared(properties[key], value[key], `${at}.${key}`, depth + 1);
       if (problem !== undefined) return problem;
       continue;
     }
-    if (properties === undefined || (extra !== undefined && extra !== false) || patterns.some((p) => matches(p, key))) continue;
+    if (properties === undefined || open || patterns.some((p) => matches(p, key))) continue;
     return `argument ${at}.${key} is not declared by the tool's pinned inputSchema (its properties are ${Object.keys(properties).join(', ') || 'none'}; undeclared properties are refused unless the schema allows them with additionalProperties)`;
   }
   return undefined;
+}
+
+/** What {@link undeclared} reads of one schema level, or `undefined` when a composition keyword leaves the level to JSON Schema. */
+interface Level {
+  readonly items: Json | undefined;
+  readonly properties: Json | undefined;
+  /** `additionalProperties` allows undeclared properties (present and not `false`). */
+  readonly open: boolean;
+  readonly patterns: readonly string[];
+}
+
+/** Levels read once per schema object (a pinned definition's schema is the same object call after call). */
+const levels = new WeakMap<Json, Level | null>();
+
+function levelOf(schema: Json): Level | undefined {
+  let level = levels.get(schema);
+  if (level === undefined) {
+    const extra = schema['additionalProperties'];
+    level = COMPOSITION.some((k) => k in schema)
+      ? null
+      : {
+          items: isObject(schema['items']) ? schema['items'] : undefined,
+          properties: isObject(schema['properties']) ? schema['properties'] : undefined,
+          open: extra !== undefined && extra !== false,
+          patterns: isObject(schema['patternProperties']) ? Object.keys(schema['patternProperties']) : [],
+        };
+    levels.set(schema, level);
+  }
+  return level ?? undefined;
 }
 
 function matches(pattern: string, key: string): boolean {
@@ -124,8 +152,16 @@ export function argumentStrings(value: unknown): ArgumentString[] | undefined {
   const walk = (item: unknown, at: string, key: string | undefined, depth: number): boolean => {
     if (depth > ARGUMENT_LIMITS.depth || out.length > ARGUMENT_LIMITS.strings) return false;
     if (typeof item === 'string') return out.push({ at, text: item, key }) > 0;
-    if (Array.isArray(item)) return item.every((v, i) => walk(v, `${at}[${i}]`, key, depth + 1));
-    if (isObject(item)) return Object.entries(item).every(([k, v]) => walk(k, `${at} (key)`, undefined, depth + 1) && walk(v, `${at}.${k}`, k, depth + 1));
+    if (Array.isArray(item)) {
+      for (let i = 0; i < item.length; i++) if (!walk(item[i], `${at}[${i}]`, key, depth + 1)) return false;
+      return true;
+    }
+    if (isObject(item)) {
+      for (const k in item) {
+        if (!Object.hasOwn(item, k)) continue;
+        if (!walk(k, `${at} (key)`, undefined, depth + 1) || !walk(item[k], `${at}.${k}`, k, depth + 1)) return false;
+      }
+    }
     return true;
   };
   return walk(value, '$', undefined, 0) && out.length <= ARGUMENT_LIMITS.strings ? out : undefined;

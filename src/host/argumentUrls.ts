@@ -199,13 +199,17 @@ const PLAIN_WORD = /^[A-Za-z_-]+$/;
 const HOST_WITH_PATH = /^(?:(?:[a-z0-9-]+\.)+[a-z][a-z0-9-]*[a-z0-9](?::\d+)?[/?#]|\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?(?:[/?#]|$))/i;
 const URL_KEY = /^(?:url|uri|href|link|endpoint|host|hostname|domain|origin|base|baseurl|webhook|callback|redirect|proxy|target|destination|site|website|server)s?$|(?:url|uri|host|endpoint|webhook)s?$/;
 
+const NONE: readonly FoundUrl[] = Object.freeze([]);
+
 /** Whether a property name is a well-known URL or host parameter (`url`, `imageUrl`, `target_host`…). */
 export function isUrlKey(key: string | undefined): boolean {
   return key !== undefined && URL_KEY.test(key.toLowerCase().replace(/[_-]/g, ''));
 }
 
 /** Every URL in one argument string (see the module comment), with its host normalised. */
-export function urlsIn(s: ArgumentString): FoundUrl[] {
+export function urlsIn(s: ArgumentString): readonly FoundUrl[] {
+  // A plain word (`hello`, a key such as `message`): no scheme (no `:`), and read as a host only as a URL parameter's value.
+  if (PLAIN_WORD.test(s.text) && !isUrlKey(s.key)) return NONE;
   const text = s.text.trim();
   if (text === '') return [];
   const out: FoundUrl[] = [];

@@ -381,44 +381,111 @@ export const ARGUMENT_LIMITS = { depth: 64, strings: 10_000 } as const;
 /** The result of {@link findProtectedPath}: the first protected path named, or why the arguments could not be read in full. */
 export type ArgumentsVerdict = { readonly kind: 'clear' } | { readonly kind: 'protected'; readonly verdict: Extract<PathVerdict, { protected: true }>; readonly at: string } | { readonly kind: 'unreadable'; readonly reason: string };
 
-/** Walks `value` (keys and values at any depth) and checks every string with {@link checkPath} (a key only when it looks like a path). */
-export function findProtectedPath(all: ProtectedPathSet, value: unknown, options: CheckPathOptions): ArgumentsVerdict {
-  const scoped = all.platform.realpathScope?.(options.bases.filter(isAbsolutePath));
-  const set = scoped === undefined ? all : { ...all, platform: { ...all.platform, realpath: scoped } };
-  let strings = 0;
+/** The absolute ones of a request's bases (the anchors of `PathPlatform.realpathScope`), filtered once per bases array. */
+const absoluteBases = new WeakMap<readonly string[], readonly string[]>();
+
+/**
+ * Per scope of `realpathScope` (one event-loop turn's lookups for one server's folders, when the
+ * platform shares them: the same scope for the same anchors within a turn): the set that reads
+ * through it, and the verdicts of the strings already checked with it (by `ancestors`: read-only,
+ * may change), for one set and one bases array. A verdict follows from the string, the folders and the lookups alone, and the
+ * lookups are the turn's: the same string checked again in the turn gets the verdict it got then
+ * (what checking it again would give). A new turn is a new scope: nothing outlives it.
+ */
+const scopes = new WeakMap<(absolute: string) => string | undefined, { readonly all: ProtectedPathSet; readonly bases: readonly string[]; readonly set: ProtectedPathSet; readonly verdicts: readonly [Map<string, PathVerdict>, Map<string, PathVerdict>] }>();
+/** Strings longer than this are checked every time (a verdict is kept for the short strings that repeat). */
+const MAX_KEPT_LENGTH = 256;
+/** Verdicts kept per scope and kind of request (past this, strings are checked every time). */
+const MAX_KEPT_VERDICTS = 1_024;
+
+/**
+ * Walks `value` (keys and values at any depth) and checks every string with {@link checkPath} (a
+ * key only when it looks like a path), but for the top-level key `except` and its value (a tool's
+ * or prompt's `name`, which the host routes by). A string met again in the same scope of lookups (see
+ * {@link scopes}) reuses its verdict.
+ */
+export function findProtectedPath(all: ProtectedPathSet, value: unknown, options: CheckPathOptions, except?: string): ArgumentsVerdict {
+  let anchors = absoluteBases.get(options.bases);
+  if (anchors === undefined) absoluteBases.set(options.bases, (anchors = options.bases.filter(isAbsolutePath)));
+  const scoped = all.platform.realpathScope?.(anchors);
+  let set = all;
+  let verdicts: Map<string, PathVerdict> | undefined;
+  if (scoped !== undefined) {
+    let known = scopes.get(scoped);
+    if (known === undefined || known.all !== all || known.bases !== options.bases) scopes.set(scoped, (known = { all, bases: options.bases, set: { ...all, platform: { ...all.platform, realpath: scoped } }, verdicts: [new Map(), new Map()] }));
+    set = known.set;
+    verdicts = known.verdicts[options.ancestors ? 1 : 0];
+  }
+  return new ArgumentWalk(set, options, verdicts, except).walk(value, 0) ?? CLEAR;
+}
+
+const CLEAR: ArgumentsVerdict = Object.freeze({ kind: 'clear' });
+
+/** One walk of {@link findProtectedPath}: the strings read so far and the way down to the one being read. */
+class ArgumentWalk {
+  #strings = 0;
   // The way down to the string being read (keys and indexes), spelled out only for a verdict.
-  const way: (string | number)[] = [];
-  const at = (key: boolean): string => way.reduce<string>((text, step) => (typeof step === 'number' ? `${text}[${step}]` : `${text}.${step}`), '$') + (key ? ' (key)' : '');
-  const readString = (text: string, key: boolean): ArgumentsVerdict | undefined => {
-    if (++strings > ARGUMENT_LIMITS.strings) return { kind: 'unreadable', reason: `more than ${ARGUMENT_LIMITS.strings} strings` };
-    // A key (`path`, `arguments`) is a name the schema chose, read as a path only when it looks like one.
-    if (key && !looksLikePath(set, text)) return undefined;
-    const verdict = checkPath(set, text, options);
-    return verdict.protected ? { kind: 'protected', verdict, at: at(key) } : undefined;
-  };
-  const walk = (item: unknown, depth: number): ArgumentsVerdict | undefined => {
+  readonly #way: (string | number)[] = [];
+
+  readonly #set: ProtectedPathSet;
+  readonly #options: CheckPathOptions;
+  readonly #verdicts: Map<string, PathVerdict> | undefined;
+  readonly #except: string | undefined;
+
+  constructor(set: ProtectedPathSet, options: CheckPathOptions, verdicts: Map<string, PathVerdict> | undefined, except: string | undefined) {
+    this.#set = set;
+    this.#options = options;
+    this.#verdicts = verdicts;
+    this.#except = except;
+  }
+
+  walk(item: unknown, depth: number): ArgumentsVerdict | undefined {
     if (depth > ARGUMENT_LIMITS.depth) return { kind: 'unreadable', reason: `nested deeper than ${ARGUMENT_LIMITS.depth} levels` };
-    if (typeof item === 'string') return readString(item, false);
+    if (typeof item === 'string') return this.#read(item, false);
     if (typeof item !== 'object' || item === null) return undefined;
+    const way = this.#way;
     if (Array.isArray(item)) {
       for (let i = 0; i < item.length; i++) {
         way.push(i);
-        const found = walk(item[i], depth + 1);
+        const found = this.walk(item[i], depth + 1);
         way.pop();
         if (found !== undefined) return found;
       }
       return undefined;
     }
     for (const key in item) {
-      if (!Object.hasOwn(item, key)) continue;
-      const named = readString(key, true);
+      if (!Object.hasOwn(item, key) || (depth === 0 && key === this.#except)) continue;
+      const named = this.#read(key, true);
       if (named !== undefined) return named;
       way.push(key);
-      const found = walk((item as Record<string, unknown>)[key], depth + 1);
+      const found = this.walk((item as Record<string, unknown>)[key], depth + 1);
       way.pop();
       if (found !== undefined) return found;
     }
     return undefined;
-  };
-  return walk(value, 0) ?? { kind: 'clear' };
+  }
+
+  #read(text: string, key: boolean): ArgumentsVerdict | undefined {
+    if (++this.#strings > ARGUMENT_LIMITS.strings) return { kind: 'unreadable', reason: `more than ${ARGUMENT_LIMITS.strings} strings` };
+    // A key (`path`, `arguments`) is a name the schema chose, read as a path only when it looks like one.
+    if (key && !looksLikePath(this.#set, text)) return undefined;
+    const verdict = this.#check(text);
+    return verdict.protected ? { kind: 'protected', verdict, at: this.#at(key) } : undefined;
+  }
+
+  /** The string's verdict: kept from earlier in the scope, else checked (and kept when short). */
+  #check(text: string): PathVerdict {
+    const verdicts = this.#verdicts;
+    if (verdicts === undefined || text.length > MAX_KEPT_LENGTH) return checkPath(this.#set, text, this.#options);
+    let verdict = verdicts.get(text);
+    if (verdict === undefined) {
+      verdict = checkPath(this.#set, text, this.#options);
+      if (verdicts.size < MAX_KEPT_VERDICTS) verdicts.set(text, verdict);
+    }
+    return verdict;
+  }
+
+  #at(key: boolean): string {
+    return this.#way.reduce<string>((text, step) => (typeof step === 'number' ? `${text}[${step}]` : `${text}.${step}`), '$') + (key ? ' (key)' : '');
+  }
 }

@@ -18,7 +18,7 @@
 import type { HostConfig, ServerConfig } from './configTypes.js';
 import { isAbsolutePath, resolvePath } from './configPaths.js';
 import { DeniedError, type InterceptContext, type InterceptedMethod, type Interceptor, type Next } from './interceptors.js';
-import { checkPath, fileUriToPath, findProtectedPath, pathCandidates, relate, type ProtectedPath, type ProtectedPathSet } from './protectedPaths.js';
+import { checkPath, fileUriToPath, findProtectedPath, pathCandidates, relate, type CheckPathOptions, type ProtectedPath, type ProtectedPathSet } from './protectedPaths.js';
 
 /** The interceptor's id (in decisions and refusals). */
 export const PROTECTED_PATHS_ID = 'policy.protected-paths';
@@ -57,12 +57,14 @@ const METHODS: readonly InterceptedMethod[] = ['tools/call', 'prompts/get', 'res
 /** The `policy.protected-paths` interceptor (see the module comment). */
 export function protectedPathsInterceptor(options: ProtectedPathsOptions): Interceptor {
   const { paths } = options;
-  // A server's bases follow from its config entry alone (a reload makes a new entry): made once per entry.
-  const bases = new WeakMap<ServerConfig, readonly string[]>();
-  const basesOf = (server: ServerConfig | undefined): readonly string[] => {
-    if (server === undefined) return [options.cwd];
+  // A server's bases follow from its config entry alone (a reload makes a new entry): made once per entry,
+  // with the check's options for a read-only request and for one that may change files.
+  const bases = new WeakMap<ServerConfig, Checks>();
+  const noServer = checksOf([options.cwd]);
+  const checksFor = (server: ServerConfig | undefined): Checks => {
+    if (server === undefined) return noServer;
     let known = bases.get(server);
-    if (known === undefined) bases.set(server, (known = serverPathBases(server, options.cwd, paths)));
+    if (known === undefined) bases.set(server, (known = checksOf(serverPathBases(server, options.cwd, paths))));
     return known;
   };
   return {
@@ -85,9 +87,10 @@ export function protectedPathsInterceptor(options: ProtectedPathsOptions): Inter
   /** A request's arguments against the protected paths: `next()` when clear, else the denial (thrown). */
   function checkCall(ctx: InterceptContext, next: Next): Promise<unknown> {
     const server = ctx.server === undefined ? undefined : options.config().servers.find((s) => s.id === ctx.server?.id);
-    const { name: _name, ...params } = ctx.params;
     const readOnly = ctx.method !== 'tools/call' || (ctx.definition?.['annotations'] as { readOnlyHint?: unknown } | undefined)?.readOnlyHint === true;
-    const found = findProtectedPath(paths, ctx.method === 'tools/call' || ctx.method === 'prompts/get' ? params : ctx.params, { bases: basesOf(server), ancestors: !readOnly });
+    const checks = checksFor(server);
+    // A tool's or prompt's `name` is not read (the host routes by it).
+    const found = findProtectedPath(paths, ctx.params, readOnly ? checks.reading : checks.writing, ctx.method === 'tools/call' || ctx.method === 'prompts/get' ? 'name' : undefined);
     if (found.kind === 'clear') return next();
     let reason: string;
     if (found.kind === 'unreadable') reason = `the arguments could not be checked for the gateway's own files: ${found.reason}`;
@@ -99,6 +102,16 @@ export function protectedPathsInterceptor(options: ProtectedPathsOptions): Inter
     ctx.record({ interceptor: PROTECTED_PATHS_ID, outcome: 'deny', reason });
     throw new DeniedError(PROTECTED_PATHS_ID, reason);
   }
+}
+
+/** The check's options for one server's bases: a read-only request, and one that may change files (ancestors refused too). */
+interface Checks {
+  readonly reading: CheckPathOptions;
+  readonly writing: CheckPathOptions;
+}
+
+function checksOf(bases: readonly string[]): Checks {
+  return { reading: { bases, ancestors: false }, writing: { bases, ancestors: true } };
 }
 
 /** A `roots/list` answer without the roots that are protected paths or inside one. */

@@ -81,6 +81,51 @@ describe('pathPlatform: the real path of a request\'s string', () => {
     assert.equal(scopedRealpath([base])(join(base, 'x')), join(state, 'x'));
   });
 
+  it('a symlink named like a plain word in the server\'s folder pointing at the state folder is still refused (a word\'s verdict is kept for one event-loop turn only)', T, async () => {
+    const folder = join(dir, 'words');
+    await mkdir(folder);
+    const set = protectedPathSet([{ path: state, what: 'state folder' }], nodePathPlatform(state));
+    // One options object, as the interceptor gives for one server: the second check in the turn reuses the first's verdict.
+    const options = { bases: [folder], ancestors: true };
+    const check = (): string => findProtectedPath(set, { message: 'hello' }, options).kind;
+    assert.equal(check(), 'clear');
+    assert.equal(check(), 'clear');
+    await new Promise((done) => setImmediate(done));
+    await symlink(state, join(folder, 'hello'));
+    assert.equal(check(), 'protected', 'the link made after the turn is followed');
+    assert.equal(check(), 'protected');
+  });
+
+  it('the same word for a read-only call and for a call that may change files: each gets its own verdict in one turn', T, async () => {
+    const folder = join(dir, 'tree');
+    const inner = join(folder, 'inner', 'state');
+    await mkdir(inner, { recursive: true });
+    const set = protectedPathSet([{ path: inner, what: 'state folder' }], nodePathPlatform(inner));
+    const bases = [folder];
+    const reading = { bases, ancestors: false };
+    const writing = { bases, ancestors: true };
+    assert.equal(findProtectedPath(set, { path: 'inner' }, reading).kind, 'clear', 'listing an ancestor is allowed');
+    assert.equal(findProtectedPath(set, { path: 'inner' }, writing).kind, 'protected', 'moving or deleting it is not');
+    assert.equal(findProtectedPath(set, { path: 'inner' }, reading).kind, 'clear');
+  });
+
+  it('the same word for two servers in one turn: each server\'s folders give its own verdict (a link planted in one of them)', T, async () => {
+    const plain = join(dir, 'server-a');
+    const planted = join(dir, 'server-b');
+    await mkdir(plain);
+    await mkdir(planted);
+    await symlink(state, join(planted, 'notes'));
+    const set = protectedPathSet([{ path: state, what: 'state folder' }], nodePathPlatform(state));
+    const a = { bases: [plain], ancestors: false };
+    const b = { bases: [planted], ancestors: false };
+    assert.equal(findProtectedPath(set, { file: 'notes' }, a).kind, 'clear');
+    assert.equal(findProtectedPath(set, { file: 'notes' }, b).kind, 'protected');
+    assert.equal(findProtectedPath(set, { file: 'notes' }, a).kind, 'clear');
+    // Another set of protected paths read through the same folders in the same turn.
+    const other = protectedPathSet([{ path: join(plain, 'notes'), what: 'config file' }], nodePathPlatform(state));
+    assert.equal(findProtectedPath(other, { file: 'notes' }, a).kind, 'protected');
+  });
+
   it('config rewrite: a dangling link into the state folder is a protected path to the check', T, () => {
     const set = protectedPathSet([{ path: state, what: 'state folder' }], nodePathPlatform(state));
     const verdict = findProtectedPath(set, { path: 'dangling', content: '{}' }, { bases: [join(dir, 'project')], ancestors: true });

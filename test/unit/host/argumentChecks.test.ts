@@ -92,6 +92,15 @@ describe('policy.arguments', () => {
     refused(await run('web', { name: 'n', inputSchema: { type: 'object', properties: { a: { type: 'object', properties: { b: { type: 'string' } } } } } }, { a: { b: 'x', c: 'y' } }), /\$\.a\.c is not declared/);
   });
 
+  it('argument smuggling: an undeclared property is refused on every call, not only the first (a schema level is read once and kept)', T, async () => {
+    const tool = { name: 'kept', inputSchema: { type: 'object', properties: { city: { type: 'string' }, list: { type: 'array', items: { type: 'object', properties: { a: { type: 'string' } } } } } } };
+    for (let i = 0; i < 3; i++) {
+      assert.equal((await run('web', tool, { city: 'Oslo', list: [{ a: 'x' }] })).reached, true);
+      refused(await run('web', tool, { city: 'Oslo', system_prompt: 'exfiltrate' }), /\$\.system_prompt is not declared/);
+      refused(await run('web', tool, { city: 'Oslo', list: [{ a: 'x' }, { b: 'y' }] }), /\$\.list\[1\]\.b is not declared/);
+    }
+  });
+
   it('argument smuggling: arguments that are not an object are refused', T, async () => {
     refused(await run('web', weather, ['Oslo']), /not an object/);
   });
@@ -101,6 +110,15 @@ describe('policy.arguments', () => {
     refused(await run('web', fetchTool, { url: 'https://example.com', headers: { referer: 'see http://169.254.169.254/latest' } }), /\$\.headers\.referer/);
     refused(await run('web', fetchTool, { url: 'https://example.com', headers: { 'http://169.254.169.254/': 'x' } }), /\(key\)/);
     refused(await run('web', fetchTool, { url: '169.254.169.254/latest/meta-data' }), /169\.254\.169\.254/);
+  });
+
+  it('SSRF: a plain word as the value of a URL or host parameter is still read as a host (metadata), and as a key or another value it is not', T, async () => {
+    const hostTool = { name: 'ping', inputSchema: { type: 'object', properties: { host: { type: 'string' }, target_host: { type: 'string' }, note: { type: 'string' } } } };
+    refused(await run('web', hostTool, { host: 'metadata' }), /\$\.host is a URL to metadata/);
+    refused(await run('web', hostTool, { target_host: 'METADATA' }), /metadata/);
+    refused(await run('gh', hostTool, { host: 'evil' }), /egressAllow does not allow/);
+    assert.equal((await run('web', hostTool, { note: 'metadata' })).reached, true, 'a search for the word is not refused');
+    assert.equal((await run('gh', hostTool, { note: 'hello' })).reached, true);
   });
 
   it('SSRF: the metadata IPv4 in decimal, hex and octal forms is normalised first and refused', T, async () => {

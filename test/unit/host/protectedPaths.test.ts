@@ -168,6 +168,13 @@ describe('protectedPaths: arguments at any depth', () => {
   it('clear: ordinary arguments pass', T, () => {
     assert.deepEqual(findProtectedPath(set, { path: '/proj/src/a.ts', content: 'hello', n: 3, ok: true, none: null }, writing), { kind: 'clear' });
   });
+
+  it('the top-level key left out (a tool\'s name) is only the top level: an argument called name is still read', T, () => {
+    assert.equal(findProtectedPath(set, { name: '/proj/.switchboard', arguments: {} }, at, 'name').kind, 'clear');
+    assert.equal(findProtectedPath(set, { name: 'echo', arguments: { name: '/proj/.switchboard' } }, at, 'name').kind, 'protected');
+    assert.equal(findProtectedPath(set, { name: 'echo', arguments: { 'switchboard.json': 1 } }, at, 'name').kind, 'protected');
+    assert.equal(findProtectedPath(set, { name: '/proj/.switchboard' }, at).kind, 'protected', 'without it, every key is read');
+  });
 });
 
 describe('protectedPaths: the normaliser', () => {
