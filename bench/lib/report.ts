@@ -277,10 +277,11 @@ ${notes.length === 0 ? '' : `\n## Failures in this run\n\n${notes.join('\n')}\n`
 ## Running it
 
 \`\`\`sh
-npm run bench            # full run (~10 min): writes bench/results/latest.json and this file
+npm run bench            # full run (~25 min on 2 cores): writes bench/results/latest.json and this file
 npm run bench:smoke      # every target ~1 s, answers checked, no timing; CI
-npm run bench -- --duration 10 --runs 3    # the issue's method (10 s cells; ~25 min)
+npm run bench -- --duration 10 --runs 3    # longer cells (10 s; ~60 min)
 npm run bench -- --only ours,sdk2 --sections http,stdio   # a subset (the floor always runs)
+npm run bench -- --sections http --wires stateless --only fwd-stdio,gw-stdio,gw-default   # one wire, the gateway lanes against the forward floor
 npm run bench -- --render   # re-render this file from bench/results/latest.json (report text changes)
 \`\`\`
 
