@@ -19,6 +19,7 @@
  */
 import { relatedRequestIdOf, type MessageExtra } from '../jsonrpc/channel.js';
 import type { RequestId } from '../jsonrpc/messages.js';
+import { IdTable } from '../util/idTable.js';
 import type { LoggingMessageParams } from '../protocol/model/utilities.js';
 import type { ClientHandlers } from './types.js';
 
@@ -42,7 +43,8 @@ const NONE: Attribution = Object.freeze({ relatedRequestId: undefined, handlers:
 
 /** The client's requests in flight, by id, with the handlers of the call each belongs to. */
 export class CallRegistry {
-  readonly #calls = new Map<RequestId, CallSinks>();
+  /** An IdTable, not a Map: see util/idTable.ts. */
+  readonly #calls = new IdTable<RequestId, CallSinks>();
 
   /** How many requests are in flight. */
   get size(): number {
@@ -69,7 +71,7 @@ export class CallRegistry {
       return { relatedRequestId: named, handlers: sinks?.handlers, onLog: sinks?.onLog };
     }
     if (this.#calls.size !== 1) return NONE;
-    const [only] = this.#calls;
+    const [only] = this.#calls.entries();
     return only === undefined ? NONE : { relatedRequestId: only[0], handlers: only[1].handlers, onLog: only[1].onLog };
   }
 }

@@ -27,6 +27,7 @@ import type {
   Params,
   RequestId,
 } from './messages.js';
+import { IdTable } from '../util/idTable.js';
 import { LazyAbort, abortReasonOf, listenAbort } from '../util/lazyAbort.js';
 import {
   CancelledNotification,
@@ -121,9 +122,11 @@ export class Connection {
   readonly #onNotification: NotificationHandler | undefined;
   readonly #onHandlerError: ((error: unknown, request: JsonRpcRequest) => void) | undefined;
   readonly #answerInvalid: boolean;
-  readonly #pending = new Map<RequestId, Pending>();
-  readonly #byProgressToken = new Map<RequestId, Pending>();
-  readonly #inFlight = new Map<RequestId, InFlight>();
+  // IdTables, not Maps: a Map's replaced backing tables keep requests' object graphs alive
+  // through scavenges (see util/idTable.ts).
+  readonly #pending = new IdTable<RequestId, Pending>();
+  readonly #byProgressToken = new IdTable<RequestId, Pending>();
+  readonly #inFlight = new IdTable<RequestId, InFlight>();
   readonly #closeListeners: ((reason?: Error) => void)[] = [];
   #drainWaiters: (() => void)[] = [];
   #nextId = 1;

@@ -13,6 +13,7 @@
 import { ErrorCode, JsonRpcError } from '../../../jsonrpc/errors.js';
 import type { JsonRpcMessage, JsonRpcNotification, JsonRpcRequest, JsonRpcResponse, Params, RequestId } from '../../../jsonrpc/messages.js';
 import type { SessionPeer } from '../../types.js';
+import { IdTable } from '../../../util/idTable.js';
 import { STANDALONE_STREAM_ID } from './eventStore.js';
 import { SessionStream, type StreamHost, type StreamSettings } from './sessionStream.js';
 
@@ -85,7 +86,8 @@ export class HttpSession implements SessionPeer, StreamHost {
   #standalone: SessionStream | undefined;
   #live: Map<string, SessionStream> | undefined;
   #peerRequests: Map<RequestId, PendingPeerRequest> | undefined;
-  #inflight: Map<RequestId, Abortable> | undefined;
+  /** An IdTable, not a Map: see util/idTable.ts. */
+  #inflight: IdTable<RequestId, Abortable> | undefined;
 
   constructor(id: string, principal: string | undefined, settings: SessionSettings, now: number) {
     this.id = id;
@@ -267,7 +269,7 @@ export class HttpSession implements SessionPeer, StreamHost {
 
   /** Registers a client request in flight (for `notifications/cancelled`). */
   track(id: RequestId, request: Abortable): void {
-    (this.#inflight ??= new Map()).set(id, request);
+    (this.#inflight ??= new IdTable()).set(id, request);
   }
 
   /** Forgets a request once answered. */
