@@ -23,6 +23,7 @@
  */
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { setFlagsFromString } from 'node:v8';
 import type { HostConfig, ServerConfig } from '../host/configTypes.js';
 import { openGateway } from '../host/openGateway.js';
 import { tenantFromClaim } from '../host/tenantScope.js';
@@ -81,6 +82,11 @@ export async function gatewayCommand(options: ParsedArgs['options']): Promise<vo
   const announce = (line: string, level: 'info' | 'warn' = 'info', fields?: Record<string, unknown>): void => void process.stderr.write(formatLogLine(format, level, line, fields));
   // Every line passes secret redaction (until the config says otherwise: switchboard.redact).
   let logger = redactingLogger(lines);
+  // V8's allocation-site pretenuring, seeing many of a busy session's per-request objects alive
+  // at one young collection, allocates every later one in old space, where they die: ~18% of the
+  // gateway's CPU per call and half its p99 on the 2025-11-25 session wire, nothing on the
+  // stateless one (issue #35; docs/gateway-performance.md). The process is the gateway's own.
+  setFlagsFromString('--no-allocation-site-pretenuring');
   // Signals are the gateway's from here on: no server outlives it (gatewayLifecycle.ts).
   const lifecycle = new GatewayLifecycle(logger);
   lifecycle.install();
