@@ -77,7 +77,7 @@ const noInlining = argv.includes('--no-inlining');
 const survivors = argv.includes('--survivors');
 const perf = argv.includes('--perf');
 /** `--keep`: the callgrind files are left in their temporary folder (named on stderr) for `callgrind_annotate`. */
-const keep = argv.includes('--keep') ? true : undefined;
+const keep = argv.includes('--keep');
 const perfRequests = argv.includes('--requests') ? requests : 30_000;
 const targets = argv.filter((a) => a.includes('=')).map((a) => ({ label: a.slice(0, a.indexOf('=')), entry: a.slice(a.indexOf('=') + 1) }));
 if (targets.length === 0) {
@@ -172,6 +172,42 @@ interface Counted {
   readonly main: number;
 }
 
+/** A target started by {@link measure}, listening, with its connections open and warmed up. */
+interface Warmed {
+  readonly child: ChildProcess;
+  readonly conns: HttpConnection[];
+  readonly headers: Record<string, string>[];
+  /** A temporary folder for the measurement's files, removed afterwards (unless `keep`). */
+  readonly dir: string;
+}
+
+/**
+ * The skeleton every mode shares: a temporary folder, the target launched by `start` (its
+ * command line from {@link launch}), its ready line awaited, `concurrency` connections opened and
+ * `warmup` requests sent, then `body`; afterwards the target stopped, what it needed beside it
+ * stopped, and the folder removed (kept, and named on stderr, when `keep` is given).
+ */
+async function measure<T>(entry: string, prefix: string, readyMs: number, start: (args: readonly string[], dir: string) => ChildProcess, body: (warmed: Warmed) => Promise<T>, keep?: string): Promise<T> {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  const target = await launch(entry);
+  const child = start(target.args, dir);
+  try {
+    const port = Number((await waitForLine(child, target.ready, readyMs, true))[1]);
+    child.stdout?.resume();
+    child.stderr?.resume();
+    const { conns, headers } = await connect(port);
+    await drive(conns, headers, warmup);
+    const result = await body({ child, conns, headers, dir });
+    for (const conn of conns) conn.close();
+    return result;
+  } finally {
+    await stop(child);
+    await target.cleanup();
+    if (keep === undefined) rmSync(dir, { recursive: true, force: true });
+    else process.stderr.write(`${keep} of ${entry} kept in ${dir}\n`);
+  }
+}
+
 /**
  * Instructions per request of one target (callgrind's `totals` of the measured dump ÷ requests):
  * every thread's, and the main thread's alone (`--separate-threads`: one file per thread, the
@@ -179,22 +215,14 @@ interface Counted {
  * optimising compiler and its garbage collector's helpers run on other threads, and a compile
  * still under way after the warm-up can add a third to the total.
  */
-async function count(entry: string): Promise<Counted> {
-  const dir = mkdtempSync(join(tmpdir(), 'sb-instr-'));
-  const target = await launch(entry);
-  const child = spawn('valgrind', ['--tool=callgrind', '--smc-check=all-non-file', '--separate-threads=yes', `--callgrind-out-file=${dir}/cg.%p`, process.execPath, ...target.args], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  child.stderr.resume();
-  try {
-    const port = Number((await waitForLine(child, target.ready, 600_000, true))[1]);
-    child.stdout.resume();
-    const { conns, headers } = await connect(port);
-    await drive(conns, headers, warmup);
+function count(entry: string): Promise<Counted> {
+  const valgrind = (args: readonly string[], dir: string): ChildProcess =>
+    spawn('valgrind', ['--tool=callgrind', '--smc-check=all-non-file', '--separate-threads=yes', `--callgrind-out-file=${dir}/cg.%p`, process.execPath, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const kept = keep ? 'callgrind files (callgrind_annotate --inclusive=yes <dir>/cg.<pid>.2-01)' : undefined;
+  return measure(entry, 'sb-instr-', 600_000, valgrind, async ({ child, conns, headers, dir }) => {
     execFileSync('callgrind_control', ['--dump=warm', String(child.pid)], { stdio: 'ignore' });
     await drive(conns, headers, requests);
     execFileSync('callgrind_control', ['--dump=measured', String(child.pid)], { stdio: 'ignore' });
-    for (const conn of conns) conn.close();
     // The second dump, one file per thread: `cg.<pid>.2-<thread>`.
     const measured = readdirSync(dir).filter((f) => /\.2-\d+$/.test(f));
     if (!measured.some((f) => f.endsWith('.2-01'))) throw new Error(`no second callgrind dump of the main thread in ${dir}`);
@@ -207,26 +235,16 @@ async function count(entry: string): Promise<Counted> {
       if (f.endsWith('.2-01')) main = Number(totals[1]);
     }
     return { total: total / requests, main: main / requests };
-  } finally {
-    await stop(child);
-    await target.cleanup();
-    if (keep === undefined) rmSync(dir, { recursive: true, force: true });
-    else process.stderr.write(`callgrind files of ${entry} kept in ${dir} (callgrind_annotate --inclusive=yes ${dir}/cg.<pid>.2-01)\n`);
-  }
+  }, kept);
 }
 
 /** Bytes allocated per request of one target, and the sites that allocate the most (`--alloc`). */
-async function allocated(entry: string): Promise<{ perRequest: number; top: [string, number][] }> {
-  const dir = mkdtempSync(join(tmpdir(), 'sb-alloc-'));
-  const target = await launch(entry);
-  const profile = join(dir, 'heap.json');
+function allocated(entry: string): Promise<{ perRequest: number; top: [string, number][] }> {
   const flags = ['--import', resolve(OUT, 'lib', 'allocSampler.js'), ...(noInlining ? ['--no-turbo-inlining'] : [])];
-  const child = spawn(process.execPath, [...flags, ...target.args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, SB_ALLOC_PROFILE: profile, SB_ALLOC_SURVIVORS: survivors ? '1' : '0' } });
-  try {
-    const port = Number((await waitForLine(child, target.ready, 60_000, true))[1]);
-    child.stdout.resume();
-    const { conns, headers } = await connect(port);
-    await drive(conns, headers, warmup);
+  const sampled = (args: readonly string[], dir: string): ChildProcess =>
+    spawn(process.execPath, [...flags, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, SB_ALLOC_PROFILE: join(dir, 'heap.json'), SB_ALLOC_SURVIVORS: survivors ? '1' : '0' } });
+  return measure(entry, 'sb-alloc-', 60_000, sampled, async ({ child, conns, headers, dir }) => {
+    // The sampler's lines arrive on stderr, which `measure` has resumed: listen before each signal.
     const started = waitForLine(child, ALLOC_STARTED, 10_000, true);
     child.kill('SIGUSR2');
     await started;
@@ -234,52 +252,36 @@ async function allocated(entry: string): Promise<{ perRequest: number; top: [str
     const written = waitForLine(child, ALLOC_WRITTEN, 30_000, true);
     child.kill('SIGUSR2');
     await written;
-    for (const conn of conns) conn.close();
-    const { total, bySite } = summarizeAllocations(JSON.parse(readFileSync(profile, 'utf8')) as SamplingHeapProfile);
+    const { total, bySite } = summarizeAllocations(JSON.parse(readFileSync(join(dir, 'heap.json'), 'utf8')) as SamplingHeapProfile);
     return { perRequest: total / requests, top: [...bySite].sort((a, b) => b[1] - a[1]).slice(0, sites).map(([site, bytes]) => [site, bytes / requests]) };
-  } finally {
-    await stop(child);
-    await target.cleanup();
-    rmSync(dir, { recursive: true, force: true });
-  }
+  });
 }
 
 /** CPU µs per request of one target, split by `perf` samples (`--perf`). */
-async function profiled(entry: string): Promise<string> {
+function profiled(entry: string): Promise<string> {
   try {
     execFileSync('perf', ['--version'], { stdio: 'ignore' });
   } catch {
-    throw new Error('--perf needs Linux perf on the PATH (Debian: apt-get install linux-perf)');
+    return Promise.reject(new Error('--perf needs Linux perf on the PATH (Debian: apt-get install linux-perf)'));
   }
-  const dir = mkdtempSync(join(tmpdir(), 'sb-perf-'));
-  const target = await launch(entry);
-  const child = spawnPinned(SERVER_CPU, process.execPath, ['--perf-basic-prof-only-functions', ...target.args], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let recorder: ChildProcess | undefined;
-  try {
-    const port = Number((await waitForLine(child, target.ready, 60_000, true))[1]);
-    child.stdout?.resume();
-    child.stderr?.resume();
-    const { conns, headers } = await connect(port);
-    await drive(conns, headers, warmup);
+  const pinnedNode = (args: readonly string[]): ChildProcess => spawnPinned(SERVER_CPU, process.execPath, ['--perf-basic-prof-only-functions', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  return measure(entry, 'sb-perf-', 60_000, pinnedNode, async ({ child, conns, headers, dir }) => {
     const data = join(dir, 'perf.data');
-    recorder = spawn('perf', ['record', '-F', '2000', '-g', '-p', String(child.pid), '-o', data], { stdio: ['ignore', 'ignore', 'pipe'] });
-    // perf attaches within milliseconds and prints nothing until it stops: the samples are shares of the window, so the few it misses do not matter.
-    const before = cpuMicros(child.pid as number);
-    await drive(conns, headers, perfRequests);
-    const cpu = (cpuMicros(child.pid as number) - before) / perfRequests;
-    const stopped = new Promise((done) => recorder?.once('exit', done));
-    recorder.kill('SIGINT');
-    await stopped;
-    recorder = undefined;
-    for (const conn of conns) conn.close();
-    const script = execFileSync('perf', ['script', '-i', data], { encoding: 'utf8', maxBuffer: 1 << 30, stdio: ['ignore', 'pipe', 'ignore'] });
-    return formatPerfStages(perfStages(script, ['/dist/', '/.out/bench/'], child.pid as number), cpu, sites);
-  } finally {
-    recorder?.kill('SIGINT');
-    await stop(child);
-    await target.cleanup();
-    rmSync(dir, { recursive: true, force: true });
-  }
+    const recorder = spawn('perf', ['record', '-F', '2000', '-g', '-p', String(child.pid), '-o', data], { stdio: 'ignore' });
+    const stopped = new Promise((done) => recorder.once('exit', done));
+    try {
+      // perf attaches within milliseconds and prints nothing until it stops: the samples are shares of the window, so the few it misses do not matter.
+      const before = cpuMicros(child.pid as number);
+      await drive(conns, headers, perfRequests);
+      const cpu = (cpuMicros(child.pid as number) - before) / perfRequests;
+      recorder.kill('SIGINT');
+      await stopped;
+      const script = execFileSync('perf', ['script', '-i', data], { encoding: 'utf8', maxBuffer: 1 << 30, stdio: ['ignore', 'pipe', 'ignore'] });
+      return formatPerfStages(perfStages(script, ['/dist/', '/.out/bench/'], child.pid as number), cpu, sites);
+    } finally {
+      recorder.kill('SIGINT');
+    }
+  });
 }
 
 const what = perf ? 'perf, CPU per request by where it goes' : alloc ? (survivors ? 'bytes surviving a scavenge' : 'bytes allocated') : 'callgrind';
